@@ -225,9 +225,9 @@ func walk(i, j int, d int32, pred []int32, labels []string) (Path, error) {
 // NegativeCycleError reports a cycle of negative total weight, which makes
 // shortest distances undefined. Every solver that can see one returns it.
 type NegativeCycleError struct {
-	Vertex int    // a vertex on the cycle
-	Cycle  []int  // the cycle's vertices in order (first repeated implicitly), if found
-	Weight int64  // the cycle's total weight, when Cycle is known
+	Vertex int   // a vertex on the cycle
+	Cycle  []int // the cycle's vertices in order (first repeated implicitly), if found
+	Weight int64 // the cycle's total weight, when Cycle is known
 	Labels []string
 }
 
