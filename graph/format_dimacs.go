@@ -1,0 +1,80 @@
+package graph
+
+import "fmt"
+
+// readDIMACS reads a 9th DIMACS challenge .gr file: comment lines starting
+// with "c", one problem line "p sp n m" before any arc, and exactly m arc
+// lines "a u v w" with ids 1..n, which become 0..n-1.
+func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
+	var n, m int64
+	problem := 0 // line of the "p" line, 0 before it
+	arcs := int64(0)
+	for {
+		ok, err := s.scan()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if s.comment('c') {
+			continue
+		}
+		switch string(s.fields[0]) {
+		case "p":
+			if problem != 0 {
+				return nil, s.errorf("second problem line (the first is line %d)", problem)
+			}
+			if err := s.wantFields(`"p sp n m"`, 4); err != nil {
+				return nil, err
+			}
+			if string(s.fields[1]) != "sp" {
+				return nil, s.errorf("problem type %q, want \"sp\" (shortest paths)", short(s.fields[1]))
+			}
+			if n, err = s.count(2, "vertex count n"); err != nil {
+				return nil, err
+			}
+			if m, err = s.count(3, "arc count m"); err != nil {
+				return nil, err
+			}
+			if err := c.checkVertices(n); err != nil {
+				return nil, s.errorf("problem line says n=%d: %v", n, err)
+			}
+			if err := checkArcs(m); err != nil {
+				return nil, s.errorf("problem line says m=%d: %v", m, err)
+			}
+			problem = s.line
+			c.arcs = prealloc(m)
+		case "a":
+			if problem == 0 {
+				return nil, s.errorf("arc line before the \"p sp n m\" problem line")
+			}
+			if err := s.wantFields(`"a u v w"`, 4); err != nil {
+				return nil, err
+			}
+			u, err := s.vertex(1, 1, n)
+			if err != nil {
+				return nil, err
+			}
+			v, err := s.vertex(2, 1, n)
+			if err != nil {
+				return nil, err
+			}
+			w, err := s.weight(3)
+			if err != nil {
+				return nil, err
+			}
+			c.add(u, v, w)
+			arcs++
+		default:
+			return nil, s.errorf("unknown line type %q (want c, p or a)", short(s.fields[0]))
+		}
+	}
+	if problem == 0 {
+		return nil, fmt.Errorf("%s: no \"p sp n m\" problem line", s.name)
+	}
+	if arcs != m {
+		return nil, s.errorAt(problem, "problem line says m=%d, file has %d arc lines", m, arcs)
+	}
+	return c.build(int(n), s.name)
+}
