@@ -57,6 +57,16 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
+// shuffle puts s in uniformly random order (Fisher-Yates). It is spelt out
+// rather than left to rand.Shuffle so that the order a seed gives is fixed
+// by this code alone.
+func shuffle[T any](s []T, rng *rand.Rand) {
+	for i := len(s) - 1; i > 0; i-- {
+		j := rng.Uint64N(uint64(i) + 1)
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
 // forRanges calls body on consecutive ranges [lo, hi) of at most size items
 // that cover 0..total, from up to GOMAXPROCS goroutines. Range c is
 // [c*size, min((c+1)*size, total)), whatever the number of goroutines.

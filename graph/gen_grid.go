@@ -128,10 +128,7 @@ func (l gridLayout) spanningTreePlus(extra int, rng *rand.Rand) []bool {
 			order = append(order, int32(e))
 		}
 	}
-	for i := len(order) - 1; i > 0; i-- {
-		j := rng.Uint64N(uint64(i) + 1)
-		order[i], order[j] = order[j], order[i]
-	}
+	shuffle(order, rng)
 	parts := newDisjointSets(l.n)
 	keep := make([]bool, 2*l.n)
 	for _, e := range order {

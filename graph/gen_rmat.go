@@ -76,9 +76,10 @@ func RMAT(scale, edgeFactor int, p RMATParams, w WeightRange, seed uint64) (*Gra
 		return nil, fmt.Errorf("graph.RMAT: %d·2^%d arcs is more than the %d that int32 offsets can index", edgeFactor, scale, math.MaxInt32)
 	}
 	m := edgeFactor * n
-	// Peak: the generated arcs (12 bytes each), then their copy sorted by
-	// source (8), and the permutation and offsets.
-	if err := checkGenSize("RMAT", uint64(n), uint64(m), 20*uint64(m)+12*uint64(n)); err != nil {
+	// Peak: the generated arcs (12 bytes each), their copy sorted by source
+	// (8) and the CSR arrays (8), which the garbage collector may not have
+	// thinned yet, plus the permutation and offsets.
+	if err := checkGenSize("RMAT", uint64(n), uint64(m), 28*uint64(m)+12*uint64(n)); err != nil {
 		return nil, err
 	}
 	from, to := rmatArcs(scale, m, p, w, seed)
@@ -139,15 +140,12 @@ func bit(b bool) uint32 {
 	return 0
 }
 
-// permutation returns a uniform random permutation of 0..n-1 (Fisher-Yates).
+// permutation returns a uniform random permutation of 0..n-1.
 func permutation(n int, rng *rand.Rand) []int32 {
 	perm := make([]int32, n)
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	for i := n - 1; i > 0; i-- {
-		j := rng.Uint64N(uint64(i) + 1)
-		perm[i], perm[j] = perm[j], perm[i]
-	}
+	shuffle(perm, rng)
 	return perm
 }
