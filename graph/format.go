@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -105,18 +106,28 @@ const maxLine = 16 << 20
 // not refused, because SNAP counts undirected edges inconsistently.
 //
 // Matrix Market files: the "integer", "real" (integral values only) and
-// "pattern" fields and the "general" and "symmetric" (both arcs per entry)
-// symmetries are read; rows must equal columns.
+// "pattern" fields and the "general" and "symmetric" (both arcs per entry,
+// on whichever side of the diagonal) symmetries are read; rows must equal
+// columns.
 //
 // Non-negative self-loops are dropped and negative ones kept, as Builder
 // does.
 func Read(r io.Reader, opts ReadOptions) (*Graph, error) {
+	return ReadContext(context.Background(), r, opts)
+}
+
+// ReadContext is Read that stops, with an error wrapping ctx.Err(), when ctx
+// is cancelled: reading a road network of millions of arcs takes seconds.
+func ReadContext(ctx context.Context, r io.Reader, opts ReadOptions) (*Graph, error) {
 	name := opts.Name
 	if name == "" {
 		name = "input"
 	}
 	if err := opts.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if r == nil {
+		return nil, fmt.Errorf("%s: nil reader", name)
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -139,7 +150,7 @@ func Read(r io.Reader, opts ReadOptions) (*Graph, error) {
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	s := &lineScanner{sc: sc, name: name}
+	s := &lineScanner{ctx: ctx, sc: sc, name: name}
 	c := &collector{opts: opts}
 	var g *Graph
 	var err error
@@ -166,6 +177,11 @@ func Read(r io.Reader, opts ReadOptions) (*Graph, error) {
 // path, so errors read "path:LINE: what" and the graph is named after the
 // file (without directory and ".gz").
 func ReadFile(path string, opts ReadOptions) (*Graph, error) {
+	return ReadFileContext(context.Background(), path, opts)
+}
+
+// ReadFileContext is ReadFile that stops when ctx is cancelled.
+func ReadFileContext(ctx context.Context, path string, opts ReadOptions) (*Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -174,7 +190,7 @@ func ReadFile(path string, opts ReadOptions) (*Graph, error) {
 	if opts.Name == "" {
 		opts.Name = path
 	}
-	return Read(f, opts)
+	return ReadContext(ctx, f, opts)
 }
 
 // Write writes g in format f (not FormatAuto) with numeric vertex ids.
@@ -362,9 +378,15 @@ func (o ReadOptions) check() error {
 	return nil
 }
 
+// cancelEvery is how many lines the readers go between looks at their
+// context: often enough to stop within milliseconds, rarely enough to cost
+// nothing.
+const cancelEvery = 1 << 14
+
 // lineScanner yields the non-blank lines of a text file split into fields,
 // and formats errors as "NAME:LINE: what".
 type lineScanner struct {
+	ctx    context.Context
 	sc     *bufio.Scanner
 	name   string
 	line   int // 1-based number of the current line
@@ -375,6 +397,11 @@ type lineScanner struct {
 func (s *lineScanner) scan() (bool, error) {
 	for s.sc.Scan() {
 		s.line++
+		if s.line%cancelEvery == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return false, fmt.Errorf("%s:%d: %w", s.name, s.line, err)
+			}
+		}
 		if s.fields = splitFields(s.fields[:0], s.sc.Bytes()); len(s.fields) > 0 {
 			return true, nil
 		}

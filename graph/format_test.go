@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -427,6 +429,50 @@ func TestParseInt(t *testing.T) {
 		x, ok := parseInt([]byte(c.in))
 		if x != c.x || ok != c.ok {
 			t.Errorf("parseInt(%q) = %d, %v; want %d, %v", c.in, x, ok, c.x, c.ok)
+		}
+	}
+}
+
+func TestReadCancelled(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("p sp 2 100000\n")
+	for range 100000 {
+		text.WriteString("a 1 2 3\n")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ReadContext(ctx, strings.NewReader(text.String()), ReadOptions{Name: "big.gr"})
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "big.gr:16384: ") {
+		t.Fatalf("cancelled read: %v", err)
+	}
+	if _, err := ReadContext(context.Background(), strings.NewReader(text.String()), ReadOptions{Name: "big.gr"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(nil, ReadOptions{}); err == nil || err.Error() != "input: nil reader" {
+		t.Errorf("nil reader: %v", err)
+	}
+}
+
+func TestSniffFormat(t *testing.T) {
+	cases := []struct {
+		text string
+		want Format
+	}{
+		{"%%MatrixMarket matrix coordinate integer general\n1 1 0\n", FormatMatrixMarket},
+		{"% comment first\n", FormatMatrixMarket},
+		{"c DIMACS\np sp 1 0\n", FormatDIMACS},
+		{"\n\np sp 1 0\n", FormatDIMACS},
+		{"# Nodes: 2\n0 1\n", FormatSNAP},
+		{"5 0\n", FormatEdgeList},
+		{"5 1\n0 4 7\n", FormatEdgeList},
+		{"0 1\n1 2 77\n", FormatSNAP}, // "V E" = "0 1" cannot hold vertex 1
+		{"0 1\n1 2\n", FormatSNAP},
+		{"0 1 5\n", FormatSNAP},
+	}
+	for _, c := range cases {
+		got, err := sniffFormat(bufio.NewReader(strings.NewReader(c.text)))
+		if err != nil || got != c.want {
+			t.Errorf("%q: %v, %v; want %v", c.text, got, err, c.want)
 		}
 	}
 }

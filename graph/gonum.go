@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -48,6 +49,9 @@ func (g *Graph) Gonum() (*simple.WeightedDirectedGraph, error) {
 // must be integers within ±MaxDistance; non-negative self-loops are
 // dropped as Builder does.
 func FromGonum(g gonum.Weighted) (*Graph, error) {
+	if g == nil {
+		return nil, errors.New("graph.FromGonum: nil graph")
+	}
 	var ids []int64
 	for nodes := g.Nodes(); nodes.Next(); {
 		ids = append(ids, nodes.Node().ID())
@@ -110,6 +114,9 @@ func (g *Graph) Mat() (*mat.Dense, error) {
 // unless negative (see Builder on self-loops). Every other entry must be an
 // integer within ±MaxDistance.
 func FromMat(m mat.Matrix) (*Graph, error) {
+	if m == nil {
+		return nil, errors.New("graph.FromMat: nil matrix")
+	}
 	r, c := m.Dims()
 	if r != c {
 		return nil, fmt.Errorf("graph.FromMat: matrix is %d×%d, want a square matrix", r, c)

@@ -219,3 +219,16 @@ func TestDistMat(t *testing.T) {
 		t.Errorf("DistMat of a short result: %v", err)
 	}
 }
+
+func TestGonumNil(t *testing.T) {
+	if _, err := FromGonum(nil); err == nil {
+		t.Error("FromGonum(nil): no error")
+	}
+	if _, err := FromMat(nil); err == nil {
+		t.Error("FromMat(nil): no error")
+	}
+	g, err := FromMat(&mat.Dense{})
+	if err != nil || g.N() != 0 {
+		t.Errorf("FromMat of an empty matrix: %v, %v", g, err)
+	}
+}
