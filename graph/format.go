@@ -74,8 +74,9 @@ type ReadOptions struct {
 	Undirected bool
 	// Duplicates resolves parallel arcs (default KeepLightest).
 	Duplicates Duplicates
-	// Name replaces the file name in error messages ("NAME:LINE: what")
-	// and becomes the graph's name. ReadFile defaults it to the path.
+	// Name replaces the file name in error messages ("NAME:LINE: what");
+	// its base name without ".gz" becomes the graph's name. ReadFile
+	// defaults it to the path.
 	Name string
 	// MaxVertices, when positive, refuses inputs that need more vertices:
 	// a guard for notebooks that read untrusted files. Without it the
@@ -103,13 +104,15 @@ const maxLine = 16 << 20
 // ids are the vertices 0..N-1. Otherwise ids are compacted to 0..n-1 in
 // order of first appearance and the graph's labels hold the original ids;
 // a note (Graph.Notes) says so. A mismatching "Edges: M" comment is noted,
-// not refused, because SNAP counts undirected edges inconsistently.
+// not refused: for undirected graphs SNAP's count and its lines do not
+// always agree.
 //
 // Matrix Market files: the "integer", "real" (integral values only) and
 // "pattern" fields and the "general" and "symmetric" (both arcs per entry,
 // on whichever side of the diagonal) symmetries are read; rows must equal
 // columns.
 //
+// Blank lines and CRLF line ends are accepted in every format.
 // Non-negative self-loops are dropped and negative ones kept, as Builder
 // does.
 func Read(r io.Reader, opts ReadOptions) (*Graph, error) {
