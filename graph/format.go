@@ -608,6 +608,9 @@ func (c *collector) build(n int, name string) (*Graph, error) {
 	return buildCSR(n, c.arcs, c.opts.Duplicates), nil
 }
 
-// prealloc caps an arc slice's initial capacity so that a lying header
-// cannot make the reader allocate more than the file holds.
-func prealloc(m int64) []Arc { return make([]Arc, 0, min(m, 1<<16)) }
+// preallocMax caps the arcs allocated from a header's count, so that a
+// lying header cannot make a reader allocate much more than the file holds.
+const preallocMax = 1 << 17
+
+// prealloc makes room for the m arcs a header announces, up to preallocMax.
+func prealloc(m int64) []Arc { return make([]Arc, 0, min(m, preallocMax)) }

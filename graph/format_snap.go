@@ -40,11 +40,13 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 				}
 			}
 			if edges < 0 {
-				x, _, err := s.headerCount("Edges:")
+				x, found, err := s.headerCount("Edges:")
 				if err != nil {
 					return nil, err
 				}
-				edges = x
+				if edges = x; found && raw == nil {
+					raw = make([]snapArc, 0, min(x, preallocMax))
+				}
 			}
 			continue
 		}
