@@ -18,7 +18,6 @@ var allFormats = []Format{FormatEdgeList, FormatDIMACS, FormatSNAP, FormatMatrix
 // formatSameGraph fails the test unless a and b have the same vertices and
 // the same arcs in the same CSR order.
 func formatSameGraph(t *testing.T, what string, a, b *Graph) {
-	t.Helper()
 	if a.N() != b.N() || !slices.Equal(a.Offsets(), b.Offsets()) ||
 		!slices.Equal(a.Targets(), b.Targets()) || !slices.Equal(a.Weights(), b.Weights()) {
 		t.Fatalf("%s: graphs differ:\n got  n=%d %v\n want n=%d %v", what, a.N(), a.Arcs(), b.N(), b.Arcs())
@@ -27,9 +26,7 @@ func formatSameGraph(t *testing.T, what string, a, b *Graph) {
 
 // formatTestGraphs are the graphs every format must round-trip.
 func formatTestGraphs(t *testing.T) map[string]*Graph {
-	t.Helper()
 	must := func(g *Graph, err error) *Graph {
-		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
