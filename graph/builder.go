@@ -233,7 +233,7 @@ func (b *Builder) Build() (*Graph, error) {
 // buildCSR drops non-negative self-loops, resolves parallel arcs by policy
 // and packs the rest into CSR. arcs keeps insertion order on entry.
 func buildCSR(n int, arcs []Arc, dups Duplicates) *Graph {
-	kept := arcs[:0:0]
+	kept := make([]Arc, 0, len(arcs))
 	for _, a := range arcs {
 		if a.From == a.To && a.Weight >= 0 {
 			continue
