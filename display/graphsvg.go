@@ -1,0 +1,341 @@
+package display
+
+import (
+	"cmp"
+	"fmt"
+	"html"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/spatial/r2"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// noteHeight is the height of one caption line under the drawing.
+const noteHeight = 16
+
+// SVG returns the drawing as a standalone SVG document.
+func (v *GraphView) SVG() (string, error) {
+	if err := v.Err(); err != nil {
+		return "", err
+	}
+	d, err := v.draw()
+	if err != nil {
+		return "", err
+	}
+	height := d.h + d.top + float64(len(d.notes))*noteHeight + 4
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans, Arial, sans-serif">`,
+		d.w, height, d.w, height)
+	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="#ffffff"/>`)
+	if v.title != "" {
+		fmt.Fprintf(&sb, `<text class="title" x="%.1f" y="18" text-anchor="middle" font-size="14" font-weight="bold">%s</text>`, d.w/2, html.EscapeString(v.title))
+	}
+
+	// Layers, bottom to top: plain arcs, highlighted arcs, weights,
+	// vertices (a vertex label matters more than a weight it covers).
+	order := make([]int, len(d.arcs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(d.arcs[a].kind, d.arcs[b].kind) })
+	present := make(map[[2]int]bool, len(d.arcs))
+	for _, a := range d.arcs {
+		present[[2]int{a.u, a.v}] = true
+	}
+	type weightLabel struct {
+		at   r2.Vec
+		text string
+		kind arcKind
+	}
+	var labels []weightLabel
+	for _, i := range order {
+		a := d.arcs[i]
+		geo, ok := d.arcGeometry(a, present[[2]int{a.v, a.u}])
+		if !ok {
+			continue
+		}
+		color, strokeW, class := arcColor, 1.3, "arc"
+		switch a.kind {
+		case treeArc:
+			color, strokeW, class = treeColor, 2.6, "arc tree"
+		case pathArc:
+			color, strokeW, class = pathColor, 3.2, "arc path"
+		}
+		text := weightsText(a.weights)
+		fmt.Fprintf(&sb, `<g class="%s"><title>%s → %s: %s</title><path d="%s" fill="none" stroke="%s" stroke-width="%.1f"/><polygon points="%s" fill="%s"/></g>`,
+			class, html.EscapeString(d.label(d.verts[a.u])), html.EscapeString(d.label(d.verts[a.v])), text,
+			geo.path, color, strokeW, points(geo.arrow[:]), color)
+		labels = append(labels, weightLabel{geo.label, text, a.kind})
+	}
+
+	if len(d.arcs) <= maxWeightLabels {
+		for _, l := range labels {
+			color := "#333333"
+			switch l.kind {
+			case treeArc:
+				color = treeColor
+			case pathArc:
+				color = pathColor
+			}
+			fmt.Fprintf(&sb, `<text class="weight" x="%.1f" y="%.1f" dy="0.35em" text-anchor="middle" font-size="%.0f" fill="%s" stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke">%s</text>`,
+				l.at.X, l.at.Y, d.font-1, color, html.EscapeString(l.text))
+		}
+	}
+	onPath := map[int]bool{}
+	var ends [2]int
+	if v.path != nil && len(v.path.Vertices) > 0 {
+		for _, u := range v.path.Vertices {
+			onPath[u] = true
+		}
+		ends = [2]int{v.path.Vertices[0], v.path.Vertices[len(v.path.Vertices)-1]}
+	}
+	for i, u := range d.verts {
+		p := d.pos[i]
+		fill, stroke, strokeW, textColor := vertexFill, vertexStroke, 1.5, "#000000"
+		switch {
+		case v.tree != nil && u == v.tree.Source:
+			fill, stroke, strokeW = sourceFill, treeColor, 3
+		case v.tree != nil && v.tree.Dist[u] == graph.Inf:
+			fill, stroke, textColor = unreachedFill, unreachedText, unreachedText
+		}
+		if onPath[u] {
+			fill, stroke = pathFill, pathColor
+			if u == ends[0] || u == ends[1] {
+				strokeW = 3
+			}
+		}
+		fmt.Fprintf(&sb, `<g class="vertex"><title>%s (vertex %d): %d arcs out</title><circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s" stroke="%s" stroke-width="%.1f"/><text x="%.1f" y="%.1f" dy="0.35em" text-anchor="middle" font-size="%.0f" fill="%s">%s</text></g>`,
+			html.EscapeString(d.label(u)), u, v.g.OutDegree(u), p.X, p.Y, d.radius, fill, stroke, strokeW,
+			p.X, p.Y, d.font, textColor, html.EscapeString(d.label(u)))
+	}
+	if v.tree != nil {
+		for i, u := range d.verts {
+			at := r2.Add(d.pos[i], r2.Scale(d.radius+d.font*0.8, d.freeDirection(i)))
+			fmt.Fprintf(&sb, `<text class="dist" x="%.1f" y="%.1f" dy="0.35em" text-anchor="middle" font-size="%.0f" font-weight="bold" fill="%s" stroke="#ffffff" stroke-width="3" paint-order="stroke">%s</text>`,
+				at.X, at.Y, d.font-1, treeColor, graph.FormatDist(v.tree.Dist[u]))
+		}
+	}
+	for i, note := range d.notes {
+		fmt.Fprintf(&sb, `<text class="note" x="6" y="%.1f" font-size="11" fill="#555555">%s</text>`,
+			d.top+d.h+float64(i+1)*noteHeight-4, html.EscapeString(note))
+	}
+	sb.WriteString(`</svg>`)
+	return sb.String(), nil
+}
+
+// arcShape is where one arc is drawn.
+type arcShape struct {
+	path  string    // SVG path data of the line, ending at the arrowhead's base
+	arrow [3]r2.Vec // the arrowhead, its tip on the target's circle
+	label r2.Vec    // where the weight goes
+}
+
+// arcGeometry shapes arc a: a straight line, a curve bending to its right
+// when the reverse arc is drawn too (so the two do not overlap), or a loop
+// on the outer side of its vertex. ok is false for two coincident vertices.
+func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
+	arrowLen := max(6, d.radius*0.6)
+	p, q := d.pos[a.u], d.pos[a.v]
+	if a.u == a.v {
+		return d.loopGeometry(a.u, arrowLen), true
+	}
+	span := r2.Norm(r2.Sub(q, p))
+	if span < 2*d.radius+arrowLen {
+		return arcShape{}, false
+	}
+	mid := r2.Scale(0.5, r2.Add(p, q))
+	ctrl := mid
+	if reverse {
+		along := r2.Scale(1/span, r2.Sub(q, p))
+		right := r2.Vec{X: -along.Y, Y: along.X}
+		ctrl = r2.Add(mid, r2.Scale(min(max(0.18*span, 14), 40), right))
+	}
+	start := r2.Add(p, r2.Scale(d.radius, unit(r2.Sub(ctrl, p))))
+	back := unit(r2.Sub(ctrl, q)) // from the target back along the arc
+	tip := r2.Add(q, r2.Scale(d.radius, back))
+	end := r2.Add(tip, r2.Scale(arrowLen*0.8, back))
+	shape := arcShape{arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen)}
+	if reverse {
+		shape.path = fmt.Sprintf("M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f", start.X, start.Y, ctrl.X, ctrl.Y, end.X, end.Y)
+		// The quadratic's point at t=1/2 lies halfway to the control point.
+		shape.label = r2.Scale(0.5, r2.Add(mid, ctrl))
+	} else {
+		shape.path = fmt.Sprintf("M%.1f,%.1f L%.1f,%.1f", start.X, start.Y, end.X, end.Y)
+		shape.label = mid
+	}
+	return shape, true
+}
+
+// loopGeometry draws a self-loop on vertex i on its freest side.
+func (d *drawing) loopGeometry(i int, arrowLen float64) arcShape {
+	p := d.pos[i]
+	out := d.freeDirection(i)
+	rot := func(v r2.Vec, a float64) r2.Vec {
+		s, c := math.Sincos(a)
+		return r2.Vec{X: v.X*c - v.Y*s, Y: v.X*s + v.Y*c}
+	}
+	r := d.radius
+	start := r2.Add(p, r2.Scale(r, rot(out, -0.5)))
+	tip := r2.Add(p, r2.Scale(r, rot(out, 0.5)))
+	c1 := r2.Add(p, r2.Scale(3.2*r, rot(out, -0.55)))
+	c2 := r2.Add(p, r2.Scale(3.2*r, rot(out, 0.55)))
+	back := unit(r2.Sub(c2, tip))
+	end := r2.Add(tip, r2.Scale(arrowLen*0.8, back))
+	return arcShape{
+		path:  fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f", start.X, start.Y, c1.X, c1.Y, c2.X, c2.Y, end.X, end.Y),
+		arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen),
+		label: r2.Add(p, r2.Scale(2.9*r+8, out)),
+	}
+}
+
+// freeDirection returns the unit direction from vertex i that is farthest
+// in angle from its arcs to other vertices: where a self-loop or a label
+// next to the vertex covers nothing. Without such arcs it points away from
+// the drawing's centre (up for the centre itself).
+func (d *drawing) freeDirection(i int) r2.Vec {
+	var angles []float64
+	for _, a := range d.arcs {
+		other := -1
+		switch {
+		case a.u == a.v:
+		case a.u == i:
+			other = a.v
+		case a.v == i:
+			other = a.u
+		}
+		if other >= 0 {
+			off := r2.Sub(d.pos[other], d.pos[i])
+			angles = append(angles, math.Atan2(off.Y, off.X))
+		}
+	}
+	if len(angles) == 0 {
+		centre := r2.Vec{X: d.w / 2, Y: d.top + d.h/2}
+		if off := r2.Sub(d.pos[i], centre); r2.Norm(off) > 1e-9 {
+			return unit(off)
+		}
+		return r2.Vec{X: 0, Y: -1}
+	}
+	// Try 16 directions, starting up-right, and keep the one whose
+	// nearest arc is farthest away.
+	const tries = 16
+	best, bestGap := 0.0, -1.0
+	for k := 0; k < tries; k++ {
+		cand := -math.Pi/4 + 2*math.Pi*float64(k)/tries
+		gap := math.Pi
+		for _, a := range angles {
+			diff := math.Abs(math.Remainder(cand-a, 2*math.Pi))
+			gap = min(gap, diff)
+		}
+		if gap > bestGap+1e-9 {
+			best, bestGap = cand, gap
+		}
+	}
+	return r2.Vec{X: math.Cos(best), Y: math.Sin(best)}
+}
+
+// arrowHead returns the triangle with its tip at tip pointing along dir.
+func arrowHead(tip, dir r2.Vec, length float64) [3]r2.Vec {
+	base := r2.Sub(tip, r2.Scale(length, dir))
+	side := r2.Scale(length*0.45, r2.Vec{X: -dir.Y, Y: dir.X})
+	return [3]r2.Vec{tip, r2.Add(base, side), r2.Sub(base, side)}
+}
+
+// unit returns v scaled to length 1 (v itself when it is zero).
+func unit(v r2.Vec) r2.Vec {
+	n := r2.Norm(v)
+	if n == 0 {
+		return v
+	}
+	return r2.Scale(1/n, v)
+}
+
+// points writes an SVG points attribute.
+func points(ps []r2.Vec) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%.1f,%.1f", p.X, p.Y)
+	}
+	return strings.Join(parts, " ")
+}
+
+// weightsText writes the weights of parallel arcs, lightest first.
+func weightsText(ws []int32) string {
+	sorted := slices.Sorted(slices.Values(ws))
+	parts := make([]string, 0, 4)
+	for i, w := range sorted {
+		if i == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprint(w))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Text returns the graph's one-line summary, its arcs (up to 40) and what
+// the drawing highlights.
+func (v *GraphView) Text() string {
+	if err := v.Err(); err != nil {
+		return "error: " + err.Error()
+	}
+	var sb strings.Builder
+	if v.title != "" {
+		sb.WriteString(v.title + "\n")
+	}
+	sb.WriteString(v.g.String() + "\n")
+	arcs := v.g.Arcs()
+	if len(arcs) > 0 {
+		parts := make([]string, 0, min(len(arcs), maxTextArcs))
+		for _, a := range arcs[:min(len(arcs), maxTextArcs)] {
+			parts = append(parts, fmt.Sprintf("%s→%s %d", v.g.Label(a.From), v.g.Label(a.To), a.Weight))
+		}
+		for len(parts) > 0 {
+			k := min(len(parts), 8)
+			sb.WriteString("  " + strings.Join(parts[:k], ", ") + "\n")
+			parts = parts[k:]
+		}
+		if len(arcs) > maxTextArcs {
+			fmt.Fprintf(&sb, "  … %d more arcs\n", len(arcs)-maxTextArcs)
+		}
+	}
+	if d, err := v.draw(); err == nil {
+		for _, note := range d.notes {
+			sb.WriteString(note + "\n")
+		}
+		sb.WriteString("layout: " + d.layout.String() + "\n")
+	}
+	if v.tree != nil {
+		parts := make([]string, 0, min(v.g.N(), maxTextArcs))
+		for u := 0; u < min(v.g.N(), maxTextArcs); u++ {
+			via := ""
+			if p := v.tree.Pred[u]; p != graph.Nil {
+				via = " via " + v.g.Label(int(p))
+			}
+			parts = append(parts, fmt.Sprintf("%s %s%s", v.g.Label(u), graph.FormatDist(v.tree.Dist[u]), via))
+		}
+		sb.WriteString("distances: " + strings.Join(parts, ", ") + "\n")
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+// MIMEBundle returns the SVG drawing and the text form; a sampled graph
+// also gets HTML with the drawing beside a summary of the whole graph.
+func (v *GraphView) MIMEBundle() (data, metadata map[string]any) {
+	if err := v.Err(); err != nil {
+		return errorBundle(err).MIMEBundle()
+	}
+	svg, err := v.SVG()
+	if err != nil {
+		return errorBundle(err).MIMEBundle()
+	}
+	data = map[string]any{MIMESVG: svg, MIMEText: v.Text()}
+	if v.rendered.sampled {
+		rich, _ := Row(SVG(svg), Summary(v.g)).MIMEBundle()
+		data[MIMEHTML] = rich[MIMEHTML]
+		data[MIMEText] = Summary(v.g).Text() + "\n" + strings.Join(v.rendered.notes, "\n")
+	}
+	return data, nil
+}
