@@ -63,12 +63,19 @@ type Options struct {
 	// call fails with a clean error instead of overflowing the Go stack
 	// (0 means DefaultMaxDepth).
 	MaxDepth int
+	// Doc, when set, returns the declaration and doc comment of an exported
+	// name of a bound package ("Name", or "Type.Method"), for inspection:
+	// the doc comments of compiled packages are not in the binary. The
+	// standard library's come from the Go sources in GOROOT when present.
+	Doc func(importPath, name string) (string, bool)
 }
 
-// DefaultMaxDepth is the call depth used when Options.MaxDepth is 0. Each
-// interpreted call costs several kilobytes of Go stack in yaegi, so this
-// stays far below Go's 1 GB stack limit.
-const DefaultMaxDepth = 10000
+// DefaultMaxDepth is the call depth used when Options.MaxDepth is 0. An
+// interpreted call takes a few kilobytes of Go stack in yaegi (Go's 1 GB
+// stack overflows, fatally, between 300,000 and 1,000,000 calls of a
+// one-argument function), so this leaves a wide margin for functions with
+// more arguments and for calls through compiled code.
+const DefaultMaxDepth = 20000
 
 // CellError describes a cell that failed: a compile error, a runtime error,
 // a panic or an interrupt. Its fields are the ename, evalue and traceback of

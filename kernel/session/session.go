@@ -3,25 +3,50 @@ package session
 import (
 	"context"
 	"fmt"
+	"io"
+	"path"
+	"reflect"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unrestricted"
 )
 
 // Session is one interpreter with its state, kept from cell to cell. Its
 // methods may be called from several goroutines; cells run one at a time.
+// Close releases it.
 type Session struct {
-	opts Options
+	opts  Options
+	hooks *hooks
 
-	mu     sync.Mutex // guards the fields below
-	in     *interp.Interpreter
-	magics map[magicKey]Magic
-	out    Output // output of the running cell, or of the last one that ran
+	execMu sync.Mutex // held while a cell runs: one cell at a time
+
+	// Set by Reset, used under execMu (or mu for readers outside a cell).
+	in      *interp.Interpreter
+	imports map[string]string    // import name → path
+	pkgs    map[string]*pkgInfo  // import path → package known to the interpreter
+	defined map[string]string    // "type T", "method T.M" → normalized source
+	decls   map[string]*userDecl // top-level names declared by cells
+
+	stdout, stderr *stream
+	stdin          *stdin
+
+	mu      sync.Mutex // guards the fields below and the interpreter's swap
+	magics  map[magicKey]Magic
+	out     Output // output of the running cell, or of the last one that ran
+	running bool   // a cell is running
+	trace   []string
+	closed  bool
+
+	cancelPiece  context.CancelCauseFunc // stops the running piece of a cell
+	pieceStopped chan struct{}           // closed when that piece has stopped
 }
 
 // New starts a session with the standard library, opts.Symbols and the
-// prelude imported.
+// prelude imported. Close releases it.
 func New(opts Options) (*Session, error) {
 	if opts.MaxDepth < 0 {
 		return nil, fmt.Errorf("session: New: MaxDepth %d is negative", opts.MaxDepth)
@@ -30,82 +55,275 @@ func New(opts Options) (*Session, error) {
 		opts.MaxDepth = DefaultMaxDepth
 	}
 	s := &Session{opts: opts, magics: map[magicKey]Magic{}}
+	s.hooks = &hooks{s: s}
+	s.stdin = &stdin{s: s}
+	var err error
+	if s.stdout, err = newStream("stdout", s.currentOutput); err != nil {
+		return nil, err
+	}
+	if s.stderr, err = newStream("stderr", s.currentOutput); err != nil {
+		s.stdout.close()
+		return nil, err
+	}
+	s.registerBuiltinMagics()
 	if err := s.Reset(); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
+// Close stops the session's output streams after sending what is left.
+// Goroutines of cells that still run can no longer print.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	err := s.stdout.close()
+	if cerr := s.stderr.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// prelude is Go that every session defines before its first cell: the
+// builtins min and max of Go 1.21, which yaegi 0.16.1 lacks, as generic
+// functions (an untyped constant mixed with a typed value may need a
+// conversion, as in min(x, float64(1))).
+const prelude = `
+type _pnOrdered interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
+}
+
+func min[T _pnOrdered](x T, y ...T) T {
+	for _, v := range y {
+		if v != v || v < x {
+			x = v
+		}
+	}
+	return x
+}
+
+func max[T _pnOrdered](x T, y ...T) T {
+	for _, v := range y {
+		if v != v || v > x {
+			x = v
+		}
+	}
+	return x
+}
+`
+
 // Reset drops every variable, function, type and import of the session and
 // starts a fresh interpreter with the standard library, the symbols and the
 // prelude of the session's options. Registered magics are kept.
 func (s *Session) Reset() error {
-	in := interp.New(interp.Options{})
-	if err := in.Use(stdlib.Symbols); err != nil {
-		return fmt.Errorf("session: loading the standard library: %w", err)
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
+	return s.reset()
+}
+
+// reset is Reset for a caller that holds execMu (the %reset magic).
+func (s *Session) reset() error {
+	var stdinReader io.Reader = s.stdin
+	stderrFile := s.stderr.w
+	in := interp.New(interp.Options{
+		Stdin:  s.stdin,
+		Stdout: s.stdout.w, // an *os.File: os.Stdout keeps its type in cells
+		Stderr: stderrFilter{s},
+		// The real environment, so that os.Getenv sees PATHNOTES_* and %env.
+		Unrestricted: true,
+	})
+	loads := []interp.Exports{
+		stdlib.Symbols,
+		{"os/exec/exec": unrestricted.Symbols["os/exec/exec"]},
+		{"os/os": {
+			"Stderr": reflect.ValueOf(&stderrFile).Elem(),
+			// An io.Reader, not an *os.File: reads ask the front end.
+			"Stdin": reflect.ValueOf(&stdinReader).Elem(),
+		}},
+		s.hooks.symbols(),
 	}
-	for i, syms := range s.opts.Symbols {
+	loads = append(loads, s.opts.Symbols...)
+	for i, syms := range loads {
 		if err := in.Use(syms); err != nil {
-			return fmt.Errorf("session: loading Options.Symbols[%d]: %w", i, err)
+			return fmt.Errorf("session: loading symbol table %d: %w", i, err)
 		}
 	}
+
+	pkgs := map[string]*pkgInfo{}
+	for _, syms := range loads {
+		for key, m := range syms {
+			p := path.Dir(key)
+			if p == "." || p == runtimePath {
+				continue
+			}
+			info := pkgs[p]
+			if info == nil {
+				info = &pkgInfo{path: p, name: path.Base(key), syms: map[string]reflect.Value{}}
+				pkgs[p] = info
+			}
+			for name, v := range m {
+				info.syms[name] = v
+			}
+		}
+	}
+
+	s.mu.Lock()
+	s.in = in
+	s.pkgs = pkgs
+	s.imports = map[string]string{}
+	s.defined = map[string]string{}
+	s.decls = map[string]*userDecl{}
+	s.mu.Unlock()
+	s.hooks.depth.Store(0)
+
+	ctx := context.Background()
+	if err := s.runGeneratedDecls(ctx, fmt.Sprintf("import %s %q", runtimeName, runtimePath)); err != nil {
+		return fmt.Errorf("session: importing the run-time hooks: %w", err)
+	}
 	for _, p := range s.opts.Prelude {
-		if _, err := in.Eval(fmt.Sprintf("import %q", p)); err != nil {
+		if _, err := s.runCode(ctx, fmt.Sprintf("import %q", p)); err != nil {
 			return fmt.Errorf("session: importing prelude package %q: %w", p, err)
 		}
 	}
-	s.mu.Lock()
-	s.in = in
-	s.mu.Unlock()
+	if err := s.runGeneratedDecls(ctx, prelude); err != nil {
+		return fmt.Errorf("session: defining the prelude: %w", err)
+	}
 	return nil
+}
+
+// runGeneratedDecls compiles declarations written by the session itself.
+func (s *Session) runGeneratedDecls(ctx context.Context, src string) error {
+	f, err := s.parseFile(src)
+	if err != nil {
+		return err
+	}
+	return s.compileRun(ctx, f)
 }
 
 // Execute runs one cell. It returns the bundle of the cell's trailing
 // expression (nil when the cell ends in a statement or the value is nil), or
 // an error that is a *CellError for compile errors, runtime errors, panics
-// and interrupts (ctx cancelled).
+// and interrupts (ctx cancelled). Magics (%help lists them) are run here.
+//
+// Text that the cell writes to os.Stdout and os.Stderr (fmt.Print, log,
+// println) is sent to out while the cell runs; goroutines of the cell that
+// print after it ended print to the output of the latest cell. Reading
+// os.Stdin or fmt.Scan asks out.Input for a line.
 func (s *Session) Execute(ctx context.Context, code string, out Output) (*Bundle, error) {
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
 	s.mu.Lock()
-	in := s.in
-	s.out = out
+	if s.closed {
+		s.mu.Unlock()
+		return nil, &CellError{Name: "SessionClosed", Value: "the session is closed"}
+	}
+	s.out, s.running, s.trace = out, true, nil
 	s.mu.Unlock()
-	v, err := in.EvalWithContext(ctx, code)
-	if err != nil {
-		return nil, &CellError{Name: "Error", Value: err.Error()}
+	s.stdin.drop()
+	s.hooks.gen.Add(1)
+	defer func() {
+		s.flushStreams()
+		s.mu.Lock()
+		s.running = false
+		s.mu.Unlock()
+	}()
+	return s.runCell(ctx, code, out)
+}
+
+// currentOutput is where streams go: the running cell, or the last one.
+func (s *Session) currentOutput() Output {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out
+}
+
+// runningOutput is the output of the running cell, nil between cells.
+func (s *Session) runningOutput() Output {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return nil
 	}
-	if !v.IsValid() {
-		return nil, nil
-	}
-	return TextBundle(fmt.Sprintf("%v", v)), nil
+	return s.out
+}
+
+// flushStreams sends what has been printed so far, before something that
+// must come after it (a display, an input prompt, the cell's result).
+func (s *Session) flushStreams() {
+	s.stdout.sync(2 * time.Second)
+	s.stderr.sync(2 * time.Second)
 }
 
 // Display publishes b to the output of the cell that is running now, or of
 // the last cell that ran when none is running (so that goroutines of a
 // finished cell can still show things). Before the first cell it is dropped.
+// Text printed before the call is sent first.
 func (s *Session) Display(b Bundle, displayID string, update bool) {
-	s.mu.Lock()
-	out := s.out
-	s.mu.Unlock()
-	if out != nil {
-		out.Display(b, displayID, update)
+	out := s.currentOutput()
+	if out == nil {
+		return
 	}
+	s.flushStreams()
+	out.Display(b, displayID, update)
 }
 
-// Complete returns the completions of the identifier before cursor (a
-// position in Unicode code points) and the span [start, end) they replace.
-func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
-	return nil, cursor, cursor
+// writeStderr writes text to the session's stderr stream.
+func (s *Session) writeStderr(text string) {
+	s.stderr.w.WriteString(text)
 }
 
-// Inspect describes the identifier at cursor: its signature and doc comment.
-// It reports false when there is nothing to describe.
-func (s *Session) Inspect(code string, cursor, detailLevel int) (*Bundle, bool) {
-	return nil, false
+// pkgInfo is a package the interpreter can import.
+type pkgInfo struct {
+	path, name string
+	syms       map[string]reflect.Value // exported names, and yaegi's "_Iface" wrappers
 }
 
-// IsComplete reports whether code is ready to run: "complete", "incomplete"
-// (more lines could complete it; indent is a suggestion for the next line)
-// or "invalid".
-func (s *Session) IsComplete(code string) (status, indent string) {
-	return "complete", ""
+// maxTrace bounds the panic trace kept for one cell.
+const maxTrace = 1000
+
+// stderrFilter is the interpreter's own stderr: it keeps the lines yaegi
+// writes for each frame a panic unwinds, which become the traceback of the
+// cell's error, and passes everything else to the stderr stream.
+type stderrFilter struct{ s *Session }
+
+// Write implements io.Writer.
+func (f stderrFilter) Write(p []byte) (int, error) {
+	if m := panicLine.FindSubmatch(p); m != nil {
+		f.s.mu.Lock()
+		if len(f.s.trace) < maxTrace {
+			f.s.trace = append(f.s.trace, fmt.Sprintf("%s: in %s", m[1], m[2]))
+		}
+		f.s.mu.Unlock()
+		return len(p), nil
+	}
+	return f.s.stderr.w.Write(p)
 }
+
+// isGenerated reports whether a trace line is a frame of code the session
+// generated rather than of the cell.
+func isGenerated(line string) bool {
+	return strings.Contains(line, "._pn") && !strings.Contains(line, "._pnmain")
+}
+
+// takeTrace returns and forgets the panic trace gathered so far, without
+// the frames of the session's generated code.
+func (s *Session) takeTrace() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, l := range s.trace {
+		if !isGenerated(l) {
+			out = append(out, strings.ReplaceAll(l, "._pnmain", ".main"))
+		}
+	}
+	s.trace = nil
+	return out
+}
+
+var _ io.Writer = stderrFilter{}

@@ -1,0 +1,159 @@
+package session
+
+import (
+	"fmt"
+	"go/scanner"
+	"go/token"
+)
+
+// cellName is the file name of cell code in positions and error messages:
+// "cell:3:5: undefined: x" is line 3, column 5 of the cell.
+const cellName = "cell"
+
+// itemKind tells how a top-level item of a cell is evaluated.
+type itemKind int
+
+const (
+	itemStmt    itemKind = iota // a statement, run in the session's main function
+	itemDecl                    // a func, method, type, var or const declaration
+	itemImport                  // an import declaration
+	itemPackage                 // a package clause, which cells do not need: ignored
+)
+
+// item is one top-level statement or declaration of a cell: the bytes
+// [start, end) of the cell, including the comments and blank lines before it
+// (so that doc comments stay with their declaration).
+type item struct {
+	kind       itemKind
+	start, end int
+}
+
+// splitCell cuts a cell into its top-level items. Items end at a semicolon
+// (written, or inserted at a line end by Go's rules) outside any bracket.
+// yaegi alone takes a source that is either declarations or statements; a
+// cell may mix them in any order, so the session evaluates items in groups.
+func splitCell(src string) []item {
+	fset := token.NewFileSet()
+	file := fset.AddFile(cellName, -1, len(src))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(src), func(token.Position, string) {}, 0)
+
+	var toks []scanned
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		toks = append(toks, scanned{file.Offset(pos), tok, lit})
+	}
+
+	var items []item
+	start, depth, first := 0, 0, -1
+	flush := func(end int) {
+		if first >= 0 {
+			items = append(items, item{kind: classify(toks, first), start: start, end: end})
+		}
+		start, first = end, -1
+	}
+	for i, t := range toks {
+		switch t.tok {
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			if depth > 0 {
+				depth--
+			}
+		case token.SEMICOLON:
+			if depth == 0 {
+				end := t.off
+				if t.lit == ";" {
+					end++
+				}
+				flush(end)
+				continue
+			}
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	flush(len(src))
+	if len(items) > 0 {
+		items[len(items)-1].end = len(src)
+	}
+	return items
+}
+
+// scanned is one token of a cell.
+type scanned struct {
+	off int
+	tok token.Token
+	lit string
+}
+
+// classify tells the kind of the item that starts at toks[i].
+func classify(toks []scanned, i int) itemKind {
+	switch toks[i].tok {
+	case token.PACKAGE:
+		return itemPackage
+	case token.IMPORT:
+		return itemImport
+	case token.TYPE, token.VAR, token.CONST:
+		return itemDecl
+	case token.FUNC:
+		if isFuncDecl(toks[i+1:]) {
+			return itemDecl
+		}
+	}
+	return itemStmt
+}
+
+// isFuncDecl tells a function or method declaration (func f(...), func (r T)
+// m(...)) from a statement that starts with a function literal (func(...)
+// {...}(), whose result type may also be a name).
+func isFuncDecl(rest []scanned) bool {
+	if len(rest) == 0 {
+		return false
+	}
+	if rest[0].tok == token.IDENT {
+		return true
+	}
+	if rest[0].tok != token.LPAREN {
+		return false
+	}
+	depth := 0
+	for j, t := range rest {
+		switch t.tok {
+		case token.LPAREN:
+			depth++
+		case token.RPAREN:
+			depth--
+			if depth == 0 {
+				return j+2 < len(rest) && rest[j+1].tok == token.IDENT && rest[j+2].tok == token.LPAREN
+			}
+		}
+	}
+	return false
+}
+
+// position returns the 1-based line and column (in bytes, as Go reports
+// them) of byte offset off of src.
+func position(src string, off int) (line, col int) {
+	line, col = 1, 1
+	for i := 0; i < off && i < len(src); i++ {
+		if src[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// lineDirective makes the text that follows it report positions as the cell
+// offset off, whatever the code the session wraps around it.
+func lineDirective(src string, off int) string {
+	line, col := position(src, off)
+	return fmt.Sprintf("/*line %s:%d:%d*/", cellName, line, col)
+}

@@ -1,0 +1,128 @@
+package session
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strings"
+)
+
+// explain improves the message of a compile error of piece n where yaegi's
+// own message misleads: for a top-level x := y with y undefined, yaegi says
+// "constant definition loop"; the session then names the undefined
+// identifier itself.
+func (s *Session) explain(n ast.Node, err error) error {
+	ce, ok := err.(*CellError)
+	if !ok || ce.Name != "CompileError" || !strings.Contains(ce.Value, "constant definition loop") {
+		return err
+	}
+	if id := s.undefinedIdent(n); id != nil {
+		return &CellError{Name: "CompileError", Value: fmt.Sprintf("%s: undefined: %s",
+			s.in.FileSet().Position(id.Pos()), id.Name)}
+	}
+	return err
+}
+
+// undefinedIdent returns the first identifier used in n that nothing
+// declares: not n itself, not an earlier cell, not an import, not Go.
+func (s *Session) undefinedIdent(n ast.Node) *ast.Ident {
+	declared := map[string]bool{}
+	declare := func(ids ...*ast.Ident) {
+		for _, id := range ids {
+			if id != nil {
+				declared[id.Name] = true
+			}
+		}
+	}
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE {
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						declare(id)
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if x.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{x.Key, x.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						declare(id)
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			declare(x.Names...)
+		case *ast.TypeSpec:
+			declare(x.Name)
+		case *ast.FuncDecl:
+			declare(x.Name)
+		case *ast.Field:
+			declare(x.Names...)
+		case *ast.LabeledStmt:
+			declare(x.Label)
+		case *ast.ImportSpec:
+			declare(x.Name)
+		}
+		return true
+	})
+	globals := s.globals()
+	predecl := map[string]bool{}
+	for _, n := range append(append([]string{}, predeclared...), "_") {
+		predecl[n] = true
+	}
+	known := func(name string) bool {
+		_, isGlobal := globals[name]
+		_, isDecl := s.decls[name]
+		_, isImport := s.imports[name]
+		return declared[name] || isGlobal || isDecl || isImport || predecl[name] ||
+			strings.HasPrefix(name, "_pn") || name == runtimeName
+	}
+	var found *ast.Ident
+	var visit func(ast.Node) bool
+	visit = func(x ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch x := x.(type) {
+		case *ast.SelectorExpr:
+			ast.Inspect(x.X, visit)
+			return false
+		case *ast.KeyValueExpr:
+			if _, ok := x.Key.(*ast.Ident); !ok { // a struct field name is no use of a name
+				ast.Inspect(x.Key, visit)
+			}
+			ast.Inspect(x.Value, visit)
+			return false
+		case *ast.BranchStmt:
+			return false
+		case *ast.Ident:
+			if !known(x.Name) {
+				found = x
+			}
+		}
+		return true
+	}
+	ast.Inspect(n, visit)
+	return found
+}
+
+// genericHint adds to a compile error of code that calls a generic function
+// declared in the session a word on yaegi's limited inference of type
+// arguments, and the workaround.
+func (s *Session) genericHint(code string, err error) error {
+	ce, ok := err.(*CellError)
+	if !ok || ce.Name != "CompileError" {
+		return err
+	}
+	for name, d := range s.decls {
+		if d.kind == "func" && strings.HasPrefix(d.sig[strings.Index(d.sig, "func "+name)+len("func "+name):], "[") &&
+			strings.Contains(code, name+"(") {
+			ce.Value += fmt.Sprintf(" (%s is generic and the interpreter's inference of type arguments is limited: "+
+				"write them out, as in %s[int](...))", name, name)
+			return ce
+		}
+	}
+	return err
+}

@@ -1,0 +1,79 @@
+package session
+
+import (
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strings"
+)
+
+// IsComplete reports whether code is ready to run, for front ends that ask
+// before running what the user typed (jupyter console): "complete";
+// "incomplete" when more lines could complete it (an open bracket, a raw
+// string or comment, a line ending in an operator), with indent a
+// suggestion for the next line; or "invalid" when no further line can fix a
+// syntax error. Magic lines are complete.
+func (s *Session) IsComplete(code string) (status, indent string) {
+	if strings.TrimSpace(code) == "" {
+		return "complete", ""
+	}
+	if t := strings.TrimSpace(code); strings.HasPrefix(t, "%") {
+		return "complete", ""
+	}
+
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	var scanErr string
+	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), func(_ token.Position, msg string) {
+		if scanErr == "" {
+			scanErr = msg
+		}
+	}, 0)
+	depth := 0
+	for {
+		_, tok, _ := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		switch tok {
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+			if depth < 0 {
+				return "invalid", ""
+			}
+		}
+	}
+	switch scanErr {
+	case "":
+	case "raw string literal not terminated", "comment not terminated":
+		return "incomplete", ""
+	default:
+		return "invalid", ""
+	}
+	if depth > 0 {
+		return "incomplete", strings.Repeat("\t", depth)
+	}
+	for _, p := range groupItems(code, splitCell(code)) {
+		src := code[p.items[0].start:p.items[len(p.items)-1].end]
+		var err error
+		if p.kind == pieceStmt || p.kind == pieceExpr {
+			_, err = parser.ParseFile(token.NewFileSet(), "", "package p; func _() {"+src+"\n}", 0)
+		} else {
+			_, err = parser.ParseFile(token.NewFileSet(), "", "package p;"+src+"\n", 0)
+		}
+		if err != nil {
+			if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 && atEnd(list[0].Msg) {
+				return "incomplete", ""
+			}
+			return "invalid", ""
+		}
+	}
+	return "complete", ""
+}
+
+// atEnd reports whether a parse error says the code stopped too early.
+func atEnd(msg string) bool {
+	return strings.Contains(msg, "found 'EOF'") || strings.Contains(msg, "found '}'") && strings.HasPrefix(msg, "expected operand")
+}

@@ -1,0 +1,203 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync/atomic"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// Cells reach the session's run-time hooks (call depth, cancellation,
+// results, goroutine panics) through this package path, imported under
+// runtimeName by the code the session generates. The path is this package's
+// own so that yaegi finds the interface wrapper of Renderer beside it.
+const (
+	runtimePath = "github.com/pathnotes/pathnotes/kernel/session"
+	runtimeName = "_pnrt"
+)
+
+// rendererWrapper lets a value of an interpreted type with a MIMEBundle
+// method be passed where compiled code expects a Renderer (yaegi's interface
+// wrapper convention: the field W<Method> holds the interpreted method).
+type rendererWrapper struct {
+	IValue      any
+	WMIMEBundle func() (data, metadata map[string]any)
+}
+
+// MIMEBundle calls the interpreted method.
+func (w rendererWrapper) MIMEBundle() (data, metadata map[string]any) { return w.WMIMEBundle() }
+
+// errStale stops what is left of a cell that was interrupted while it was in
+// compiled code: yaegi resumes such a cell's top-level statements once the
+// next cell starts, and the check between statements ends it.
+var errStale = errors.New("session: an interrupted cell tried to go on running")
+
+// depthError is the panic raised when interpreted calls nest deeper than the
+// session's MaxDepth: Go's own stack overflow would kill the process.
+type depthError struct{ max int }
+
+func (e depthError) Error() string {
+	return fmt.Sprintf("stack overflow: more than %d nested calls of interpreted functions "+
+		"(runaway recursion?); Options.MaxDepth sets the limit", e.max)
+}
+
+// hooks holds the state that generated code reaches through runtimeName.
+type hooks struct {
+	s        *Session
+	depth    atomic.Int64 // interpreted calls in progress, all goroutines together
+	gen      atomic.Int64 // number of the cell running now, or of the last one
+	result   atomic.Pointer[Bundle]
+	hasValue atomic.Bool // the trailing expression was shown (maybe as nil)
+}
+
+// symbols returns the symbol table of the hooks package.
+func (h *hooks) symbols() interp.Exports {
+	return interp.Exports{runtimePath + "/session": {
+		"Renderer":  reflect.ValueOf((*Renderer)(nil)),
+		"_Renderer": reflect.ValueOf((*rendererWrapper)(nil)),
+		"Enter":     reflect.ValueOf(h.enter),
+		"Leave":     reflect.ValueOf(h.leave),
+		"Check":     reflect.ValueOf(h.check),
+		"GoPanic":   reflect.ValueOf(h.goPanic),
+		"Render":    reflect.ValueOf(h.render),
+		"Stringer":  reflect.ValueOf(h.stringer),
+		"Error":     reflect.ValueOf(h.error),
+		"Show":      reflect.ValueOf(h.show),
+	}}
+}
+
+// enter counts one more interpreted call; generated code calls it first in
+// every function body. The count is shared by all goroutines, so MaxDepth
+// bounds the interpreted frames of the whole session: generous enough for
+// deep recursion, far below what would overflow Go's stack.
+//
+// Beyond MaxDepth, enter stops the running cell the way an interrupt does
+// and returns once the interpreter has been told to stop, so that every
+// frame returns at its next step. A panic would work too, but unwinding n
+// interpreted frames by panics costs time in n squared (seconds at a depth
+// of a few thousand). Outside a cell (a goroutine of an earlier cell), it
+// panics.
+func (h *hooks) enter() {
+	if d := h.depth.Add(1); d <= int64(h.s.opts.MaxDepth) {
+		return
+	}
+	err := depthError{h.s.opts.MaxDepth}
+	if stopped := h.s.stopCell(err); stopped != nil {
+		select {
+		case <-stopped:
+			// This frame stops before its deferred leave is set up.
+			h.depth.Add(-1)
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	h.depth.Add(-1)
+	panic(err)
+}
+
+// leave undoes enter; generated code defers it.
+func (h *hooks) leave() { h.depth.Add(-1) }
+
+// check runs before each top-level statement of cell gen.
+func (h *hooks) check(gen int64) {
+	if gen != h.gen.Load() {
+		panic(errStale)
+	}
+}
+
+// goPanic reports a panic of a goroutine started by a cell, which generated
+// code recovers: an unrecovered one would kill the kernel.
+func (h *hooks) goPanic(r any) {
+	msg := fmt.Sprintf("panic in a goroutine: %v\n", r)
+	for _, l := range h.s.takeTrace() {
+		msg += "\t" + l + "\n"
+	}
+	h.s.writeStderr(msg)
+}
+
+func (h *hooks) setResult(b *Bundle) {
+	h.result.Store(b)
+	h.hasValue.Store(true)
+}
+
+// render shows a trailing expression that implements Renderer.
+func (h *hooks) render(r Renderer) {
+	v := any(r)
+	if w, ok := r.(rendererWrapper); ok {
+		v = w.IValue
+	}
+	if isNil(v) {
+		h.setResult(nil)
+		return
+	}
+	h.setResult(rendererBundle(r, v))
+}
+
+// stringer shows a trailing expression of an interpreted type with a String
+// method (values of compiled types reach show, where fmt finds the method).
+func (h *hooks) stringer(v fmt.Stringer) {
+	if isNil(v) {
+		h.setResult(nil)
+		return
+	}
+	h.setResult(TextBundle(v.String()))
+}
+
+// error shows a trailing expression of an interpreted type with an Error
+// method.
+func (h *hooks) error(v error) {
+	if isNil(v) {
+		h.setResult(nil)
+		return
+	}
+	h.setResult(TextBundle(v.Error()))
+}
+
+// show shows the values of a trailing expression.
+func (h *hooks) show(vals ...any) {
+	if len(vals) == 1 && isNil(vals[0]) {
+		h.setResult(nil)
+		return
+	}
+	if len(vals) == 1 {
+		if r, ok := vals[0].(Renderer); ok {
+			h.setResult(rendererBundle(r, vals[0]))
+			return
+		}
+	}
+	h.setResult(TextBundle(formatValues(vals)))
+}
+
+// rendererBundle asks r for its bundle, adding a text/plain form of v when
+// r gives none, as every bundle the kernel publishes must have one.
+func rendererBundle(r Renderer, v any) *Bundle {
+	data, md := r.MIMEBundle()
+	b := &Bundle{Data: map[string]any{}, Metadata: map[string]any{}}
+	for k, x := range data {
+		b.Data[k] = x
+	}
+	for k, x := range md {
+		b.Metadata[k] = x
+	}
+	if _, ok := b.Data["text/plain"]; !ok {
+		b.Data["text/plain"] = formatValues([]any{v})
+	}
+	return b
+}
+
+// isNil reports whether v is nil or a nil pointer, map, slice, function,
+// channel or interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return false
+}
