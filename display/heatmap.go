@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"slices"
 	"strings"
 
@@ -96,7 +97,8 @@ func (m *Matrix) colourRange() (lo, hi int32) {
 		return lo, top
 	}
 	slices.Sort(sample)
-	return lo, sample[int(heatmapPercentile*float64(len(sample)-1))]
+	// Rounding the rank up keeps the maximum of small matrices.
+	return lo, sample[int(math.Ceil(heatmapPercentile*float64(len(sample)-1)))]
 }
 
 // blockValue summarises the cells [r0,r1)×[c0,c1) for one heatmap pixel:
