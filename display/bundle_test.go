@@ -134,4 +134,3 @@ func TestOfPicksViews(t *testing.T) {
 		t.Error("image.Image did not become its PNG")
 	}
 }
-
