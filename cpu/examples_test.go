@@ -317,8 +317,12 @@ func checkFrontier(t *testing.T, got []graph.FrontierStep, want []struct {
 func TestBodraFig1(t *testing.T) {
 	g := example(t, "bodra-fig1")
 	for _, run := range []func() (*graph.SingleSource, error){
-		func() (*graph.SingleSource, error) { return Dijkstra(context.Background(), g, 0, DijkstraOptions{Pred: true}) },
-		func() (*graph.SingleSource, error) { return BellmanFord(context.Background(), g, 0, BFOptions{Pred: true}) },
+		func() (*graph.SingleSource, error) {
+			return Dijkstra(context.Background(), g, 0, DijkstraOptions{Pred: true})
+		},
+		func() (*graph.SingleSource, error) {
+			return BellmanFord(context.Background(), g, 0, BFOptions{Pred: true})
+		},
 	} {
 		res, err := run()
 		if err != nil {
