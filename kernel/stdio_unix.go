@@ -1,0 +1,10 @@
+//go:build unix && !linux
+
+package kernel
+
+import "syscall"
+
+// dup2 makes newfd a copy of oldfd.
+func dup2(oldfd, newfd int) error { return syscall.Dup2(oldfd, newfd) }
+
+func dup(fd int) (int, error) { return syscall.Dup(fd) }
