@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
 )
@@ -237,10 +238,16 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 	}
 	pending := map[string]string{}
 	var decls []ast.Decl
+	var assigns []*ast.GenDecl // var declarations of existing variables
 	var runMain bool
+	globals := s.globals()
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
+			if d.Tok == token.VAR && declaresAgain(d, globals) {
+				assigns = append(assigns, d)
+				continue
+			}
 			if d.Tok == token.TYPE {
 				var specs []ast.Spec
 				for _, spec := range d.Specs {
@@ -281,13 +288,16 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 			decls = append(decls, d)
 		}
 	}
-	if len(decls) == 0 {
-		return nil
+	if len(decls) > 0 {
+		f.Decls = decls
+		if err := s.compileDecls(ctx, f); err != nil {
+			return err
+		}
 	}
-	f.Decls = decls
-	instrument(f)
-	if err := s.compileRun(ctx, f); err != nil {
-		return err
+	for _, d := range assigns {
+		if err := s.assignVars(ctx, f, d); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	for k, v := range pending {
@@ -299,6 +309,82 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 		return s.runGenerated(ctx, "_pnmain()")
 	}
 	return nil
+}
+
+// compileDecls compiles and runs a file of declarations.
+func (s *Session) compileDecls(ctx context.Context, f *ast.File) error {
+	instrument(f)
+	old := s.redeclaredVars(f)
+	prog, err := s.compile(f)
+	if err != nil {
+		return s.explain(f, err)
+	}
+	defer s.clearMoved(old)
+	return s.execute(ctx, prog)
+}
+
+// declaresAgain reports whether a var declaration gives values to variables
+// that all exist already: it can then be run as assignments, which keep the
+// variables' slots (see runStmts).
+func declaresAgain(d *ast.GenDecl, globals map[string]reflect.Value) bool {
+	for _, spec := range d.Specs {
+		vs := spec.(*ast.ValueSpec)
+		if len(vs.Values) != len(vs.Names) {
+			return false
+		}
+		for _, id := range vs.Names {
+			if _, ok := globals[id.Name]; !ok && id.Name != "_" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// assignVars runs var declaration d of existing variables as assignments
+// when they compile, as a declaration otherwise.
+func (s *Session) assignVars(ctx context.Context, f *ast.File, d *ast.GenDecl) error {
+	body := &ast.BlockStmt{Lbrace: d.Pos(), Rbrace: d.End()}
+	for _, spec := range d.Specs {
+		vs := spec.(*ast.ValueSpec)
+		var lhs []ast.Expr
+		for _, id := range vs.Names {
+			lhs = append(lhs, id)
+		}
+		rhs := vs.Values
+		if vs.Type != nil { // var x T = v keeps its type: x = T(v)
+			rhs = nil
+			for _, v := range vs.Values {
+				rhs = append(rhs, &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: v.Pos(), X: vs.Type, Rparen: v.Pos()}, Lparen: v.Pos(), Args: []ast.Expr{v}, Rparen: v.End()})
+			}
+		}
+		body.List = append(body.List, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: rhs})
+	}
+	instrument(body)
+	if prog, err := s.compile(body); err == nil {
+		return s.execute(ctx, prog)
+	}
+	f.Decls = []ast.Decl{d}
+	return s.compileDecls(ctx, f)
+}
+
+// redeclaredVars returns the session variables that the var declarations
+// of f declare again, with their current slots.
+func (s *Session) redeclaredVars(f *ast.File) map[string]reflect.Value {
+	old := map[string]reflect.Value{}
+	globals := s.globals()
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			for _, spec := range g.Specs {
+				for _, id := range spec.(*ast.ValueSpec).Names {
+					if v, ok := globals[id.Name]; ok && v.CanSet() {
+						old[id.Name] = v
+					}
+				}
+			}
+		}
+	}
+	return old
 }
 
 // checkRedefinition reports whether a declaration must be compiled: false
@@ -346,10 +432,33 @@ func recvTypeName(fl *ast.FieldList) string {
 func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // runStmts runs statements in the session's global scope.
+//
+// yaegi gives a variable declared again (x := ... in a later cell) a new
+// slot and keeps the old one, value included, for good: re-running a cell
+// that makes a big matrix would leak it each time. So a top-level x := e
+// whose variables all exist already becomes x = e when that compiles (same
+// or assignable types): the variable keeps its slot, and functions that use
+// it see the new value, as a notebook user expects. Otherwise the old slots
+// are cleared once the new ones exist.
 func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
-	body, err := s.parseBody(span(code, p))
+	src := span(code, p)
+	body, err := s.parseBody(src)
 	if err != nil {
 		return err
+	}
+	old := s.redeclared(body)
+	if len(old) > 0 {
+		assign, err := s.parseBody(src)
+		if err != nil {
+			return err
+		}
+		if asAssignments(assign, old) {
+			instrument(assign)
+			checkStatements(assign, s.hooks.gen.Load())
+			if prog, err := s.compile(assign); err == nil {
+				return s.execute(ctx, prog)
+			}
+		}
 	}
 	instrument(body)
 	checkStatements(body, s.hooks.gen.Load())
@@ -357,7 +466,80 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 	if err != nil {
 		return s.explain(body, err)
 	}
+	defer s.clearMoved(old)
 	return s.execute(ctx, prog)
+}
+
+// redeclared returns the session variables that the top-level statements
+// of body declare again, with their current slots.
+func (s *Session) redeclared(body *ast.BlockStmt) map[string]reflect.Value {
+	var old map[string]reflect.Value
+	var globals map[string]reflect.Value
+	for _, st := range body.List {
+		a, ok := st.(*ast.AssignStmt)
+		if !ok || a.Tok != token.DEFINE {
+			continue
+		}
+		for _, l := range a.Lhs {
+			id, ok := l.(*ast.Ident)
+			if !ok || id.Name == "_" {
+				continue
+			}
+			if globals == nil {
+				globals = s.globals()
+			}
+			if v, ok := globals[id.Name]; ok && v.CanSet() {
+				if old == nil {
+					old = map[string]reflect.Value{}
+				}
+				old[id.Name] = v
+			}
+		}
+	}
+	return old
+}
+
+// asAssignments turns the top-level := of body whose variables are all in
+// old into =, and reports whether it turned any.
+func asAssignments(body *ast.BlockStmt, old map[string]reflect.Value) bool {
+	turned := false
+	for _, st := range body.List {
+		a, ok := st.(*ast.AssignStmt)
+		if !ok || a.Tok != token.DEFINE {
+			continue
+		}
+		all := true
+		for _, l := range a.Lhs {
+			if id, ok := l.(*ast.Ident); !ok || (id.Name != "_" && !hasKey(old, id.Name)) {
+				all = false
+			}
+		}
+		if all {
+			a.Tok = token.ASSIGN
+			turned = true
+		}
+	}
+	return turned
+}
+
+func hasKey(m map[string]reflect.Value, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// clearMoved zeroes the old slots of variables that now live in new ones,
+// so that their values can be collected.
+func (s *Session) clearMoved(old map[string]reflect.Value) {
+	if len(old) == 0 {
+		return
+	}
+	now := s.globals()
+	for name, v := range old {
+		if n, ok := now[name]; ok && n.CanAddr() && v.CanAddr() && n.UnsafeAddr() == v.UnsafeAddr() {
+			continue // same slot: still in use
+		}
+		v.Set(reflect.Zero(v.Type()))
+	}
 }
 
 // runGenerated runs statements written by the session itself.
@@ -447,11 +629,25 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 		}
 	}()
 	prog, err = s.in.CompileAST(n)
+	forgetRoots(s.in)
 	if err != nil {
 		s.resizeFrame()
 		return nil, compileError(err)
 	}
 	return prog, nil
+}
+
+// forgetRoots empties yaegi's list of the syntax trees of everything it
+// compiled, which only its debugger reads: kept, it holds every cell's
+// tree (tens of kilobytes a cell) for the life of the session. The field is
+// unexported; if a later yaegi renames it, nothing happens.
+func forgetRoots(in *interp.Interpreter) {
+	f := reflect.ValueOf(in).Elem().FieldByName("roots")
+	if !f.IsValid() || f.Kind() != reflect.Slice || !f.CanAddr() {
+		return
+	}
+	f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	f.Set(reflect.Zero(f.Type()))
 }
 
 // resizeFrame runs an empty program after a failed compilation: yaegi may
