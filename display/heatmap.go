@@ -215,12 +215,16 @@ func (m *Matrix) heatmapLegendHTML() string {
 	for i, c := range viridis {
 		stops[i] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
 	}
-	_, _, ok := m.valueRange()
+	_, top, ok := m.valueRange()
 	lo, hi := m.colourRange()
 	ends := ""
 	if ok {
-		ends = fmt.Sprintf(`<span>%d</span><span style="display:inline-block;width:160px;height:10px;margin:0 6px;background:linear-gradient(to right,%s)"></span><span>%d</span>`,
-			lo, strings.Join(stops, ","), hi)
+		more := ""
+		if hi < top {
+			more = fmt.Sprintf(" and above (to %d)", top)
+		}
+		ends = fmt.Sprintf(`<span>%d</span><span style="display:inline-block;width:160px;height:10px;margin:0 6px;vertical-align:middle;background:linear-gradient(to right,%s)"></span><span>%d%s</span>`,
+			lo, strings.Join(stops, ","), hi, more)
 	}
 	none := "∞"
 	if m.kind == PredecessorCells {

@@ -320,14 +320,18 @@ const (
 // HTML returns the matrix as an HTML table with labelled headers; changed
 // cells are yellow and bold, a blocked trace's primary tile is framed in
 // blue and the tiles it updates are shaded.
-func (m *Matrix) HTML() string {
+func (m *Matrix) HTML() string { return m.html(true) }
+
+// html writes the table, with the title as its caption or without it (when
+// the title already stands above a heatmap).
+func (m *Matrix) html(caption bool) string {
 	if m.err != nil {
 		return errorBundle(m.err).Data[MIMEHTML].(string)
 	}
 	k := m.shown()
 	var sb strings.Builder
 	sb.WriteString(`<table style="` + tableStyle + `">`)
-	if m.title != "" {
+	if caption && m.title != "" {
 		sb.WriteString(`<caption style="` + captionStyle + `">` + html.EscapeString(m.title) + `</caption>`)
 	}
 	sb.WriteString(`<tr><th style="` + thStyle + `"></th>`)
@@ -400,7 +404,11 @@ func (m *Matrix) MIMEBundle() (data, metadata map[string]any) {
 	if hm.Data[MIMEPNG] == nil {
 		return data, nil // the heatmap failed; its message is in its text
 	}
-	data[MIMEHTML] = richHTML(hm.Data) + m.heatmapLegendHTML() + data[MIMEHTML].(string)
+	title := ""
+	if m.title != "" {
+		title = `<div style="` + captionStyle + `;font-family:monospace;font-size:12px">` + html.EscapeString(m.title) + `</div>`
+	}
+	data[MIMEHTML] = title + richHTML(hm.Data) + m.heatmapLegendHTML() + m.html(false)
 	data[MIMEPNG] = hm.Data[MIMEPNG]
 	data[MIMEText] = data[MIMEText].(string) + "\n" + m.heatmapLegend()
 	return data, hm.Metadata
