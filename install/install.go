@@ -1,0 +1,316 @@
+// Package install writes the Jupyter kernelspec of pathnotes — kernel.json
+// and the two logos — where Jupyter looks for kernels, laid out exactly as
+// `jupyter kernelspec install` lays it out:
+//
+//	--user        the Jupyter data directory of the user
+//	--sys-prefix  sys.prefix/share/jupyter/kernels of the Python that runs jupyter
+//	--prefix DIR  DIR/share/jupyter/kernels
+//
+// so that `jupyter console --kernel pathnotes`, JupyterLab, VS Code and
+// nbclient find the kernel.
+package install
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// DefaultName and DefaultDisplayName name the kernelspec when the options
+// do not.
+const (
+	DefaultName        = "pathnotes"
+	DefaultDisplayName = "Go (pathnotes)"
+)
+
+// Scope says which kernels directory Install writes to.
+type Scope int
+
+// The scopes of `jupyter kernelspec install`.
+const (
+	User      Scope = iota // the user's Jupyter data directory
+	SysPrefix              // sys.prefix of the Python that runs jupyter
+	Prefix                 // Options.Prefix/share/jupyter
+)
+
+// Options configure Install.
+type Options struct {
+	Scope       Scope
+	Prefix      string // the directory of Scope Prefix
+	Name        string // kernelspec directory name; "" is DefaultName
+	DisplayName string // name shown by front ends; "" is DefaultDisplayName
+	// Executable is the pathnotes binary that kernel.json starts; it is
+	// made absolute. Required.
+	Executable string
+}
+
+//go:embed kernelspec/logo-32x32.png kernelspec/logo-64x64.png
+var assets embed.FS
+
+// validName is what Jupyter accepts as a kernel name.
+var validName = regexp.MustCompile(`^[a-z0-9._-]+$`)
+
+// KernelSpec is the content of kernel.json.
+type KernelSpec struct {
+	Argv          []string       `json:"argv"`
+	DisplayName   string         `json:"display_name"`
+	Language      string         `json:"language"`
+	InterruptMode string         `json:"interrupt_mode"`
+	Metadata      map[string]any `json:"metadata"`
+}
+
+// NewKernelSpec returns the kernelspec that starts executable (an absolute
+// path) as `executable kernel {connection_file}`. Interrupts are messages on
+// the control socket, which work the same on every platform.
+func NewKernelSpec(executable, displayName string) KernelSpec {
+	return KernelSpec{
+		Argv:          []string{executable, "kernel", "{connection_file}"},
+		DisplayName:   displayName,
+		Language:      "go",
+		InterruptMode: "message",
+		Metadata:      map[string]any{"debugger": false},
+	}
+}
+
+// KernelsDir returns the kernels directory of a scope: the directory in
+// which Install creates the kernelspec's own directory.
+func KernelsDir(ctx context.Context, scope Scope, prefix string) (string, error) {
+	switch scope {
+	case User:
+		d, err := UserDataDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "kernels"), nil
+	case SysPrefix:
+		return filepath.Join(SysPrefixDir(ctx), "share", "jupyter", "kernels"), nil
+	case Prefix:
+		if prefix == "" {
+			return "", errors.New("install: --prefix needs a directory")
+		}
+		abs, err := filepath.Abs(prefix)
+		if err != nil {
+			return "", fmt.Errorf("install: prefix %q: %w", prefix, err)
+		}
+		return filepath.Join(abs, "share", "jupyter", "kernels"), nil
+	}
+	return "", fmt.Errorf("install: unknown scope %d", scope)
+}
+
+// UserDataDir returns the user's Jupyter data directory, as jupyter_core
+// computes it: $JUPYTER_DATA_DIR, else ~/Library/Jupyter on macOS,
+// %APPDATA%\jupyter on Windows, and $XDG_DATA_HOME/jupyter or
+// ~/.local/share/jupyter elsewhere.
+func UserDataDir() (string, error) {
+	if d := os.Getenv("JUPYTER_DATA_DIR"); d != "" {
+		return d, nil
+	}
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("APPDATA"); d != "" {
+			return filepath.Join(d, "jupyter"), nil
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("install: no home directory for the Jupyter data directory: %w", err)
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return filepath.Join(home, "Library", "Jupyter"), nil
+	case "windows":
+		return filepath.Join(home, "AppData", "Roaming", "jupyter"), nil
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "jupyter"), nil
+	}
+	return filepath.Join(home, ".local", "share", "jupyter"), nil
+}
+
+// SysPrefixDir returns sys.prefix of the Python that runs jupyter: the
+// interpreter named on the first line of the jupyter command on PATH, else
+// /usr/bin/python3, provided that it can import jupyter_core; /usr/local
+// when none can.
+func SysPrefixDir(ctx context.Context) string {
+	var pythons []string
+	if j, err := exec.LookPath("jupyter"); err == nil {
+		if py := shebang(j); py != "" {
+			pythons = append(pythons, py)
+		}
+	}
+	pythons = append(pythons, "/usr/bin/python3")
+	for _, py := range pythons {
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		out, err := exec.CommandContext(ctx, py, "-c", "import sys, jupyter_core; print(sys.prefix)").Output()
+		cancel()
+		if p := strings.TrimSpace(string(out)); err == nil && p != "" {
+			return p
+		}
+	}
+	return "/usr/local"
+}
+
+// shebang returns the interpreter of a script's #! line, or "".
+func shebang(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line := make([]byte, 256)
+	n, _ := io.ReadFull(f, line)
+	first, _, _ := bytes.Cut(line[:n], []byte("\n"))
+	if !bytes.HasPrefix(first, []byte("#!")) {
+		return ""
+	}
+	fields := strings.Fields(string(first[2:]))
+	if len(fields) == 0 {
+		return ""
+	}
+	if filepath.Base(fields[0]) == "env" && len(fields) > 1 {
+		if p, err := exec.LookPath(fields[1]); err == nil {
+			return p
+		}
+		return ""
+	}
+	return fields[0]
+}
+
+// Install writes the kernelspec directory (kernel.json, logo-32x32.png,
+// logo-64x64.png) and returns its path. An existing kernelspec of the same
+// name is replaced, as `jupyter kernelspec install` replaces it. Names are
+// lower-cased, as Jupyter does.
+func Install(ctx context.Context, opts Options) (string, error) {
+	name := strings.ToLower(opts.Name)
+	if name == "" {
+		name = DefaultName
+	}
+	if !validName.MatchString(name) {
+		return "", fmt.Errorf("install: kernel name %q: use letters, digits, '.', '_' and '-' only", opts.Name)
+	}
+	display := opts.DisplayName
+	if display == "" {
+		display = DefaultDisplayName
+	}
+	if opts.Executable == "" {
+		return "", errors.New("install: no executable to start the kernel")
+	}
+	exe, err := filepath.Abs(opts.Executable)
+	if err != nil {
+		return "", fmt.Errorf("install: executable %q: %w", opts.Executable, err)
+	}
+	kernels, err := KernelsDir(ctx, opts.Scope, opts.Prefix)
+	if err != nil {
+		return "", err
+	}
+	spec, err := json.MarshalIndent(NewKernelSpec(exe, display), "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	dir := filepath.Join(kernels, name)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("install: replacing %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	files := map[string][]byte{"kernel.json": append(spec, '\n')}
+	for _, logo := range []string{"logo-32x32.png", "logo-64x64.png"} {
+		if files[logo], err = assets.ReadFile("kernelspec/" + logo); err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
+	}
+	for file, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
+	}
+	return dir, nil
+}
+
+// IsGoRunBinary reports whether exe is a binary of `go run`: a temporary
+// one (in a go-build* directory, deleted when the program exits) or one kept
+// in the go build cache (GOCACHE, .../go-build/xx/..., deleted when the cache
+// is trimmed or cleaned). Neither may be named in a kernelspec.
+func IsGoRunBinary(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// BinDir returns where `go install` puts binaries: $GOBIN, else the bin
+// directory of the first entry of $GOPATH, else ~/go/bin.
+func BinDir() (string, error) {
+	if d := os.Getenv("GOBIN"); d != "" {
+		return d, nil
+	}
+	if gp := filepath.SplitList(os.Getenv("GOPATH")); len(gp) > 0 && gp[0] != "" {
+		return filepath.Join(gp[0], "bin"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("install: no home directory for ~/go/bin: %w", err)
+	}
+	return filepath.Join(home, "go", "bin"), nil
+}
+
+// PersistentExecutable returns a path to exe that outlives this process:
+// exe itself, or, for a binary of `go run`, a copy in BinDir (copied
+// reports which).
+func PersistentExecutable(exe string) (path string, copied bool, err error) {
+	if !IsGoRunBinary(exe) {
+		return exe, false, nil
+	}
+	dir, err := BinDir()
+	if err != nil {
+		return "", false, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, fmt.Errorf("install: %w", err)
+	}
+	dst := filepath.Join(dir, filepath.Base(exe))
+	if err := copyFile(exe, dst); err != nil {
+		return "", false, fmt.Errorf("install: copying the go run binary to %s: %w", dst, err)
+	}
+	return dst, true, nil
+}
+
+// copyFile copies an executable through a temporary file and a rename, so
+// that a kernel running the old binary keeps it intact.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}

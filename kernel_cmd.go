@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/pathnotes/pathnotes/display"
+	"github.com/pathnotes/pathnotes/kernel"
+	"github.com/pathnotes/pathnotes/kernel/session"
+)
+
+func init() {
+	commands["kernel"] = command{"run the Jupyter kernel on a connection file (Jupyter starts it)", runKernel}
+}
+
+// Environment variables of the kernel's log.
+const (
+	logFileEnv  = "PATHNOTES_LOG"       // a file to log to instead of standard error
+	logLevelEnv = "PATHNOTES_LOG_LEVEL" // debug (every message), info, warn (default) or error
+)
+
+func runKernel(args []string) error {
+	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: pathnotes kernel CONNECTION_FILE\n\n"+
+			"Runs the kernel; Jupyter front ends start it through the kernelspec that\n"+
+			"`pathnotes install` writes. The log goes to standard error, or to the file\n"+
+			"$%s; $%s=debug logs every message with its type and id.\n", logFileEnv, logLevelEnv)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: want one connection file, got %d arguments", errUsage, fs.NArg())
+	}
+	ci, err := kernel.ReadConnectionFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+
+	// Compiled code that prints to the process's stdout or stderr must reach
+	// the cells, so both descriptors are captured; the log keeps the real
+	// stderr.
+	logOut := io.Writer(os.Stderr)
+	stdio, captureErr := kernel.CaptureStdio()
+	if captureErr == nil {
+		defer stdio.Close()
+		logOut = stdio.OriginalStderr()
+	}
+	log, closeLog, err := kernelLogger(logOut)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	if captureErr != nil {
+		log.Warn("output of compiled code goes to the terminal, not the cells", "err", captureErr)
+	}
+
+	historyPath, err := kernel.DefaultHistoryPath()
+	if err != nil {
+		log.Warn("history kept in memory only", "err", err)
+	}
+	history, warnings, err := kernel.OpenHistory(historyPath)
+	if err != nil {
+		log.Warn("history kept in memory only", "err", err)
+		history, _, _ = kernel.OpenHistory("")
+	}
+	defer history.Close()
+	for _, w := range warnings {
+		log.Warn("history", "err", w)
+	}
+
+	sess, err := session.New(sessionOptions())
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	display.SetPublisher(func(data, metadata map[string]any, displayID string, update bool) {
+		sess.Display(session.Bundle{Data: data, Metadata: metadata}, displayID, update)
+	})
+	defer display.SetPublisher(nil)
+
+	k, err := kernel.New(kernel.Options{
+		Connection:  ci,
+		Interpreter: sess,
+		History:     history,
+		Log:         log,
+		Version:     strings.TrimPrefix(versionString(), "pathnotes "),
+		Stdio:       stdio,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	// SIGINT interrupts the running cell, as Ctrl-C in a terminal would; it
+	// never stops the kernel.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+	go func() {
+		for range interrupts {
+			log.Info("SIGINT: interrupting the running cell")
+			k.Interrupt()
+		}
+	}()
+	return k.Run(ctx)
+}
+
+// kernelLogger returns the kernel's logger, writing to $PATHNOTES_LOG if set
+// and to stderr otherwise, at the level $PATHNOTES_LOG_LEVEL names. The
+// default, warn, keeps a console's terminal clean.
+func kernelLogger(stderr io.Writer) (*slog.Logger, func(), error) {
+	level := slog.LevelWarn
+	if s := os.Getenv(logLevelEnv); s != "" {
+		if err := level.UnmarshalText([]byte(s)); err != nil {
+			return nil, nil, fmt.Errorf("%s=%q: want debug, info, warn or error", logLevelEnv, s)
+		}
+	}
+	out, closeLog := stderr, func() {}
+	if path := os.Getenv(logFileEnv); path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", logFileEnv, err)
+		}
+		out, closeLog = f, func() { f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level})), closeLog, nil
+}
