@@ -14,6 +14,10 @@ import (
 // graphs are drawn as a breadth-first sample with a summary beside it.
 const DefaultMaxVertices = 300
 
+// maxDrawLimit is the most vertices MaxVertices accepts: layout and
+// overlap removal grow quadratically, and beyond it the picture is noise.
+const maxDrawLimit = 1000
+
 // maxWeightLabels is the largest number of drawn arcs whose weights are
 // written; above it the weights would hide the drawing.
 const maxWeightLabels = 100
@@ -96,11 +100,11 @@ func (v *GraphView) Layout(l Layout) *GraphView {
 func (v *GraphView) Seed(seed uint64) *GraphView { v.seed = seed; return v.changed() }
 
 // MaxVertices sets how many vertices are drawn at most (DefaultMaxVertices
-// unless set). A larger graph is drawn as a breadth-first sample of k
+// unless set, 1000 at most). A larger graph is drawn as a breadth-first sample of k
 // vertices, starting from the highlighted path or tree source.
 func (v *GraphView) MaxVertices(k int) *GraphView {
-	if k < 1 {
-		return v.fail(fmt.Errorf("display: MaxVertices(%d), want at least 1", k))
+	if k < 1 || k > maxDrawLimit {
+		return v.fail(fmt.Errorf("display: MaxVertices(%d), want 1..%d (a larger drawing is unreadable and slow to lay out)", k, maxDrawLimit))
 	}
 	v.maxDraw = k
 	return v.changed()

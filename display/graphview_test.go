@@ -276,3 +276,22 @@ func TestGraphOptionErrors(t *testing.T) {
 		t.Errorf("isomap on a path graph: %v", err)
 	}
 }
+
+func TestTinyGraphsDraw(t *testing.T) {
+	for n := 0; n <= 2; n++ {
+		var triples [][3]int
+		if n == 2 {
+			triples = [][3]int{{0, 1, 3}}
+		}
+		g, err := graph.FromTriples(n, triples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []Layout{AutoLayout, CircleLayout, ForceLayout} {
+			_, els := svgOf(t, Graph(g).Layout(l))
+			if got := len(byClass(els, "g", "vertex")); got != n {
+				t.Errorf("n=%d %v: %d vertices drawn", n, l, got)
+			}
+		}
+	}
+}

@@ -28,8 +28,9 @@ const (
 	// every time.
 	ForceLayout
 	// IsomapLayout places vertices by multidimensional scaling of their
-	// hop distances (gonum's IsomapR2). It needs a connected graph and
-	// O(n³) time, and gives even spacing on meshes and grids.
+	// hop distances (gonum's IsomapR2). It needs a connected graph of at
+	// most 300 vertices (it takes O(n³) time) and gives even spacing on
+	// meshes and grids.
 	IsomapLayout
 )
 
@@ -47,6 +48,10 @@ func (l Layout) String() string {
 	}
 	return fmt.Sprintf("Layout(%d)", int(l))
 }
+
+// isomapMax is the largest graph IsomapLayout accepts (its all-pairs
+// hop distances take O(n³) time).
+const isomapMax = 300
 
 // circleMax is the largest graph AutoLayout draws on a circle.
 const circleMax = 12
@@ -207,6 +212,9 @@ func place(l Layout, n int, arcs [][2]int, seed uint64) ([]r2.Vec, Layout, error
 		pullIn(view.coords)
 		return view.coords, l, nil
 	case IsomapLayout:
+		if n > isomapMax {
+			return nil, l, fmt.Errorf("display: isomap layout of %d vertices: it takes O(n³) time, so at most %d (use ForceLayout)", n, isomapMax)
+		}
 		view := newUndirectedView(n, arcs)
 		opt := layout.NewOptimizerR2(view, layout.IsomapR2{}.Update)
 		opt.Update()
