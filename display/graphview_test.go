@@ -295,3 +295,24 @@ func TestTinyGraphsDraw(t *testing.T) {
 		}
 	}
 }
+
+func TestLabelsAreEscaped(t *testing.T) {
+	g, err := graph.NewBuilder(0).AddLabeled("<a&b>", `"q"`, 1).Name("x<y").Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, els := svgOf(t, Graph(g).Title("D & Π <k>"))
+	found := false
+	for _, e := range els {
+		found = found || (e.name == "text" && e.text == "<a&b>")
+	}
+	if !found {
+		t.Error("the label <a&b> did not survive escaping")
+	}
+	h := WeightMatrix(g).Title("<W>").HTML() + Summary(g).HTML()
+	for _, want := range []string{"&lt;W&gt;", "&lt;a&amp;b&gt;", "x&lt;y summary"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks the escaped %q", want)
+		}
+	}
+}

@@ -83,7 +83,8 @@ func Summary(g *graph.Graph) *GraphSummary {
 	return s
 }
 
-// hasArc reports whether u→v exists, by binary search in u's sorted row.
+// hasArc reports whether u→v exists, by binary search in u's sorted row
+// (Graph.Weight scans the row, which is slow for the hubs of skewed graphs).
 func hasArc(g *graph.Graph, u, v int) bool {
 	ts, _ := g.Out(u)
 	lo, hi := 0, len(ts)
