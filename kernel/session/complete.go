@@ -176,7 +176,8 @@ func (s *Session) methodsOf(t string) []string {
 }
 
 // valueMembers lists the fields and methods of v's type (interpreted types
-// have no methods in reflection: methodsOf finds those).
+// have no methods in reflection: methodsOf finds those); of a compiled
+// type, only the exported ones, which cells can use.
 func valueMembers(v reflect.Value) []string {
 	if !v.IsValid() {
 		return nil
@@ -196,8 +197,11 @@ func valueMembers(v reflect.Value) []string {
 		}
 	}
 	if t.Kind() == reflect.Struct {
+		compiled := t.PkgPath() != "" // interpreted structs are unnamed to reflection
 		for i := 0; i < t.NumField(); i++ {
-			names = append(names, t.Field(i).Name)
+			if f := t.Field(i); f.IsExported() || !compiled {
+				names = append(names, f.Name)
+			}
 		}
 	}
 	return names

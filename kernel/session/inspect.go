@@ -254,13 +254,13 @@ func (s *Session) docOf(importPath, name string) string {
 // packages whose sources are not here.
 func reflectDecl(pkg, name string, v reflect.Value) string {
 	switch {
+	case v.CanAddr(): // a variable: yaegi stores reflect.ValueOf(&x).Elem()
+		return fmt.Sprintf("var %s.%s %s", pkg, name, v.Type())
 	case v.Kind() == reflect.Func:
 		return fmt.Sprintf("func %s.%s%s", pkg, name, strings.TrimPrefix(v.Type().String(), "func"))
 	case v.Kind() == reflect.Pointer && v.IsNil(): // a type: yaegi stores (*T)(nil)
 		t := v.Type().Elem()
 		return fmt.Sprintf("type %s.%s %s", pkg, name, t.Kind())
-	case v.Kind() == reflect.Pointer && v.IsValid():
-		return fmt.Sprintf("var %s.%s %s", pkg, name, v.Type().Elem())
 	}
 	return fmt.Sprintf("const %s.%s = %v", pkg, name, v)
 }
