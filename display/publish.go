@@ -50,6 +50,16 @@ func hasPublisher() bool {
 //
 // The error is that of a view built from bad arguments (the view still
 // shows, as the error message) or of writing to standard output.
+//
+// A value of a type declared in a notebook cell, with its own MIMEBundle
+// method, must reach Show through a variable of type Renderer:
+//
+//	var r display.Renderer = v
+//	display.Show(r)
+//
+// The interpreter attaches a cell type's methods to a value only when it is
+// assigned to an interface type that has them; passed as a plain any (or
+// through a conversion), it shows as its fields.
 func Show(v any) error { return emit(v, "", false) }
 
 // Update replaces the output that New (or a progress bar) created under
