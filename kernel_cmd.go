@@ -83,6 +83,12 @@ func runKernel(args []string) error {
 		return err
 	}
 	defer sess.Close()
+	for _, m := range kernel.Magics() {
+		// A magic of the same name that the session already has wins.
+		if err := sess.RegisterMagic(m); err != nil {
+			log.Warn("kernel magic not registered", "magic", m.Name, "err", err)
+		}
+	}
 	display.SetPublisher(func(data, metadata map[string]any, displayID string, update bool) {
 		sess.Display(session.Bundle{Data: data, Metadata: metadata}, displayID, update)
 	})

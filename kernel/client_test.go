@@ -51,8 +51,8 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// startKernel runs a kernel with a real session; historyPath "" keeps the
-// history in memory. The kernel is shut down when the test ends.
+// startKernel runs a kernel with a real session and the kernel's magics, as
+// the pathnotes command does; historyPath "" keeps the history in memory. The kernel is shut down when the test ends.
 func startKernel(t testing.TB, historyPath string) *testKernel {
 	return startKernelWith(t, historyPath, nil)
 }
@@ -63,6 +63,11 @@ func startKernelWith(t testing.TB, historyPath string, in Interpreter) *testKern
 	s, err := session.New(session.Options{Prelude: []string{"fmt"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, m := range Magics() {
+		if err := s.RegisterMagic(m); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if in == nil {
 		in = s

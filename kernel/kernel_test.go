@@ -153,6 +153,38 @@ func TestExecuteOutputKinds(t *testing.T) {
 	}
 }
 
+func TestKernelMagics(t *testing.T) {
+	tk := startKernel(t, "")
+	c := connect(t, tk, testKey)
+	reply, outs := c.execute("%clear wait\nfmt.Println(1)", nil)
+	if r := content(t, reply); r["status"] != "ok" {
+		t.Fatalf("%%clear: %v", r)
+	}
+	if got := fmt.Sprint(types(outs)); got != "[execute_input clear_output stream]" {
+		t.Errorf("%%clear published %s", got)
+	} else if content(t, outs[1])["wait"] != true {
+		t.Errorf("clear_output %s", outs[1].Content)
+	}
+	_, outs = c.execute("%clear", nil)
+	if len(outs) != 2 || content(t, outs[1])["wait"] != false {
+		t.Errorf("%%clear without wait: %v", types(outs))
+	}
+	_, outs = c.execute("%%display text/html\n<b>bold</b>", nil)
+	if len(outs) != 2 || outs[1].Header.MsgType != "display_data" {
+		t.Fatalf("%%%%display published %v", types(outs))
+	}
+	data := content(t, outs[1])["data"].(map[string]any)
+	if data["text/html"] != "<b>bold</b>" || data["text/plain"] != "<text/html, 11 bytes>" {
+		t.Errorf("display data %v", data)
+	}
+	for _, bad := range []string{"%clear later", "%%display\nx", "%%display html\nx"} {
+		reply, _ := c.execute(bad, nil)
+		if r := content(t, reply); r["status"] != "error" {
+			t.Errorf("%q: %v", bad, r)
+		}
+	}
+}
+
 func TestSilentAndUserExpressions(t *testing.T) {
 	tk := startKernel(t, "")
 	c := connect(t, tk, testKey)
