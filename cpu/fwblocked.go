@@ -108,6 +108,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 // big marks "no path" and every entry above noPath = big/2 is one.
 type blocked[T number] struct {
 	d           []T
+	d32         []int32 // d again when T is int32, for the vector kernels
 	pred        []int32 // nil without predecessors
 	n, tile, nb int
 	big, noPath T
@@ -115,7 +116,8 @@ type blocked[T number] struct {
 }
 
 func newBlocked[T number](d []T, pred []int32, n, tile, workers int, big T) *blocked[T] {
-	return &blocked[T]{d: d, pred: pred, n: n, tile: tile, nb: (n + tile - 1) / tile,
+	d32, _ := any(d).([]int32)
+	return &blocked[T]{d: d, d32: d32, pred: pred, n: n, tile: tile, nb: (n + tile - 1) / tile,
 		big: big, noPath: big / 2, workers: workers}
 }
 
@@ -222,29 +224,37 @@ func (b *blocked[T]) phase1(k0, k1 int) int {
 // j0..j1-1: the plain FW update, used where a tile reads values it is
 // itself updating (phases 1 and 2).
 func (b *blocked[T]) relax(k0, k1, i0, i1, j0, j1 int) {
+	for k := k0; k < k1; k++ {
+		b.pivot(k, i0, i1, b.pivotSIMD(k, i0, i1, j0, j1), j1)
+	}
+}
+
+// pivot applies pivot k to rows i0..i1-1, columns j0..j1-1, in Go.
+func (b *blocked[T]) pivot(k, i0, i1, j0, j1 int) {
 	n, d, pred, noPath := b.n, b.d, b.pred, b.noPath
 	w := j1 - j0
-	for k := k0; k < k1; k++ {
-		dk := d[k*n+j0 : k*n+j0+w]
-		for i := i0; i < i1; i++ {
-			dik := d[i*n+k]
-			if dik > noPath {
-				continue
-			}
-			di := d[i*n+j0 : i*n+j0+w]
-			if pred == nil {
-				for j, x := range dk {
-					di[j] = min(di[j], dik+x)
-				}
-				continue
-			}
-			pk := pred[k*n+j0 : k*n+j0+w]
-			pi := pred[i*n+j0 : i*n+j0+w]
+	if w <= 0 {
+		return
+	}
+	dk := d[k*n+j0 : k*n+j0+w]
+	for i := i0; i < i1; i++ {
+		dik := d[i*n+k]
+		if dik > noPath {
+			continue
+		}
+		di := d[i*n+j0 : i*n+j0+w]
+		if pred == nil {
 			for j, x := range dk {
-				if s := dik + x; s < di[j] {
-					di[j] = s
-					pi[j] = pk[j]
-				}
+				di[j] = min(di[j], dik+x)
+			}
+			continue
+		}
+		pk := pred[k*n+j0 : k*n+j0+w]
+		pi := pred[i*n+j0 : i*n+j0+w]
+		for j, x := range dk {
+			if s := dik + x; s < di[j] {
+				di[j] = s
+				pi[j] = pk[j]
 			}
 		}
 	}
@@ -259,7 +269,11 @@ func (b *blocked[T]) phase3(ti, tj, k0, k1 int) {
 	n, d, noPath := b.n, b.d, b.noPath
 	i0, i1 := b.span(ti)
 	j0, j1 := b.span(tj)
+	j0 = b.phase3SIMD(i0, i1, j0, j1, k0, k1)
 	w := j1 - j0
+	if w <= 0 {
+		return
+	}
 	for i := i0; i < i1; i++ {
 		ci := d[i*n+j0 : i*n+j0+w]
 		ai := d[i*n+k0 : i*n+k1]

@@ -40,8 +40,27 @@ func apspSolvers(n int) []apspSolver {
 				return FloydWarshallBlocked(ctx, g, FWOptions{Pred: pred, Tile: tile, Workers: workers})
 			}})
 	}
+	if simd != nil {
+		// The Go loops alone, as on a CPU without the vector kernels.
+		for _, tile := range []int{3, 32, n + 1} {
+			solvers = append(solvers, apspSolver{name("blocked-go/tile=", tile),
+				func(g *graph.Graph, pred bool) (*graph.AllPairs, error) {
+					defer withoutSIMD()()
+					return FloydWarshallBlocked(ctx, g, FWOptions{Pred: pred, Tile: tile, Workers: 2})
+				}})
+		}
+	}
 	return solvers
 }
+
+// withoutSIMD turns the vector kernels off until the returned function
+// runs. Tests that use it must not run in parallel.
+func withoutSIMD() (restore func()) {
+	saved := simd
+	simd = nil
+	return func() { simd = saved }
+}
+
 
 func TestAllPairsAgainstGonum(t *testing.T) {
 	cases := randomGraphs(t, []int{0, 1, 2, 3, 5, 8, 31, 33, 63, 65, 100}, 4)
