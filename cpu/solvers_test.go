@@ -61,7 +61,6 @@ func withoutSIMD() (restore func()) {
 	return func() { simd = saved }
 }
 
-
 func TestAllPairsAgainstGonum(t *testing.T) {
 	cases := randomGraphs(t, []int{0, 1, 2, 3, 5, 8, 31, 33, 63, 65, 100}, 4)
 	if !testing.Short() {
