@@ -53,7 +53,7 @@ func (v *GraphView) SVG() (string, error) {
 	var labels []weightLabel
 	for _, i := range order {
 		a := d.arcs[i]
-		geo, ok := d.arcGeometry(a, present[[2]int{a.v, a.u}])
+		geo, ok := d.arcGeometry(a, present[[2]int{a.v, a.u}] && !a.twoWay)
 		if !ok {
 			continue
 		}
@@ -65,9 +65,16 @@ func (v *GraphView) SVG() (string, error) {
 			color, strokeW, class = pathColor, 3.2, "arc path"
 		}
 		text := weightsText(a.weights)
-		fmt.Fprintf(&sb, `<g class="%s"><title>%s → %s: %s</title><path d="%s" fill="none" stroke="%s" stroke-width="%.1f"/><polygon points="%s" fill="%s"/></g>`,
-			class, html.EscapeString(d.label(d.verts[a.u])), html.EscapeString(d.label(d.verts[a.v])), text,
-			geo.path, color, strokeW, points(geo.arrow[:]), color)
+		arrow, head := "→", fmt.Sprintf(`<polygon points="%s" fill="%s"/>`, points(geo.arrow[:]), color)
+		if a.twoWay {
+			arrow = "↔"
+			if a.kind == plainArc {
+				head = ""
+			}
+		}
+		fmt.Fprintf(&sb, `<g class="%s"><title>%s %s %s: %s</title><path d="%s" fill="none" stroke="%s" stroke-width="%.1f"/>%s</g>`,
+			class, html.EscapeString(d.label(d.verts[a.u])), arrow, html.EscapeString(d.label(d.verts[a.v])), text,
+			geo.path, color, strokeW, head)
 		labels = append(labels, weightLabel{geo.label, text, a.kind})
 	}
 
@@ -135,7 +142,9 @@ type arcShape struct {
 
 // arcGeometry shapes arc a: a straight line, a curve bending to its right
 // when the reverse arc is drawn too (so the two do not overlap), or a loop
-// on the outer side of its vertex. ok is false for two coincident vertices.
+// on the freest side of its vertex. A plain two-way arc is a straight line
+// from circle to circle (its arrowhead is not drawn). ok is false for vertices
+// too close to draw an arc between.
 func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
 	arrowLen := max(6, d.radius*0.6)
 	p, q := d.pos[a.u], d.pos[a.v]
@@ -156,7 +165,10 @@ func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
 	start := r2.Add(p, r2.Scale(d.radius, unit(r2.Sub(ctrl, p))))
 	back := unit(r2.Sub(ctrl, q)) // from the target back along the arc
 	tip := r2.Add(q, r2.Scale(d.radius, back))
-	end := r2.Add(tip, r2.Scale(arrowLen*0.8, back))
+	end := tip
+	if !a.twoWay || a.kind != plainArc {
+		end = r2.Add(tip, r2.Scale(arrowLen*0.8, back)) // the line stops under the arrowhead
+	}
 	shape := arcShape{arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen)}
 	if reverse {
 		shape.path = fmt.Sprintf("M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f", start.X, start.Y, ctrl.X, ctrl.Y, end.X, end.Y)

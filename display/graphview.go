@@ -3,6 +3,7 @@ package display
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/spatial/r2"
@@ -184,6 +185,10 @@ type drawnArc struct {
 	u, v    int
 	weights []int32
 	kind    arcKind
+	// twoWay is set when v→u exists with the same weights: the pair is
+	// one edge of an undirected graph, drawn as a single line, without
+	// arrowhead unless highlighted, and the arc v→u is not drawn on its own.
+	twoWay bool
 }
 
 // drawing is a laid-out view, ready to be written.
@@ -232,6 +237,7 @@ func (v *GraphView) draw() (*drawing, error) {
 			pairs = append(pairs, [2]int{i, j})
 		}
 	}
+	d.arcs = mergeTwoWay(d.arcs)
 	coords, used, err := place(v.layout, len(d.verts), pairs, v.seed)
 	if err != nil {
 		return nil, err
@@ -241,6 +247,39 @@ func (v *GraphView) draw() (*drawing, error) {
 	d.notes = v.notes(d)
 	v.rendered = d
 	return d, nil
+}
+
+// mergeTwoWay replaces each pair u→v, v→u with equal weights by one
+// two-way arc, so that undirected graphs draw as plain edges rather than
+// as pairs of curves. The stronger highlight of the two is kept, with its
+// direction.
+func mergeTwoWay(arcs []drawnArc) []drawnArc {
+	index := make(map[[2]int]int, len(arcs))
+	for i, a := range arcs {
+		index[[2]int{a.u, a.v}] = i
+	}
+	drop := make([]bool, len(arcs))
+	for i := range arcs {
+		a := &arcs[i]
+		j, ok := index[[2]int{a.v, a.u}]
+		if a.u >= a.v || !ok || !slices.Equal(slices.Sorted(slices.Values(a.weights)), slices.Sorted(slices.Values(arcs[j].weights))) {
+			continue
+		}
+		a.twoWay = true
+		if arcs[j].kind > a.kind {
+			// Orient the edge as its highlighted direction, which keeps
+			// its arrowhead.
+			a.u, a.v, a.kind = a.v, a.u, arcs[j].kind
+		}
+		drop[j] = true
+	}
+	kept := arcs[:0]
+	for i, a := range arcs {
+		if !drop[i] {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // highlightedArcs maps (graph u, graph v) to the arc's highlight.
@@ -400,11 +439,18 @@ func (v *GraphView) notes(d *drawing) []string {
 	var notes []string
 	if d.sampled {
 		start := "vertex " + v.g.Label(d.verts[0])
+		arcs := 0
+		for _, a := range d.arcs {
+			if a.twoWay {
+				arcs += len(a.weights)
+			}
+			arcs += len(a.weights)
+		}
 		notes = append(notes, fmt.Sprintf("showing %d of %d vertices (breadth-first from %s) and the %d arcs among them",
-			len(d.verts), v.g.N(), start, len(d.arcs)))
+			len(d.verts), v.g.N(), start, arcs))
 	}
 	if len(d.arcs) > maxWeightLabels {
-		notes = append(notes, fmt.Sprintf("weights not written (%d arcs drawn)", len(d.arcs)))
+		notes = append(notes, fmt.Sprintf("weights not written (%d lines drawn)", len(d.arcs)))
 	}
 	if v.path != nil {
 		notes = append(notes, "path "+pathText(v.g, *v.path))

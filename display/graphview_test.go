@@ -79,10 +79,14 @@ func TestGraphPathHighlighted(t *testing.T) {
 	if len(onPath) != 2 {
 		t.Fatalf("%d highlighted arcs, want 2", len(onPath))
 	}
-	for _, e := range onPath {
-		if e.text != "" && !strings.Contains(e.text, "→") {
-			t.Errorf("arc title %q", e.text)
+	var titles []string
+	for i, e := range els {
+		if e.name == "g" && e.attrs["class"] == "arc path" {
+			titles = append(titles, els[i+1].text)
 		}
+	}
+	if strings.Join(titles, ", ") != "d → e: 1, e → b: 3" {
+		t.Errorf("highlighted arc titles = %q", titles)
 	}
 	if len(byClass(els, "g", "arc")) != 7 {
 		t.Errorf("plain arcs = %d, want 7", len(byClass(els, "g", "arc")))
@@ -313,6 +317,47 @@ func TestLabelsAreEscaped(t *testing.T) {
 	for _, want := range []string{"&lt;W&gt;", "&lt;a&amp;b&gt;", "x&lt;y summary"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("HTML lacks the escaped %q", want)
+		}
+	}
+}
+
+func TestUndirectedEdgesDrawAsSingleLines(t *testing.T) {
+	// A path a–b–c–d with a one-way arc d→a: three edges and one arc.
+	g, err := graph.NewBuilder(4).Undirected().AddArc(0, 1, 2).AddArc(1, 2, 3).AddArc(2, 3, 4).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	arcs := append(g.Arcs(), graph.Arc{From: 3, To: 0, Weight: 9}, graph.Arc{From: 0, To: 3, Weight: 8})
+	g, err = graph.FromArcs(4, arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(els []element, name string) int {
+		n := 0
+		for _, e := range els {
+			if e.name == name {
+				n++
+			}
+		}
+		return n
+	}
+	_, els := svgOf(t, Graph(g))
+	// Three edges drawn once without heads; 0→3 (8) and 3→0 (9) differ,
+	// so they stay two arcs with heads.
+	if p, h := count(els, "path"), count(els, "polygon"); p != 5 || h != 2 {
+		t.Errorf("%d lines and %d arrowheads, want 5 and 2", p, h)
+	}
+	// Highlighting c→b→a keeps the arrowheads along the path.
+	_, els = svgOf(t, Graph(g).Path(graph.Path{Vertices: []int{2, 1, 0}, Weight: 5}))
+	highlighted := byClass(els, "g", "arc path")
+	if len(highlighted) != 2 || count(els, "polygon") != 4 {
+		t.Fatalf("%d highlighted edges and %d arrowheads, want 2 and 4", len(highlighted), count(els, "polygon"))
+	}
+	for i, e := range els {
+		if e.name == "g" && e.attrs["class"] == "arc path" {
+			if title := els[i+1].text; title != "2 ↔ 1: 3" && title != "1 ↔ 0: 2" {
+				t.Errorf("highlighted edge %q is not oriented along the path", title)
+			}
 		}
 	}
 }
