@@ -1,9 +1,3 @@
-// Package session runs Go cells for the pathnotes kernel: one yaegi
-// interpreter per session, state kept from cell to cell, output streamed to
-// the front end, magics, completion, inspection and completeness checks.
-//
-// The package knows nothing of Jupyter's wire protocol: the kernel package
-// calls it through Session and receives what a cell produces through Output.
 package session
 
 import (

@@ -312,15 +312,31 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 }
 
 // compileDecls compiles and runs a file of declarations.
+// Temporaries of var initializers are dropped, as those of statements are
+// (see dropTemporaries), when the file declares nothing but variables.
 func (s *Session) compileDecls(ctx context.Context, f *ast.File) error {
 	instrument(f)
 	old := s.redeclaredVars(f)
+	n0 := len(frameData(s.in))
 	prog, err := s.compile(f)
 	if err != nil {
 		return s.explain(f, err)
 	}
+	if onlyVars(f) {
+		defer s.dropTemporaries(f, n0)
+	}
 	defer s.clearMoved(old)
 	return s.execute(ctx, prog)
+}
+
+// onlyVars reports whether a file declares variables and nothing else.
+func onlyVars(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); !ok || g.Tok != token.VAR {
+			return false
+		}
+	}
+	return true
 }
 
 // declaresAgain reports whether a var declaration gives values to variables
@@ -361,7 +377,9 @@ func (s *Session) assignVars(ctx context.Context, f *ast.File, d *ast.GenDecl) e
 		body.List = append(body.List, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: rhs})
 	}
 	instrument(body)
+	n0 := len(frameData(s.in))
 	if prog, err := s.compile(body); err == nil {
+		defer s.dropTemporaries(body, n0)
 		return s.execute(ctx, prog)
 	}
 	f.Decls = []ast.Decl{d}
@@ -455,19 +473,67 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 		if asAssignments(assign, old) {
 			instrument(assign)
 			checkStatements(assign, s.hooks.gen.Load())
+			n0 := len(frameData(s.in))
 			if prog, err := s.compile(assign); err == nil {
+				defer s.dropTemporaries(assign, n0)
 				return s.execute(ctx, prog)
 			}
 		}
 	}
 	instrument(body)
 	checkStatements(body, s.hooks.gen.Load())
+	n0 := len(frameData(s.in))
 	prog, err := s.compile(body)
 	if err != nil {
 		return s.explain(body, err)
 	}
+	defer s.dropTemporaries(body, n0)
 	defer s.clearMoved(old)
 	return s.execute(ctx, prog)
+}
+
+// frameData returns the storage of the interpreter's global frame, where
+// yaegi keeps the session's variables and also the temporary values of
+// every top-level statement (call results, composite literals), in slots
+// that are never reused. The field is unexported; if a later yaegi renames
+// it, frameData returns nil and nothing is dropped.
+func frameData(in *interp.Interpreter) []reflect.Value {
+	f := reflect.ValueOf(in).Elem().FieldByName("frame")
+	if !f.IsValid() || f.Kind() != reflect.Pointer || f.IsNil() {
+		return nil
+	}
+	d := f.Elem().FieldByName("data")
+	if !d.IsValid() || d.Type() != reflect.TypeFor[[]reflect.Value]() || !d.CanAddr() {
+		return nil
+	}
+	return *(*[]reflect.Value)(unsafe.Pointer(d.UnsafeAddr()))
+}
+
+// dropTemporaries releases the global slots that the top-level code n added
+// from index n0 on and that hold no session variable: kept, they would hold
+// every intermediate value of every cell (fmt.Println(len(bigResult())))
+// for the life of the session. Code with function literals or go
+// statements is left alone: a closure or goroutine that outlives the cell
+// may use a block variable of the cell's top level, which lives there too.
+func (s *Session) dropTemporaries(n ast.Node, n0 int) {
+	closures := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x.(type) {
+		case *ast.FuncLit, *ast.GoStmt:
+			closures = true
+		}
+		return !closures
+	})
+	if closures {
+		return
+	}
+	keep := map[uintptr]bool{}
+	for _, v := range s.globals() {
+		if v.IsValid() && v.CanAddr() {
+			keep[v.UnsafeAddr()] = true
+		}
+	}
+	releaseSlots(frameData(s.in), n0, func(addr uintptr) bool { return !keep[addr] })
 }
 
 // redeclared returns the session variables that the top-level statements
@@ -527,18 +593,35 @@ func hasKey(m map[string]reflect.Value, k string) bool {
 	return ok
 }
 
-// clearMoved zeroes the old slots of variables that now live in new ones,
-// so that their values can be collected.
+// clearMoved releases the old slots of variables that now live in new
+// ones, so that their values can be collected.
 func (s *Session) clearMoved(old map[string]reflect.Value) {
 	if len(old) == 0 {
 		return
 	}
 	now := s.globals()
+	moved := map[uintptr]bool{}
 	for name, v := range old {
 		if n, ok := now[name]; ok && n.CanAddr() && v.CanAddr() && n.UnsafeAddr() == v.UnsafeAddr() {
 			continue // same slot: still in use
 		}
-		v.Set(reflect.Zero(v.Type()))
+		if v.CanAddr() {
+			moved[v.UnsafeAddr()] = true
+		}
+	}
+	releaseSlots(frameData(s.in), 0, func(addr uintptr) bool { return moved[addr] })
+}
+
+// releaseSlots replaces the slots of data from index from on whose value
+// lives at an address release accepts with fresh zero values. It replaces
+// rather than zeroes: a slot may hold a reference into live memory (yaegi
+// keeps the element of xs[i] = v as a value addressing the array), which
+// zeroing would write through.
+func releaseSlots(data []reflect.Value, from int, release func(addr uintptr) bool) {
+	for i := from; i < len(data); i++ {
+		if v := data[i]; v.IsValid() && v.CanAddr() && release(v.UnsafeAddr()) {
+			data[i] = reflect.New(v.Type()).Elem()
+		}
 	}
 }
 
@@ -595,7 +678,9 @@ func (s *Session) runExpr(ctx context.Context, code string, p piece) (*Bundle, e
 		}
 		body.List[0] = &ast.ExprStmt{X: hookCall(e.Pos(), h, e)}
 		instrument(body)
+		n0 := len(frameData(s.in))
 		if prog, err := s.compile(body); err == nil {
+			defer s.dropTemporaries(body, n0)
 			s.hooks.hasValue.Store(false)
 			if err := s.execute(ctx, prog); err != nil {
 				return nil, err

@@ -51,3 +51,87 @@ func TestManyExecutions(t *testing.T) {
 		t.Errorf("heap grew by %d MB over %d cells", growth>>20, n)
 	}
 }
+
+// TestRedeclarationFreesOldValue checks that running a cell that declares a
+// big variable again does not keep the old value: yaegi would give the
+// variable a new slot each time and keep the old one.
+func TestRedeclarationFreesOldValue(t *testing.T) {
+	s := newSession(t)
+	heap := func() int64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	for _, cells := range [][]string{
+		{"buf := make([]byte, 1<<20)"},     // assigned: same type
+		{"var buf2 = make([]byte, 1<<20)"}, // assigned: same type
+		// A new type each time: new slots, the old ones cleared.
+		{"buf3 := make([]byte, 1<<20)", "buf3 := 1"},
+		{"var buf4 = make([]int8, 1<<20)", "var buf4 = \"small\""},
+	} {
+		for _, c := range cells {
+			run(t, s, c)
+		}
+		before := heap()
+		for i := 0; i < 30; i++ {
+			for _, c := range cells {
+				run(t, s, c)
+			}
+		}
+		if growth := heap() - before; growth > 10<<20 {
+			t.Errorf("%q run 30 times: the heap grew by %d MB", cells, growth>>20)
+		}
+	}
+}
+
+// TestRedeclarationKeepsFunctionsCurrent checks that a function that uses a
+// variable sees the value of the variable's latest declaration.
+func TestRedeclarationKeepsFunctionsCurrent(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "limit := 1\nfunc getLimit() int { return limit }")
+	run(t, s, "limit := 2")
+	if got := run(t, s, "getLimit()"); got != "2" {
+		t.Errorf("getLimit() = %s after limit := 2", got)
+	}
+	run(t, s, "var scale = 1.5\nfunc getScale() float64 { return scale }")
+	run(t, s, "var scale = 2.5")
+	if got := run(t, s, "getScale()"); got != "2.5" {
+		t.Errorf("getScale() = %s after var scale = 2.5", got)
+	}
+}
+
+// TestTemporariesFreed checks that the intermediate values of top-level
+// statements do not stay alive after their cell: yaegi keeps them in slots
+// of its global frame that are never reused.
+func TestTemporariesFreed(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "func mk() []byte { return make([]byte, 1<<20) }")
+	for _, cell := range []string{
+		"n := len(make([]byte, 1<<20))",
+		"fmt.Println(len(mk()))",
+		"len(mk())",
+		"var size = len(mk())",
+	} {
+		run(t, s, cell)
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := 0; i < 30; i++ {
+			run(t, s, cell)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if growth := int64(after.HeapAlloc) - int64(before.HeapAlloc); growth > 10<<20 {
+			t.Errorf("%q run 30 times: the heap grew by %d MB", cell, growth>>20)
+		}
+	}
+	// Variables stay, and so do values that temporaries refer to: yaegi
+	// keeps the element of keep[1] = 7 as a value that addresses the array.
+	run(t, s, "keep := make([]int, 3)\nkeep[1] = 7")
+	run(t, s, "keep[2] = 9")
+	run(t, s, "m := map[string][]int{\"a\": keep}\nm[\"a\"][0] = 5")
+	if got := run(t, s, "keep"); got != "[5 7 9]" {
+		t.Errorf("keep = %s, want [5 7 9]", got)
+	}
+}

@@ -1,0 +1,61 @@
+// Package session runs Go cells for the pathnotes kernel: one yaegi
+// interpreter per session, state kept from cell to cell, output streamed to
+// the front end, magics, completion, inspection and completeness checks.
+// The package knows nothing of Jupyter's wire protocol: the kernel calls it
+// through Session, and receives what a cell produces through Output.
+//
+// # Cells
+//
+// A cell may mix imports, declarations and statements in any order. The
+// session cuts it into top-level items, hoists the imports, and compiles
+// runs of declarations (as a file) and of statements (as the body of main)
+// in the cell's order; names live in one global scope, so a function may use
+// a variable of an earlier cell, and a later cell may declare a variable or
+// function again, with another type. Error positions are the cell's own:
+// "cell:3:5" is line 3, column 5, columns counting bytes as Go's do.
+//
+// A cell that ends in an expression shows its value: the MIME bundle of a
+// Renderer, or a text form: strings quoted, struct fields named, long
+// slices and maps cut after 100 items with their length, a slice of slices
+// one row per line, types with a String or Error method through it, several
+// values of a call separated by spaces (strconv.Atoi("3") shows 3 <nil>).
+// A nil value, a call with no value and a call of fmt.Print* show nothing.
+//
+// # Output, input, interrupts
+//
+// os.Stdout and os.Stderr of a cell are pipes read while the cell runs:
+// a line printed appears at once, then text is batched every 50 ms.
+// Goroutines that print after their cell ended print to the output of the
+// latest cell; Display does the same. os.Stdin is an io.Reader (not an
+// *os.File) whose reads, like fmt.Scan, ask Output.Input for a line.
+//
+// Cancelling Execute's context stops the cell within milliseconds, loops
+// included; the session keeps its state. A call into compiled code
+// (time.Sleep, a solver) runs to its end first unless it watches a context,
+// but nothing of the cell runs after it.
+//
+// A panic, a runtime error, os.Exit and log.Fatal end the cell with a
+// CellError whose traceback lists the interpreted frames. A panic in a
+// goroutine started by a cell is reported on stderr. Interpreted calls
+// nested deeper than Options.MaxDepth end the cell with a StackOverflow
+// error (Go's own stack overflow would kill the kernel).
+//
+// # What yaegi 0.16.1 lacks
+//
+// The session works around, or explains, the gaps users meet:
+//   - min and max are defined by the session as generic functions;
+//   - a type or a method cannot be redefined (yaegi keeps the first
+//     definition silently): declaring it again unchanged is accepted, a
+//     different declaration is an error that suggests %reset;
+//   - range over an integer or a function, clear, and the generic functions
+//     of packages slices and maps are missing: the error says so and what to
+//     write instead;
+//   - inference of type arguments fails beyond simple calls: the error of a
+//     call of a generic function suggests writing them out;
+//   - a top-level x := y with y undefined is reported as undefined, not as
+//     yaegi's "constant definition loop";
+//   - declaring a variable again would keep its old value alive: the
+//     session assigns instead when the types allow, and clears the old
+//     value otherwise;
+//   - a cell that declares func main (a pasted program) runs it.
+package session
