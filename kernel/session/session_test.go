@@ -210,6 +210,20 @@ func TestYaegiGaps(t *testing.T) {
 	}
 }
 
+// TestLoopVariables records that yaegi 0.16.1 shares a loop's variable
+// among iterations (Go before 1.22), so closures made in a loop see its last
+// value; passing the variable as an argument is the workaround.
+func TestLoopVariables(t *testing.T) {
+	s := newSession(t)
+	shared := run(t, s, "var fs []func() int\nfor i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }\nfs[0]() + fs[1]() + fs[2]()")
+	if shared != "9" && shared != "3" { // 3+3+3 today; 0+1+2 if yaegi gains per-iteration variables
+		t.Errorf("closures of a loop return %s in total", shared)
+	}
+	if got := run(t, s, "var gs []func() int\nfor i := 0; i < 3; i++ { gs = append(gs, func(k int) func() int { return func() int { return k } }(i)) }\ngs[0]() + gs[1]() + gs[2]()"); got != "3" {
+		t.Errorf("with the variable passed as an argument: %s, want 3", got)
+	}
+}
+
 // htmlTable renders itself, as the display package's values do.
 type htmlTable struct{ rows int }
 
