@@ -8,10 +8,13 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"io"
+	"log"
 	"reflect"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -706,6 +709,8 @@ func (s *Session) compileRun(ctx context.Context, n ast.Node) error {
 // compile compiles n, turning a panic of the interpreter (an unsupported
 // construct) into an error.
 func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
+	muteLog()
+	defer unmuteLog()
 	defer func() {
 		if r := recover(); r != nil {
 			msg := fmt.Sprint(r)
@@ -720,6 +725,35 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 		return nil, compileError(err)
 	}
 	return prog, nil
+}
+
+// yaegi reports some failures with log.Panic, which also prints the
+// message, with a time stamp, to the process's stderr (the cell's, in the
+// kernel), where it would only confuse: the message is in the CellError.
+// The standard logger is silenced while any session compiles.
+var (
+	logMu    sync.Mutex
+	logMuted int       // compilations in progress
+	logSaved io.Writer // the standard logger's output before them
+)
+
+func muteLog() {
+	logMu.Lock()
+	defer logMu.Unlock()
+	if logMuted == 0 {
+		logSaved = log.Writer()
+		log.SetOutput(io.Discard)
+	}
+	logMuted++
+}
+
+func unmuteLog() {
+	logMu.Lock()
+	defer logMu.Unlock()
+	logMuted--
+	if logMuted == 0 {
+		log.SetOutput(logSaved)
+	}
 }
 
 // forgetRoots empties yaegi's list of the syntax trees of everything it
