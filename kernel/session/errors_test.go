@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +71,7 @@ func TestStackOverflow(t *testing.T) {
 		if want == 0 {
 			want = DefaultMaxDepth
 		}
-		if got := run(t, s, "calls"); got != itoa(want) {
+		if got := run(t, s, "calls"); got != strconv.Itoa(want) {
 			t.Errorf("MaxDepth %d: %s calls before the error, want %d", depth, got, want)
 		}
 		// The depth count is back to zero: recursion within the limit works.
@@ -86,8 +87,6 @@ func TestStackOverflow(t *testing.T) {
 		t.Error("New accepted a negative MaxDepth")
 	}
 }
-
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + formatValues([]any{n})) }
 
 // TestInterrupt checks that cancelling the context stops loops that never
 // call anything within a second, and that the session and its state survive.

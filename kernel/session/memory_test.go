@@ -25,13 +25,6 @@ func TestManyExecutions(t *testing.T) {
 			return "m := map[int]string{1: \"a\"}\nm[2] = \"b\"\nlen(m)"
 		}
 	}
-	heap := func() uint64 {
-		runtime.GC()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
 	for i := 0; i < 100; i++ { // warm up: caches, first compilations
 		run(t, s, cell(i))
 	}
@@ -41,7 +34,7 @@ func TestManyExecutions(t *testing.T) {
 		run(t, s, cell(i))
 	}
 	after := heap()
-	growth := int64(after) - int64(before)
+	growth := after - before
 	t.Logf("heap %d KB before, %d KB after %d cells: %d bytes per cell", before>>10, after>>10, n, growth/n)
 	// Each cell keeps a little of its compilation (yaegi's symbols, the
 	// position table of its source): about 7 KB measured. Keeping the 64 KB
@@ -57,12 +50,6 @@ func TestManyExecutions(t *testing.T) {
 // variable a new slot each time and keep the old one.
 func TestRedeclarationFreesOldValue(t *testing.T) {
 	s := newSession(t)
-	heap := func() int64 {
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return int64(ms.HeapAlloc)
-	}
 	for _, cells := range [][]string{
 		{"buf := make([]byte, 1<<20)"},     // assigned: same type
 		{"var buf2 = make([]byte, 1<<20)"}, // assigned: same type
@@ -114,15 +101,11 @@ func TestTemporariesFreed(t *testing.T) {
 		"var size = len(mk())",
 	} {
 		run(t, s, cell)
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
+		before := heap()
 		for i := 0; i < 30; i++ {
 			run(t, s, cell)
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		if growth := int64(after.HeapAlloc) - int64(before.HeapAlloc); growth > 10<<20 {
+		if growth := heap() - before; growth > 10<<20 {
 			t.Errorf("%q run 30 times: the heap grew by %d MB", cell, growth>>20)
 		}
 	}
@@ -134,4 +117,13 @@ func TestTemporariesFreed(t *testing.T) {
 	if got := run(t, s, "keep"); got != "[5 7 9]" {
 		t.Errorf("keep = %s, want [5 7 9]", got)
 	}
+}
+
+// heap returns the bytes of live heap objects, after garbage collection.
+func heap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Limits of the text form of values, so that a cell ending in a big slice or
@@ -35,15 +36,13 @@ func formatValues(vals []any) string {
 	s := b.String()
 	if len(s) > maxText {
 		cut := maxText
-		for cut > 0 && !isRuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + fmt.Sprintf("… (text form truncated at %d of %d bytes)", cut, len(s))
 	}
 	return s
 }
-
-func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
 
 // textPrinter writes the text form of one value.
 type textPrinter struct {
