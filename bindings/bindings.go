@@ -14,6 +14,15 @@ import "reflect"
 
 //go:generate go run ./internal/genbindings -out .
 
+// Prelude lists the packages every cell may use without an import line
+// (an explicit import still works).
+var Prelude = []string{
+	"fmt",
+	"github.com/pathnotes/pathnotes/graph",
+	"github.com/pathnotes/pathnotes/cpu",
+	"github.com/pathnotes/pathnotes/display",
+}
+
 // Symbols maps "importpath/name" to the exported symbols of that package, in
 // the form yaegi's interp.Use expects.
 var Symbols = map[string]map[string]reflect.Value{}

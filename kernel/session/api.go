@@ -62,6 +62,12 @@ type Options struct {
 	// the doc comments of compiled packages are not in the binary. The
 	// standard library's come from the Go sources in GOROOT when present.
 	Doc func(importPath, name string) (string, bool)
+	// Present, when set, may return a Renderer for a trailing value whose
+	// type has no MIMEBundle method of its own (the program points it at
+	// the display package, so that graphs and results show richly while
+	// the session stays ignorant of them). A nil Renderer keeps the text
+	// form.
+	Present func(v any) Renderer
 }
 
 // DefaultMaxDepth is the call depth used when Options.MaxDepth is 0. An

@@ -798,11 +798,11 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stopped := make(chan struct{})
 	s.mu.Lock()
-	s.cancelPiece, s.pieceStopped = cancel, stopped
+	s.cancelPiece, s.pieceStopped, s.pieceCtx = cancel, stopped, ctx
 	s.mu.Unlock()
 	_, err := s.in.ExecuteWithContext(ctx, prog)
 	s.mu.Lock()
-	s.cancelPiece, s.pieceStopped = nil, nil
+	s.cancelPiece, s.pieceStopped, s.pieceCtx = nil, nil, nil
 	s.mu.Unlock()
 	close(stopped)
 	cancel(nil)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -66,6 +67,7 @@ func (h *hooks) symbols() interp.Exports {
 		"Stringer":  reflect.ValueOf(h.stringer),
 		"Error":     reflect.ValueOf(h.error),
 		"Show":      reflect.ValueOf(h.show),
+		"Context":   reflect.ValueOf(h.context),
 	}}
 }
 
@@ -96,6 +98,18 @@ func (h *hooks) enter() {
 	}
 	h.depth.Add(-1)
 	panic(err)
+}
+
+// context returns the context of the piece of cell code that is running,
+// cancelled by an interrupt, or a background context between cells (for
+// goroutines of earlier cells).
+func (h *hooks) context() context.Context {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	if h.s.pieceCtx != nil {
+		return h.s.pieceCtx
+	}
+	return context.Background()
 }
 
 // leave undoes enter; generated code defers it.
@@ -143,6 +157,9 @@ func (h *hooks) stringer(v fmt.Stringer) {
 		h.setResult(nil)
 		return
 	}
+	if h.present(v) {
+		return
+	}
 	h.setResult(TextBundle(v.String()))
 }
 
@@ -151,6 +168,9 @@ func (h *hooks) stringer(v fmt.Stringer) {
 func (h *hooks) error(v error) {
 	if isNil(v) {
 		h.setResult(nil)
+		return
+	}
+	if h.present(v) {
 		return
 	}
 	h.setResult(TextBundle(v.Error()))
@@ -167,8 +187,24 @@ func (h *hooks) show(vals ...any) {
 			h.setResult(rendererBundle(r, vals[0]))
 			return
 		}
+		if h.present(vals[0]) {
+			return
+		}
 	}
 	h.setResult(TextBundle(formatValues(vals)))
+}
+
+// present shows v through Options.Present when that gives a Renderer.
+func (h *hooks) present(v any) bool {
+	if h.s.opts.Present == nil {
+		return false
+	}
+	r := h.s.opts.Present(v)
+	if r == nil {
+		return false
+	}
+	h.setResult(rendererBundle(r, v))
+	return true
 }
 
 // rendererBundle asks r for its bundle, adding a text/plain form of v when

@@ -42,6 +42,7 @@ type Session struct {
 	closed  bool
 
 	cancelPiece  context.CancelCauseFunc // stops the running piece of a cell
+	pieceCtx     context.Context         // the running piece's context, nil between cells
 	pieceStopped chan struct{}           // closed when that piece has stopped
 }
 
@@ -95,6 +96,10 @@ func (s *Session) Close() error {
 // functions (an untyped constant mixed with a typed value may need a
 // conversion, as in min(x, float64(1))).
 const prelude = `
+// Ctx returns the running cell's context, which an interrupt cancels: pass
+// it to long computations, e.g. cpu.FloydWarshall(Ctx(), g, opts).
+var Ctx = _pnrt.Context
+
 type _pnOrdered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
 }

@@ -25,6 +25,8 @@ import (
 // packages are the import paths whose exported API cells can use.
 var packages = []string{
 	"github.com/pathnotes/pathnotes/graph",
+	"github.com/pathnotes/pathnotes/cpu",
+	"github.com/pathnotes/pathnotes/display",
 	"gonum.org/v1/gonum/mat",
 	"gonum.org/v1/gonum/stat",
 	"gonum.org/v1/gonum/graph/path",

@@ -1,0 +1,60 @@
+package session
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+)
+
+type urlView struct{ u *url.URL }
+
+func (v urlView) MIMEBundle() (map[string]any, map[string]any) {
+	return map[string]any{"text/html": "<a>" + v.u.Host + "</a>"}, nil
+}
+
+// Present gives compiled values without a MIMEBundle method a rich form,
+// even when they have a String method, and leaves other values alone.
+func TestPresent(t *testing.T) {
+	s, err := New(Options{Prelude: []string{"fmt", "net/url"}, Present: func(v any) Renderer {
+		if u, ok := v.(*url.URL); ok {
+			return urlView{u}
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b, err := s.Execute(context.Background(), `u, _ := url.Parse("http://example.org/x"); u`, newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b == nil || b.Data["text/html"] != "<a>example.org</a>" || b.Data["text/plain"] == nil {
+		t.Fatalf("bundle = %+v, want the presented HTML plus text", b)
+	}
+	if got := run(t, s, `[]int{1, 2}`); got != "[1 2]" {
+		t.Fatalf("slice shown as %q", got)
+	}
+}
+
+// Ctx is the running cell's context: an interrupt cancels it, so compiled
+// code that watches it stops too.
+func TestCtxCancelledByInterrupt(t *testing.T) {
+	s := newSession(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	// exec.Cmd.Run is compiled code: only the context can stop it.
+	_, err := s.Execute(ctx, `import "os/exec"
+exec.CommandContext(Ctx(), "sleep", "20").Run()`, newRecorder())
+	if err == nil {
+		t.Fatal("interrupted cell succeeded")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Ctx() was not cancelled: the cell ran %v", d)
+	}
+	if got := run(t, s, `Ctx().Err() == nil`); got != "true" {
+		t.Fatalf("Ctx() in a fresh cell: Err()==nil is %s", got)
+	}
+}
