@@ -474,6 +474,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 			return err
 		}
 		if asAssignments(assign, old) {
+			wrapCompound(assign)
 			instrument(assign)
 			checkStatements(assign, s.hooks.gen.Load())
 			n0 := len(frameData(s.in))
@@ -483,6 +484,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 			}
 		}
 	}
+	wrapCompound(body)
 	instrument(body)
 	checkStatements(body, s.hooks.gen.Load())
 	n0 := len(frameData(s.in))

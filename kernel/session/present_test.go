@@ -58,3 +58,21 @@ exec.CommandContext(Ctx(), "sleep", "20").Run()`, newRecorder())
 		t.Fatalf("Ctx() in a fresh cell: Err()==nil is %s", got)
 	}
 }
+
+// yaegi 0.16 alone loses err in `v, err := f()` inside a block of top-level
+// code; the session wraps top-level compound statements so cells work.
+func TestNestedMultiValueDefine(t *testing.T) {
+	s := newSession(t)
+	run(t, s, `func pair(i int) (int, error) { return 2 * i, nil }`)
+	cases := map[string]string{
+		"a := 0\nfor i := 1; i <= 3; i++ {\n\tv, err := pair(i)\n\tif err != nil {\n\t\tpanic(err)\n\t}\n\ta += v\n}\na": "12",
+		"b := 0\nif true {\n\tif v, err := pair(5); err == nil {\n\t\tb = v\n\t}\n}\nb":                                  "10",
+		"c := 0\nswitch {\ncase true:\n\tv, err := pair(1)\n\t_ = err\n\tc = v\n}\nc":                                    "2",
+		"d := 0\nfor _, i := range []int{1, 2} {\n\tif v, err := pair(i); err == nil {\n\t\td += v\n\t}\n}\nd":           "6",
+	}
+	for code, want := range cases {
+		if got := run(t, s, code); got != want {
+			t.Errorf("%q = %s, want %s", code, got, want)
+		}
+	}
+}

@@ -198,3 +198,51 @@ func hookCall(pos token.Pos, name string, args ...ast.Expr) *ast.CallExpr {
 }
 
 func ident(pos token.Pos, name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
+
+// wrapCompound turns each top-level compound statement of a cell (if, for,
+// switch, select, a block) into the call of a function literal that holds
+// it: func() { if … }(). yaegi 0.16 loses the second variable of a
+// multi-value := (v, err := f()) in a block nested in top-level code
+// ("undefined: err"), but not inside a function. A compound statement
+// declares nothing outside itself, so the wrapping changes no scope; it is
+// skipped for statements that contain a return, a goto or a labelled
+// branch out of them, whose meaning the literal would change.
+func wrapCompound(body *ast.BlockStmt) {
+	for i, st := range body.List {
+		switch st.(type) {
+		case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt,
+			*ast.SelectStmt, *ast.BlockStmt:
+		default:
+			continue
+		}
+		if leavesStatement(st) {
+			continue
+		}
+		pos := st.Pos()
+		lit := &ast.FuncLit{
+			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{st}, Rbrace: st.End()},
+		}
+		body.List[i] = &ast.ExprStmt{X: &ast.CallExpr{Fun: lit, Lparen: pos, Rparen: st.End()}}
+	}
+}
+
+// leavesStatement reports whether st contains, outside nested function
+// literals, a return, a goto, or a break or continue with a label.
+func leavesStatement(st ast.Stmt) bool {
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = true
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO || n.Label != nil {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
