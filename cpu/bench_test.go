@@ -141,6 +141,9 @@ func BenchmarkSingleSource(b *testing.B) {
 			}
 		})
 		b.Run(g.Name()+"/gonum-bellman-ford", func(b *testing.B) {
+			if testing.Short() && g.N() > 100_000 {
+				b.Skip("gonum's Bellman-Ford takes minutes on the grid; run without -short")
+			}
 			gg := gonumOnce(b)
 			for b.Loop() {
 				if _, ok := path.BellmanFordFrom(simple.Node(0), gg); !ok {

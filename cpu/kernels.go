@@ -19,6 +19,9 @@ type simdKernels struct {
 	// stripPred is strip that also keeps p_i[j] = pb_k[j] for the first
 	// strictly better k.
 	stripPred func(c, p, a, b, pb *int32, rows, depth, stride int)
+	// strip8 and strip8Pred are strip and stripPred for 8 columns.
+	strip8     func(c, a, b *int32, rows, depth, stride int)
+	strip8Pred func(c, p, a, b, pb *int32, rows, depth, stride int)
 }
 
 // simd is nil where the CPU lacks the vector kernels (and in tests that
@@ -45,7 +48,7 @@ func (b *blocked[T]) pivotSIMD(k, i0, i1, j0, j1 int) int {
 }
 
 // phase3SIMD runs phase 3 for tile rows i0..i1-1 over as many columns from
-// j0 as the vector kernels take, 32 at a time and then 8 at a time, and
+// j0 as the vector kernels take, 32 at a time, then 8 at a time, and
 // returns the first column left to the Go loop. Phase 3 reads only tiles
 // it does not write, so columns are independent and pivot order within a
 // column is all that matters for Π.
@@ -62,11 +65,12 @@ func (b *blocked[T]) phase3SIMD(i0, i1, j0, j1, k0, k1 int) int {
 			simd.stripPred(&d[i0*n+j0], &p[i0*n+j0], &d[i0*n+k0], &d[k0*n+j0], &p[k0*n+j0], rows, depth, n)
 		}
 	}
-	if w := (j1 - j0) &^ 7; w > 0 {
-		for k := k0; k < k1; k++ {
-			b.pivotSIMD(k, i0, i1, j0, j0+w)
+	for ; j0+8 <= j1; j0 += 8 {
+		if p == nil {
+			simd.strip8(&d[i0*n+j0], &d[i0*n+k0], &d[k0*n+j0], rows, depth, n)
+		} else {
+			simd.strip8Pred(&d[i0*n+j0], &p[i0*n+j0], &d[i0*n+k0], &d[k0*n+j0], &p[k0*n+j0], rows, depth, n)
 		}
-		j0 += w
 	}
 	return j0
 }

@@ -14,6 +14,12 @@ func stripAVX2(c, a, b *int32, rows, depth, stride int)
 //go:noescape
 func stripPredAVX2(c, p, a, b, pb *int32, rows, depth, stride int)
 
+//go:noescape
+func strip8AVX2(c, a, b *int32, rows, depth, stride int)
+
+//go:noescape
+func strip8PredAVX2(c, p, a, b, pb *int32, rows, depth, stride int)
+
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 
 func xgetbv() (eax, edx uint32)
@@ -44,6 +50,8 @@ func init() {
 			pivotRowsPred: pivotRowsPredAVX2,
 			strip:         stripAVX2,
 			stripPred:     stripPredAVX2,
+			strip8:        strip8AVX2,
+			strip8Pred:    strip8PredAVX2,
 		}
 	}
 }

@@ -202,3 +202,75 @@ sp_k:
 	JNZ  sp_row
 	VZEROUPPER
 	RET
+
+// func strip8AVX2(c, a, b *int32, rows, depth, stride int)
+// stripAVX2 for 8 lanes, for the columns of a tile left over after the
+// 32-lane strips.
+TEXT ·strip8AVX2(SB), NOSPLIT, $0-48
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ rows+24(FP), R8
+	MOVQ depth+32(FP), R10
+	MOVQ stride+40(FP), R9
+	SHLQ $2, R9
+s8_row:
+	VMOVDQU (DI), Y0
+	MOVQ SI, BX
+	MOVQ DX, R11
+	MOVQ R10, CX
+s8_k:
+	VPBROADCASTD (BX), Y4
+	VPADDD  (R11), Y4, Y5
+	VPMINSD Y5, Y0, Y0
+	ADDQ $4, BX
+	ADDQ R9, R11
+	DECQ CX
+	JNZ  s8_k
+	VMOVDQU Y0, (DI)
+	ADDQ R9, DI
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  s8_row
+	VZEROUPPER
+	RET
+
+// func strip8PredAVX2(c, p, a, b, pb *int32, rows, depth, stride int)
+// stripPredAVX2 for 8 lanes.
+TEXT ·strip8PredAVX2(SB), NOSPLIT, $0-64
+	MOVQ c+0(FP), DI
+	MOVQ p+8(FP), R13
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	MOVQ pb+32(FP), R12
+	MOVQ rows+40(FP), R8
+	MOVQ depth+48(FP), R10
+	MOVQ stride+56(FP), R9
+	SHLQ $2, R9
+s8p_row:
+	VMOVDQU (DI), Y0
+	VMOVDQU (R13), Y4
+	MOVQ SI, BX
+	MOVQ DX, R11
+	MOVQ R12, R14
+	MOVQ R10, CX
+s8p_k:
+	VPBROADCASTD (BX), Y8
+	VPADDD    (R11), Y8, Y9
+	VPCMPGTD  Y9, Y0, Y10
+	VPMINSD   Y9, Y0, Y0
+	VPBLENDVB Y10, (R14), Y4, Y4
+	ADDQ $4, BX
+	ADDQ R9, R11
+	ADDQ R9, R14
+	DECQ CX
+	JNZ  s8p_k
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y4, (R13)
+	ADDQ R9, DI
+	ADDQ R9, R13
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  s8p_row
+	VZEROUPPER
+	RET

@@ -71,27 +71,33 @@ func TestSIMDKernelsMatchGo(t *testing.T) {
 			if !slices.Equal(gotD, wantD) || !slices.Equal(gotP, wantP) {
 				t.Fatalf("trial %d pivotRows pred=%v rows=%d width=%d stride=%d: differs from the Go loop", trial, pred, rows, width, stride)
 			}
-			// strip: 32 lanes, depth pivots in order.
-			wantD, wantP = slices.Clone(d), slices.Clone(p)
-			for i := range rows {
-				for k := range depth {
-					a := wantD[i*stride+32+k]
-					for j := range 32 {
-						if s := a + wantD[bOff+k*stride+j]; s < wantD[i*stride+j] {
-							wantD[i*stride+j], wantP[i*stride+j] = s, wantP[bOff+k*stride+j]
+			// strips of 32 and 8 lanes, depth pivots in order.
+			for _, lanes := range []int{32, 8} {
+				wantD, wantP = slices.Clone(d), slices.Clone(p)
+				for i := range rows {
+					for k := range depth {
+						a := wantD[i*stride+32+k]
+						for j := range lanes {
+							if s := a + wantD[bOff+k*stride+j]; s < wantD[i*stride+j] {
+								wantD[i*stride+j], wantP[i*stride+j] = s, wantP[bOff+k*stride+j]
+							}
 						}
 					}
 				}
-			}
-			gotD, gotP = slices.Clone(d), slices.Clone(p)
-			if pred {
-				simd.stripPred(&gotD[0], &gotP[0], &gotD[32], &gotD[bOff], &gotP[bOff], rows, depth, stride)
-			} else {
-				simd.strip(&gotD[0], &gotD[32], &gotD[bOff], rows, depth, stride)
-				wantP = gotP
-			}
-			if !slices.Equal(gotD, wantD) || !slices.Equal(gotP, wantP) {
-				t.Fatalf("trial %d strip pred=%v rows=%d depth=%d stride=%d: differs from the Go loop", trial, pred, rows, depth, stride)
+				gotD, gotP = slices.Clone(d), slices.Clone(p)
+				strip, stripPred := simd.strip, simd.stripPred
+				if lanes == 8 {
+					strip, stripPred = simd.strip8, simd.strip8Pred
+				}
+				if pred {
+					stripPred(&gotD[0], &gotP[0], &gotD[32], &gotD[bOff], &gotP[bOff], rows, depth, stride)
+				} else {
+					strip(&gotD[0], &gotD[32], &gotD[bOff], rows, depth, stride)
+					wantP = gotP
+				}
+				if !slices.Equal(gotD, wantD) || !slices.Equal(gotP, wantP) {
+					t.Fatalf("trial %d %d-lane strip pred=%v rows=%d depth=%d stride=%d: differs from the Go loop", trial, lanes, pred, rows, depth, stride)
+				}
 			}
 		}
 	}
