@@ -114,7 +114,7 @@ func allSources(ctx context.Context, g *graph.Graph, weights []int32, opts APSPO
 		far, err := dijkstra(ctx, g.Offsets(), g.Targets(), weights, s, res.Dist[s*n:s*n+n], pred, &heaps[w], nil)
 		switch {
 		case err != nil:
-			fail.set(cancelled(ctx, what, fmt.Sprintf("source %d: %v", s, err)))
+			fail.set(cancelled(ctx, what, fmt.Sprintf("source %d (%v)", s, err)))
 		case far >= 0:
 			fail.set(tooFar(g, what, s, far))
 		}

@@ -59,7 +59,7 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 		}
 		return res, nil
 	}
-	if err := graph.CheckMatrixSize(n, 2+matrices(opts.Pred)); err != nil {
+	if err := graph.CheckMatrixSize(n, 2); err != nil { // the int64 copy, beside the result
 		return nil, fmt.Errorf("%s: checked int64 path: %w", what, err)
 	}
 	d := widen(res.Dist, graph.Inf, math.MaxInt64)
@@ -131,14 +131,6 @@ func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, a
 		}
 	}
 	return -1, n, nil
-}
-
-// matrices counts the n×n int32 matrices of a result.
-func matrices(pred bool) int {
-	if pred {
-		return 2
-	}
-	return 1
 }
 
 // newFW allocates a Floyd-Warshall result and fills it with W and Π^(0).

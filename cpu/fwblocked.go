@@ -83,7 +83,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 			err = export(res, res.Dist, res.Pred, b.noPath, g, what)
 		}
 	} else {
-		if err := graph.CheckMatrixSize(n, 2+matrices(opts.Pred)); err != nil {
+		if err := graph.CheckMatrixSize(n, 2); err != nil { // the int64 copy, beside the result
 			return nil, fmt.Errorf("%s: checked int64 path: %w", what, err)
 		}
 		const big = 1<<62 - 1
