@@ -1,0 +1,157 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// checkInput rejects a nil graph and graphs a variant cannot solve exactly
+// in int32: any
+// negative arc for Dijkstra (negative = false), and weights so large that a
+// path of n arcs could leave ±graph.MaxDistance (the kernels add without
+// overflow checks beyond the INF guard).
+func checkInput(g *graph.Graph, what string, negative bool) error {
+	if g == nil {
+		return fmt.Errorf("%s: nil graph", what)
+	}
+	if !negative {
+		for u := 0; u < g.N(); u++ {
+			ts, ws := g.Out(u)
+			for k, w := range ws {
+				if w < 0 {
+					return fmt.Errorf("%s: arc %s->%s has negative weight %d; Dijkstra needs non-negative weights (use a Bellman-Ford or Floyd-Warshall variant)",
+						what, g.Label(u), g.Label(int(ts[k])), w)
+				}
+			}
+		}
+	}
+	lo, hi := g.WeightRange()
+	maxAbs := max(-int64(lo), int64(hi))
+	if bound := int64(g.N()) * maxAbs; bound > int64(graph.MaxDistance) {
+		return fmt.Errorf("%s: weights up to |%d| on %d vertices allow paths of weight up to %d, beyond the int32 kernels' range ±%d",
+			what, maxAbs, g.N(), bound, graph.MaxDistance)
+	}
+	return nil
+}
+
+// checkSource reports a source vertex outside the graph.
+func checkSource(g *graph.Graph, source int, what string) error {
+	if g == nil {
+		return fmt.Errorf("%s: nil graph", what)
+	}
+	if source < 0 || source >= g.N() {
+		return fmt.Errorf("%s: source %d out of range 0..%d", what, source, g.N()-1)
+	}
+	return nil
+}
+
+// checkResult makes sure every distance the kernels returned is Inf or
+// within ±graph.MaxDistance: a poisoned cell was never written, anything
+// else out of range is a kernel fault. single selects the single-source
+// wording of the cell.
+func checkResult(dist []int32, n int, single bool, what string) error {
+	for c, d := range dist {
+		if d == graph.Inf || (d <= graph.MaxDistance && d >= -graph.MaxDistance) {
+			continue
+		}
+		where := fmt.Sprintf("dist[%d][%d]", c/max(n, 1), c%max(n, 1))
+		if single {
+			where = fmt.Sprintf("dist[%d]", c)
+		}
+		if uint32(d) == poison {
+			return fmt.Errorf("%s: internal error: %s was never written by the kernels (it still holds the poison value %#x)", what, where, poison)
+		}
+		return fmt.Errorf("%s: internal error: %s = %d is beyond ±%d", what, where, d, graph.MaxDistance)
+	}
+	return nil
+}
+
+// negativeCycle finds a negative cycle once a kernel has shown there is
+// one, and returns it as a *graph.NegativeCycleError. It runs in-place
+// Bellman-Ford passes on the host, recording each vertex's predecessor,
+// from the distances start (nil: 0 everywhere, which reaches every cycle;
+// graph.Inf marks vertices not reached), until the predecessor graph has a
+// cycle: any such cycle is negative, because every arc on it was tight when
+// set and the last one set was strictly improving. hint names a vertex the
+// kernel saw on or behind the cycle, reported if no cycle turns up within
+// 2n passes.
+func negativeCycle(ctx context.Context, g *graph.Graph, start []int32, hint int) error {
+	n := g.N()
+	const unreached = math.MaxInt64
+	d := make([]int64, n)
+	for v := range d {
+		if start != nil && start[v] == graph.Inf {
+			d[v] = unreached
+		} else if start != nil {
+			d[v] = int64(start[v])
+		}
+	}
+	pred := make([]int32, n)
+	for v := range pred {
+		pred[v] = graph.Nil
+	}
+	for pass := 0; pass < 2*n && ctx.Err() == nil; pass++ {
+		changed := false
+		for u := 0; u < n; u++ {
+			if d[u] == unreached {
+				continue
+			}
+			ts, ws := g.Out(u)
+			for k, t := range ts {
+				if nd := d[u] + int64(ws[k]); nd < d[t] {
+					d[t], pred[t], changed = nd, int32(u), true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+		if cycle := predCycle(pred); cycle != nil {
+			var w int64
+			for i, u := range cycle {
+				a, _ := g.Weight(u, cycle[(i+1)%len(cycle)])
+				w += int64(a)
+			}
+			return &graph.NegativeCycleError{Vertex: cycle[0], Cycle: cycle, Weight: w, Labels: slices.Clone(g.Labels())}
+		}
+	}
+	return &graph.NegativeCycleError{Vertex: hint, Labels: slices.Clone(g.Labels())}
+}
+
+// predCycle returns a cycle of the predecessor graph (pred[v] is the vertex
+// before v) in arc order, or nil if it has none.
+func predCycle(pred []int32) []int {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(pred))
+	for s := range pred {
+		if state[s] != unseen {
+			continue
+		}
+		v := s
+		for v >= 0 && state[v] == unseen {
+			state[v] = onPath
+			v = int(pred[v])
+		}
+		if v >= 0 && state[v] == onPath {
+			// v is on a cycle: collect it backwards, then reverse.
+			cycle := []int{v}
+			for u := int(pred[v]); u != v; u = int(pred[u]) {
+				cycle = append(cycle, u)
+			}
+			slices.Reverse(cycle)
+			return cycle
+		}
+		for u := s; u >= 0 && state[u] == onPath; u = int(pred[u]) {
+			state[u] = done
+		}
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
+)
+
+// DeviceInfo describes one GPU: what it is and the limits that decide
+// grid shapes and occupancy.
+type DeviceInfo struct {
+	Ordinal        int
+	Name           string
+	Major, Minor   int    // compute capability
+	SMs            int    // streaming multiprocessors
+	Memory         uint64 // total global memory, bytes
+	ClockMHz       int    // SM clock
+	MemoryClockMHz int
+	MemoryBusBits  int
+	L2Bytes        int
+	WarpSize       int
+	// Limits of a block and of a multiprocessor.
+	MaxThreadsPerBlock  int
+	MaxThreadsPerSM     int
+	SharedPerBlock      int // bytes a block gets without opting in
+	SharedPerBlockOptin int // bytes a block may opt in to
+	SharedPerSM         int
+	RegistersPerBlock   int
+	MaxBlock            [3]int
+	MaxGrid             [3]int
+}
+
+// String summarises the device on one line.
+func (i DeviceInfo) String() string {
+	return fmt.Sprintf("gpu %d: %s, compute capability %d.%d, %d SMs at %d MHz, %s (%d-bit bus), L2 %s; "+
+		"block ≤ %d threads, %s shared (%s opt-in); SM ≤ %d threads, %s shared",
+		i.Ordinal, i.Name, i.Major, i.Minor, i.SMs, i.ClockMHz, graph.FormatBytes(i.Memory), i.MemoryBusBits,
+		graph.FormatBytes(uint64(i.L2Bytes)), i.MaxThreadsPerBlock, graph.FormatBytes(uint64(i.SharedPerBlock)),
+		graph.FormatBytes(uint64(i.SharedPerBlockOptin)), i.MaxThreadsPerSM, graph.FormatBytes(uint64(i.SharedPerSM)))
+}
+
+// EnvDriver is the environment variable that picks the driver: "cuda" (the
+// default) or "off". ("emu", an interpreter of the kernels' PTX on the
+// CPU, is planned.)
+const EnvDriver = "PATHNOTES_GPU"
+
+// ActiveDriver returns the driver PATHNOTES_GPU selects, or an error that
+// says why there is none (built without CUDA, switched off, unknown name).
+func ActiveDriver() (Driver, error) {
+	switch v := strings.TrimSpace(os.Getenv(EnvDriver)); v {
+	case "", "cuda":
+		return cudaDriver()
+	case "off":
+		return nil, fmt.Errorf("gpu: switched off by %s=off", EnvDriver)
+	case "emu":
+		return nil, fmt.Errorf("gpu: %s=emu: the PTX emulator driver is not part of this build yet", EnvDriver)
+	default:
+		return nil, fmt.Errorf("gpu: %s=%q: want cuda, emu or off", EnvDriver, v)
+	}
+}
+
+// Devices describes every device of the active driver.
+func Devices() ([]DeviceInfo, error) {
+	drv, err := ActiveDriver()
+	if err != nil {
+		return nil, err
+	}
+	n, err := drv.DeviceCount()
+	if err != nil {
+		return nil, fmt.Errorf("gpu: counting devices: %w", err)
+	}
+	infos := make([]DeviceInfo, n)
+	for i := range infos {
+		if infos[i], err = drv.DeviceInfo(i); err != nil {
+			return nil, fmt.Errorf("gpu: describing device %d: %w", i, err)
+		}
+	}
+	return infos, nil
+}
+
+// Describe returns the lines `pathnotes info` and the %gpu magic print: the
+// active driver (or why there is none) and every device.
+func Describe() string {
+	drv, err := ActiveDriver()
+	if err != nil {
+		return "gpu driver: none (" + err.Error() + ")"
+	}
+	var sb strings.Builder
+	v, err := drv.Version()
+	if err != nil {
+		v = "version unknown: " + err.Error()
+	}
+	fmt.Fprintf(&sb, "gpu driver: %s (%s); PTX modules %s\n", drv.Name(), v, strings.Join(ptx.Names(), ", "))
+	infos, err := Devices()
+	switch {
+	case err != nil:
+		fmt.Fprintf(&sb, "gpu devices: %v", err)
+	case len(infos) == 0:
+		sb.WriteString("gpu devices: none found")
+	}
+	for _, info := range infos {
+		sb.WriteString(info.String() + "\n")
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+// Device is one GPU opened through the active driver. Runs on a device are
+// serialised: a variant holds the device from its first allocation to its
+// last copy, so that its statistics are its own. PTX modules are loaded
+// once per driver context, on first use.
+type Device struct {
+	info DeviceInfo
+	drv  Driver
+
+	mu      sync.Mutex // held by the run in progress
+	ctx     Context
+	modules map[string]Module
+	funcs   map[string]Function
+	broken  error // the sticky error that spoiled ctx; the next run rebuilds it
+}
+
+var (
+	devicesMu sync.Mutex
+	opened    = map[int]*Device{}
+)
+
+// Open returns device ordinal of the active driver, opening its context
+// the first time; later calls return the same Device.
+func Open(ordinal int) (*Device, error) {
+	devicesMu.Lock()
+	defer devicesMu.Unlock()
+	if d, ok := opened[ordinal]; ok {
+		return d, nil
+	}
+	drv, err := ActiveDriver()
+	if err != nil {
+		return nil, err
+	}
+	n, err := drv.DeviceCount()
+	if err != nil {
+		return nil, fmt.Errorf("gpu: counting devices: %w", err)
+	}
+	if ordinal < 0 || ordinal >= n {
+		if n == 0 {
+			return nil, fmt.Errorf("gpu: no device: the %s driver finds no GPU", drv.Name())
+		}
+		return nil, fmt.Errorf("gpu: no device %d: the %s driver finds %d (0..%d)", ordinal, drv.Name(), n, n-1)
+	}
+	info, err := drv.DeviceInfo(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: describing device %d: %w", ordinal, err)
+	}
+	ctx, err := drv.Open(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: opening device %d (%s): %w", ordinal, info.Name, err)
+	}
+	d := &Device{info: info, drv: drv, ctx: ctx}
+	d.forget()
+	opened[ordinal] = d
+	return d, nil
+}
+
+// Default returns device 0.
+func Default() (*Device, error) { return Open(0) }
+
+// Info describes the device.
+func (d *Device) Info() DeviceInfo { return d.info }
+
+// Driver returns the name of the driver the device runs on.
+func (d *Device) Driver() string { return d.drv.Name() }
+
+// MemInfo returns the device's free and total memory in bytes.
+func (d *Device) MemInfo() (free, total uint64, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.recover(); err != nil {
+		return 0, 0, err
+	}
+	return d.ctx.MemInfo()
+}
+
+// forget drops the handles of a context that is gone.
+func (d *Device) forget() {
+	d.modules = map[string]Module{}
+	d.funcs = map[string]Function{}
+}
+
+// recover rebuilds the context after a sticky error. d.mu is held.
+func (d *Device) recover() error {
+	if d.broken == nil {
+		return nil
+	}
+	if err := d.ctx.Reset(); err != nil {
+		return fmt.Errorf("gpu: device %d's context broke (%v) and could not be rebuilt: %w", d.info.Ordinal, d.broken, err)
+	}
+	d.broken = nil
+	d.forget()
+	return nil
+}
+
+// function returns kernel name of PTX module mod, loading the module the
+// first time. d.mu is held.
+func (d *Device) function(mod, name string) (Function, error) {
+	key := mod + "." + name
+	if f, ok := d.funcs[key]; ok {
+		return f, nil
+	}
+	m, ok := d.modules[mod]
+	if !ok {
+		text, err := ptx.PTX(mod)
+		if err != nil {
+			return 0, err
+		}
+		if m, err = d.ctx.LoadModule(mod, text); err != nil {
+			return 0, fmt.Errorf("gpu: loading PTX module %s on %s: %w", mod, d.info.Name, err)
+		}
+		d.modules[mod] = m
+	}
+	f, err := d.ctx.Function(m, name)
+	if err != nil {
+		return 0, fmt.Errorf("gpu: kernel %s in PTX module %s: %w", name, mod, err)
+	}
+	d.funcs[key] = f
+	return f, nil
+}
+
+// device resolves Options.Device: the given one, or the default device.
+func device(d *Device) (*Device, error) {
+	if d != nil {
+		return d, nil
+	}
+	return Default()
+}
+
+// start is the common beginning of every variant: it checks the graph
+// (negative tells whether negative arcs are allowed), resolves the device
+// and begins a run on it. A nil ctx is taken as context.Background(), so
+// that a notebook cell may pass nil.
+func start(ctx context.Context, g *graph.Graph, what string, negative bool, opts Options) (*run, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := checkInput(g, what, negative); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: not started: %w", what, err)
+	}
+	d, err := device(opts.Device)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return d.begin(ctx, what, opts.Stats)
+}
+
+// errBroken marks errors after which the device rebuilt its context.
+var errBroken = errors.New("the device's context was lost and has been rebuilt for the next run")

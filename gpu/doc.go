@@ -1,0 +1,73 @@
+// Package gpu runs the shortest-path variants of the source documents on
+// CUDA GPUs and returns the same result types as package cpu
+// (graph.AllPairs, graph.SingleSource), so that answers compare cell by
+// cell.
+//
+// # Variants
+//
+// Each function keeps its document's thread mapping, block and tile shapes
+// and host loop, fixes the bugs the digests list (each doc comment says
+// which), is correct for every n (tiles are padded with INF, loads are
+// guarded), and checks ctx between launches:
+//
+//	FWHN             fw-hn              one launch per k, 32×32 blocks      Karaula "CUDA v1", Bodra "Super Naive"
+//	FWHNShared       fw-hn-shared       1-D blocks, d[i][k] in shared       Bodra "Super Naive Shared"
+//	FWRow            fw-row             one thread per row                  Bodra "Naive"
+//	FWTiledGlobal    fw-tiled-global    3 phases, global memory             Bodra "Tiled"
+//	FWBlocked        fw-blocked         3 phases, shared-memory tiles       Karaula "CUDA v2", Bodra "Tiled Shared"
+//	FWGaioso         fw-gaioso          2 kernels, persistent phase 1       Gaioso et al.
+//	DijkstraMartin   dijkstra-martin    relax / minimum / update            Musap (Martín et al.)
+//	DijkstraAPSPRow  dijkstra-apsp-row  one thread per source               Bodra
+//	BFNaive, BFStride, BFFlag           bf-naive, bf-stride, bf-flag        Bodra
+//
+// Variants lists them with their sources; Lookup, AllPairs and SingleSource
+// run one by name, so notebooks and `pathnotes bench` can loop over them.
+//
+// Distances are int32 and graph.Inf (INT_MAX) means unreachable, as in the
+// documents: a kernel relaxes only when both operands are finite. Inputs
+// whose paths could leave ±graph.MaxDistance are rejected. Predecessors
+// (Options.Pred) follow the documents' Π convention everywhere, also where
+// a document computes them otherwise. A negative cycle is a
+// *graph.NegativeCycleError with the cycle (Floyd-Warshall sees it on the
+// diagonal, Bellman-Ford in one more pass); Dijkstra rejects negative arcs.
+//
+// # The device API and its drivers
+//
+// A Device (Open, Default) is one GPU; Devices and Describe list them with
+// their limits. The variants run on the device through a small Driver
+// interface (memory, copies, memset, module loading, launches,
+// synchronisation, events), never through a CUDA type, so that another
+// driver can be added without touching them. PTX comes from package ptx,
+// loaded once per context on first use; a JIT failure carries the JIT log.
+// Every run fills Stats (Options.Stats) from CUDA events: kernel time,
+// transfer times, launches, bytes moved. New device buffers are filled
+// with a poison value that no result may hold, so a cell no kernel wrote
+// is reported, not returned. A sticky driver error (an illegal address, a
+// failed launch) fails the run that caused it; the device then rebuilds
+// its context, so the next run works.
+//
+// The environment variable PATHNOTES_GPU picks the driver: cuda (the
+// default) or off. An interpreter of the kernels' PTX on the CPU (emu) is
+// planned.
+//
+// # Building with CUDA
+//
+// Without build tags the package needs neither cgo nor CUDA, and every call
+// returns ErrNoCUDA. The cuda driver, on gorgonia.org/cu, is built with
+// the tag cuda and needs the CUDA headers and libcuda at build time:
+//
+//	CGO_CFLAGS="-I$PWD/gpu/cudacompat" go build -tags cuda ./...
+//
+// CUDA 11.x and 12.x headers work as they are. CUDA 13 changed the
+// signatures of cuCtxCreate, cuMemAdvise, cuMemPrefetchAsync,
+// cuGraphAddDependencies and cuGraphGetEdges, and gorgonia.org/cu v0.9.6
+// no longer compiles against them; the directory gpu/cudacompat holds a
+// cuda.h that includes the real one and maps those names to the older
+// entry points the driver still exports. It must come first on CGO_CFLAGS,
+// as above; with older headers it changes nothing.
+//
+// A binary built with the tag needs the NVIDIA driver (libcuda.so.1) to
+// start, and a visible GPU: gorgonia.org/cu initialises the driver when the
+// program starts and exits with a message if that fails. Build without the
+// tag for machines without a GPU.
+package gpu

@@ -1,0 +1,126 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DevicePtr is an address in device memory.
+type DevicePtr uint64
+
+// Dim3 is the shape of a grid (in blocks) or of a block (in threads).
+type Dim3 struct{ X, Y, Z int }
+
+// Threads returns X·Y·Z.
+func (d Dim3) Threads() int { return d.X * d.Y * d.Z }
+
+// String formats the shape as "(x,y,z)".
+func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
+
+// Module, Function and Event are a driver's opaque handles for a loaded
+// module, a kernel in it and a timing event; they are valid only in the
+// Context that returned them.
+type (
+	Module   uintptr
+	Function uintptr
+	Event    uintptr
+)
+
+// Driver is the small interface the GPU API is built on: device discovery
+// and a Context per device. The variants never see it; they call the API
+// (Device and its runs), so a new driver, such as an interpreter of the PTX
+// subset the kernels use, plugs in here without touching them.
+type Driver interface {
+	// Name is the driver's short name: "cuda", or "none" when the binary
+	// has no GPU support.
+	Name() string
+	// Version describes the driver, e.g. "CUDA driver API 13.0".
+	Version() (string, error)
+	// DeviceCount returns how many devices the driver sees.
+	DeviceCount() (int, error)
+	// DeviceInfo describes device ordinal without opening it.
+	DeviceInfo(ordinal int) (DeviceInfo, error)
+	// Open creates (or attaches to) the device's context.
+	Open(ordinal int) (Context, error)
+}
+
+// Context is the work interface of one device: memory, modules, launches,
+// synchronisation and timing. Its methods are called by one goroutine at a
+// time (the Device serialises them); launches are asynchronous and an
+// error from a kernel may surface only at the next Synchronize.
+type Context interface {
+	// MemInfo returns the free and total device memory in bytes.
+	MemInfo() (free, total uint64, err error)
+	// Alloc allocates bytes of device memory.
+	Alloc(bytes uint64) (DevicePtr, error)
+	// Free releases memory from Alloc.
+	Free(p DevicePtr) error
+	// CopyIn copies host values to device memory at dst.
+	CopyIn(dst DevicePtr, src []int32) error
+	// CopyOut copies len(dst) values from device memory at src.
+	CopyOut(dst []int32, src DevicePtr) error
+	// Memset32 sets count 32-bit words at dst to value.
+	Memset32(dst DevicePtr, value uint32, count uint64) error
+	// LoadModule loads PTX text; a JIT failure is a *DriverError whose
+	// Log holds the compiler's messages.
+	LoadModule(name, ptx string) (Module, error)
+	// Function looks up a kernel by name in a loaded module.
+	Function(m Module, name string) (Function, error)
+	// MaxActiveBlocks returns how many blocks of f, with this many threads
+	// and bytes of dynamic shared memory, one multiprocessor runs at once.
+	MaxActiveBlocks(f Function, blockThreads, sharedBytes int) (int, error)
+	// Launch enqueues a kernel. Each argument is one parameter's value in
+	// the low bytes of a 64-bit slot (pointers use all 8, int32 the low 4).
+	Launch(f Function, grid, block Dim3, sharedBytes int, args []uint64) error
+	// Synchronize waits for all enqueued work and reports its first error.
+	Synchronize() error
+	// NewEvent creates a timing event; Record enqueues it; Elapsed
+	// waits for end and returns the device time between the two.
+	NewEvent() (Event, error)
+	Record(e Event) error
+	Elapsed(start, end Event) (time.Duration, error)
+	DestroyEvent(e Event) error
+	// Reset discards the context with everything in it (memory, modules,
+	// events) and starts a fresh one: the way back from a sticky error
+	// such as an illegal address, after which every call would fail.
+	Reset() error
+	// Close releases the context.
+	Close() error
+}
+
+// DriverError is an error reported by the driver.
+type DriverError struct {
+	Op     string // the driver call, e.g. "cuLaunchKernel"
+	Code   int    // the driver's result code
+	Name   string // the code's name, e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"
+	Detail string // the driver's description of the code
+	// Sticky errors (illegal addresses, failed launches, traps) leave the
+	// context unusable: the Device rebuilds it before the next run.
+	Sticky bool
+	// Log is the JIT compiler's log, for module loads.
+	Log string
+}
+
+// Error formats the call, the code's name and description, and the JIT log.
+func (e *DriverError) Error() string {
+	msg := fmt.Sprintf("%s: %s (%d)", e.Op, e.Name, e.Code)
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	if e.Log != "" {
+		msg += "\nJIT log:\n" + e.Log
+	}
+	return msg
+}
+
+// ErrNoCUDA is the error of every call in a binary built without the cuda
+// build tag.
+var ErrNoCUDA = errors.New("gpu: this binary was built without CUDA; rebuild it with `-tags cuda` " +
+	"(CGO_CFLAGS=\"-I$PWD/gpu/cudacompat\" go build -tags cuda) on a machine with the CUDA headers and libcuda")
+
+// isSticky reports whether err is a driver error that broke the context.
+func isSticky(err error) bool {
+	var de *DriverError
+	return errors.As(err, &de) && de.Sticky
+}

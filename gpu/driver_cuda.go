@@ -1,0 +1,418 @@
+//go:build cuda
+
+package gpu
+
+// The cuda driver: the Context interface on the CUDA driver API through
+// gorgonia.org/cu. This file also includes cuda.h itself, for the error
+// names and descriptions (cuGetErrorName, cuGetErrorString) and the
+// version of the headers it was built against.
+
+/*
+#cgo LDFLAGS: -lcuda
+#cgo linux LDFLAGS: -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib64/stubs
+#cgo linux CFLAGS: -I/usr/local/cuda/include
+#include <stdlib.h>
+#include <cuda.h>
+
+static const char *pathnotes_error_name(int code) {
+	const char *s = 0;
+	if (cuGetErrorName((CUresult)code, &s) != CUDA_SUCCESS) return 0;
+	return s;
+}
+
+static const char *pathnotes_error_string(int code) {
+	const char *s = 0;
+	if (cuGetErrorString((CUresult)code, &s) != CUDA_SUCCESS) return 0;
+	return s;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"gorgonia.org/cu"
+)
+
+// cudaDriver returns the CUDA driver.
+func cudaDriver() (Driver, error) { return cudaDrv{}, nil }
+
+type cudaDrv struct{}
+
+func (cudaDrv) Name() string { return "cuda" }
+
+// Version names the driver API version, the NVIDIA kernel module (from
+// /proc on Linux) and the CUDA headers this binary was built against.
+func (cudaDrv) Version() (string, error) {
+	v := cu.Version()
+	if v < 0 {
+		return "", fmt.Errorf("cuDriverGetVersion failed")
+	}
+	s := fmt.Sprintf("CUDA driver API %d.%d, built with CUDA %d.%d headers, gorgonia.org/cu",
+		v/1000, v%1000/10, C.CUDA_VERSION/1000, C.CUDA_VERSION%1000/10)
+	if b, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
+		// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..."
+		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+		for i, w := range f {
+			if w == "Module" && i+1 < len(f) {
+				s += ", NVIDIA driver " + f[i+1]
+			}
+		}
+	}
+	return s, nil
+}
+
+func (cudaDrv) DeviceCount() (int, error) {
+	n, err := cu.NumDevices()
+	return n, wrap("cuDeviceGetCount", err)
+}
+
+// attrOptinShared is CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+// which gorgonia.org/cu v0.9.6 does not name.
+const attrOptinShared cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+
+func (cudaDrv) DeviceInfo(ordinal int) (DeviceInfo, error) {
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return DeviceInfo{}, wrap("cuDeviceGet", err)
+	}
+	info := DeviceInfo{Ordinal: ordinal}
+	if info.Name, err = dev.Name(); err != nil {
+		return info, wrap("cuDeviceGetName", err)
+	}
+	mem, err := dev.TotalMem()
+	if err != nil {
+		return info, wrap("cuDeviceTotalMem", err)
+	}
+	info.Memory = uint64(mem)
+	var clockKHz, memClockKHz int
+	attrs := []struct {
+		a   cu.DeviceAttribute
+		dst *int
+	}{
+		{cu.ComputeCapabilityMajor, &info.Major}, {cu.ComputeCapabilityMinor, &info.Minor},
+		{cu.MultiprocessorCount, &info.SMs}, {cu.ClockRate, &clockKHz}, {cu.MemoryClockRate, &memClockKHz},
+		{cu.GlobalMemoryBusWidth, &info.MemoryBusBits}, {cu.L2CacheSize, &info.L2Bytes}, {cu.WarpSize, &info.WarpSize},
+		{cu.MaxThreadsPerBlock, &info.MaxThreadsPerBlock}, {cu.MaxThreadsPerMultiprocessor, &info.MaxThreadsPerSM},
+		{cu.MaxSharedMemoryPerBlock, &info.SharedPerBlock}, {attrOptinShared, &info.SharedPerBlockOptin},
+		{cu.MaxSharedMemoryPerMultiprocessor, &info.SharedPerSM}, {cu.MaxRegistersPerBlock, &info.RegistersPerBlock},
+		{cu.MaxBlockDimX, &info.MaxBlock[0]}, {cu.MaxBlockDimY, &info.MaxBlock[1]}, {cu.MaxBlockDimZ, &info.MaxBlock[2]},
+		{cu.MaxGridDimX, &info.MaxGrid[0]}, {cu.MaxGridDimY, &info.MaxGrid[1]}, {cu.MaxGridDimZ, &info.MaxGrid[2]},
+	}
+	for _, a := range attrs {
+		if *a.dst, err = dev.Attribute(a.a); err != nil {
+			return info, wrap("cuDeviceGetAttribute", err)
+		}
+	}
+	info.ClockMHz, info.MemoryClockMHz = clockKHz/1000, memClockKHz/1000
+	return info, nil
+}
+
+// Open retains the device's primary context, the one the CUDA runtime and
+// other libraries in the process share.
+func (cudaDrv) Open(ordinal int) (Context, error) {
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return nil, wrap("cuDeviceGet", err)
+	}
+	c := &cudaCtx{dev: dev}
+	if c.ctx, err = dev.RetainPrimaryCtx(); err != nil {
+		return nil, wrap("cuDevicePrimaryCtxRetain", err)
+	}
+	return c, nil
+}
+
+// cudaCtx is one device's primary context. The driver API keeps the
+// current context per OS thread, so every call pins its goroutine to its
+// thread and makes the context current first (do). Handles index tables
+// of the cu values, which cannot be converted to integers themselves.
+type cudaCtx struct {
+	dev cu.Device
+	ctx cu.CUContext
+
+	mu      sync.Mutex // guards the tables
+	modules []cu.Module
+	funcs   []cu.Function
+	events  []cu.Event
+}
+
+// do runs f with the context current on a locked OS thread.
+func (c *cudaCtx) do(op string, f func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cu.SetCurrentContext(c.ctx); err != nil {
+		return wrap("cuCtxSetCurrent", err)
+	}
+	return wrap(op, f())
+}
+
+func (c *cudaCtx) MemInfo() (free, total uint64, err error) {
+	err = c.do("cuMemGetInfo", func() error {
+		f, t, err := cu.MemInfo()
+		free, total = uint64(f), uint64(t)
+		return err
+	})
+	return free, total, err
+}
+
+func (c *cudaCtx) Alloc(bytes uint64) (DevicePtr, error) {
+	var p cu.DevicePtr
+	err := c.do("cuMemAlloc", func() (err error) {
+		p, err = cu.MemAlloc(int64(bytes))
+		return err
+	})
+	return DevicePtr(p), err
+}
+
+func (c *cudaCtx) Free(p DevicePtr) error {
+	return c.do("cuMemFree", func() error { return cu.MemFree(cu.DevicePtr(p)) })
+}
+
+func (c *cudaCtx) CopyIn(dst DevicePtr, src []int32) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return c.do("cuMemcpyHtoD", func() error {
+		return cu.MemcpyHtoD(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src))*4)
+	})
+}
+
+func (c *cudaCtx) CopyOut(dst []int32, src DevicePtr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return c.do("cuMemcpyDtoH", func() error {
+		return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src), int64(len(dst))*4)
+	})
+}
+
+func (c *cudaCtx) Memset32(dst DevicePtr, value uint32, count uint64) error {
+	return c.do("cuMemsetD32", func() error { return cu.MemsetD32(cu.DevicePtr(dst), value, int64(count)) })
+}
+
+// jitLogSize is the size of each JIT log buffer.
+const jitLogSize = 1 << 14
+
+// LoadModule JIT-compiles PTX for the device, keeping the compiler's error
+// and info logs for the error. The log buffers are C memory because the
+// driver writes to them through pointers gorgonia.org/cu passes as
+// integers.
+func (c *cudaCtx) LoadModule(name, text string) (Module, error) {
+	errBuf := (*byte)(C.calloc(jitLogSize, 1))
+	infoBuf := (*byte)(C.calloc(jitLogSize, 1))
+	defer C.free(unsafe.Pointer(errBuf))
+	defer C.free(unsafe.Pointer(infoBuf))
+	var m cu.Module
+	err := c.do("cuModuleLoadDataEx("+name+")", func() (err error) {
+		m, err = cu.LoadDataEx(text,
+			&cu.JITErrorLogBuffer{Buffer: unsafe.Slice(errBuf, jitLogSize)},
+			&cu.JITInfoLogBuffer{Buffer: unsafe.Slice(infoBuf, jitLogSize)})
+		return err
+	})
+	if err != nil {
+		if de, ok := err.(*DriverError); ok {
+			de.Log = strings.TrimSpace(C.GoString((*C.char)(unsafe.Pointer(errBuf))) + "\n" + C.GoString((*C.char)(unsafe.Pointer(infoBuf))))
+		}
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.modules = append(c.modules, m)
+	return Module(len(c.modules)), nil
+}
+
+func (c *cudaCtx) Function(m Module, name string) (Function, error) {
+	c.mu.Lock()
+	if m < 1 || int(m) > len(c.modules) {
+		c.mu.Unlock()
+		return 0, fmt.Errorf("gpu: invalid module handle %d", m)
+	}
+	mod := c.modules[m-1]
+	c.mu.Unlock()
+	var f cu.Function
+	err := c.do("cuModuleGetFunction("+name+")", func() (err error) {
+		f, err = mod.Function(name)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.funcs = append(c.funcs, f)
+	return Function(len(c.funcs)), nil
+}
+
+func (c *cudaCtx) function(f Function) (cu.Function, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f < 1 || int(f) > len(c.funcs) {
+		return cu.Function{}, fmt.Errorf("gpu: invalid function handle %d", f)
+	}
+	return c.funcs[f-1], nil
+}
+
+func (c *cudaCtx) MaxActiveBlocks(f Function, threads, shared int) (int, error) {
+	fn, err := c.function(f)
+	if err != nil {
+		return 0, err
+	}
+	var k int
+	err = c.do("cuOccupancyMaxActiveBlocksPerMultiprocessor", func() (err error) {
+		k, err = fn.MaxActiveBlocksPerMultiProcessor(threads, int64(shared))
+		return err
+	})
+	return k, err
+}
+
+func (c *cudaCtx) Launch(f Function, grid, block Dim3, shared int, args []uint64) error {
+	fn, err := c.function(f)
+	if err != nil {
+		return err
+	}
+	params := make([]unsafe.Pointer, len(args))
+	for i := range args {
+		params[i] = unsafe.Pointer(&args[i])
+	}
+	return c.do("cuLaunchKernel", func() error {
+		return fn.Launch(grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, shared, cu.NoStream, params)
+	})
+}
+
+func (c *cudaCtx) Synchronize() error {
+	return c.do("cuCtxSynchronize", cu.Synchronize)
+}
+
+func (c *cudaCtx) NewEvent() (Event, error) {
+	var e cu.Event
+	err := c.do("cuEventCreate", func() (err error) {
+		e, err = cu.MakeEvent(cu.DefaultEvent)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.events = append(c.events, e)
+	return Event(len(c.events)), nil
+}
+
+func (c *cudaCtx) event(e Event) (cu.Event, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e < 1 || int(e) > len(c.events) {
+		return cu.Event{}, fmt.Errorf("gpu: invalid event handle %d", e)
+	}
+	return c.events[e-1], nil
+}
+
+func (c *cudaCtx) Record(e Event) error {
+	ev, err := c.event(e)
+	if err != nil {
+		return err
+	}
+	return c.do("cuEventRecord", func() error { return ev.Record(cu.NoStream) })
+}
+
+func (c *cudaCtx) Elapsed(start, end Event) (time.Duration, error) {
+	s, err := c.event(start)
+	if err != nil {
+		return 0, err
+	}
+	e, err := c.event(end)
+	if err != nil {
+		return 0, err
+	}
+	var ms float64
+	err = c.do("cuEventSynchronize", e.Synchronize)
+	if err == nil {
+		err = c.do("cuEventElapsedTime", func() (err error) {
+			ms, err = s.Elapsed(e)
+			return err
+		})
+	}
+	return time.Duration(ms * float64(time.Millisecond)), err
+}
+
+// DestroyEvent destroys the event; its table slot stays, empty, because
+// handles are indices.
+func (c *cudaCtx) DestroyEvent(e Event) error {
+	ev, err := c.event(e)
+	if err != nil {
+		return err
+	}
+	return c.do("cuEventDestroy", func() error { return cu.DestroyEvent(&ev) })
+}
+
+// Reset resets the primary context (destroying every allocation, module
+// and event in it, and clearing a sticky error), drops this context's
+// reference to it as the driver asks after a reset, takes a fresh one and
+// checks that it answers.
+func (c *cudaCtx) Reset() error {
+	c.mu.Lock()
+	c.modules, c.funcs, c.events = nil, nil, nil
+	c.mu.Unlock()
+	if err := c.dev.ResetPrimaryCtx(); err != nil {
+		return wrap("cuDevicePrimaryCtxReset", err)
+	}
+	if err := c.dev.ReleasePrimaryCtx(); err != nil {
+		return wrap("cuDevicePrimaryCtxRelease", err)
+	}
+	ctx, err := c.dev.RetainPrimaryCtx()
+	if err != nil {
+		return wrap("cuDevicePrimaryCtxRetain", err)
+	}
+	c.ctx = ctx
+	_, _, err = c.MemInfo()
+	return err
+}
+
+func (c *cudaCtx) Close() error {
+	return wrap("cuDevicePrimaryCtxRelease", c.dev.ReleasePrimaryCtx())
+}
+
+// stickyCodes are the CUDA results after which the context is unusable.
+var stickyCodes = map[int]bool{
+	C.CUDA_ERROR_ILLEGAL_ADDRESS:       true,
+	C.CUDA_ERROR_LAUNCH_FAILED:         true,
+	C.CUDA_ERROR_HARDWARE_STACK_ERROR:  true,
+	C.CUDA_ERROR_ILLEGAL_INSTRUCTION:   true,
+	C.CUDA_ERROR_MISALIGNED_ADDRESS:    true,
+	C.CUDA_ERROR_INVALID_ADDRESS_SPACE: true,
+	C.CUDA_ERROR_INVALID_PC:            true,
+	C.CUDA_ERROR_ASSERT:                true,
+	C.CUDA_ERROR_LAUNCH_TIMEOUT:        true,
+	C.CUDA_ERROR_ECC_UNCORRECTABLE:     true,
+}
+
+// wrap turns a gorgonia.org/cu result into a *DriverError with the
+// driver's own name and description of the code.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*DriverError); ok {
+		return err
+	}
+	v := reflect.ValueOf(err)
+	if v.Kind() != reflect.Int {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	code := int(v.Int())
+	de := &DriverError{Op: op, Code: code, Name: err.Error(), Sticky: stickyCodes[code]}
+	if s := C.pathnotes_error_name(C.int(code)); s != nil {
+		de.Name = C.GoString(s)
+	}
+	if s := C.pathnotes_error_string(C.int(code)); s != nil {
+		de.Detail = C.GoString(s)
+	}
+	return de
+}

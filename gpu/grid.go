@@ -1,0 +1,76 @@
+package gpu
+
+import "fmt"
+
+// tile is the side of the tiles and 2-D blocks of every blocked
+// Floyd-Warshall variant (TILE in ptx/common.cuh).
+const tile = 32
+
+// tileBytes is the shared memory one tile of int32 takes.
+const tileBytes = tile * tile * 4
+
+// Block shapes the documents use.
+var (
+	block2D   = Dim3{tile, tile, 1} // 32×32: Karaula, Bodra's FW, Gaioso
+	block1024 = Dim3{1024, 1, 1}    // Bodra's 1-D kernels (THREADS_PER_BLOCK)
+	block512  = Dim3{512, 1, 1}     // Musap's threadsPerBlock
+)
+
+// ceilDiv returns ⌈a/b⌉ for a ≥ 0, b > 0.
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// tiles returns the number of tiles per side of an n×n matrix, ⌈n/32⌉:
+// the number of rounds (primary tiles) of the blocked variants.
+func tiles(n int) int { return ceilDiv(n, tile) }
+
+// grid1D is a 1-D grid of ⌈n/threads⌉ blocks, at least one.
+func grid1D(n, threads int) Dim3 { return Dim3{max(ceilDiv(n, threads), 1), 1, 1} }
+
+// strideGrid is the grid of Bodra's stride and flag Bellman-Ford: half the
+// blocks of the naive grid. Bodra computes ((V-1)/1024+1)/2, which is 0 —
+// an invalid launch — for V ≤ 1024; it is at least 1 here.
+func strideGrid(n int) Dim3 { return Dim3{max(ceilDiv(n, 1024)/2, 1), 1, 1} }
+
+// fwLaunches returns how many kernel launches a Floyd-Warshall variant
+// makes for n vertices: n for the one-launch-per-k variants, 3 per round
+// for the three-phase ones (Karaula's skips phases 2 and 3 when there is a
+// single tile), 2 per round for Gaioso's.
+func fwLaunches(variant string, n int) int {
+	nb := tiles(n)
+	switch variant {
+	case VariantFWHN, VariantFWHNShared, VariantFWRow:
+		return n
+	case VariantFWTiledGlobal:
+		return 3 * nb
+	case VariantFWBlocked:
+		if nb == 1 {
+			return 1
+		}
+		return 3 * nb
+	case VariantFWGaioso:
+		return 2 * nb
+	}
+	return 0
+}
+
+// checkLaunch reports a launch shape the device cannot run, before the
+// driver does, in terms a notebook user can act on.
+func checkLaunch(info DeviceInfo, grid, block Dim3, shared int) error {
+	for i, v := range [3]int{grid.X, grid.Y, grid.Z} {
+		if v < 1 || (info.MaxGrid[i] > 0 && v > info.MaxGrid[i]) {
+			return fmt.Errorf("grid %v is outside the device's limits (1..%v per dimension)", grid, info.MaxGrid)
+		}
+	}
+	for i, v := range [3]int{block.X, block.Y, block.Z} {
+		if v < 1 || (info.MaxBlock[i] > 0 && v > info.MaxBlock[i]) {
+			return fmt.Errorf("block %v is outside the device's limits (1..%v per dimension)", block, info.MaxBlock)
+		}
+	}
+	if t := block.Threads(); info.MaxThreadsPerBlock > 0 && t > info.MaxThreadsPerBlock {
+		return fmt.Errorf("block %v has %d threads, the device allows %d", block, t, info.MaxThreadsPerBlock)
+	}
+	if shared < 0 || (info.SharedPerBlock > 0 && shared > info.SharedPerBlock) {
+		return fmt.Errorf("%d bytes of shared memory per block, the device allows %d", shared, info.SharedPerBlock)
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// Stats are the measurements of one variant run, filled in when
+// Options.Stats points at a Stats value. Device times come from CUDA
+// events.
+type Stats struct {
+	Variant string
+	Device  string
+	// Kernel is the device time from the first compute launch to the end
+	// of the last one, gaps between launches included (and, for
+	// dijkstra-martin, the small copy of partial minima that its host loop
+	// does every iteration).
+	Kernel time.Duration
+	// HostToDevice and DeviceToHost are the device times of the bulk
+	// copies (graph in, results out).
+	HostToDevice, DeviceToHost time.Duration
+	Launches                   int
+	BytesToDevice, BytesToHost uint64
+	// Wall is the whole call on the host clock: allocation, module load on
+	// a first run, copies, kernels and result checks.
+	Wall time.Duration
+}
+
+// String formats the statistics on one line.
+func (s Stats) String() string {
+	return fmt.Sprintf("%s on %s: kernels %v (%d launches), host→device %v (%s), device→host %v (%s), wall %v",
+		s.Variant, s.Device, s.Kernel, s.Launches, s.HostToDevice, graph.FormatBytes(s.BytesToDevice),
+		s.DeviceToHost, graph.FormatBytes(s.BytesToHost), s.Wall)
+}
+
+// poison fills every new device buffer, so that a kernel that fails to
+// write a cell leaves a value no result may hold: it is finite, above
+// graph.MaxDistance and not graph.Inf, and export rejects it.
+const poison uint32 = 0x5A5A5A5A
+
+// buffer is a device allocation of n int32 values.
+type buffer struct {
+	ptr DevicePtr
+	n   int
+}
+
+// arg is the buffer's address as a kernel argument.
+func (b buffer) arg() uint64 { return uint64(b.ptr) }
+
+// i32 is an int32 kernel argument.
+func i32(v int) uint64 { return uint64(uint32(int32(v))) }
+
+// run is one variant call holding its device: it owns the buffers and
+// events it creates and accounts for their time.
+type run struct {
+	dev    *Device
+	ctx    context.Context
+	what   string
+	stats  Stats
+	out    *Stats
+	start  time.Time
+	bufs   []DevicePtr
+	events []Event
+	last   string // the kernel launched last, for error messages
+}
+
+// begin locks d for one run, rebuilding its context first if an earlier
+// run broke it.
+func (d *Device) begin(ctx context.Context, what string, out *Stats) (*run, error) {
+	d.mu.Lock()
+	if err := d.recover(); err != nil {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return &run{dev: d, ctx: ctx, what: what, out: out, start: time.Now(),
+		stats: Stats{Variant: what, Device: d.info.Name}}, nil
+}
+
+// end waits for the device, frees what the run allocated, publishes its
+// statistics and unlocks the device. After a sticky error it rebuilds the
+// context instead, so that the next run works.
+func (r *run) end() {
+	d := r.dev
+	defer d.mu.Unlock()
+	if d.broken == nil {
+		if err := d.ctx.Synchronize(); err != nil && isSticky(err) {
+			d.broken = err
+		}
+	}
+	if d.broken == nil {
+		for _, p := range r.bufs {
+			_ = d.ctx.Free(p) // nothing left to do about a failed free
+		}
+		for _, e := range r.events {
+			_ = d.ctx.DestroyEvent(e)
+		}
+	} else {
+		_ = d.recover() // if this fails, the next run tries again and reports it
+	}
+	if r.out != nil {
+		r.stats.Wall = time.Since(r.start)
+		*r.out = r.stats
+	}
+}
+
+// fail wraps err with the variant's name; a sticky driver error marks the
+// device broken and says so.
+func (r *run) fail(err error, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if isSticky(err) {
+		r.dev.broken = err
+		return fmt.Errorf("%s: %s: %w (%v)", r.what, msg, err, errBroken)
+	}
+	return fmt.Errorf("%s: %s: %w", r.what, msg, err)
+}
+
+// reserve checks that bytes more of device memory are free, naming the
+// sizes when they are not.
+func (r *run) reserve(bytes uint64, what string) error {
+	free, total, err := r.dev.ctx.MemInfo()
+	if err != nil {
+		return r.fail(err, "reading free device memory")
+	}
+	if bytes > free {
+		return fmt.Errorf("%s: %s needs %s of device memory, but %s (device %d) has %s free of %s",
+			r.what, what, graph.FormatBytes(bytes), r.dev.info.Name, r.dev.info.Ordinal,
+			graph.FormatBytes(free), graph.FormatBytes(total))
+	}
+	return nil
+}
+
+// alloc allocates n int32 values of device memory, filled with poison.
+func (r *run) alloc(n int) (buffer, error) {
+	bytes := uint64(max(n, 1)) * 4
+	p, err := r.dev.ctx.Alloc(bytes)
+	if err != nil {
+		return buffer{}, r.fail(err, "allocating %s of device memory", graph.FormatBytes(bytes))
+	}
+	r.bufs = append(r.bufs, p)
+	if err := r.dev.ctx.Memset32(p, poison, uint64(max(n, 1))); err != nil {
+		return buffer{}, r.fail(err, "filling a new buffer")
+	}
+	return buffer{p, n}, nil
+}
+
+// fill sets every value of b to v.
+func (r *run) fill(b buffer, v int32) error {
+	if err := r.dev.ctx.Memset32(b.ptr, uint32(v), uint64(b.n)); err != nil {
+		return r.fail(err, "memset")
+	}
+	return nil
+}
+
+// upload allocates a buffer holding host.
+func (r *run) upload(host []int32) (buffer, error) {
+	b, err := r.alloc(len(host))
+	if err != nil {
+		return b, err
+	}
+	if len(host) == 0 {
+		return b, nil
+	}
+	err = r.timed(&r.stats.HostToDevice, func() error { return r.dev.ctx.CopyIn(b.ptr, host) })
+	if err != nil {
+		return b, r.fail(err, "copying %s to the device", graph.FormatBytes(uint64(len(host))*4))
+	}
+	r.stats.BytesToDevice += uint64(len(host)) * 4
+	return b, nil
+}
+
+// download copies b into host, which must have b's length.
+func (r *run) download(host []int32, b buffer) error {
+	if len(host) != b.n {
+		return fmt.Errorf("%s: internal error: copying %d values into %d", r.what, b.n, len(host))
+	}
+	if len(host) == 0 {
+		return nil
+	}
+	err := r.timed(&r.stats.DeviceToHost, func() error { return r.dev.ctx.CopyOut(host, b.ptr) })
+	if err != nil {
+		return r.fail(err, "copying %s from the device (after kernel %s)", graph.FormatBytes(uint64(len(host))*4), r.last)
+	}
+	r.stats.BytesToHost += uint64(len(host)) * 4
+	return nil
+}
+
+// readInts copies b back without counting it as a bulk transfer (the small
+// reads of a host loop, such as partial minima or a changed flag).
+func (r *run) readInts(host []int32, b buffer) error {
+	if err := r.dev.ctx.CopyOut(host, b.ptr); err != nil {
+		return r.fail(err, "reading %d values back (after kernel %s)", len(host), r.last)
+	}
+	return nil
+}
+
+// event creates an event the run destroys at its end.
+func (r *run) event() (Event, error) {
+	e, err := r.dev.ctx.NewEvent()
+	if err != nil {
+		return 0, r.fail(err, "creating an event")
+	}
+	r.events = append(r.events, e)
+	return e, nil
+}
+
+// timed runs f between two events and adds their elapsed time to total.
+// f's error, if any, comes first.
+func (r *run) timed(total *time.Duration, f func() error) error {
+	start, err := r.event()
+	if err != nil {
+		return err
+	}
+	stop, err := r.event()
+	if err != nil {
+		return err
+	}
+	if err := r.dev.ctx.Record(start); err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	if err := r.dev.ctx.Record(stop); err != nil {
+		return err
+	}
+	dt, err := r.dev.ctx.Elapsed(start, stop)
+	if err != nil {
+		return err
+	}
+	*total += dt
+	return nil
+}
+
+// kernels runs the compute part of a variant, f, timing it as
+// Stats.Kernel. f's launches are checked when the device finishes them.
+func (r *run) kernels(f func() error) error {
+	var ferr error
+	err := r.timed(&r.stats.Kernel, func() error {
+		ferr = f()
+		return ferr
+	})
+	if ferr != nil {
+		return ferr // already wrapped by launch, or a cancellation
+	}
+	if err != nil {
+		return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+	}
+	return nil
+}
+
+// launch enqueues kernel name of PTX module mod, first checking that the
+// run was not cancelled: host loops call it between launches.
+func (r *run) launch(mod, name string, grid, block Dim3, shared int, args ...uint64) error {
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("%s: interrupted after %d launches: %w", r.what, r.stats.Launches, err)
+	}
+	f, err := r.dev.function(mod, name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.what, err)
+	}
+	if err := checkLaunch(r.dev.info, grid, block, shared); err != nil {
+		return fmt.Errorf("%s: kernel %s: %w", r.what, name, err)
+	}
+	r.last = name
+	if err := r.dev.ctx.Launch(f, grid, block, shared, args); err != nil {
+		return r.fail(err, "launching %s on grid %v, block %v, %d bytes of shared memory", name, grid, block, shared)
+	}
+	r.stats.Launches++
+	return nil
+}
+
+// sync waits for the launches so far (a host loop that must read a result
+// back calls it through readInts; this is for loops that only wait).
+func (r *run) sync() error {
+	if err := r.dev.ctx.Synchronize(); err != nil {
+		return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// Variant names, as DESIGN.md lists them; they go in the results' Solver
+// field.
+const (
+	VariantFWHN           = "fw-hn"
+	VariantFWHNShared     = "fw-hn-shared"
+	VariantFWRow          = "fw-row"
+	VariantFWTiledGlobal  = "fw-tiled-global"
+	VariantFWBlocked      = "fw-blocked"
+	VariantFWGaioso       = "fw-gaioso"
+	VariantDijkstraMartin = "dijkstra-martin"
+	VariantDijkstraAPSP   = "dijkstra-apsp-row"
+	VariantBFNaive        = "bf-naive"
+	VariantBFStride       = "bf-stride"
+	VariantBFFlag         = "bf-flag"
+)
+
+// Options configures every GPU variant. The zero value computes distances
+// only, on the default device.
+type Options struct {
+	// Pred asks for predecessors (the documents' Π: the vertex before j on
+	// the path from i).
+	Pred bool
+	// Device runs the variant; nil means Default().
+	Device *Device
+	// Stats, when not nil, receives the run's timings and counts.
+	Stats *Stats
+	// EarlyExit stops the Bellman-Ford variants after the first pass that
+	// changes nothing. Bodra's host loop always runs n-1 passes, which is
+	// what the variants do without it.
+	EarlyExit bool
+}
+
+// Variant describes one GPU variant and runs it.
+type Variant struct {
+	Name      string // stable name, e.g. "fw-blocked"
+	Algorithm string // "Floyd-Warshall", "Dijkstra" or "Bellman-Ford"
+	AllPairs  bool   // all pairs (SolveAll) rather than one source (SolveFrom)
+	Negative  bool   // accepts negative arcs
+	Source    string // the document (and section) it follows
+	Launch    string // the thread mapping and launch shape, in a line
+
+	all    func(context.Context, *graph.Graph, Options) (*graph.AllPairs, error)
+	single func(context.Context, *graph.Graph, int, Options) (*graph.SingleSource, error)
+}
+
+// variants is the registry, in DESIGN.md's order.
+var variants = []Variant{
+	{Name: VariantFWHN, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
+		Source: `Harish & Narayanan; Karaula 2017 (digest-000) §4.4 "CUDA v1"; Bodra (digest-002) §2.3.1 "Super Naive"`,
+		Launch: "one launch per k; one thread per cell, 32×32 blocks, ⌈n/32⌉² grid", all: FWHN},
+	{Name: VariantFWHNShared, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
+		Source: `Bodra (digest-002) §2.3.2 "Super Naive Shared"`,
+		Launch: "one launch per k; 1024-thread 1-D blocks, (⌈n/1024⌉, n) grid, d[i][k] broadcast through shared memory", all: FWHNShared},
+	{Name: VariantFWRow, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
+		Source: `Bodra (digest-002) §2.3.3 "Naive"`,
+		Launch: "one launch per k; one thread per row, 1024-thread blocks", all: FWRow},
+	{Name: VariantFWTiledGlobal, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
+		Source: `Bodra (digest-002) §2.3.4 "Tiled"; the Greek lab handout (digest-004) task 2.2`,
+		Launch: "3 phases per 32×32 primary tile in global memory; grids (1,1), (nb,2), (nb,nb)", all: FWTiledGlobal},
+	{Name: VariantFWBlocked, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
+		Source: `Katz & Kider; Karaula 2017 (digest-000) §4.5 "CUDA v2"; Bodra (digest-002) §2.3.5 "Tiled with Shared Memory"; digest-004 task 2.3`,
+		Launch: "3 phases per 32×32 primary tile in shared memory; grids (1,1), (nb-1,2), (nb-1,nb-1)", all: FWBlocked},
+	{Name: VariantFWGaioso, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
+		Source: `Gaioso et al. (digest-003) §V`,
+		Launch: "2 kernels per stage: persistent phase 1 (SMs × resident blocks, each recomputing the primary tile), phase 2 on an (nb,nb) grid", all: FWGaioso},
+	{Name: VariantDijkstraMartin, Algorithm: "Dijkstra", AllPairs: false,
+		Source: `Martín et al.; Musap 2016 (digest-001) §2.7-2.8, Algorithm 2`,
+		Launch: "relax / minimum / update per frontier, one thread per vertex, 512-thread blocks", single: DijkstraMartin},
+	{Name: VariantDijkstraAPSP, Algorithm: "Dijkstra", AllPairs: true,
+		Source: `Bodra (digest-002) §2.2.1 "Naive"`,
+		Launch: "one thread per source on 1024-thread blocks, linear-scan extract-min over a dense matrix", all: DijkstraAPSPRow},
+	{Name: VariantBFNaive, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
+		Source: `Bodra (digest-002) §2.1.1 "Naive"`,
+		Launch: "relax + update per pass, one thread per vertex, 1024-thread blocks", single: BFNaive},
+	{Name: VariantBFStride, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
+		Source: `Bodra (digest-002) §2.1.2 "Stride"`,
+		Launch: "relax + update per pass, grid-stride loops on half the blocks", single: BFStride},
+	{Name: VariantBFFlag, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
+		Source: `Bodra (digest-002) §2.1.3 "Stride with Flag" (after Agarwal & Dutta)`,
+		Launch: "as bf-stride, relaxing only vertices whose distance changed in the previous pass", single: BFFlag},
+}
+
+// Variants returns every GPU variant, in DESIGN.md's order.
+func Variants() []Variant { return append([]Variant(nil), variants...) }
+
+// Lookup returns the variant with the given name.
+func Lookup(name string) (Variant, error) {
+	for _, v := range variants {
+		if v.Name == name {
+			return v, nil
+		}
+	}
+	names := make([]string, len(variants))
+	for i, v := range variants {
+		names[i] = v.Name
+	}
+	return Variant{}, fmt.Errorf("gpu: no variant %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// SolveAll runs an all-pairs variant.
+func (v Variant) SolveAll(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
+	if v.all == nil {
+		return nil, fmt.Errorf("gpu: %s solves single-source problems: use SolveFrom", v.Name)
+	}
+	return v.all(ctx, g, opts)
+}
+
+// SolveFrom runs a single-source variant from source.
+func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
+	if v.single == nil {
+		return nil, fmt.Errorf("gpu: %s solves all pairs: use SolveAll", v.Name)
+	}
+	return v.single(ctx, g, source, opts)
+}
+
+// String names the variant and its source.
+func (v Variant) String() string { return v.Name + " (" + v.Algorithm + ", " + v.Source + ")" }
+
+// AllPairs runs the all-pairs variant called name.
+func AllPairs(ctx context.Context, name string, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
+	v, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return v.SolveAll(ctx, g, opts)
+}
+
+// SingleSource runs the single-source variant called name from source.
+func SingleSource(ctx context.Context, name string, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
+	v, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return v.SolveFrom(ctx, g, source, opts)
+}
