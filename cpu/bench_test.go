@@ -48,6 +48,17 @@ func BenchmarkFloydWarshall(b *testing.B) {
 			}},
 			{"blocked-par", func() error { _, err := FloydWarshallBlocked(ctx, g, FWOptions{}); return err }},
 			{"blocked-par+pred", func() error { _, err := FloydWarshallBlocked(ctx, g, FWOptions{Pred: true}); return err }},
+			// The Go loops alone, as on a CPU without the vector kernels.
+			{"blocked-par-go", func() error {
+				defer withoutSIMD()()
+				_, err := FloydWarshallBlocked(ctx, g, FWOptions{})
+				return err
+			}},
+			{"blocked-par+pred-go", func() error {
+				defer withoutSIMD()()
+				_, err := FloydWarshallBlocked(ctx, g, FWOptions{Pred: true})
+				return err
+			}},
 		}
 		for _, r := range runs {
 			b.Run(fmt.Sprintf("n=%d/%s", n, r.name), func(b *testing.B) {

@@ -9,8 +9,10 @@ import (
 
 // DefaultTile is the tile side FloydWarshallBlocked uses when
 // FWOptions.Tile is 0. At 64, the three int32 tiles of phase 3 take 48 KiB
-// (80 KiB with predecessors) and stay in the core's L2 cache; it was the
-// fastest side in BENCHMARKS.md's sweep.
+// (80 KiB with predecessors) and stay in the core's L2 cache. In
+// BENCHMARKS.md's sweep at n = 1024, sides 64, 96 and 128 were within 5% of
+// each other; the smallest leaves the most tiles to share among workers on
+// small graphs.
 const DefaultTile = 64
 
 // fastBlockedBound is the largest (n-1)·max|w| for which the blocked
