@@ -334,3 +334,42 @@ func TestBodraFig1(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedTraceMatchesPlainAtRoundEnds checks the property the trace
+// documents and the thesis proves: after the last phase of round r the
+// blocked matrix equals the plain algorithm's D^(K), K = min((r+1)·tile, n).
+func TestBlockedTraceMatchesPlainAtRoundEnds(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range randomGraphs(t, []int{5, 17, 40, 64}, 1) {
+		if c.negCycle {
+			continue
+		}
+		g := c.g
+		var plain graph.FWTrace
+		if _, err := FloydWarshall(ctx, g, FWOptions{Pred: true, Trace: &plain}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tile := range []int{2, 3, 8, 32} {
+			var tr graph.FWTrace
+			res, err := FloydWarshallBlocked(ctx, g, FWOptions{Pred: true, Tile: tile, Trace: &tr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rounds := 0
+			for i, s := range tr.Steps {
+				if i+1 < len(tr.Steps) && tr.Steps[i+1].Round == s.Round {
+					continue // not the last phase of its round
+				}
+				sameDist(t, s.Dist, plain.Steps[s.K].Dist, g.N(), name(g.Name(), " tile ", tile, " ", s.Title(), " against D^(", s.K, ")"))
+				rounds++
+			}
+			if want := (g.N() + tile - 1) / tile; rounds != want+1 { // +1: the initial state
+				t.Errorf("%s tile %d: %d round ends in the trace, want %d", g.Name(), tile, rounds-1, want)
+			}
+			last := tr.Steps[len(tr.Steps)-1]
+			if !slices.Equal(last.Dist, res.Dist) || !slices.Equal(last.Pred, res.Pred) {
+				t.Errorf("%s tile %d: the result differs from the last trace step", g.Name(), tile)
+			}
+		}
+	}
+}

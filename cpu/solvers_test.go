@@ -31,7 +31,7 @@ func apspSolvers(n int) []apspSolver {
 	}
 	tiles := []int{1, 2, 3, 8, 32, 64, n + 1}
 	if n > 100 {
-		tiles = []int{8, 32, 64, n + 1} // tiles of 1-3 cost n³ tile calls
+		tiles = []int{3, 8, 32, 64, n + 1} // tiles of 1 or 2 cost up to n³ tile calls
 	}
 	for i, tile := range tiles {
 		workers := 1 + i%2
