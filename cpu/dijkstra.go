@@ -97,7 +97,7 @@ func allSources(ctx context.Context, g *graph.Graph, weights []int32, opts APSPO
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	res.Labels, res.Solver = cloneLabels(g), solver
-	heaps := make([]heap4, workers)
+	heaps := make([]heap4, min(workers, max(n, 1))) // parallelFor numbers workers below min(workers, n)
 	var fail firstError
 	parallelFor(workers, n, func(w, s int) {
 		if fail.failed() {

@@ -4,7 +4,7 @@
 //
 //	FloydWarshall         fw-cpu-naive    digest-000 §3.2, the triple loop with Π
 //	FloydWarshallBlocked  fw-cpu-blocked  3-phase tiled FW, parallel over tiles
-//	Dijkstra, DijkstraAll dijkstra-cpu    binary-heap family SSSP; APSP as parallel SSSP
+//	Dijkstra, DijkstraAll dijkstra-cpu    heap SSSP; APSP as parallel SSSP
 //	BellmanFord           bf-cpu          early exit, negative-cycle report
 //	Johnson               johnson-cpu     APSP with negative arcs
 //

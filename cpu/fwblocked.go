@@ -37,7 +37,9 @@ const fastBlockedBound = int64(graph.MaxDistance) / 8
 //	phase 3: every other tile (i, j), from tiles (i, r) and (r, j).
 //
 // Phases 2 and 3 run in parallel over their tiles on opts.Workers
-// goroutines, with a barrier after each phase. Predecessors follow the same
+// goroutines, with a barrier after each phase; on amd64 CPUs with AVX2 the
+// tile loops run as vector kernels (kernels_amd64.s) with the same results
+// as the Go loops. Predecessors follow the same
 // rule as FloydWarshall (Π[i,j] = Π[k,j] on a strict improvement, pivots in
 // increasing order within each cell), so traces match the documents' cell
 // for cell; with opts.Trace the state after each phase of each round is
@@ -61,6 +63,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 	case tile == 0:
 		tile = DefaultTile
 	}
+	tile = min(tile, max(g.N(), 1)) // one tile covers any smaller graph
 	workers, err := workerCount(what, opts.Workers)
 	if err != nil {
 		return nil, err

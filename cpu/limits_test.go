@@ -151,6 +151,14 @@ func TestBadArguments(t *testing.T) {
 			t.Errorf("error %v, want one containing %q", c.err, c.want)
 		}
 	}
+	// Absurd sizes are clamped, not allocated.
+	res, err := FloydWarshallBlocked(ctx, g, FWOptions{Tile: 1 << 62, Workers: 1 << 40})
+	if err != nil || res.At(3, 0) != 2 { // d -> e -> a
+		t.Errorf("huge tile and worker counts: %v", err)
+	}
+	if _, err := DijkstraAll(ctx, g, APSPOptions{Workers: 1 << 40}); err != nil {
+		t.Errorf("DijkstraAll with 2^40 workers: %v", err)
+	}
 	// A nil context is taken as Background.
 	//lint:ignore SA1012 a notebook cell may pass nil
 	if _, err := FloydWarshall(nil, g, FWOptions{}); err != nil { //nolint:staticcheck
