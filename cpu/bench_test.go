@@ -18,7 +18,6 @@ import (
 // fwBenchGraph is a G(n,m) graph of density 0.15 with weights 1..100, the
 // density of digest-000's "dense" class.
 func fwBenchGraph(b *testing.B, n int) *graph.Graph {
-	b.Helper()
 	g, err := graph.GNP(n, 0.15, graph.WeightRange{Min: 1, Max: 100}, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -105,7 +104,6 @@ func BenchmarkFWTile(b *testing.B) {
 // ssspBenchGraphs returns the single-source benchmark graphs: SNAP's
 // p2p-Gnutella30 with weights 1..100 (seed 1) and a 1000×1000 grid.
 func ssspBenchGraphs(b *testing.B) []*graph.Graph {
-	b.Helper()
 	file := filepath.Join("..", "data", "snap", "p2p-Gnutella30.txt.gz")
 	if _, err := os.Stat(file); err != nil {
 		b.Fatalf("benchmark data: %v", err)

@@ -14,7 +14,6 @@ import (
 // (or newlines), "∞" for no path. With oneBased, entries are the
 // documents' 1-based vertex numbers with "NIL", converted to 0-based/Nil.
 func matrix(t *testing.T, text string, oneBased bool) []int32 {
-	t.Helper()
 	var out []int32
 	for _, f := range strings.Fields(strings.ReplaceAll(text, "|", " ")) {
 		switch f {
@@ -37,7 +36,6 @@ func matrix(t *testing.T, text string, oneBased bool) []int32 {
 }
 
 func example(t *testing.T, name string) *graph.Graph {
-	t.Helper()
 	g, err := graph.Example(name)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +45,6 @@ func example(t *testing.T, name string) *graph.Graph {
 
 // allPairsSolvers runs every all-pairs solver with predecessors.
 func allPairsSolvers(t *testing.T, g *graph.Graph) map[string]*graph.AllPairs {
-	t.Helper()
 	out := map[string]*graph.AllPairs{}
 	for _, s := range apspSolvers(g.N()) {
 		res, err := s.run(g, true)
@@ -299,7 +296,6 @@ func checkFrontier(t *testing.T, got []graph.FrontierStep, want []struct {
 	c                  []int32
 	min                int32
 }) {
-	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%d frontier iterations, want %d", len(got), len(want))
 	}

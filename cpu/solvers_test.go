@@ -160,7 +160,6 @@ type gonumRef struct {
 // checkSingle checks one single-source result against gonum's, or, for
 // graphs gonum cannot take (ref == nil), by Verify alone.
 func checkSingle(t *testing.T, g *graph.Graph, ref *gonumRef, src int, res *graph.SingleSource, err error, pred bool, what string) {
-	t.Helper()
 	if (ref != nil && !ref.ok) || (ref == nil && err != nil) {
 		checkNegativeCycle(t, g, err, true, what)
 		return

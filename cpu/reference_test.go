@@ -20,7 +20,6 @@ type simpleGraph = simple.WeightedDirectedGraph
 // float64 weights. gonum's simple graphs take no self-loops, so graphs with
 // (negative) self-loops have no gonum reference.
 func gonumGraph(t testing.TB, g *graph.Graph) *simpleGraph {
-	t.Helper()
 	gg := simple.NewWeightedDirectedGraph(0, math.Inf(1))
 	for v := 0; v < g.N(); v++ {
 		gg.AddNode(simple.Node(v))
@@ -37,7 +36,6 @@ func gonumGraph(t testing.TB, g *graph.Graph) *simpleGraph {
 
 // fromFloat converts a gonum distance to ours.
 func fromFloat(t testing.TB, w float64) int32 {
-	t.Helper()
 	if math.IsInf(w, 1) {
 		return graph.Inf
 	}
@@ -50,7 +48,6 @@ func fromFloat(t testing.TB, w float64) int32 {
 // gonumAllPairs returns gonum's Floyd-Warshall distances, or ok = false
 // when gonum finds a negative cycle.
 func gonumAllPairs(t testing.TB, g *graph.Graph) (dist []int32, ok bool) {
-	t.Helper()
 	n := g.N()
 	paths, ok := path.FloydWarshall(gonumGraph(t, g))
 	if !ok {
@@ -69,7 +66,6 @@ func gonumAllPairs(t testing.TB, g *graph.Graph) (dist []int32, ok bool) {
 // weights are non-negative, BellmanFordFrom otherwise (ok = false on a
 // negative cycle).
 func gonumFrom(t testing.TB, gg *simpleGraph, n, source int, negative bool) (dist []int32, ok bool) {
-	t.Helper()
 	var sp path.Shortest
 	if negative {
 		sp, ok = path.BellmanFordFrom(simple.Node(source), gg)
@@ -99,7 +95,6 @@ func (c testGraph) String() string { return c.g.Name() }
 // p in 0..spread: arcs turn negative, every cycle keeps its non-negative
 // weight, so there is no negative cycle.
 func potentials(t testing.TB, g *graph.Graph, spread int32, seed uint64) *graph.Graph {
-	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	p := make([]int32, g.N())
 	for v := range p {
@@ -119,7 +114,6 @@ func potentials(t testing.TB, g *graph.Graph, spread int32, seed uint64) *graph.
 // withArcs returns g plus extra arcs, keeping parallel arcs (KeepAll) so
 // that solvers see duplicates.
 func withArcs(t testing.TB, g *graph.Graph, name string, extra ...graph.Arc) *graph.Graph {
-	t.Helper()
 	h, err := graph.NewBuilder(g.N()).Duplicates(graph.KeepAll).AddArcs(g.Arcs()).AddArcs(extra).Build()
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +126,6 @@ func withArcs(t testing.TB, g *graph.Graph, name string, extra ...graph.Arc) *gr
 // arcs without negative cycles, parallel arcs, planted negative cycles and
 // negative self-loops, over sizes that are not multiples of any tile.
 func randomGraphs(t testing.TB, sizes []int, seeds int) []testGraph {
-	t.Helper()
 	var out []testGraph
 	gnm := func(n, m int, lo, hi int32, seed uint64) *graph.Graph {
 		g, err := graph.GNM(n, m, graph.WeightRange{Min: lo, Max: hi}, seed)
@@ -178,7 +171,6 @@ func randomGraphs(t testing.TB, sizes []int, seeds int) []testGraph {
 // checkNegativeCycle asserts that err reports a real negative cycle of g;
 // withCycle says whether the solver was asked for the cycle itself.
 func checkNegativeCycle(t testing.TB, g *graph.Graph, err error, withCycle bool, solver string) {
-	t.Helper()
 	var nc *graph.NegativeCycleError
 	if !errors.As(err, &nc) {
 		t.Fatalf("%s on %s: error %v, want a negative cycle", solver, g.Name(), err)
@@ -212,7 +204,6 @@ func checkNegativeCycle(t testing.TB, g *graph.Graph, err error, withCycle bool,
 // sameDist compares two distance matrices and reports the first few cells
 // that differ.
 func sameDist(t testing.TB, got, want []int32, n int, what string) {
-	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d cells, want %d", what, len(got), len(want))
 	}
