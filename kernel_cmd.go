@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/kernel"
@@ -105,6 +107,7 @@ func runKernel(args []string) error {
 	if err != nil {
 		return err
 	}
+	// SIGTERM (or stop, when the front end is gone) ends the kernel.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	// SIGINT interrupts the running cell, as Ctrl-C in a terminal would; it
@@ -118,7 +121,37 @@ func runKernel(args []string) error {
 			k.Interrupt()
 		}
 	}()
-	return k.Run(ctx)
+	go watchParent(ctx, stop, log)
+	err = k.Run(ctx)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil // SIGTERM, or the front end is gone: a normal end
+	}
+	return err
+}
+
+// watchParent stops the kernel when the process that started it exits, as
+// ipykernel does: jupyter_client sets JPY_PARENT_PID, and a front end that
+// crashes must not leave kernels running forever. The parent is gone when
+// this process has been handed to another one (init or a subreaper).
+func watchParent(ctx context.Context, stop func(), log *slog.Logger) {
+	if os.Getenv("JPY_PARENT_PID") == "" {
+		return
+	}
+	parent := os.Getppid()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if os.Getppid() != parent {
+				log.Warn("the front end that started the kernel has exited; shutting down", "parent_pid", parent)
+				stop()
+				return
+			}
+		}
+	}
 }
 
 // kernelLogger returns the kernel's logger, writing to $PATHNOTES_LOG if set

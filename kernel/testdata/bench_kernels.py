@@ -1,0 +1,127 @@
+"""Compare the pathnotes kernel with ipykernel through jupyter_client, the way
+a front end sees them. Run by hand (it is a benchmark, not a test):
+
+    go build -o /tmp/pn/pathnotes . && /tmp/pn/pathnotes install --prefix /tmp/pn/prefix
+    JUPYTER_PATH=/tmp/pn/prefix/share/jupyter /usr/bin/python3 kernel/testdata/bench_kernels.py
+
+It measures, for each kernelspec named on the command line (default:
+pathnotes python3):
+
+  start     process start to the first kernel_info_reply (median of --starts runs)
+  rtt       a trivial execute_request to its reply and status idle
+            (median and 90th percentile of --rounds runs, after a warm-up)
+  rss       resident memory of the kernel process at idle, after the warm-up
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+from jupyter_client.manager import KernelManager
+
+# A trivial cell for each language: an assignment, no output.
+SETUP = {"go": "x := 0", "python": "x = 0"}
+TRIVIAL = {"go": "x = 1", "python": "x = 1"}
+
+
+def kernel_pid(km):
+    prov = getattr(km, "provisioner", None)
+    proc = getattr(prov, "process", None) if prov else None
+    if proc is None:
+        proc = getattr(km, "kernel", None)
+    return proc.pid
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def start(name):
+    """Start a kernel; return (manager, client, seconds to first kernel_info_reply)."""
+    km = KernelManager(kernel_name=name)
+    t0 = time.perf_counter()
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    msg_id = kc.kernel_info()
+    while True:
+        reply = kc.get_shell_msg(timeout=30)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            break
+    elapsed = time.perf_counter() - t0
+    # Before executing, make sure iopub is subscribed (a PUB socket drops
+    # what it publishes before the subscription arrives), as front ends do.
+    kc.wait_for_ready(timeout=30)
+    return km, kc, elapsed
+
+
+def stop(km, kc):
+    kc.stop_channels()
+    km.shutdown_kernel(now=False)
+
+
+def execute(kc, code):
+    """Send one execute_request; return seconds until its reply and idle status
+    have both arrived (the client's threads queue them as they come, so
+    waiting for one and then the other measures the later of the two)."""
+    t0 = time.perf_counter()
+    msg_id = kc.execute(code)
+    while True:
+        m = kc.get_shell_msg(timeout=30)
+        if m["parent_header"].get("msg_id") == msg_id:
+            if m["content"]["status"] != "ok":
+                raise RuntimeError(f"{code!r}: {m['content']}")
+            break
+    while True:
+        m = kc.get_iopub_msg(timeout=30)
+        if (m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "status"
+                and m["content"]["execution_state"] == "idle"):
+            break
+    return time.perf_counter() - t0
+
+
+def bench(name, starts, rounds):
+    start_times = []
+    for _ in range(starts):
+        km, kc, t = start(name)
+        start_times.append(t)
+        stop(km, kc)
+    km, kc, _ = start(name)
+    lang = km.kernel_spec.language
+    execute(kc, SETUP[lang])
+    for _ in range(20):
+        execute(kc, TRIVIAL[lang])
+    rtts = sorted(execute(kc, TRIVIAL[lang]) for _ in range(rounds))
+    time.sleep(1)
+    rss = rss_kib(kernel_pid(km))
+    stop(km, kc)
+    return {
+        "kernel": name,
+        "start_ms": statistics.median(start_times) * 1e3,
+        "rtt_median_ms": statistics.median(rtts) * 1e3,
+        "rtt_p90_ms": rtts[int(0.9 * len(rtts))] * 1e3,
+        "rss_mib": rss / 1024,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kernels", nargs="*", default=["pathnotes", "python3"])
+    ap.add_argument("--starts", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=500)
+    args = ap.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}")
+    print(f"{'kernel':<12} {'start (ms)':>10} {'rtt median (ms)':>16} {'rtt p90 (ms)':>13} {'idle RSS (MiB)':>15}")
+    for name in args.kernels:
+        r = bench(name, args.starts, args.rounds)
+        print(f"{r['kernel']:<12} {r['start_ms']:>10.0f} {r['rtt_median_ms']:>16.2f} {r['rtt_p90_ms']:>13.2f} {r['rss_mib']:>15.1f}")
+
+
+if __name__ == "__main__":
+    main()
