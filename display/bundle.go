@@ -73,9 +73,36 @@ func LaTeX(s string) Bundle {
 }
 
 // SVG shows an SVG document. Its text/plain form names the image and its
-// size as the root element declares it.
-func SVG(s string) Bundle {
-	return Bundle{Data: map[string]any{MIMESVG: s, MIMEText: "SVG image" + svgSize(s)}}
+// size as the root element declares it. The bundle also carries the image
+// as HTML (see svgBundle), so that it shows in untrusted notebooks and in
+// nbconvert's HTML too.
+func SVG(s string) Bundle { return svgBundle(s, "SVG image"+svgSize(s)) }
+
+// svgBundle shows the SVG document s, with text as its text/plain form and
+// the same document as an <img> in text/html.
+//
+// The HTML copy is there because sanitizers treat the two types
+// differently. nbconvert 6.5 passes image/svg+xml through an HTML cleaner
+// that drops every SVG element (the picture vanishes from the exported
+// page), and classic Notebook and JupyterLab do not show image/svg+xml in
+// an untrusted notebook (one executed elsewhere, for example by
+// "pathnotes run"); all of them keep an <img> whose source is a data URI.
+// Front ends prefer text/html to SVG, so trusted ones show the image too:
+// JupyterLab and VS Code draw SVG as such an image anyway, and classic
+// Notebook loses only the hover titles of arcs and vertices. The SVG stays
+// in the bundle for exports that use it (Markdown, LaTeX/PDF) and for
+// programs that read the notebook.
+func svgBundle(s, text string) Bundle {
+	return Bundle{Data: map[string]any{MIMESVG: s, MIMEHTML: svgImage(s, text), MIMEText: text}}
+}
+
+// svgImage writes an <img> element that shows the SVG document s, with alt
+// as the text a reader sees where the image cannot be drawn. The data URI
+// is base64: a plain one would need every '#' of the colours escaped, and
+// some sanitizers' URI parsers stumble on the rest.
+func svgImage(s, alt string) string {
+	return `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(s)) +
+		`" alt="` + html.EscapeString(alt) + `">`
 }
 
 // PNG shows PNG-encoded image bytes, with their width and height as

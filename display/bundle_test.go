@@ -41,6 +41,18 @@ func TestRawBundles(t *testing.T) {
 	}
 }
 
+func TestSVGBundleCarriesItsImageAsHTML(t *testing.T) {
+	doc := `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><text fill="#d62728">a &amp; "b"</text></svg>`
+	data := bundle(t, SVG(doc))
+	wantSVGImage(t, data)
+	// A group holding an SVG-only renderer embeds it as an image as well.
+	svgOnly := Bundle{Data: map[string]any{MIMESVG: doc, MIMEText: "drawing"}}
+	svgs, alts := svgImages(t, str(t, bundle(t, Row(svgOnly, Text("x"))), MIMEHTML))
+	if len(svgs) != 1 || svgs[0] != doc || alts[0] != "drawing" {
+		t.Errorf("Row of an SVG: images %q, alt %q", svgs, alts)
+	}
+}
+
 func TestStripTagsDropsStyleAndSeparatesCells(t *testing.T) {
 	got := stripTags(`<style>td{color:red}</style><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>&infin;</td></tr></table>`)
 	if want := "a b\n1 ∞"; got != want {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/spatial/r2"
 
@@ -15,6 +16,11 @@ import (
 
 // noteHeight is the height of one caption line under the drawing.
 const noteHeight = 16
+
+// plateWidth is the width of one character of a weight, in ems, that the
+// plate under a highlighted weight allows: the digits of DejaVu Sans, the
+// widest of the fonts the drawing names, are 0.64 em.
+const plateWidth = 0.64
 
 // SVG returns the drawing as a standalone SVG document.
 func (v *GraphView) SVG() (string, error) {
@@ -79,6 +85,7 @@ func (v *GraphView) SVG() (string, error) {
 	}
 
 	if len(d.arcs) <= maxWeightLabels {
+		size := d.font - 1
 		for _, l := range labels {
 			color := "#333333"
 			switch l.kind {
@@ -87,8 +94,16 @@ func (v *GraphView) SVG() (string, error) {
 			case pathArc:
 				color = pathColor
 			}
+			if l.kind != plainArc {
+				// The white halo keeps a weight readable over a thin grey
+				// line, but on a thick line of its own colour the digits
+				// melt into the line: a white plate under them does not.
+				w, h := plateWidth*size*float64(utf8.RuneCountInString(l.text))+4, size+2
+				fmt.Fprintf(&sb, `<rect class="plate" x="%.1f" y="%.1f" width="%.1f" height="%.1f" rx="2" fill="#ffffff"/>`,
+					l.at.X-w/2, l.at.Y-h/2, w, h)
+			}
 			fmt.Fprintf(&sb, `<text class="weight" x="%.1f" y="%.1f" dy="0.35em" text-anchor="middle" font-size="%.0f" fill="%s" stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="stroke">%s</text>`,
-				l.at.X, l.at.Y, d.font-1, color, html.EscapeString(l.text))
+				l.at.X, l.at.Y, size, color, html.EscapeString(l.text))
 		}
 	}
 	onPath := map[int]bool{}
@@ -343,11 +358,12 @@ func (v *GraphView) MIMEBundle() (data, metadata map[string]any) {
 	if err != nil {
 		return errorBundle(err).MIMEBundle()
 	}
-	data = map[string]any{MIMESVG: svg, MIMEText: v.Text()}
+	data = svgBundle(svg, v.Text()).Data
 	if v.rendered.sampled {
-		rich, _ := Row(SVG(svg), Summary(v.g)).MIMEBundle()
+		text := Summary(v.g).Text() + "\n" + strings.Join(v.rendered.notes, "\n")
+		rich, _ := Row(svgBundle(svg, text), Summary(v.g)).MIMEBundle()
 		data[MIMEHTML] = rich[MIMEHTML]
-		data[MIMEText] = Summary(v.g).Text() + "\n" + strings.Join(v.rendered.notes, "\n")
+		data[MIMEText] = text
 	}
 	return data, nil
 }

@@ -1,6 +1,8 @@
 package display
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,6 +34,7 @@ func byClass(els []element, name, class string) []element {
 
 func TestGraphSVGHasVerticesArcsAndWeights(t *testing.T) {
 	g := example(t, "karaula-fig3.1")
+	wantSVGImage(t, bundle(t, Graph(g)))
 	_, els := svgOf(t, Graph(g))
 	var labels []string
 	for _, e := range els {
@@ -97,6 +100,33 @@ func TestGraphPathHighlighted(t *testing.T) {
 	}
 	if !strings.Contains(s, "path d → e → b (weight 4)") {
 		t.Error("the path is not named under the drawing")
+	}
+	// The two highlighted weights, and only they, sit on white plates
+	// centred on them and wide enough for their digits.
+	plates := byClass(els, "rect", "plate")
+	var onPathWeights []element
+	for _, w := range byClass(els, "text", "weight") {
+		if w.attrs["fill"] == pathColor {
+			onPathWeights = append(onPathWeights, w)
+		}
+	}
+	if len(plates) != 2 || len(onPathWeights) != 2 {
+		t.Fatalf("%d plates for %d highlighted weights, want 2 and 2", len(plates), len(onPathWeights))
+	}
+	for i, w := range onPathWeights {
+		r := plates[i]
+		cx := num(t, r.attrs["x"]) + num(t, r.attrs["width"])/2
+		cy := num(t, r.attrs["y"]) + num(t, r.attrs["height"])/2
+		if math.Abs(cx-num(t, w.attrs["x"])) > 0.1 || math.Abs(cy-num(t, w.attrs["y"])) > 0.1 {
+			t.Errorf("plate %d centred at (%g,%g), its weight at (%s,%s)", i, cx, cy, w.attrs["x"], w.attrs["y"])
+		}
+		size := num(t, w.attrs["font-size"])
+		if width := num(t, r.attrs["width"]); width < plateWidth*size*float64(len(w.text)) || num(t, r.attrs["height"]) < size {
+			t.Errorf("plate %d is %s×%s for %q at font size %g", i, r.attrs["width"], r.attrs["height"], w.text, size)
+		}
+		if r.attrs["fill"] != "#ffffff" {
+			t.Errorf("plate %d fill %q", i, r.attrs["fill"])
+		}
 	}
 
 	bad := Graph(g).Path(graph.Path{Vertices: []int{0, 2}, Weight: 1})
@@ -223,7 +253,7 @@ func TestLargeGraphIsSampledWithSummary(t *testing.T) {
 		}
 	}
 	h := str(t, data, MIMEHTML)
-	if !strings.Contains(h, "<svg") || !strings.Contains(h, "density ρ") {
+	if svgs, _ := svgImages(t, h); len(svgs) != 1 || svgs[0] != s || !strings.Contains(h, "density ρ") {
 		t.Error("HTML does not hold the drawing and the summary")
 	}
 }
@@ -360,4 +390,14 @@ func TestUndirectedEdgesDrawAsSingleLines(t *testing.T) {
 			}
 		}
 	}
+}
+
+// num parses a number attribute.
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("attribute %q is not a number", s)
+	}
+	return f
 }

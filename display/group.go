@@ -75,16 +75,15 @@ func (g *Group) MIMEBundle() (data, metadata map[string]any) {
 }
 
 // richHTML returns the best HTML form of a bundle's data: its HTML, its SVG
-// inline, its PNG as an embedded image, or its text in a <pre> block.
+// or PNG as an embedded image, or its text in a <pre> block. SVG goes in as
+// an image rather than inline for the reason svgBundle gives.
 func richHTML(data map[string]any) string {
 	if s, ok := data[MIMEHTML].(string); ok {
 		return s
 	}
 	if s, ok := data[MIMESVG].(string); ok {
-		if i := strings.Index(s, "<svg"); i > 0 {
-			s = s[i:] // drop an XML declaration, which may not appear inside HTML
-		}
-		return s
+		t, _ := data[MIMEText].(string)
+		return svgImage(s, t)
 	}
 	if s, ok := data[MIMEPNG].(string); ok {
 		return `<img src="data:image/png;base64,` + s + `">`

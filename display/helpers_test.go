@@ -229,3 +229,37 @@ func fwReference(g *graph.Graph) *graph.FWTrace {
 	}
 	return tr
 }
+
+// svgImages returns the documents of the <img> elements in an HTML
+// fragment whose source is a base64 SVG data URI, with their alt texts.
+func svgImages(t *testing.T, doc string) (svgs, alts []string) {
+	t.Helper()
+	const prefix = "data:image/svg+xml;base64,"
+	for _, e := range parseXML(t, "<div>"+doc+"</div>", true) {
+		if e.name != "img" || !strings.HasPrefix(e.attrs["src"], prefix) {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(e.attrs["src"], prefix))
+		if err != nil {
+			t.Fatalf("SVG data URI is not base64: %v", err)
+		}
+		svgs, alts = append(svgs, string(raw)), append(alts, e.attrs["alt"])
+	}
+	return svgs, alts
+}
+
+// wantSVGImage checks that data's HTML is exactly one image of its SVG,
+// with its text as the alt text.
+func wantSVGImage(t *testing.T, data map[string]any) {
+	t.Helper()
+	svgs, alts := svgImages(t, str(t, data, MIMEHTML))
+	if len(svgs) != 1 {
+		t.Fatalf("HTML holds %d SVG images, want 1: %.300s", len(svgs), data[MIMEHTML])
+	}
+	if svgs[0] != str(t, data, MIMESVG) {
+		t.Error("the HTML image is not the bundle's SVG document")
+	}
+	if alts[0] != str(t, data, MIMEText) {
+		t.Errorf("alt text %q, want the text form %q", alts[0], data[MIMEText])
+	}
+}

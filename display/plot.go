@@ -203,6 +203,9 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 	// Top left is where rising timing curves leave room.
 	pl.Legend.Top, pl.Legend.Left = true, true
 	pl.Legend.XOffs, pl.Legend.YOffs = vg.Points(8), -vg.Points(4)
+	// Without padding the entries' lines touch as soon as the browser's
+	// font is a little taller than the one gonum measured.
+	pl.Legend.Padding = vg.Points(2)
 	w, h := vg.Length(p.widthCm)*vg.Centimeter, vg.Length(p.heightCm)*vg.Centimeter
 	for i, s := range p.lines {
 		xys := make(plotter.XYs, len(s.xs))
@@ -244,8 +247,21 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("display: plot %q: writing %s: %w", p.title, format, err)
 	}
+	if format == "svg" {
+		return []byte(svgFontFallbacks.Replace(buf.String())), nil
+	}
 	return buf.Bytes(), nil
 }
+
+// svgFontFallbacks adds fallbacks to the one font family that gonum writes
+// into its SVG. gonum lays text out with the metrics of Liberation Sans,
+// which few Windows and macOS machines have; a browser that lacks every
+// font a style names uses its default font, a serif one on those systems.
+// Arimo and Arial have the same metrics as Liberation Sans (Arimo is the
+// same design), Helvetica nearly so, and sans-serif keeps the last resort
+// sans.
+var svgFontFallbacks = strings.NewReplacer(
+	"font-family:Liberation Sans;", "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;")
 
 // plotMargin is the share of the data range left free at each end of an
 // axis, so that markers and bars at the extremes are not cut in half.
@@ -346,10 +362,10 @@ func (p *Plot) MIMEBundle() (data, metadata map[string]any) {
 	if err != nil {
 		return errorBundle(err).MIMEBundle()
 	}
-	b := SVG(string(img))
-	if p.png {
-		b = PNG(img)
+	if !p.png {
+		return svgBundle(string(img), p.Text()).Data, nil
 	}
+	b := PNG(img)
 	b.Data[MIMEText] = p.Text()
 	return b.Data, b.Metadata
 }

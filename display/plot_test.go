@@ -17,6 +17,7 @@ func timingPlot() *Plot {
 
 func TestPlotSVG(t *testing.T) {
 	data := bundle(t, timingPlot())
+	wantSVGImage(t, data)
 	s := str(t, data, MIMESVG)
 	els := parseXML(t, s, false)
 	if els[0].name != "svg" {
@@ -32,6 +33,19 @@ func TestPlotSVG(t *testing.T) {
 		if !texts[want] {
 			t.Errorf("SVG has no text %q", want)
 		}
+	}
+	// Every text names fallbacks after gonum's font, ending in a generic family.
+	styled := 0
+	for _, e := range els {
+		if e.name == "text" {
+			styled++
+			if !strings.Contains(e.attrs["style"], "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;") {
+				t.Errorf("text %q has style %q, without font fallbacks", strings.TrimSpace(e.text), e.attrs["style"])
+			}
+		}
+	}
+	if styled == 0 {
+		t.Error("no text elements")
 	}
 	text := str(t, data, MIMEText)
 	want := "plot \"FW time\": x = n, y = seconds, log-log\n  fw-cpu: (100, 0.004) (200, 0.03) (400, 0.25) (800, 2)\n  fw-hn: (100, 0.001) (200, 0.002) (400, 0.008) (800, 0.05)"
