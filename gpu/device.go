@@ -131,16 +131,17 @@ var (
 )
 
 // Open returns device ordinal of the active driver, opening its context
-// the first time; later calls return the same Device.
+// the first time; later calls return the same Device, as long as
+// PATHNOTES_GPU still selects its driver.
 func Open(ordinal int) (*Device, error) {
-	devicesMu.Lock()
-	defer devicesMu.Unlock()
-	if d, ok := opened[ordinal]; ok {
-		return d, nil
-	}
 	drv, err := ActiveDriver()
 	if err != nil {
 		return nil, err
+	}
+	devicesMu.Lock()
+	defer devicesMu.Unlock()
+	if d, ok := opened[ordinal]; ok && d.drv.Name() == drv.Name() {
+		return d, nil
 	}
 	n, err := drv.DeviceCount()
 	if err != nil {

@@ -352,19 +352,17 @@ func (c *cudaCtx) DestroyEvent(e Event) error {
 	return c.do("cuEventDestroy", func() error { return cu.DestroyEvent(&ev) })
 }
 
-// Reset resets the primary context (destroying every allocation, module
-// and event in it, and clearing a sticky error), drops this context's
-// reference to it as the driver asks after a reset, takes a fresh one and
-// checks that it answers.
+// Reset resets the primary context, destroying every allocation, module
+// and event in it and clearing a sticky error, then retains it afresh and
+// checks that it answers. The reset also drops the references held on it
+// (releasing this context's reference afterwards fails with
+// CUDA_ERROR_INVALID_CONTEXT, as seen with driver 580), hence no release.
 func (c *cudaCtx) Reset() error {
 	c.mu.Lock()
 	c.modules, c.funcs, c.events = nil, nil, nil
 	c.mu.Unlock()
 	if err := c.dev.ResetPrimaryCtx(); err != nil {
 		return wrap("cuDevicePrimaryCtxReset", err)
-	}
-	if err := c.dev.ReleasePrimaryCtx(); err != nil {
-		return wrap("cuDevicePrimaryCtxRelease", err)
 	}
 	ctx, err := c.dev.RetainPrimaryCtx()
 	if err != nil {

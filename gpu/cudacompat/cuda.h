@@ -19,6 +19,12 @@
  *     cuGraphGetEdges         CUDA 13: returns edge data
  *                             here: their symbols without edge data
  *
+ * and one more whose signature did not change: CUDA 13's cuda.h maps
+ * cuEventElapsedTime to cuEventElapsedTime_v2 (CUDA 12.8 on), which older
+ * driver libraries lack; the original symbol keeps the binary linkable
+ * against, and runnable with, any libcuda (a build machine's may be older
+ * than the headers).
+ *
  * Each old entry point is declared under a name of our own bound to the
  * old symbol with an asm label, so the declaration cannot clash with
  * whatever the real header declares. With CUDA 11.x and 12.x headers the
@@ -46,6 +52,8 @@ CUresult CUDAAPI pathnotes_cuGraphAddDependencies_v1(CUgraph hGraph, const CUgra
     __asm__("cuGraphAddDependencies");
 CUresult CUDAAPI pathnotes_cuGraphGetEdges_v1(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)
     __asm__("cuGraphGetEdges");
+CUresult CUDAAPI pathnotes_cuEventElapsedTime_v1(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+    __asm__("cuEventElapsedTime");
 
 #ifdef __cplusplus
 }
@@ -61,6 +69,8 @@ CUresult CUDAAPI pathnotes_cuGraphGetEdges_v1(CUgraph hGraph, CUgraphNode *from,
 #define cuGraphAddDependencies pathnotes_cuGraphAddDependencies_v1
 #undef cuGraphGetEdges
 #define cuGraphGetEdges pathnotes_cuGraphGetEdges_v1
+#undef cuEventElapsedTime
+#define cuEventElapsedTime pathnotes_cuEventElapsedTime_v1
 
 #endif /* CUDA_VERSION >= 13000 */
 #endif /* PATHNOTES_CUDACOMPAT_CUDA_H */
