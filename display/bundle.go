@@ -143,6 +143,13 @@ func JSON(v any) Bundle {
 	return Bundle{Data: map[string]any{MIMEJSON: tree, MIMEText: indented.String()}}
 }
 
+// note shows s as a small grey remark under other views (a plain Text in a
+// Group would be a <pre> block in the group's largest type) and as itself
+// in text.
+func note(s string) Bundle {
+	return Bundle{Data: map[string]any{MIMEHTML: `<div style="` + noteStyle + `">` + html.EscapeString(s) + `</div>`, MIMEText: s}}
+}
+
 // errorBundle shows err in red where HTML is rendered and as text elsewhere.
 func errorBundle(err error) Bundle {
 	msg := err.Error()

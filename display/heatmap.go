@@ -230,6 +230,6 @@ func (m *Matrix) heatmapLegendHTML() string {
 	if m.kind == PredecessorCells {
 		none = "NIL"
 	}
-	return `<div style="font-size:11px;color:#555;margin:2px 0 6px 0">` + ends +
+	return `<div style="` + noteStyle + `;margin:2px 0 6px 0">` + ends +
 		`<span style="display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;background:#dddddd;border:1px solid #bbb"></span>` + none + `</div>`
 }

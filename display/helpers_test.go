@@ -142,7 +142,8 @@ func parseXML(t *testing.T, doc string, lenient bool) []element {
 type cell struct {
 	text    string
 	header  bool
-	changed bool
+	changed bool // class "changed"
+	marked  bool // the text is in a <mark>
 	style   string
 }
 
@@ -167,6 +168,12 @@ func parseTable(t *testing.T, doc string) [][]cell {
 			rows[len(rows)-1] = append(rows[len(rows)-1], cell{
 				text: e.text, header: e.name == "th", changed: e.attrs["class"] == "changed", style: e.attrs["style"],
 			})
+		case "mark": // inside the last cell: the tables hold no other markup
+			if n := len(rows); n > 0 && len(rows[n-1]) > 0 {
+				c := &rows[n-1][len(rows[n-1])-1]
+				c.text += e.text
+				c.marked = true
+			}
 		}
 	}
 	return rows

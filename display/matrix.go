@@ -306,16 +306,62 @@ func (m *Matrix) Text() string {
 	return strings.TrimRight(sb.String(), "\n")
 }
 
-// Styles of the HTML table, inline so that they survive notebook sanitizers.
+// Styles of the HTML table, inline so that they survive the sanitizers that
+// keep style attributes (JupyterLab's, VS Code's). Classic Notebook drops
+// them in an untrusted notebook, and nbconvert when asked to sanitize; what
+// must still show there is said with elements (see markChangedHTML).
 const (
 	tableStyle   = `border-collapse:collapse;font-family:monospace;font-size:12px;margin:4px 0`
 	thStyle      = `border:1px solid #ccc;padding:2px 6px;background:#f2f2f2;text-align:center`
 	tdStyle      = `border:1px solid #ddd;padding:2px 6px;text-align:right`
-	changedStyle = `;background:#ffd966;font-weight:bold`
+	changedStyle = `;background:` + changedColor + `;font-weight:bold`
 	shadedStyle  = `;background:#e3edff`
 	primaryStyle = `;box-shadow:inset 0 0 0 2px #1f5fbf`
-	captionStyle = `caption-side:top;text-align:left;font-weight:bold;padding-bottom:2px`
+	// color:inherit overrides the grey that classic Notebook's stylesheet
+	// gives captions, which made D and Π fainter than their tables.
+	captionStyle = `caption-side:top;text-align:left;font-weight:bold;padding-bottom:2px;color:inherit`
+	noteStyle    = `font-size:11px;color:#555`
+	changedColor = `#ffd966`
 )
+
+// markChangedHTML wraps escaped cell or note text in <mark>, whose default
+// look is a yellow background: where a sanitizer has dropped the style
+// attributes, the changed cells are still highlighted. Its own style gives
+// it the cell's colour, so that where styles are kept it cannot be seen.
+func markChangedHTML(escaped string) string {
+	return `<mark style="background:` + changedColor + `">` + escaped + `</mark>`
+}
+
+// superscripts maps the superscript characters that titles such as D⁽³⁾ use
+// to the plain ones that supHTML raises.
+var superscripts = map[rune]rune{
+	'⁰': '0', '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9',
+	'⁽': '(', '⁾': ')', '⁺': '+', '⁻': '-', 'ᵏ': 'k',
+}
+
+// supHTML escapes a title for HTML and writes its runs of superscript
+// characters as <sup> of plain ones: most fonts draw superscript
+// parentheses and digits small and, in the monospace captions, spread one
+// per cell, so that "D⁽⁴⁾" read as "D ( 4 )" in small grey.
+func supHTML(s string) string {
+	var sb, run strings.Builder
+	flush := func() {
+		if run.Len() > 0 {
+			sb.WriteString("<sup>" + html.EscapeString(run.String()) + "</sup>")
+			run.Reset()
+		}
+	}
+	for _, r := range s {
+		if plain, ok := superscripts[r]; ok {
+			run.WriteRune(plain)
+			continue
+		}
+		flush()
+		sb.WriteString(html.EscapeString(string(r)))
+	}
+	flush()
+	return sb.String()
+}
 
 // HTML returns the matrix as an HTML table with labelled headers; changed
 // cells are yellow and bold, a blocked trace's primary tile is framed in
@@ -332,7 +378,7 @@ func (m *Matrix) html(caption bool) string {
 	var sb strings.Builder
 	sb.WriteString(`<table style="` + tableStyle + `">`)
 	if caption && m.title != "" {
-		sb.WriteString(`<caption style="` + captionStyle + `">` + html.EscapeString(m.title) + `</caption>`)
+		sb.WriteString(`<caption style="` + captionStyle + `">` + supHTML(m.title) + `</caption>`)
 	}
 	sb.WriteString(`<tr><th style="` + thStyle + `"></th>`)
 	for j := 0; j < k; j++ {
@@ -359,11 +405,11 @@ func (m *Matrix) html(caption bool) string {
 			if f&markPrimary != 0 {
 				style += primaryStyle
 			}
-			class := ""
+			class, value := "", html.EscapeString(m.cell(i*m.n+j))
 			if f&markChanged != 0 {
-				class = ` class="changed"`
+				class, value = ` class="changed"`, markChangedHTML(value)
 			}
-			sb.WriteString(`<td` + class + ` style="` + style + `">` + html.EscapeString(m.cell(i*m.n+j)) + `</td>`)
+			sb.WriteString(`<td` + class + ` style="` + style + `">` + value + `</td>`)
 		}
 		if k < m.n {
 			sb.WriteString(`<td style="` + tdStyle + `">…</td>`)
@@ -382,10 +428,10 @@ func (m *Matrix) html(caption bool) string {
 		notes = append(notes, html.EscapeString(note))
 	}
 	if c := m.Changed(); c > 0 {
-		notes = append(notes, `<span style="background:#ffd966;font-weight:bold">&nbsp;`+cells(c)+` changed&nbsp;</span>`)
+		notes = append(notes, `<b>`+markChangedHTML("&nbsp;"+cells(c)+" changed&nbsp;")+`</b>`)
 	}
 	if len(notes) > 0 {
-		sb.WriteString(`<div style="font-size:11px;color:#555">` + strings.Join(notes, " · ") + `</div>`)
+		sb.WriteString(`<div style="` + noteStyle + `">` + strings.Join(notes, " · ") + `</div>`)
 	}
 	return sb.String()
 }
@@ -406,7 +452,7 @@ func (m *Matrix) MIMEBundle() (data, metadata map[string]any) {
 	}
 	title := ""
 	if m.title != "" {
-		title = `<div style="` + captionStyle + `;font-family:monospace;font-size:12px">` + html.EscapeString(m.title) + `</div>`
+		title = `<div style="` + captionStyle + `;font-family:monospace;font-size:12px">` + supHTML(m.title) + `</div>`
 	}
 	data[MIMEHTML] = title + richHTML(hm.Data) + m.heatmapLegendHTML() + m.html(false)
 	data[MIMEPNG] = hm.Data[MIMEPNG]

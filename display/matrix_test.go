@@ -221,3 +221,16 @@ func TestAllPairsSideBySide(t *testing.T) {
 		t.Errorf("HTML has %d tables, want 2", c)
 	}
 }
+
+func TestSupHTMLRaisesSuperscriptRuns(t *testing.T) {
+	for in, want := range map[string]string{
+		"D⁽¹²⁾":      "D<sup>(12)</sup>",
+		"Π⁽ᵏ⁾ <a&b>": "Π<sup>(k)</sup> &lt;a&amp;b&gt;",
+		"x²+y⁻¹":     "x<sup>2</sup>+y<sup>-1</sup>",
+		"plain":      "plain",
+	} {
+		if got := supHTML(in); got != want {
+			t.Errorf("supHTML(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

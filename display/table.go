@@ -250,7 +250,7 @@ func (t *Table) HTML() string {
 	}
 	sb.WriteString(`</table>`)
 	if notes := t.footer(); len(notes) > 0 {
-		sb.WriteString(`<div style="font-size:11px;color:#555">` + html.EscapeString(strings.Join(notes, " · ")) + `</div>`)
+		sb.WriteString(`<div style="` + noteStyle + `">` + html.EscapeString(strings.Join(notes, " · ")) + `</div>`)
 	}
 	return sb.String()
 }

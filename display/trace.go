@@ -213,7 +213,7 @@ func (v *FWTraceView) MIMEBundle() (data, metadata map[string]any) {
 		items = append(items, v.step(i))
 	}
 	if partial {
-		items = append(items, Text(fmt.Sprintf("showing %d of %d steps (choose others with Steps(from, to) or Step(i))", len(idx), len(v.t.Steps))))
+		items = append(items, note(fmt.Sprintf("showing %d of %d steps (choose others with Steps(from, to) or Step(i))", len(idx), len(v.t.Steps))))
 	}
 	title := "Floyd-Warshall trace"
 	if v.t.Solver != "" {

@@ -64,6 +64,39 @@ func TestFWTraceMatchesKaraulaExample(t *testing.T) {
 	if len(changedCells(tabs[0])) != 0 {
 		t.Error("the initial matrix has changed cells")
 	}
+	// Changed cells keep their value inside a <mark>, which sanitizers
+	// that drop style attributes keep: D⁽⁵⁾ row d is "2* 4* 4 0 1".
+	for ti, tab := range tabs {
+		for i, row := range tab[1:] {
+			for j, c := range row[1:] {
+				if c.marked != c.changed {
+					t.Errorf("table %d cell (%d,%d): marked %v, changed %v", ti, i, j, c.marked, c.changed)
+				}
+			}
+		}
+	}
+	var rowD []string
+	for _, c := range tabs[10][4] {
+		rowD = append(rowD, c.text)
+	}
+	if got := strings.Join(rowD, " "); got != "d 2 4 4 0 1" {
+		t.Errorf("D⁽⁵⁾ row d reads %q", got)
+	}
+	h := str(t, data, MIMEHTML)
+	for _, caption := range []string{">D<sup>(3)</sup></caption>", ">Π<sup>(5)</sup></caption>"} {
+		if !strings.Contains(h, caption) {
+			t.Errorf("HTML lacks the caption %q", caption)
+		}
+	}
+}
+
+func TestPartialTraceNoteIsSmallText(t *testing.T) {
+	tr := fwReference(example(t, "karaula-fig3.1"))
+	h := str(t, bundle(t, FWTrace(tr).Steps(4, 5)), MIMEHTML)
+	want := `<div style="` + noteStyle + `">showing 2 of 6 steps (choose others with Steps(from, to) or Step(i))</div>`
+	if !strings.Contains(h, want) || strings.Contains(h, "<pre>") {
+		t.Errorf("the note on left-out steps is not a small remark:\n%s", h[max(0, len(h)-300):])
+	}
 }
 
 // blockedTrace is a hand-made blocked trace of a 4-vertex graph, tile 2.
