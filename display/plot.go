@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Plot is a chart of timings or other measurements, drawn with gonum's
@@ -238,7 +239,7 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 		}
 		pl.NominalX(p.categories...)
 	}
-	p.setRanges(pl)
+	p.setRanges(pl, h)
 	wt, err := pl.WriterTo(w, h, format)
 	if err != nil {
 		return nil, fmt.Errorf("display: plot %q: %w", p.title, err)
@@ -268,11 +269,23 @@ var svgFontFallbacks = strings.NewReplacer(
 const plotMargin = 0.04
 
 // setRanges fits the axes to the data with a margin; bars get half a
-// category on each side.
-func (p *Plot) setRanges(pl *plot.Plot) {
+// category on each side and room above for the legend. h is the height of
+// the whole plot.
+func (p *Plot) setRanges(pl *plot.Plot, h vg.Length) {
 	if len(p.bars) > 0 {
-		// The value axis already starts at zero and ends at the tallest bar.
+		// The value axis already starts at zero and ends at the tallest
+		// bar, which then ran into the top edge and under the legend (top
+		// left, over the first category, often the slowest variant's).
 		pl.X.Min, pl.X.Max = -0.5, float64(len(p.categories))-0.5
+		tallest := 0.0
+		for _, s := range p.bars {
+			for _, y := range s.ys {
+				tallest = max(tallest, y)
+			}
+		}
+		if tallest > 0 {
+			pl.Y.Max = tallest / (1 - legendShare(pl, h))
+		}
 		return
 	}
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -284,6 +297,16 @@ func (p *Plot) setRanges(pl *plot.Plot) {
 	}
 	pl.X.Min, pl.X.Max = widen(xlo, xhi, p.logX)
 	pl.Y.Min, pl.Y.Max = widen(ylo, yhi, p.logY)
+}
+
+// legendShare is the part of the data area's height, from the top, that
+// the legend takes, with a little air under it. The data area is the plot
+// less its title and x axis; plotChrome is a generous estimate of those, so
+// that the share errs on the large side.
+func legendShare(pl *plot.Plot, h vg.Length) float64 {
+	const plotChrome = 60 // points: title, tick labels and x label with paddings
+	legend := pl.Legend.Rectangle(draw.Canvas{}).Size().Y - pl.Legend.YOffs + vg.Points(6)
+	return min(float64(legend)/float64(h-vg.Points(plotChrome)), 0.5)
 }
 
 // widen extends [lo, hi] by plotMargin of its span at each end, in log

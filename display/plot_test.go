@@ -3,6 +3,7 @@ package display
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,66 @@ func TestBarPlot(t *testing.T) {
 	}
 	if !strings.Contains(str(t, data, MIMEText), "fw-blocked: 100=0.5 200=1 400=2") {
 		t.Errorf("text = %q", data[MIMEText])
+	}
+}
+
+// filledRects returns the axis-aligned filled rectangles of a gonum SVG
+// (bars and legend thumbnails are paths "Mx,y Lx,y Lx,y Lx,y Z" with a
+// fill style), in gonum's y-up coordinates, skipping white backgrounds.
+func filledRects(t *testing.T, svg string) (rects [][4]float64) {
+	t.Helper()
+	for _, e := range parseXML(t, svg, false) {
+		d := e.attrs["d"]
+		if e.name != "path" || !strings.Contains(e.attrs["style"], "fill:#") || strings.Contains(e.attrs["style"], "fill:#FFFFFF") ||
+			!strings.HasPrefix(d, "M") || !strings.HasSuffix(d, "Z") {
+			continue
+		}
+		pts := strings.FieldsFunc(strings.TrimSuffix(d[1:], "Z"), func(r rune) bool { return r == 'L' })
+		if len(pts) != 4 {
+			continue
+		}
+		r := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)} // minX minY maxX maxY
+		for _, pt := range pts {
+			xs, ys, ok := strings.Cut(pt, ",")
+			if !ok {
+				t.Fatalf("path point %q", pt)
+			}
+			x, y := num(t, xs), num(t, ys)
+			r = [4]float64{min(r[0], x), min(r[1], y), max(r[2], x), max(r[3], y)}
+		}
+		rects = append(rects, r)
+	}
+	return rects
+}
+
+func TestBarsStayBelowTheLegend(t *testing.T) {
+	cats := []string{"naive", "blocked", "gpu"}
+	for _, heights := range [][2][]float64{
+		{{0.03, 0.01, 0.002}, {0.25, 0.04, 0.005}}, // the tallest bar under the legend
+		{{5, 1, 1}, {5, 2, 1}},
+	} {
+		p := NewPlot("bars", "variant", "s").Bar("n=256", cats, heights[0]).Bar("n=512", cats, heights[1])
+		svg, err := p.Render("svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bars, thumbs [][4]float64
+		for _, r := range filledRects(t, string(svg)) {
+			if math.Abs(r[2]-r[0]-20) < 0.01 { // legend thumbnails are 20 pt wide
+				thumbs = append(thumbs, r)
+			} else {
+				bars = append(bars, r)
+			}
+		}
+		if len(bars) != 6 || len(thumbs) != 2 {
+			t.Fatalf("%d bars and %d legend thumbnails, want 6 and 2", len(bars), len(thumbs))
+		}
+		legendBottom := math.Min(thumbs[0][1], thumbs[1][1])
+		for _, b := range bars {
+			if b[3] >= legendBottom {
+				t.Errorf("heights %v: a bar reaches y=%g, the legend starts at y=%g", heights, b[3], legendBottom)
+			}
+		}
 	}
 }
 
