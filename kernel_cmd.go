@@ -91,6 +91,9 @@ func runKernel(args []string) error {
 			log.Warn("kernel magic not registered", "magic", m.Name, "err", err)
 		}
 	}
+	if err := registerGPUMagics(sess); err != nil {
+		log.Warn("%gpu magic not registered", "err", err)
+	}
 	display.SetPublisher(func(data, metadata map[string]any, displayID string, update bool) {
 		sess.Display(session.Bundle{Data: data, Metadata: metadata}, displayID, update)
 	})
@@ -101,7 +104,7 @@ func runKernel(args []string) error {
 		Interpreter: sess,
 		History:     history,
 		Log:         log,
-		Version:     strings.TrimPrefix(versionString(), "pathnotes "),
+		Version:     kernelVersion(),
 		Stdio:       stdio,
 	})
 	if err != nil {
@@ -152,6 +155,13 @@ func watchParent(ctx context.Context, stop func(), log *slog.Logger) {
 			}
 		}
 	}
+}
+
+// kernelVersion is the module version (and revision) of versionString,
+// without the Go version and platform, which kernel_info reports apart.
+func kernelVersion() string {
+	v, _, _ := strings.Cut(strings.TrimPrefix(versionString(), "pathnotes "), " (go")
+	return v
 }
 
 // kernelLogger returns the kernel's logger, writing to $PATHNOTES_LOG if set

@@ -21,6 +21,11 @@ type executeRequest struct {
 	StopOnError     *bool             `json:"stop_on_error"`
 }
 
+// exitWords are the cells that ask the front end to leave (a console exits,
+// a notebook ignores the request). They are not Go identifiers anyone
+// would show alone in a cell.
+var exitWords = map[string]bool{"exit": true, "quit": true, "exit()": true, "quit()": true}
+
 // orTrue reads an optional protocol flag whose default is true.
 func orTrue(b *bool) bool { return b == nil || *b }
 
@@ -47,6 +52,13 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
 	count := k.execCount
 	if !req.Silent {
 		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
+	}
+
+	if exitWords[strings.TrimSpace(req.Code)] {
+		// Consoles leave when the reply asks them to, as IPython's exit does.
+		k.reply(k.shell, m, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
+			"payload": []any{map[string]any{"source": "ask_exit", "keepkernel": false}}, "user_expressions": map[string]any{}})
+		return false
 	}
 
 	cellCtx, cancel := context.WithCancel(ctx)

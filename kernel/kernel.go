@@ -485,8 +485,8 @@ func (k *Kernel) kernelInfo() map[string]any {
 			"pygments_lexer":  "go",
 			"codemirror_mode": "go",
 		},
-		"banner": fmt.Sprintf("pathnotes %s: Go %s cells (yaegi interpreter) for shortest paths on CPUs and GPUs",
-			version, runtime.Version()),
+		"banner": fmt.Sprintf("pathnotes %s: Go cells (%s, yaegi interpreter) for shortest paths on CPUs and GPUs.\n"+
+			"%%help lists the magics.", version, runtime.Version()),
 		"help_links": []map[string]string{
 			{"text": "Go documentation", "url": "https://go.dev/doc/"},
 			{"text": "Go language specification", "url": "https://go.dev/ref/spec"},

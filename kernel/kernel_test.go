@@ -185,6 +185,23 @@ func TestKernelMagics(t *testing.T) {
 	}
 }
 
+func TestExitAsksTheFrontEndToLeave(t *testing.T) {
+	tk := startKernel(t, "")
+	c := connect(t, tk, testKey)
+	reply, outs := c.execute("exit", nil)
+	r := content(t, reply)
+	payload := fmt.Sprint(r["payload"])
+	if r["status"] != "ok" || payload != "[map[keepkernel:false source:ask_exit]]" {
+		t.Errorf("exit reply %v", r)
+	}
+	if got := fmt.Sprint(types(outs)); got != "[execute_input]" {
+		t.Errorf("exit published %s", got)
+	}
+	if v := c.value("1"); v != "1" {
+		t.Errorf("the kernel itself must stay: %s", v)
+	}
+}
+
 func TestSilentAndUserExpressions(t *testing.T) {
 	tk := startKernel(t, "")
 	c := connect(t, tk, testKey)
@@ -490,8 +507,12 @@ func TestStdinRoundTrip(t *testing.T) {
 	if rc := content(t, req); rc["password"] != false {
 		t.Errorf("input_request %v", rc)
 	}
-	h := NewHeader("input_reply", c.session)
-	frames, _ := c.signer.Encode(nil, h, req.RawHeader, nil, map[string]any{"value": "Ada"}, nil)
+	// A reply to some other request is ignored; jupyter_client's replies
+	// carry no parent header at all.
+	stale, _ := c.signer.Encode(nil, NewHeader("input_reply", c.session), []byte(`{"msg_id":"another-request"}`),
+		nil, map[string]any{"value": "Eve"}, nil)
+	c.sendFrames(c.stdin, stale...)
+	frames, _ := c.signer.Encode(nil, NewHeader("input_reply", c.session), nil, nil, map[string]any{"value": "Ada"}, nil)
 	c.sendFrames(c.stdin, frames...)
 	reply := content(t, c.reply(c.shellMsgs, id))
 	outs := c.outputs(id)

@@ -174,9 +174,11 @@ drain: // drop replies to earlier requests that came too late
 	for {
 		select {
 		case m := <-o.k.inputs:
+			// jupyter_client sends input_reply without a parent header, so
+			// only a reply that names another request is stale.
 			var parent Header
-			if err := json.Unmarshal(m.RawParent, &parent); err != nil || parent.MsgID != h.MsgID {
-				o.k.log.Warn("input_reply to another request ignored", "msg_id", m.Header.MsgID)
+			if json.Unmarshal(m.RawParent, &parent) == nil && parent.MsgID != "" && parent.MsgID != h.MsgID {
+				o.k.log.Warn("input_reply to another request ignored", "msg_id", m.Header.MsgID, "parent_msg_id", parent.MsgID)
 				continue
 			}
 			var reply struct {
