@@ -14,8 +14,15 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// noteHeight is the height of one caption line under the drawing.
-const noteHeight = 16
+// Caption lines under the drawing: their height, left edge, font size and
+// the widest average character width, in ems, of the fonts the drawing
+// names (DejaVu Sans; Arial is narrower).
+const (
+	noteHeight    = 16
+	noteX         = 6
+	noteFont      = 11
+	noteCharWidth = 0.62
+)
 
 // plateWidth is the width of one character of a weight, in ems, that the
 // plate under a highlighted weight allows: the digits of DejaVu Sans, the
@@ -31,7 +38,13 @@ func (v *GraphView) SVG() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	height := d.h + d.top + float64(len(d.notes))*noteHeight + 4
+	// Notes wrap at the drawing's width: SVG text does not, and a long path
+	// or the tree's legend ran off the right edge of a small drawing.
+	var noteLines []string
+	for _, n := range d.notes {
+		noteLines = append(noteLines, wrapWords(n, int((d.w-2*noteX)/(noteCharWidth*noteFont)))...)
+	}
+	height := d.h + d.top + float64(len(noteLines))*noteHeight + 4
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans, Arial, sans-serif">`,
 		d.w, height, d.w, height)
@@ -140,9 +153,9 @@ func (v *GraphView) SVG() (string, error) {
 				at.X, at.Y, d.font-1, treeColor, graph.FormatDist(v.tree.Dist[u]))
 		}
 	}
-	for i, note := range d.notes {
-		fmt.Fprintf(&sb, `<text class="note" x="6" y="%.1f" font-size="11" fill="#555555">%s</text>`,
-			d.top+d.h+float64(i+1)*noteHeight-4, html.EscapeString(note))
+	for i, line := range noteLines {
+		fmt.Fprintf(&sb, `<text class="note" x="%d" y="%.1f" font-size="%d" fill="#555555">%s</text>`,
+			noteX, d.top+d.h+float64(i+1)*noteHeight-4, noteFont, html.EscapeString(line))
 	}
 	sb.WriteString(`</svg>`)
 	return sb.String(), nil
@@ -286,6 +299,28 @@ func points(ps []r2.Vec) string {
 		parts[i] = fmt.Sprintf("%.1f,%.1f", p.X, p.Y)
 	}
 	return strings.Join(parts, " ")
+}
+
+// wrapWords splits s into lines of at most width characters, at spaces; a
+// word longer than width stands on a line of its own.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // weightsText writes the weights of parallel arcs, lightest first.

@@ -462,7 +462,10 @@ func (v *GraphView) notes(d *drawing) []string {
 				reached++
 			}
 		}
-		notes = append(notes, fmt.Sprintf("shortest-path tree from %s: %d of %d vertices reached", v.g.Label(v.tree.Source), reached, v.g.N()))
+		// Distances and tree arcs' weights are both blue numbers; the note
+		// says which is which.
+		notes = append(notes, fmt.Sprintf("shortest-path tree from %s: %d of %d vertices reached; the bold number by a vertex is its distance",
+			v.g.Label(v.tree.Source), reached, v.g.N()))
 	}
 	return notes
 }

@@ -1,10 +1,13 @@
 package display
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pathnotes/pathnotes/graph"
 )
@@ -149,6 +152,9 @@ func TestGraphTreeHighlighted(t *testing.T) {
 	}
 	if strings.Join(dists, " ") != "0 2 5 6 7" {
 		t.Errorf("distance labels = %v", dists)
+	}
+	if got := noteText(t, els); got != "shortest-path tree from s: 5 of 5 vertices reached; the bold number by a vertex is its distance" {
+		t.Errorf("note under the tree: %q", got)
 	}
 	wrong := &graph.SingleSource{Source: 0, Dist: []int32{0, 2, 5, 6, 7}, Pred: []int32{-1, 0, 1, 2, 0}}
 	if err := Graph(g).Tree(wrong).Err(); err == nil || !strings.Contains(err.Error(), "s→d is not an arc") {
@@ -388,6 +394,64 @@ func TestUndirectedEdgesDrawAsSingleLines(t *testing.T) {
 			if title := els[i+1].text; title != "2 ↔ 1: 3" && title != "1 ↔ 0: 2" {
 				t.Errorf("highlighted edge %q is not oriented along the path", title)
 			}
+		}
+	}
+}
+
+// noteText joins the caption lines under a drawing, after checking that
+// each fits the drawing's width.
+func noteText(t *testing.T, els []element) string {
+	t.Helper()
+	width := num(t, els[0].attrs["width"])
+	var lines []string
+	for _, e := range byClass(els, "text", "note") {
+		if w := num(t, e.attrs["x"]) + noteCharWidth*num(t, e.attrs["font-size"])*float64(utf8.RuneCountInString(e.text)); w > width {
+			t.Errorf("note line %q is about %.0f wide, the drawing %g", e.text, w, width)
+		}
+		lines = append(lines, e.text)
+	}
+	return strings.Join(lines, " ")
+}
+
+func TestLongNotesWrapInsideTheDrawing(t *testing.T) {
+	// A path through all 12 vertices of a ring with long labels.
+	b := graph.NewBuilder(12)
+	labels := make([]string, 12)
+	for i := range labels {
+		labels[i] = fmt.Sprintf("station-%d", i)
+		b.AddArc(i, (i+1)%12, 1)
+	}
+	g, err := b.Labels(labels...).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := graph.Path{Weight: 11, Labels: labels}
+	for i := 0; i < 12; i++ {
+		p.Vertices = append(p.Vertices, i)
+	}
+	_, els := svgOf(t, Graph(g).Path(p))
+	want := "path " + strings.Join(labels, " → ") + " (weight 11)"
+	if got := noteText(t, els); got != want {
+		t.Errorf("note = %q, want %q", got, want)
+	}
+	if n := len(byClass(els, "text", "note")); n < 2 {
+		t.Errorf("the %d-character note stands on %d line", len(want), n)
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		width int
+		want  []string
+	}{
+		{"a bb ccc", 4, []string{"a bb", "ccc"}},
+		{"a bb ccc", 8, []string{"a bb ccc"}},
+		{"longword x", 3, []string{"longword", "x"}},
+		{"  ", 5, nil},
+	} {
+		if got := wrapWords(tt.s, tt.width); !slices.Equal(got, tt.want) {
+			t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
 		}
 	}
 }
