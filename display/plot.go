@@ -284,7 +284,7 @@ func (p *Plot) setRanges(pl *plot.Plot, h vg.Length) {
 			}
 		}
 		if tallest > 0 {
-			pl.Y.Max = tallest / (1 - legendShare(pl, h))
+			pl.Y.Max = niceTop(tallest / (1 - legendShare(pl, h)))
 		}
 		return
 	}
@@ -307,6 +307,35 @@ func legendShare(pl *plot.Plot, h vg.Length) float64 {
 	const plotChrome = 60 // points: title, tick labels and x label with paddings
 	legend := pl.Legend.Rectangle(draw.Canvas{}).Size().Y - pl.Legend.YOffs + vg.Points(6)
 	return min(float64(legend)/float64(h-vg.Points(plotChrome)), 0.5)
+}
+
+// niceTop returns the axis top, at or above top, for an axis from 0: the
+// first round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of
+// ten) that gonum's default ticker labels, with at least two labels below
+// it. An axis that ends between two labels shows few of them: 0 and 0.25
+// for a top of 0.29, where 0.3 gives 0, 0.1, 0.2 and 0.3. A top that no
+// candidate suits is returned as it is.
+func niceTop(top float64) float64 {
+	mantissas := []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8}
+	for exp := math.Floor(math.Log10(top)); exp <= math.Floor(math.Log10(top))+1; exp++ {
+		for _, m := range mantissas {
+			c := m * math.Pow(10, exp)
+			if c < top {
+				continue
+			}
+			labels, topLabelled := 0, false
+			for _, t := range (plot.DefaultTicks{}).Ticks(0, c) {
+				if t.Label != "" {
+					labels++
+					topLabelled = topLabelled || math.Abs(t.Value-c) <= 1e-9*c
+				}
+			}
+			if topLabelled && labels >= 3 {
+				return c
+			}
+		}
+	}
+	return top
 }
 
 // widen extends [lo, hi] by plotMargin of its span at each end, in log

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot"
 )
 
 func timingPlot() *Plot {
@@ -211,5 +213,26 @@ func TestConversions(t *testing.T) {
 	}
 	if got := Seconds([]time.Duration{1500 * time.Millisecond}); got[0] != 1.5 {
 		t.Errorf("Seconds = %v", got)
+	}
+}
+
+func TestNiceTopEndsOnALabelledTick(t *testing.T) {
+	for _, top := range []float64{0.294, 0.25, 1, 5.88, 7.3, 123, 0.00042} {
+		got := niceTop(top)
+		if got < top || got > 1.5*top {
+			t.Errorf("niceTop(%g) = %g, want in [top, 1.5·top]", top, got)
+		}
+		labelled := false
+		for _, tk := range (plot.DefaultTicks{}).Ticks(0, got) {
+			if tk.Label != "" && math.Abs(tk.Value-got) <= 1e-9*got {
+				labelled = true
+			}
+		}
+		if !labelled {
+			t.Errorf("niceTop(%g) = %g is not a labelled tick of [0, %g]", top, got, got)
+		}
+	}
+	if got := niceTop(0.294); math.Abs(got-0.3) > 1e-12 {
+		t.Errorf("niceTop(0.294) = %g, want 0.3", got)
 	}
 }
