@@ -10,6 +10,8 @@ pathnotes python3):
   start     process start to the first kernel_info_reply (median of --starts runs)
   rtt       a trivial execute_request to its reply and status idle
             (median and 90th percentile of --rounds runs, after a warm-up)
+  raw       the same round trip from a bare pyzmq client in one thread (no
+            client threads or queues): what the kernel itself costs
   rss       resident memory of the kernel process at idle, after the warm-up
 """
 
@@ -19,6 +21,7 @@ import platform
 import statistics
 import time
 
+import zmq
 from jupyter_client.manager import KernelManager
 
 # A trivial cell for each language: an assignment, no output.
@@ -86,6 +89,41 @@ def execute(kc, code):
     return time.perf_counter() - t0
 
 
+def raw_rtts(km, code, rounds):
+    """Round trips of execute_request measured with bare sockets polled in
+    this thread, signed by the kernel manager's session."""
+    info = km.get_connection_info()
+    ctx = zmq.Context.instance()
+    shell = ctx.socket(zmq.DEALER)
+    shell.connect(f"tcp://{info['ip']}:{info['shell_port']}")
+    iopub = ctx.socket(zmq.SUB)
+    iopub.setsockopt(zmq.SUBSCRIBE, b"")
+    iopub.connect(f"tcp://{info['ip']}:{info['iopub_port']}")
+    time.sleep(0.5)  # let the subscription reach the kernel
+    session = km.session
+    poller = zmq.Poller()
+    poller.register(shell, zmq.POLLIN)
+    poller.register(iopub, zmq.POLLIN)
+    out = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        msg_id = session.send(shell, "execute_request", {"code": code, "silent": False})["header"]["msg_id"]
+        got_reply = got_idle = False
+        while not (got_reply and got_idle):
+            for sock, _ in poller.poll(10000):
+                _, msg = session.recv(sock, mode=0)
+                if msg["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if sock is shell:
+                    got_reply = True
+                elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                    got_idle = True
+        out.append(time.perf_counter() - t0)
+    shell.close()
+    iopub.close()
+    return sorted(out)
+
+
 def bench(name, starts, rounds):
     start_times = []
     for _ in range(starts):
@@ -98,6 +136,7 @@ def bench(name, starts, rounds):
     for _ in range(20):
         execute(kc, TRIVIAL[lang])
     rtts = sorted(execute(kc, TRIVIAL[lang]) for _ in range(rounds))
+    raw = raw_rtts(km, TRIVIAL[lang], rounds)
     time.sleep(1)
     rss = rss_kib(kernel_pid(km))
     stop(km, kc)
@@ -106,6 +145,7 @@ def bench(name, starts, rounds):
         "start_ms": statistics.median(start_times) * 1e3,
         "rtt_median_ms": statistics.median(rtts) * 1e3,
         "rtt_p90_ms": rtts[int(0.9 * len(rtts))] * 1e3,
+        "raw_median_ms": statistics.median(raw) * 1e3,
         "rss_mib": rss / 1024,
     }
 
@@ -117,10 +157,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=500)
     args = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}")
-    print(f"{'kernel':<12} {'start (ms)':>10} {'rtt median (ms)':>16} {'rtt p90 (ms)':>13} {'idle RSS (MiB)':>15}")
+    print(f"{'kernel':<12} {'start (ms)':>10} {'rtt median (ms)':>16} {'rtt p90 (ms)':>13} {'raw median (ms)':>16} {'idle RSS (MiB)':>15}")
     for name in args.kernels:
         r = bench(name, args.starts, args.rounds)
-        print(f"{r['kernel']:<12} {r['start_ms']:>10.0f} {r['rtt_median_ms']:>16.2f} {r['rtt_p90_ms']:>13.2f} {r['rss_mib']:>15.1f}")
+        print(f"{r['kernel']:<12} {r['start_ms']:>10.0f} {r['rtt_median_ms']:>16.2f} {r['rtt_p90_ms']:>13.2f} "
+              f"{r['raw_median_ms']:>16.2f} {r['rss_mib']:>15.1f}")
 
 
 if __name__ == "__main__":
