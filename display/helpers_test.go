@@ -168,11 +168,11 @@ func parseTable(t *testing.T, doc string) [][]cell {
 			rows[len(rows)-1] = append(rows[len(rows)-1], cell{
 				text: e.text, header: e.name == "th", changed: e.attrs["class"] == "changed", style: e.attrs["style"],
 			})
-		case "mark": // inside the last cell: the tables hold no other markup
+		case "mark", "b": // inside the last cell: the tables hold no other markup
 			if n := len(rows); n > 0 && len(rows[n-1]) > 0 {
 				c := &rows[n-1][len(rows[n-1])-1]
 				c.text += e.text
-				c.marked = true
+				c.marked = c.marked || e.name == "mark"
 			}
 		}
 	}

@@ -324,12 +324,13 @@ const (
 	changedColor = `#ffd966`
 )
 
-// markChangedHTML wraps escaped cell or note text in <mark>, whose default
-// look is a yellow background: where a sanitizer has dropped the style
-// attributes, the changed cells are still highlighted. Its own style gives
-// it the cell's colour, so that where styles are kept it cannot be seen.
+// markChangedHTML wraps escaped cell or note text in <mark><b>: a mark's
+// default look is a (pale or bright) yellow background, so that where a
+// sanitizer has dropped the style attributes the changed cells are still
+// highlighted, and bold. Its own style gives the mark the cell's colour, so
+// that where styles are kept it cannot be seen.
 func markChangedHTML(escaped string) string {
-	return `<mark style="background:` + changedColor + `">` + escaped + `</mark>`
+	return `<mark style="background:` + changedColor + `"><b>` + escaped + `</b></mark>`
 }
 
 // superscripts maps the superscript characters that titles such as D⁽³⁾ use
@@ -428,7 +429,7 @@ func (m *Matrix) html(caption bool) string {
 		notes = append(notes, html.EscapeString(note))
 	}
 	if c := m.Changed(); c > 0 {
-		notes = append(notes, `<b>`+markChangedHTML("&nbsp;"+cells(c)+" changed&nbsp;")+`</b>`)
+		notes = append(notes, markChangedHTML("&nbsp;"+cells(c)+" changed&nbsp;"))
 	}
 	if len(notes) > 0 {
 		sb.WriteString(`<div style="` + noteStyle + `">` + strings.Join(notes, " · ") + `</div>`)
