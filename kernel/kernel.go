@@ -165,7 +165,6 @@ func (k *Kernel) Connection() ConnectionInfo { return k.conn }
 // answered; then it closes the sockets. It returns nil after a shutdown
 // request and ctx.Err() after cancellation.
 func (k *Kernel) Run(ctx context.Context) error {
-	defer k.closeSockets()
 	var wg sync.WaitGroup
 	for _, f := range []func(){k.heartbeat, k.readShell, k.readControl, k.readStdin} {
 		wg.Go(f)
