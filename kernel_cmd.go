@@ -15,7 +15,6 @@ import (
 
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/kernel"
-	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
 func init() {
@@ -80,23 +79,11 @@ func runKernel(args []string) error {
 		log.Warn("history", "err", w)
 	}
 
-	sess, err := session.New(sessionOptions())
+	sess, err := newSession()
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	for _, m := range kernel.Magics() {
-		// A magic of the same name that the session already has wins.
-		if err := sess.RegisterMagic(m); err != nil {
-			log.Warn("kernel magic not registered", "magic", m.Name, "err", err)
-		}
-	}
-	if err := registerGPUMagics(sess); err != nil {
-		log.Warn("%gpu magic not registered", "err", err)
-	}
-	display.SetPublisher(func(data, metadata map[string]any, displayID string, update bool) {
-		sess.Display(session.Bundle{Data: data, Metadata: metadata}, displayID, update)
-	})
 	defer display.SetPublisher(nil)
 
 	k, err := kernel.New(kernel.Options{

@@ -13,7 +13,6 @@ import (
 
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/kernel/notebook"
-	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
 func init() {
@@ -105,7 +104,7 @@ func runNotebook(ctx context.Context, path, dir string, timeout time.Duration) e
 	defer display.SetPublisher(nil)
 
 	start := time.Now()
-	runErr := notebook.Run(ctx, nb, newRunSession, notebook.RunOptions{Timeout: timeout})
+	runErr := notebook.Run(ctx, nb, newSession, notebook.RunOptions{Timeout: timeout})
 	if err := nb.Write(dest); err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -124,17 +123,4 @@ func runNotebook(ctx context.Context, path, dir string, timeout time.Duration) e
 	}
 	fmt.Fprintf(os.Stderr, "pathnotes run: %s: %s in %v; wrote %s\n", path, notebook.Summary(nb), time.Since(start).Round(time.Millisecond), dest)
 	return nil
-}
-
-// newRunSession starts the session of one notebook, with the kernel's
-// options, and makes it the target of the display package.
-func newRunSession() (*session.Session, error) {
-	s, err := session.New(sessionOptions())
-	if err != nil {
-		return nil, err
-	}
-	display.SetPublisher(func(data, metadata map[string]any, displayID string, update bool) {
-		s.Display(session.Bundle{Data: data, Metadata: metadata}, displayID, update)
-	})
-	return s, nil
 }

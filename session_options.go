@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"image"
 
 	"github.com/traefik/yaegi/interp"
@@ -8,6 +9,7 @@ import (
 	"github.com/pathnotes/pathnotes/bindings"
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/kernel"
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
@@ -38,4 +40,29 @@ func present(v any) session.Renderer {
 		return display.DijkstraTrace(x)
 	}
 	return nil
+}
+
+// newSession starts the interpreter session of a kernel or of a notebook run
+// by `pathnotes run`, so that both behave the same: the options above, the
+// kernel's magics, %gpu, and the display package publishing to the session.
+// The caller closes the session.
+func newSession() (*session.Session, error) {
+	s, err := session.New(sessionOptions())
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range kernel.Magics() {
+		if err := s.RegisterMagic(m); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("registering %%%s: %w", m.Name, err)
+		}
+	}
+	if err := registerGPUMagics(s); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("registering %%gpu: %w", err)
+	}
+	display.SetPublisher(func(data, metadata map[string]any, displayID string, update bool) {
+		s.Display(session.Bundle{Data: data, Metadata: metadata}, displayID, update)
+	})
+	return s, nil
 }
