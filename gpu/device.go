@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -122,7 +121,7 @@ type Device struct {
 	ctx     Context
 	modules map[string]Module
 	funcs   map[string]Function
-	broken  error // the sticky error that spoiled ctx; the next run rebuilds it
+	lost    error // set when a sticky error could not be recovered from: every later call fails with it
 }
 
 var (
@@ -180,8 +179,8 @@ func (d *Device) Driver() string { return d.drv.Name() }
 func (d *Device) MemInfo() (free, total uint64, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.recover(); err != nil {
-		return 0, 0, err
+	if d.lost != nil {
+		return 0, 0, d.lost
 	}
 	return d.ctx.MemInfo()
 }
@@ -192,17 +191,21 @@ func (d *Device) forget() {
 	d.funcs = map[string]Function{}
 }
 
-// recover rebuilds the context after a sticky error. d.mu is held.
-func (d *Device) recover() error {
-	if d.broken == nil {
-		return nil
-	}
+// rebuild tries to recover from a sticky error by resetting the context,
+// and says how that went, for the error message. d.mu is held.
+//
+// With driver 580 on an H100, an illegal memory access leaves every later
+// driver call of the process failing with the same error (context
+// creation included), as NVIDIA documents for CUDA_ERROR_ILLEGAL_ADDRESS;
+// the device is then marked lost and every later call says to restart.
+func (d *Device) rebuild(cause error) string {
 	if err := d.ctx.Reset(); err != nil {
-		return fmt.Errorf("gpu: device %d's context broke (%v) and could not be rebuilt: %w", d.info.Ordinal, d.broken, err)
+		d.lost = fmt.Errorf("gpu: device %d (%s) is unusable in this process since %v; the CUDA driver refuses any further GPU work here (resetting the context failed: %v): restart the kernel (or program) to use the GPU again",
+			d.info.Ordinal, d.info.Name, cause, err)
+		return "the CUDA driver refuses any further GPU work in this process: restart the kernel (or program) to use the GPU again"
 	}
-	d.broken = nil
 	d.forget()
-	return nil
+	return "the device's context has been reset: the next run starts afresh"
 }
 
 // function returns kernel name of PTX module mod, loading the module the
@@ -259,6 +262,3 @@ func start(ctx context.Context, g *graph.Graph, what string, negative bool, opts
 	}
 	return d.begin(ctx, what, opts.Stats)
 }
-
-// errBroken marks errors after which the device rebuilt its context.
-var errBroken = errors.New("the device's context was lost and has been rebuilt for the next run")

@@ -42,9 +42,15 @@
 // Every run fills Stats (Options.Stats) from CUDA events: kernel time,
 // transfer times, launches, bytes moved. New device buffers are filled
 // with a poison value that no result may hold, so a cell no kernel wrote
-// is reported, not returned. A sticky driver error (an illegal address, a
-// failed launch) fails the run that caused it; the device then rebuilds
-// its context, so the next run works.
+// is reported, not returned. Errors the driver reports without damage (a
+// launch shape it refuses, a JIT failure, memory it cannot give) leave the
+// device usable. A sticky error (an illegal address, a kernel trap) fails
+// the run and the device resets its context at once; but after an illegal
+// memory access the CUDA driver refuses all further GPU work in the
+// process (NVIDIA documents that the process must be restarted; seen with
+// driver 580 on an H100, where even a new context fails), so every later
+// call then fails at once with an error that says to restart the kernel.
+// The kernels are checked with compute-sanitizer so that they do not fault.
 //
 // The environment variable PATHNOTES_GPU picks the driver: cuda (the
 // default) or off. An interpreter of the kernels' PTX on the CPU (emu) is

@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -40,6 +41,9 @@ import (
 
 	"gorgonia.org/cu"
 )
+
+// driverRelease matches the NVIDIA driver's release number, e.g. 580.159.04.
+var driverRelease = regexp.MustCompile(`\b\d{3}\.\d+(\.\d+)?\b`)
 
 // cudaDriver returns the CUDA driver.
 func cudaDriver() (Driver, error) { return cudaDrv{}, nil }
@@ -58,12 +62,9 @@ func (cudaDrv) Version() (string, error) {
 	s := fmt.Sprintf("CUDA driver API %d.%d, built with CUDA %d.%d headers, gorgonia.org/cu",
 		v/1000, v%1000/10, C.CUDA_VERSION/1000, C.CUDA_VERSION%1000/10)
 	if b, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
-		// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..."
-		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
-		for i, w := range f {
-			if w == "Module" && i+1 < len(f) {
-				s += ", NVIDIA driver " + f[i+1]
-			}
+		// "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..."
+		if v := driverRelease.FindString(strings.SplitN(string(b), "\n", 2)[0]); v != "" {
+			s += ", NVIDIA driver " + v
 		}
 	}
 	return s, nil

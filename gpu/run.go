@@ -67,38 +67,34 @@ type run struct {
 	last   string // the kernel launched last, for error messages
 }
 
-// begin locks d for one run, rebuilding its context first if an earlier
-// run broke it.
+// begin locks d for one run.
 func (d *Device) begin(ctx context.Context, what string, out *Stats) (*run, error) {
 	d.mu.Lock()
-	if err := d.recover(); err != nil {
+	if d.lost != nil {
 		d.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, fmt.Errorf("%s: %w", what, d.lost)
 	}
 	return &run{dev: d, ctx: ctx, what: what, out: out, start: time.Now(),
 		stats: Stats{Variant: what, Device: d.info.Name}}, nil
 }
 
 // end waits for the device, frees what the run allocated, publishes its
-// statistics and unlocks the device. After a sticky error it rebuilds the
-// context instead, so that the next run works.
+// statistics and unlocks the device.
 func (r *run) end() {
 	d := r.dev
 	defer d.mu.Unlock()
-	if d.broken == nil {
-		if err := d.ctx.Synchronize(); err != nil && isSticky(err) {
-			d.broken = err
+	if d.lost == nil {
+		if err := d.ctx.Synchronize(); err != nil {
+			_ = r.fail(err, "finishing") // a sticky error here resets the context
 		}
 	}
-	if d.broken == nil {
+	if d.lost == nil {
 		for _, p := range r.bufs {
 			_ = d.ctx.Free(p) // nothing left to do about a failed free
 		}
 		for _, e := range r.events {
 			_ = d.ctx.DestroyEvent(e)
 		}
-	} else {
-		_ = d.recover() // if this fails, the next run tries again and reports it
 	}
 	if r.out != nil {
 		r.stats.Wall = time.Since(r.start)
@@ -106,13 +102,14 @@ func (r *run) end() {
 	}
 }
 
-// fail wraps err with the variant's name; a sticky driver error marks the
-// device broken and says so.
+// fail wraps err with the variant's name. After a sticky driver error it
+// resets the context at once (the run's buffers and events go with it) and
+// says whether the GPU is still usable.
 func (r *run) fail(err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if isSticky(err) {
-		r.dev.broken = err
-		return fmt.Errorf("%s: %s: %w (%v)", r.what, msg, err, errBroken)
+	if isSticky(err) && r.dev.lost == nil {
+		r.bufs, r.events = nil, nil
+		return fmt.Errorf("%s: %s: %w (%s)", r.what, msg, err, r.dev.rebuild(err))
 	}
 	return fmt.Errorf("%s: %s: %w", r.what, msg, err)
 }
