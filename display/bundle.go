@@ -73,10 +73,12 @@ func LaTeX(s string) Bundle {
 }
 
 // SVG shows an SVG document. Its text/plain form names the image and its
-// size as the root element declares it. The bundle also carries the image
-// as HTML (see svgBundle), so that it shows in untrusted notebooks and in
-// nbconvert's HTML too.
-func SVG(s string) Bundle { return svgBundle(s, "SVG image"+svgSize(s)) }
+// size as the root element declares it.
+func SVG(s string) Bundle {
+	// The bundle also carries the image as HTML (see svgBundle), so that it
+	// shows in untrusted notebooks and in nbconvert's HTML too.
+	return svgBundle(s, "SVG image"+svgSize(s))
+}
 
 // svgBundle shows the SVG document s, with text as its text/plain form and
 // the same document as an <img> in text/html.
