@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/format"
 	"go/parser"
@@ -102,8 +103,14 @@ func packageDir(importPath string) (string, error) {
 
 func addDocs(entries map[string]string, importPath, dir string) error {
 	fset := token.NewFileSet()
+	// Only the files of this build: a package may define the same method
+	// in files for different build tags (gonum's bounds checks do).
 	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
+		if strings.HasSuffix(fi.Name(), "_test.go") {
+			return false
+		}
+		ok, err := build.Default.MatchFile(dir, fi.Name())
+		return err == nil && ok
 	}, parser.ParseComments)
 	if err != nil {
 		return err
