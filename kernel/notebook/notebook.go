@@ -112,8 +112,11 @@ func (nb *Notebook) Write(path string) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// Marshal encodes the notebook as Write writes it.
+// Marshal encodes the notebook as Write writes it. In an nbformat 4.5 or
+// later notebook, cells without an id get one (nbformat requires them), made
+// from the cell's position so that rewriting a notebook keeps its ids.
 func (nb *Notebook) Marshal() ([]byte, error) {
+	nb.fillIDs()
 	b, err := marshal(nb)
 	if err != nil {
 		return nil, err
@@ -124,6 +127,28 @@ func (nb *Notebook) Marshal() ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// fillIDs gives every cell without an id a unique one, in notebooks whose
+// format has cell ids (4.5 and later).
+func (nb *Notebook) fillIDs() {
+	if nb.NBFormat != 4 || nb.NBFormatMinor < 5 {
+		return
+	}
+	used := map[string]bool{}
+	for _, c := range nb.Cells {
+		used[c.ID] = true
+	}
+	for i, c := range nb.Cells {
+		if c.ID != "" {
+			continue
+		}
+		id := fmt.Sprintf("cell-%d", i+1)
+		for k := 2; used[id]; k++ {
+			id = fmt.Sprintf("cell-%d-%d", i+1, k)
+		}
+		c.ID, used[id] = id, true
+	}
 }
 
 // fields decodes a JSON object into raw fields.

@@ -184,3 +184,33 @@ func TestCellOutput(t *testing.T) {
 		t.Error("Input succeeded without a front end")
 	}
 }
+
+// nbformat 4.5 requires cell ids: Marshal fills in the missing ones, keeps
+// the others, and never repeats one.
+func TestMarshalFillsCellIDs(t *testing.T) {
+	nb, err := Parse([]byte(`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+		{"cell_type": "markdown", "metadata": {}, "source": "a"},
+		{"cell_type": "code", "id": "cell-1", "metadata": {}, "source": "1", "outputs": [], "execution_count": null},
+		{"cell_type": "code", "metadata": {}, "source": "2", "outputs": [], "execution_count": null}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.Marshal(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, c := range nb.Cells {
+		if c.ID == "" || seen[c.ID] {
+			t.Fatalf("cell %d has id %q (ids so far %v)", i, c.ID, seen)
+		}
+		seen[c.ID] = true
+	}
+	if nb.Cells[1].ID != "cell-1" {
+		t.Fatalf("existing id changed to %q", nb.Cells[1].ID)
+	}
+	old, _ := Parse([]byte(`{"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [{"cell_type": "markdown", "metadata": {}, "source": "a"}]}`))
+	b, _ := old.Marshal()
+	if bytes.Contains(b, []byte(`"id"`)) {
+		t.Fatalf("a 4.4 notebook got cell ids:\n%s", b)
+	}
+}
