@@ -473,6 +473,18 @@ func (s *lineScanner) vertex(i int, base, n int64) (int, error) {
 	return int(x - base), nil
 }
 
+// ends parses fields i and i+1 as the two ends of an arc, ids counted from
+// base.
+func (s *lineScanner) ends(i int, base, n int64) (u, v int, err error) {
+	if u, err = s.vertex(i, base, n); err != nil {
+		return 0, 0, err
+	}
+	if v, err = s.vertex(i+1, base, n); err != nil {
+		return 0, 0, err
+	}
+	return u, v, nil
+}
+
 // weight parses field i as an integer arc weight within ±MaxDistance.
 func (s *lineScanner) weight(i int) (int32, error) {
 	x, err := s.int(i, "weight")

@@ -52,11 +52,7 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 			if err := s.wantFields(`"a u v w"`, 4); err != nil {
 				return nil, err
 			}
-			u, err := s.vertex(1, 1, n)
-			if err != nil {
-				return nil, err
-			}
-			v, err := s.vertex(2, 1, n)
+			u, v, err := s.ends(1, 1, n)
 			if err != nil {
 				return nil, err
 			}

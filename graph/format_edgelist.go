@@ -52,11 +52,7 @@ func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {
 		if err := s.wantFields(`"u v w"`, 3); err != nil {
 			return nil, err
 		}
-		u, err := s.vertex(0, 0, n)
-		if err != nil {
-			return nil, err
-		}
-		v, err := s.vertex(1, 0, n)
+		u, v, err := s.ends(0, 0, n)
 		if err != nil {
 			return nil, err
 		}

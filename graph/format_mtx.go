@@ -96,11 +96,7 @@ func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
 		if err := s.wantFields(want, fields); err != nil {
 			return nil, err
 		}
-		u, err := s.vertex(0, 1, n)
-		if err != nil {
-			return nil, err
-		}
-		v, err := s.vertex(1, 1, n)
+		u, v, err := s.ends(0, 1, n)
 		if err != nil {
 			return nil, err
 		}
