@@ -30,6 +30,7 @@ type benchConfig struct {
 	density   int
 	snap      []string
 	apspSizes []int
+	fwSnap    int
 	variants  map[string]bool // nil: all
 	runs      int
 	maxRun    time.Duration
@@ -79,6 +80,7 @@ func runBench(args []string) error {
 	density := fs.Int("density", 60, "arcs per vertex of the random graphs (Gaioso et al.'s 60|V|)")
 	snap := fs.String("snap", "data/snap/p2p-Gnutella04.txt.gz,data/snap/p2p-Gnutella25.txt.gz,data/snap/p2p-Gnutella30.txt.gz",
 		"SNAP files for the single-source variants (weights 1..100, seeded)")
+	fwSnap := fs.Int("fw-snap", 2, "also time the Floyd-Warshall variants on the first `K` SNAP files (Bodra's Table 3)")
 	apspSizes := fs.String("apsp-sizes", "1024,2048,4096", "vertex counts of the random graphs for dijkstra-apsp-row (before the first SNAP file)")
 	variants := fs.String("variants", "", "comma-separated variants to time (default: all)")
 	runs := fs.Int("runs", 5, "timed runs per cell after the warm-up (3 when the warm-up takes a second or more)")
@@ -95,7 +97,7 @@ func runBench(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
-	cfg := benchConfig{density: *density, runs: *runs, maxRun: *maxRun, maxAPSP: *maxAPSP, cpuMax: *cpuMax, source: *source,
+	cfg := benchConfig{fwSnap: *fwSnap, density: *density, runs: *runs, maxRun: *maxRun, maxAPSP: *maxAPSP, cpuMax: *cpuMax, source: *source,
 		pred: *pred, seed: *seed, jsonPath: *jsonPath}
 	var err error
 	if cfg.fwSizes, err = parseSizes(*fwSizes); err != nil {
@@ -130,10 +132,18 @@ func runBench(args []string) error {
 	fmt.Println(gpu.Describe())
 	fmt.Println("\n| variant | graph | n | m | runs | kernel ms (median) | min | max | wall ms | launches | relax/s | check |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
-	if err := b.floydWarshall(ctx); err != nil {
+	var snaps []*graph.Graph
+	for _, path := range cfg.snap {
+		g, err := graph.ReadFileContext(ctx, path, graph.ReadOptions{Weights: graph.WeightRange{Min: 1, Max: 100}, Seed: cfg.seed})
+		if err != nil {
+			return err
+		}
+		snaps = append(snaps, g.WithName(strings.TrimSuffix(filepath.Base(path), ".txt.gz")))
+	}
+	if err := b.floydWarshall(ctx, snaps[:min(cfg.fwSnap, len(snaps))]); err != nil {
 		return err
 	}
-	return b.singleSource(ctx)
+	return b.singleSource(ctx, snaps)
 }
 
 // parseSizes parses a comma-separated list of vertex counts.
@@ -261,8 +271,9 @@ func (b *bench) allPairsVariants(algorithm string) []gpu.Variant {
 }
 
 // floydWarshall times the Floyd-Warshall variants on GTgraph-style random
-// graphs (graph.GNM, density·n arcs, weights 1..100).
-func (b *bench) floydWarshall(ctx context.Context) error {
+// graphs (graph.GNM, density·n arcs, weights 1..100), then on the given
+// SNAP graphs.
+func (b *bench) floydWarshall(ctx context.Context, snaps []*graph.Graph) error {
 	variants := b.allPairsVariants("Floyd-Warshall")
 	if len(variants) == 0 {
 		return nil
@@ -273,6 +284,11 @@ func (b *bench) floydWarshall(ctx context.Context) error {
 			return err
 		}
 		if err := b.allPairsCells(ctx, g, fmt.Sprintf("GNM %d|V|", b.cfg.density), variants, b.cfg.maxRun); err != nil {
+			return err
+		}
+	}
+	for _, g := range snaps {
+		if err := b.allPairsCells(ctx, g, g.Name(), variants, b.cfg.maxRun); err != nil {
 			return err
 		}
 	}
@@ -341,17 +357,9 @@ func sampleRows(g *graph.Graph, r *graph.AllPairs, k int, seed uint64) error {
 }
 
 // singleSource times dijkstra-apsp-row on random graphs and the first SNAP
-// graph, and the single-source variants on every SNAP graph, from
-// cfg.source, checked against the CPU.
-func (b *bench) singleSource(ctx context.Context) error {
-	var snaps []*graph.Graph
-	for _, path := range b.cfg.snap {
-		g, err := graph.ReadFileContext(ctx, path, graph.ReadOptions{Weights: graph.WeightRange{Min: 1, Max: 100}, Seed: b.cfg.seed})
-		if err != nil {
-			return err
-		}
-		snaps = append(snaps, g.WithName(strings.TrimSuffix(filepath.Base(path), ".txt.gz")))
-	}
+// graph, and the single-source variants on every SNAP graph (weights
+// 1..100 drawn with cfg.seed), from cfg.source, checked against the CPU.
+func (b *bench) singleSource(ctx context.Context, snaps []*graph.Graph) error {
 	if apsp := b.allPairsVariants("Dijkstra"); len(apsp) > 0 {
 		for _, n := range b.cfg.apspSizes {
 			g, err := graph.GNM(n, min(4*n, n*(n-1)), graph.WeightRange{Min: 1, Max: 100}, b.cfg.seed)

@@ -188,13 +188,28 @@ extern "C" __global__ void fw_hn_shared(int n, int k, int *d, int *pred)
 
 // fw-row: Bodra section 2.3.3 ("Naive"): one thread per row i, blocks of
 // 1024 threads on a ceil(n/1024) grid; each thread loops over all j.
+// d[i][k] is read once: it changes during pivot k only when d[k][k] < 0.
 extern "C" __global__ void fw_row(int n, int k, int *d, int *pred)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || d[(size_t)i * n + k] == INF)
+    if (i >= n)
         return;
-    for (int j = 0; j < n; j++)
-        relax_cell(n, i, j, k, d, pred);
+    const int dik = d[(size_t)i * n + k];
+    if (dik == INF)
+        return;
+    int *di = d + (size_t)i * n, *pi = pred ? pred + (size_t)i * n : 0;
+    const int *dk = d + (size_t)k * n, *pk = pred ? pred + (size_t)k * n : 0;
+    for (int j = 0; j < n; j++) {
+        const int dkj = dk[j];
+        if (dkj == INF)
+            continue;
+        const int s = relax_sum(dik, dkj);
+        if (s < di[j]) {
+            di[j] = s;
+            if (pi)
+                pi[j] = pk[j];
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
