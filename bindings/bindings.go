@@ -20,6 +20,7 @@ var Prelude = []string{
 	"fmt",
 	"github.com/pathnotes/pathnotes/graph",
 	"github.com/pathnotes/pathnotes/cpu",
+	"github.com/pathnotes/pathnotes/gpu",
 	"github.com/pathnotes/pathnotes/display",
 }
 

@@ -27,6 +27,7 @@ import (
 var packages = []string{
 	"github.com/pathnotes/pathnotes/graph",
 	"github.com/pathnotes/pathnotes/cpu",
+	"github.com/pathnotes/pathnotes/gpu",
 	"github.com/pathnotes/pathnotes/display",
 	"gonum.org/v1/gonum/mat",
 	"gonum.org/v1/gonum/stat",
