@@ -85,8 +85,6 @@ type Context interface {
 	// events) and starts a fresh one: the way back from a sticky error
 	// such as an illegal address, after which every call would fail.
 	Reset() error
-	// Close releases the context.
-	Close() error
 }
 
 // DriverError is an error reported by the driver.

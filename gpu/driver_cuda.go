@@ -374,10 +374,6 @@ func (c *cudaCtx) Reset() error {
 	return err
 }
 
-func (c *cudaCtx) Close() error {
-	return wrap("cuDevicePrimaryCtxRelease", c.dev.ReleasePrimaryCtx())
-}
-
 // stickyCodes are the CUDA results after which the context is unusable.
 var stickyCodes = map[int]bool{
 	C.CUDA_ERROR_ILLEGAL_ADDRESS:       true,

@@ -140,6 +140,15 @@ func TestGridArithmetic(t *testing.T) {
 	if got := fwLaunches(VariantFWBlocked, 20); got != 1 {
 		t.Errorf("fw-blocked with one tile makes %d launches, want 1 (phases 2 and 3 skipped)", got)
 	}
+	for _, v := range Variants() {
+		want := -1
+		if v.Algorithm == "Floyd-Warshall" {
+			want = fwLaunches(v.Name, 100)
+		}
+		if got := v.Launches(100); got != want || got == 0 {
+			t.Errorf("%s.Launches(100) = %d, want %d", v.Name, got, want)
+		}
+	}
 	// Gaioso's persistent grid: SMs × resident blocks, capped by the
 	// 2(nb-1) tiles of the primary row and column, at least 1.
 	for _, c := range []struct{ sms, perSM, nb, want int }{{14, 1, 256, 14}, {132, 2, 512, 264}, {132, 2, 3, 4}, {132, 2, 1, 1}, {132, 0, 100, 132}} {

@@ -268,12 +268,3 @@ func (r *run) launch(mod, name string, grid, block Dim3, shared int, args ...uin
 	r.stats.Launches++
 	return nil
 }
-
-// sync waits for the launches so far (a host loop that must read a result
-// back calls it through readInts; this is for loops that only wait).
-func (r *run) sync() error {
-	if err := r.dev.ctx.Synchronize(); err != nil {
-		return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
-	}
-	return nil
-}

@@ -123,6 +123,17 @@ func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts
 	return v.single(ctx, g, source, opts)
 }
 
+// Launches returns how many kernel launches the variant makes for n
+// vertices, for the Floyd-Warshall variants, whose count depends on n only
+// (n for the one-launch-per-k ones, 3 or 2 per 32×32 primary tile for the
+// tiled ones), and -1 for the others, whose count depends on the graph.
+func (v Variant) Launches(n int) int {
+	if v.Algorithm != "Floyd-Warshall" || n < 0 {
+		return -1
+	}
+	return fwLaunches(v.Name, n)
+}
+
 // String names the variant and its source.
 func (v Variant) String() string { return v.Name + " (" + v.Algorithm + ", " + v.Source + ")" }
 
