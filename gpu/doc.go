@@ -69,8 +69,14 @@
 // cuGraphAddDependencies and cuGraphGetEdges, and gorgonia.org/cu v0.9.6
 // no longer compiles against them; the directory gpu/cudacompat holds a
 // cuda.h that includes the real one and maps those names to the older
-// entry points the driver still exports. It must come first on CGO_CFLAGS,
-// as above; with older headers it changes nothing.
+// entry points the driver still exports (and cuEventElapsedTime, which
+// CUDA 13 maps to a _v2 symbol that drivers before 12.8 lack, to its
+// original). It must come first on CGO_CFLAGS, as above; with older
+// headers it changes nothing. Go's build cache does not notice a change of
+// CUDA headers outside the module: after switching toolkits, run
+// `go clean -cache` (or change CGO_CFLAGS) so that gorgonia.org/cu is
+// compiled again. Seen working: CUDA 11.8 headers as they are, and CUDA
+// 13.0 headers through the shim, both on an H100 with driver 580.
 //
 // A binary built with the tag needs the NVIDIA driver (libcuda.so.1) to
 // start, and a visible GPU: gorgonia.org/cu initialises the driver when the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pathnotes/pathnotes/graph"
 )
@@ -301,4 +302,102 @@ func mustGraph(t testing.TB, n int, arcs string) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// fakeContext is a Context without a GPU: a fixed amount of memory and
+// allocations that succeed (no copies or launches), for the checks that
+// come before any kernel runs and for the handling of driver errors.
+type fakeContext struct {
+	free, total uint64
+	launchErr   error // what Launch returns
+	resetErr    error // what Reset returns
+	resets      int
+}
+
+var errFake = errors.New("fake context: not supported")
+
+func (f *fakeContext) MemInfo() (uint64, uint64, error)          { return f.free, f.total, nil }
+func (f *fakeContext) Alloc(uint64) (DevicePtr, error)           { return 4096, nil }
+func (f *fakeContext) Free(DevicePtr) error                      { return nil }
+func (f *fakeContext) CopyIn(DevicePtr, []int32) error           { return nil }
+func (f *fakeContext) CopyOut([]int32, DevicePtr) error          { return errFake }
+func (f *fakeContext) Memset32(DevicePtr, uint32, uint64) error  { return nil }
+func (f *fakeContext) LoadModule(string, string) (Module, error) { return 1, nil }
+func (f *fakeContext) Function(Module, string) (Function, error) { return 1, nil }
+func (f *fakeContext) MaxActiveBlocks(Function, int, int) (int, error) {
+	return 1, nil
+}
+func (f *fakeContext) Launch(Function, Dim3, Dim3, int, []uint64) error { return f.launchErr }
+func (f *fakeContext) Synchronize() error                               { return nil }
+func (f *fakeContext) NewEvent() (Event, error)                         { return 1, nil }
+func (f *fakeContext) Record(Event) error                               { return nil }
+func (f *fakeContext) Elapsed(Event, Event) (time.Duration, error)      { return 0, nil }
+func (f *fakeContext) DestroyEvent(Event) error                         { return nil }
+func (f *fakeContext) Reset() error                                     { f.resets++; return f.resetErr }
+
+func fakeDevice(ctx Context) *Device {
+	d := &Device{info: DeviceInfo{Name: "Fake GPU", MaxThreadsPerBlock: 1024, SharedPerBlock: 48 << 10,
+		MaxBlock: [3]int{1024, 1024, 64}, MaxGrid: [3]int{1<<31 - 1, 65535, 65535}}, ctx: ctx}
+	d.forget()
+	return d
+}
+
+// TestDeviceMemoryCheck checks that a graph too large for the device's free
+// memory is refused before anything is allocated, naming both sizes.
+func TestDeviceMemoryCheck(t *testing.T) {
+	d := fakeDevice(&fakeContext{free: 3 << 20, total: 80 << 30})
+	g, err := graph.NewBuilder(1000).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want string
+	}{
+		{VariantFWBlocked, "fw-blocked: n=1000 (2 int32 matrices) needs 7.63 MiB of device memory, but Fake GPU (device 0) has 3 MiB free of 80 GiB"},
+		{VariantDijkstraAPSP, "dijkstra-apsp-row: n=1000 (3 int32 matrices and a byte matrix) needs 12.4 MiB of device memory"},
+	} {
+		_, err := AllPairs(context.Background(), c.name, g, Options{Pred: true, Device: d})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestStickyErrors checks what follows a sticky driver error: the device
+// resets its context at once; when the reset fails, every later run fails
+// without touching the driver and says to restart; a non-sticky error
+// leaves the device usable.
+func TestStickyErrors(t *testing.T) {
+	g := mustGraph(t, 3, "0->1 1, 1->2 1")
+	sticky := &DriverError{Op: "cuLaunchKernel", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS", Sticky: true}
+
+	ok := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: sticky}
+	d := fakeDevice(ok)
+	_, err := FWHN(context.Background(), g, Options{Device: d})
+	if !errors.As(err, new(*DriverError)) || !strings.Contains(err.Error(), "context has been reset") || ok.resets != 1 || d.lost != nil {
+		t.Errorf("sticky error with a working reset: %v (resets %d, lost %v)", err, ok.resets, d.lost)
+	}
+
+	broken := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: sticky, resetErr: errFake}
+	d = fakeDevice(broken)
+	_, err = FWHN(context.Background(), g, Options{Device: d})
+	if err == nil || !strings.Contains(err.Error(), "restart the kernel") || d.lost == nil {
+		t.Errorf("sticky error with a failing reset: %v", err)
+	}
+	broken.launchErr = nil
+	for range 2 {
+		if _, err := FWBlocked(context.Background(), g, Options{Device: d}); err == nil || !strings.Contains(err.Error(), "is unusable in this process") {
+			t.Errorf("run on a lost device: %v", err)
+		}
+	}
+	if broken.resets != 1 {
+		t.Errorf("a lost device was reset %d times, want 1", broken.resets)
+	}
+
+	refused := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: &DriverError{Op: "cuLaunchKernel", Code: 1, Name: "CUDA_ERROR_INVALID_VALUE"}}
+	d = fakeDevice(refused)
+	if _, err := FWHN(context.Background(), g, Options{Device: d}); err == nil || refused.resets != 0 || d.lost != nil {
+		t.Errorf("non-sticky error: %v (resets %d)", err, refused.resets)
+	}
 }
