@@ -142,6 +142,7 @@ type cudaCtx struct {
 	modules []cu.Module
 	funcs   []cu.Function
 	events  []cu.Event
+	spare   []Event // destroyed events' slots, reused so the table stays small
 }
 
 // do runs f with the context current on a locked OS thread.
@@ -302,6 +303,12 @@ func (c *cudaCtx) NewEvent() (Event, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if k := len(c.spare); k > 0 {
+		h := c.spare[k-1]
+		c.spare = c.spare[:k-1]
+		c.events[h-1] = e
+		return h, nil
+	}
 	c.events = append(c.events, e)
 	return Event(len(c.events)), nil
 }
@@ -343,14 +350,20 @@ func (c *cudaCtx) Elapsed(start, end Event) (time.Duration, error) {
 	return time.Duration(ms * float64(time.Millisecond)), err
 }
 
-// DestroyEvent destroys the event; its table slot stays, empty, because
-// handles are indices.
+// DestroyEvent destroys the event and frees its handle for reuse.
 func (c *cudaCtx) DestroyEvent(e Event) error {
 	ev, err := c.event(e)
 	if err != nil {
 		return err
 	}
-	return c.do("cuEventDestroy", func() error { return cu.DestroyEvent(&ev) })
+	err = c.do("cuEventDestroy", func() error { return cu.DestroyEvent(&ev) })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int(e) <= len(c.events) { // a Reset in between emptied the table
+		c.events[e-1] = cu.Event{}
+		c.spare = append(c.spare, e)
+	}
+	return err
 }
 
 // Reset resets the primary context, destroying every allocation, module
@@ -360,7 +373,7 @@ func (c *cudaCtx) DestroyEvent(e Event) error {
 // CUDA_ERROR_INVALID_CONTEXT, as seen with driver 580), hence no release.
 func (c *cudaCtx) Reset() error {
 	c.mu.Lock()
-	c.modules, c.funcs, c.events = nil, nil, nil
+	c.modules, c.funcs, c.events, c.spare = nil, nil, nil, nil
 	c.mu.Unlock()
 	if err := c.dev.ResetPrimaryCtx(); err != nil {
 		return wrap("cuDevicePrimaryCtxReset", err)
