@@ -72,7 +72,6 @@ func init() {
 type _github_com_pathnotes_pathnotes_gpu_Context struct {
 	IValue           interface{}
 	WAlloc           func(bytes uint64) (gpu.DevicePtr, error)
-	WClose           func() error
 	WCopyIn          func(dst gpu.DevicePtr, src []int32) error
 	WCopyOut         func(dst []int32, src gpu.DevicePtr) error
 	WDestroyEvent    func(e gpu.Event) error
@@ -92,9 +91,6 @@ type _github_com_pathnotes_pathnotes_gpu_Context struct {
 
 func (W _github_com_pathnotes_pathnotes_gpu_Context) Alloc(bytes uint64) (gpu.DevicePtr, error) {
 	return W.WAlloc(bytes)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Close() error {
-	return W.WClose()
 }
 func (W _github_com_pathnotes_pathnotes_gpu_Context) CopyIn(dst gpu.DevicePtr, src []int32) error {
 	return W.WCopyIn(dst, src)
