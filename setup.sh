@@ -10,8 +10,31 @@ cd "$(dirname "$0")"
 
 bin="$(go env GOBIN)"
 [ -n "$bin" ] || bin="$(go env GOPATH)/bin"
-echo "== building pathnotes into $bin"
-go build -o "$bin/pathnotes" .
+mkdir -p "$bin"
+
+# With an NVIDIA GPU visible and the CUDA headers present, build the CUDA
+# driver in (-tags cuda). Only then: a cuda binary needs a working GPU driver
+# to start at all. The compatibility headers come first so that CUDA 13
+# headers work as well as 11.x and 12.x.
+cuda_header=""
+for d in /usr/local/cuda/include /usr/include; do
+  [ -f "$d/cuda.h" ] && { cuda_header="$d"; break; }
+done
+built=""
+if [ -n "$cuda_header" ] && command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  echo "== building pathnotes with CUDA (headers in $cuda_header) into $bin"
+  if CGO_ENABLED=1 CGO_CFLAGS="-I$PWD/gpu/cudacompat -I$cuda_header ${CGO_CFLAGS:-}" \
+     go build -tags cuda -o "$bin/pathnotes" .; then
+    built=cuda
+  else
+    echo "   the CUDA build failed; building without CUDA instead"
+  fi
+fi
+if [ -z "$built" ]; then
+  echo "== building pathnotes into $bin (no CUDA: no GPU or no CUDA headers found)"
+  go build -o "$bin/pathnotes" .
+fi
+"$bin/pathnotes" info
 
 echo "== installing the Jupyter kernelspec"
 "$bin/pathnotes" install --user
