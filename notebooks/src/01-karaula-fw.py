@@ -1,0 +1,1125 @@
+#!/usr/bin/env python3
+"""Writes notebooks/01-karaula-fw.ipynb, without outputs.
+
+The notebook reproduces Karaula (2017), digest-000: the worked examples of
+§2-§4 asserted cell by cell, and the experiments of §5 rebuilt beside the
+thesis's numbers. Run it with `pathnotes run` to fill in the outputs:
+
+    python3 notebooks/src/01-karaula-fw.py
+    PATHNOTES_SCALE=0.2 pathnotes run notebooks/01-karaula-fw.ipynb --out notebooks
+"""
+
+import json
+import os
+
+CELLS = []
+
+
+def md(text):
+    """Adds a markdown cell."""
+    CELLS.append(("markdown", text.strip("\n")))
+
+
+def code(text):
+    """Adds a Go cell."""
+    CELLS.append(("code", text.strip("\n")))
+
+
+md(r'''
+# Karaula (2017): Floyd-Warshall on a CPU and on a GPU
+
+Mislav Karaula's master's thesis, *Finding shortest paths in a graph using a hybrid CPU-GPU
+platform* (University of Osijek, 2017), builds all-pairs shortest paths with Floyd-Warshall three
+ways — a CPU triple loop and two CUDA programs — and times them on graphs of up to 12,500
+vertices. This notebook follows the thesis in its own order:
+
+1. the weighted digraph of Fig. 2.3 and its two distance matrices (§2.2–2.3);
+2. Floyd-Warshall one k at a time on the graph of Fig. 3.1: D⁽ᵏ⁾ and Π⁽ᵏ⁾ for k = 0…5 (§3.1);
+3. the blocked algorithm with 2×2 tiles on the graph of Fig. 4.10, phase by phase (§4.5);
+4. the three programs, whether they agree, and the shared-memory budget of the blocked one
+   (§4.4–4.5);
+5. the experiments of §5: Tables 1–6 and Figs. 5.1–5.3 rebuilt on this machine, beside the
+   thesis's own numbers.
+
+Every worked example is asserted cell by cell: a value that differs from the thesis panics, so
+the notebook fails. The thesis's timings appear only as data marked "(thesis)"; whatever is
+marked "(here)" was measured when this notebook last ran.
+''')
+
+md(r'''
+## Parameters
+
+The one cell below reads `PATHNOTES_SCALE` (1 when unset; CI runs 0.05) and derives every size
+of §5 from it. The CPU triple loop costs |V|³ steps whatever the graph — the thesis's own CPU run
+at |V| = 12,500 took 24,007 s, more than six and a half hours — so it stops at |V| = 2000 × scale.
+The GPU versions go up to 12,500 × scale.
+''')
+
+code(r'''
+import (
+	"os"
+	"strconv"
+)
+
+scale := 1.0
+if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) {
+		panic(fmt.Sprintf("PATHNOTES_SCALE=%q: want a positive number such as 0.05 or 1", s))
+	}
+	scale = v
+}
+var seed uint64 = 2017                         // every random graph is graph.GNM(|V|, |E|, weights, seed)
+weights := graph.WeightRange{Min: 1, Max: 100} // the thesis gives no weight range: this one is ours
+runs := 2                                      // each time is the mean of two runs, as in the thesis
+cpuMaxN := int(2000 * scale)                   // the O(|V|³) CPU triple loop runs up to this |V|
+gpuMaxN := int(12500 * scale)                  // the two CUDA versions up to this |V|
+emuMaxN := 40                                  // ... but only up to this one on the CPU emulator of the GPU
+fmt.Printf("scale %g: CPU triple loop for |V| ≤ %d, GPU versions for |V| ≤ %d; weights %d..%d, seed %d, mean of %d runs\n",
+	scale, cpuMaxN, gpuMaxN, weights.Min, weights.Max, seed, runs)
+''')
+
+md(r'''
+## The machine behind these outputs
+
+The timings of §5 depend on the hardware, so this cell says which CPU and which GPU driver and
+device produced them. Without a usable GPU every GPU call returns an error: the notebook then
+says "no GPU" and why in the GPU columns and times the CPU alone. When the GPU calls fall back to
+the emulator (the kernels' PTX interpreted on the CPU), the GPU versions run only on the smallest
+graphs, and their times are emulator wall time, not GPU time.
+''')
+
+code(r'''
+import (
+	"errors"
+	"runtime"
+	"strings"
+)
+
+// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
+func cpuModel() string {
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH + " processor (model unknown)"
+}
+
+// shortReason keeps the first clause of a GPU error: table cells are narrow.
+func shortReason(err error) string {
+	if errors.Is(err, gpu.ErrNoCUDA) {
+		return "built without CUDA"
+	}
+	s := strings.TrimPrefix(err.Error(), "gpu: ")
+	if i := strings.Index(s, ";"); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
+fmt.Println("CPU:", host)
+fmt.Println(gpu.Describe())
+
+dev, gpuErr := gpu.Default()
+noGPU := ""      // what the GPU cells say when there is no GPU
+gpuTag := ""     // added to the GPU columns' "(here" when the emulator runs them
+gpuHost := ""    // the GPU side of the hardware notes under the tables
+switch {
+case gpuErr != nil:
+	noGPU = "no GPU: " + shortReason(gpuErr)
+	gpuHost = noGPU
+	fmt.Println(noGPU + " (the GPU columns say so; only the CPU is timed)")
+case dev.Driver() == "emu":
+	gpuMaxN = min(gpuMaxN, emuMaxN)
+	gpuTag = ", emulator"
+	gpuHost = "GPU versions on the " + dev.Info().Name + " emulator: wall time on the CPU, not GPU time"
+	fmt.Printf("no GPU: the GPU versions run on the emulator (%s) for |V| ≤ %d; their times are emulator wall time on the CPU, not GPU time\n",
+		dev.Info().Name, gpuMaxN)
+default:
+	gpuHost = dev.Info().Name + " (" + dev.Driver() + " driver)"
+	fmt.Println("GPU versions on", gpuHost)
+}
+''')
+
+md(r'''
+## §2.2 A weighted digraph (Fig. 2.3)
+
+The thesis introduces walks, paths and distances on a digraph with five vertices and seven
+weighted arcs. It is `graph.Example("karaula-fig2.3")`.
+''')
+
+code(r'''
+fig23, err := graph.Example("karaula-fig2.3")
+if err != nil {
+	panic(err)
+}
+display.Graph(fig23).Title("Fig. 2.3 (Karaula 2017): 5 vertices, 7 arcs")
+''')
+
+md(r'''
+### Its claims, checked
+
+The thesis makes these claims about the graph, and the cell below checks each one:
+
+- the walk a→b→c→e→d has 4 arcs and weighs 12, yet the shortest a→d path, a→b→c→d, weighs 5;
+- the cycle b→c→d→b weighs 5;
+- e cannot reach a, so d(e,a) = ∞ whether an arc counts 1 or its weight;
+- matrix (1) holds the hop counts (every arc weighing 1) and matrix (2) the weighted distances;
+- three distances are reached by two different paths each.
+
+Where the thesis's text puts the hop distance from a to d at 4, matrix (1) and the check below
+give 3: 4 is the length of the longer walk, not the distance.
+
+The functions `expectMatrix` and `check` are this notebook's assertions. `expectMatrix` reads a
+matrix written the way the thesis prints it (rows split by `|`, ∞, NIL, Π numbered from 1).
+''')
+
+code(r'''
+// asserted counts the matrix cells checked against the thesis.
+var asserted int
+
+// parseMatrix reads a square matrix written as the thesis prints it: rows
+// separated by "|", cells by spaces, ∞ for "no path", NIL for "no
+// predecessor". With oneBased the numbers are the thesis's vertex numbers
+// 1..n and become pathnotes' 0..n-1.
+func parseMatrix(text string, oneBased bool) []int32 {
+	var cells []int32
+	for _, f := range strings.Fields(strings.ReplaceAll(text, "|", " ")) {
+		switch f {
+		case "∞":
+			cells = append(cells, graph.Inf)
+		case "NIL":
+			cells = append(cells, graph.Nil)
+		default:
+			v, err := strconv.Atoi(f)
+			if err != nil {
+				panic(fmt.Sprintf("matrix %q: cell %q is not a number, ∞ or NIL", text, f))
+			}
+			if oneBased {
+				v--
+			}
+			cells = append(cells, int32(v))
+		}
+	}
+	return cells
+}
+
+// cellText writes one cell the way the thesis prints it.
+func cellText(v int32, oneBased bool) string {
+	switch {
+	case v == graph.Inf:
+		return "∞"
+	case v == graph.Nil && oneBased:
+		return "NIL"
+	case oneBased:
+		return strconv.Itoa(int(v) + 1)
+	}
+	return strconv.Itoa(int(v))
+}
+
+// expectMatrix panics, naming the first cell that differs, unless got (n×n,
+// row-major, n = len(labels)) is the matrix the thesis prints as want.
+func expectMatrix(what string, labels []string, got []int32, want string, oneBased bool) {
+	w := parseMatrix(want, oneBased)
+	n := len(labels)
+	if len(got) != n*n || len(w) != n*n {
+		panic(fmt.Sprintf("%s: %d cells computed and %d in the thesis, want %d×%d", what, len(got), len(w), n, n))
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if g, x := got[i*n+j], w[i*n+j]; g != x {
+				panic(fmt.Sprintf("%s: cell (%s, %s) is %s, the thesis has %s", what, labels[i], labels[j], cellText(g, oneBased), cellText(x, oneBased)))
+			}
+		}
+	}
+	asserted += n * n
+}
+
+// check panics with the formatted message unless ok.
+func check(ok bool, format string, args ...any) {
+	if !ok {
+		panic(fmt.Sprintf(format, args...))
+	}
+}
+
+// vertex returns the vertex of g labelled name.
+func vertex(g *graph.Graph, name string) int {
+	v, err := g.Vertex(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// walkWeight adds the arc weights along the walk through the named
+// vertices, as the thesis adds them by hand; a missing arc panics.
+func walkWeight(g *graph.Graph, names ...string) int64 {
+	var sum int64
+	for i := 1; i < len(names); i++ {
+		w, ok := g.Weight(vertex(g, names[i-1]), vertex(g, names[i]))
+		check(ok, "%s has no arc %s->%s", g.Name(), names[i-1], names[i])
+		sum += int64(w)
+	}
+	return sum
+}
+
+hops, err := graph.Example("karaula-fig2.3-hops")
+if err != nil {
+	panic(err)
+}
+m1, err := cpu.FloydWarshall(Ctx(), hops, cpu.FWOptions{Pred: true})
+if err != nil {
+	panic(err)
+}
+m2, err := cpu.FloydWarshall(Ctx(), fig23, cpu.FWOptions{Pred: true})
+if err != nil {
+	panic(err)
+}
+expectMatrix("matrix (1), hop counts", hops.Labels(), m1.Dist, "0 1 2 3 3 | ∞ 0 1 2 2 | ∞ 2 0 1 1 | ∞ 1 1 0 2 | ∞ 2 2 1 0", false)
+expectMatrix("matrix (2), weighted distances", fig23.Labels(), m2.Dist, "0 1 3 5 7 | ∞ 0 2 4 6 | ∞ 3 0 2 4 | ∞ 1 3 0 7 | ∞ 6 8 5 0", false)
+
+a, d, e := vertex(fig23, "a"), vertex(fig23, "d"), vertex(fig23, "e")
+check(walkWeight(fig23, "a", "b", "c", "e", "d") == 12, "the walk a→b→c→e→d weighs %d, the thesis says 12", walkWeight(fig23, "a", "b", "c", "e", "d"))
+shortest, err := m2.Path(a, d)
+if err != nil {
+	panic(err)
+}
+check(shortest.String() == "a -> b -> c -> d (weight 5)", "shortest a→d: %v, the thesis has a→b→c→d of weight 5", shortest)
+check(m1.At(a, d) == 3, "hop distance a→d is %s, matrix (1) has 3", cellText(m1.At(a, d), false))
+check(walkWeight(fig23, "b", "c", "d", "b") == 5, "the cycle b→c→d→b weighs %d, the thesis says 5", walkWeight(fig23, "b", "c", "d", "b"))
+check(m1.At(e, a) == graph.Inf && m2.At(e, a) == graph.Inf, "e reaches a, but the thesis says it cannot")
+fmt.Println("a→b→c→e→d weighs 12; the shortest a→d is", shortest)
+fmt.Println("the cycle b→c→d→b weighs 5; d(e,a) = ∞ in both matrices")
+
+// Distances the thesis reaches by two paths each.
+for _, tie := range []struct{ one, other string }{
+	{"e d b c", "e d c"}, {"d b c", "d c"}, {"d b c e", "d c e"},
+} {
+	p, q := strings.Fields(tie.one), strings.Fields(tie.other)
+	dist := int64(m2.At(vertex(fig23, p[0]), vertex(fig23, p[len(p)-1])))
+	check(walkWeight(fig23, p...) == dist && walkWeight(fig23, q...) == dist,
+		"%s and %s should both weigh d = %d", tie.one, tie.other, dist)
+	fmt.Printf("d(%s,%s) = %d: both %s and %s\n", p[0], p[len(p)-1], dist, strings.Join(p, "→"), strings.Join(q, "→"))
+}
+if err := display.Show(display.Graph(fig23).Path(shortest).Title("the shortest a → d weighs 5")); err != nil {
+	panic(err)
+}
+display.Row(display.DistMatrix(m1).Title("matrix (1): hop counts"), display.DistMatrix(m2).Title("matrix (2): weighted distances"))
+''')
+
+md(r'''
+## §3.1 Floyd-Warshall one k at a time (Fig. 3.1, example 6)
+
+D⁽ᵏ⁾ holds the shortest distances of paths whose intermediate vertices are among the first k;
+Π⁽ᵏ⁾ holds, for each pair (i, j), the vertex just before j on such a path. Going from k−1 to k, a
+pair improves only when going through vertex k is strictly shorter, and then takes Π from the pair
+(k, j). The thesis lists both matrices for k = 0…5 on a digraph of nine arcs, numbering a…e as
+1…5 and printing Π with those numbers. `cpu.FloydWarshall` with a `Trace` records the same states;
+the cell asserts all twelve matrices, then shows them, with the cells each k changed highlighted.
+''')
+
+code(r'''
+fig31, err := graph.Example("karaula-fig3.1")
+if err != nil {
+	panic(err)
+}
+var tr31 graph.FWTrace
+r31, err := cpu.FloydWarshall(Ctx(), fig31, cpu.FWOptions{Pred: true, Trace: &tr31})
+if err != nil {
+	panic(err)
+}
+// D^(k) and Π^(k) for k = 0..5 as the thesis prints them (Π numbered from 1).
+ex6D := []string{
+	"0 5 ∞ 2 ∞ | ∞ 0 2 ∞ ∞ | 3 ∞ 0 ∞ 7 | ∞ ∞ 4 0 1 | 1 3 ∞ ∞ 0",
+	"0 5 ∞ 2 ∞ | ∞ 0 2 ∞ ∞ | 3 8 0 5 7 | ∞ ∞ 4 0 1 | 1 3 ∞ 3 0",
+	"0 5 7 2 ∞ | ∞ 0 2 ∞ ∞ | 3 8 0 5 7 | ∞ ∞ 4 0 1 | 1 3 5 3 0",
+	"0 5 7 2 14 | 5 0 2 7 9 | 3 8 0 5 7 | 7 12 4 0 1 | 1 3 5 3 0",
+	"0 5 6 2 3 | 5 0 2 7 8 | 3 8 0 5 6 | 7 12 4 0 1 | 1 3 5 3 0",
+	"0 5 6 2 3 | 5 0 2 7 8 | 3 8 0 5 6 | 2 4 4 0 1 | 1 3 5 3 0",
+}
+ex6Pi := []string{
+	"NIL 1 NIL 1 NIL | NIL NIL 2 NIL NIL | 3 NIL NIL NIL 3 | NIL NIL 4 NIL 4 | 5 5 NIL NIL NIL",
+	"NIL 1 NIL 1 NIL | NIL NIL 2 NIL NIL | 3 1 NIL 1 3 | NIL NIL 4 NIL 4 | 5 5 NIL 1 NIL",
+	"NIL 1 2 1 NIL | NIL NIL 2 NIL NIL | 3 1 NIL 1 3 | NIL NIL 4 NIL 4 | 5 5 2 1 NIL",
+	"NIL 1 2 1 3 | 3 NIL 2 1 3 | 3 1 NIL 1 3 | 3 1 4 NIL 4 | 5 5 2 1 NIL",
+	"NIL 1 4 1 4 | 3 NIL 2 1 4 | 3 1 NIL 1 4 | 3 1 4 NIL 4 | 5 5 2 1 NIL",
+	"NIL 1 4 1 4 | 3 NIL 2 1 4 | 3 1 NIL 1 4 | 5 5 4 NIL 4 | 5 5 2 1 NIL",
+}
+check(len(tr31.Steps) == len(ex6D), "the trace has %d steps, the thesis %d (k = 0..5)", len(tr31.Steps), len(ex6D))
+for k, s := range tr31.Steps {
+	check(s.K == k, "step %d of the trace is k = %d", k, s.K)
+	expectMatrix(fmt.Sprintf("D^(%d)", k), fig31.Labels(), s.Dist, ex6D[k], false)
+	expectMatrix(fmt.Sprintf("Π^(%d)", k), fig31.Labels(), s.Pred, ex6Pi[k], true)
+}
+fmt.Printf("D^(k) and Π^(k) for k = 0..5 are the thesis's, cell by cell (%d cells checked so far)\n", asserted)
+display.FWTrace(&tr31).OneBased()
+''')
+
+md(r'''
+### Paths from Π⁽⁵⁾
+
+The last Π gives every shortest path by walking predecessors back from the target. The thesis's
+programs check their results this way: a recursive `getPath` rebuilds each path's weight from Π and
+the arcs, and compares it with D. The cell does the same for all 25 pairs, and runs `Verify`, which
+adds the triangle inequality on every arc (together the two prove the distances optimal).
+''')
+
+code(r'''
+// getPath is the check of the thesis's three programs (§3.5): the weight of
+// the path i → j rebuilt from Π by recursion on the predecessor of j, and
+// graph.Inf when there is no path.
+func getPath(g *graph.Graph, r *graph.AllPairs, i, j int) int64 {
+	if i == j {
+		return 0
+	}
+	p := r.PredAt(i, j)
+	if p == graph.Nil {
+		return int64(graph.Inf)
+	}
+	head := getPath(g, r, i, int(p))
+	w, ok := g.Weight(int(p), j)
+	if head == int64(graph.Inf) || !ok {
+		return int64(graph.Inf)
+	}
+	return head + int64(w)
+}
+
+for _, want := range []string{"a -> d -> e (weight 3)", "d -> e -> a (weight 2)", "d -> e -> b (weight 4)"} {
+	ends := strings.Fields(want)
+	p, err := r31.Path(vertex(fig31, ends[0]), vertex(fig31, ends[len(ends)-3]))
+	if err != nil {
+		panic(err)
+	}
+	check(p.String() == want, "path from Π^(5): %v, want %s", p, want)
+	fmt.Println(p)
+}
+for i := 0; i < fig31.N(); i++ {
+	for j := 0; j < fig31.N(); j++ {
+		check(getPath(fig31, r31, i, j) == int64(r31.At(i, j)), "getPath(%s, %s) = %d, D has %s",
+			fig31.Label(i), fig31.Label(j), getPath(fig31, r31, i, j), cellText(r31.At(i, j), false))
+	}
+}
+check(r31.Verify(fig31) == nil, "Verify: %v", r31.Verify(fig31))
+fmt.Println("getPath rebuilds all 25 distances from Π^(5); Verify: <nil>")
+d3, a3 := vertex(fig31, "d"), vertex(fig31, "a")
+da, _ := r31.Path(d3, a3)
+display.Graph(fig31).Path(da).Title("Fig. 3.1: the shortest d → a goes through e")
+''')
+
+md(r'''
+## §4.5 Blocked Floyd-Warshall with 2×2 tiles (Fig. 4.10, example 7)
+
+The blocked algorithm (Venkataraman et al. 2003; on GPUs, Katz & Kider 2008) cuts the matrix into
+square tiles and walks down the diagonal. For each diagonal ("primary") tile B it runs three
+phases: phase 1 closes the primary tile over its own vertices, phase 2 updates the tiles in its
+row and its column through it, phase 3 updates every other tile through those. The thesis traces it
+on a four-vertex digraph with 2×2 tiles: primary tile 0 covers a and b, tile 1 covers c and d.
+
+`cpu.FloydWarshallBlocked` with `Tile: 2` and a `Trace` records the matrices after every phase.
+The cell asserts the seven states the thesis prints (the start and three phases per round) and
+that the blocked result, Π included, equals the plain algorithm's. The thesis's GPU program uses
+32×32 tiles, with which this graph is one tile and only phase 1 runs; the figure needs tile 2.
+''')
+
+code(r'''
+fig410, err := graph.Example("karaula-fig4.10")
+if err != nil {
+	panic(err)
+}
+var tr410 graph.FWTrace
+r410, err := cpu.FloydWarshallBlocked(Ctx(), fig410, cpu.FWOptions{Pred: true, Tile: 2, Trace: &tr410})
+if err != nil {
+	panic(err)
+}
+// The states the thesis prints: before round 0, then after each phase of
+// rounds 0 and 1 (Π numbered from 1).
+ex7 := []struct {
+	round, phase int
+	d, pi        string
+}{
+	{-1, 0, "0 5 9 ∞ | ∞ 0 1 ∞ | ∞ ∞ 0 2 | ∞ 3 ∞ 0", "NIL 1 1 NIL | NIL NIL 2 NIL | NIL NIL NIL 3 | NIL 4 NIL NIL"},
+	{0, 1, "0 5 9 ∞ | ∞ 0 1 ∞ | ∞ ∞ 0 2 | ∞ 3 ∞ 0", "NIL 1 1 NIL | NIL NIL 2 NIL | NIL NIL NIL 3 | NIL 4 NIL NIL"},
+	{0, 2, "0 5 6 ∞ | ∞ 0 1 ∞ | ∞ ∞ 0 2 | ∞ 3 ∞ 0", "NIL 1 2 NIL | NIL NIL 2 NIL | NIL NIL NIL 3 | NIL 4 NIL NIL"},
+	{0, 3, "0 5 6 ∞ | ∞ 0 1 ∞ | ∞ ∞ 0 2 | ∞ 3 4 0", "NIL 1 2 NIL | NIL NIL 2 NIL | NIL NIL NIL 3 | NIL 4 2 NIL"},
+	{1, 1, "0 5 6 ∞ | ∞ 0 1 ∞ | ∞ ∞ 0 2 | ∞ 3 4 0", "NIL 1 2 NIL | NIL NIL 2 NIL | NIL NIL NIL 3 | NIL 4 2 NIL"},
+	{1, 2, "0 5 6 8 | ∞ 0 1 3 | ∞ 5 0 2 | ∞ 3 4 0", "NIL 1 2 3 | NIL NIL 2 3 | NIL 4 NIL 3 | NIL 4 2 NIL"},
+	{1, 3, "0 5 6 8 | ∞ 0 1 3 | ∞ 5 0 2 | ∞ 3 4 0", "NIL 1 2 3 | NIL NIL 2 3 | NIL 4 NIL 3 | NIL 4 2 NIL"},
+}
+check(len(tr410.Steps) == len(ex7), "the blocked trace has %d steps, the thesis %d", len(tr410.Steps), len(ex7))
+for i, s := range tr410.Steps {
+	x := ex7[i]
+	check(s.Round == x.round && s.Phase == x.phase, "step %d is %s, the thesis's is round %d, phase %d", i, s.Title(), x.round, x.phase)
+	expectMatrix(s.Title()+": D", fig410.Labels(), s.Dist, x.d, false)
+	expectMatrix(s.Title()+": Π", fig410.Labels(), s.Pred, x.pi, true)
+}
+plain410, err := cpu.FloydWarshall(Ctx(), fig410, cpu.FWOptions{Pred: true})
+if err != nil {
+	panic(err)
+}
+check(r410.Equal(plain410), "blocked and plain Floyd-Warshall differ:\n%s", r410.Diff(plain410, 5))
+fmt.Printf("all seven blocked states are the thesis's, and the result (D and Π) is the plain one (%d cells checked in all)\n", asserted)
+display.FWTrace(&tr410).OneBased()
+''')
+
+md(r'''
+## §4.4–4.5 The three programs
+
+Karaula times three programs, and pathnotes has each as a variant:
+
+- **CPU** (§3.2): the triple loop in one thread, relaxing (i, j) through k only when both
+  d(i,k) and d(k,j) are finite, so that ∞ (INT_MAX) never overflows — `cpu.FloydWarshall`,
+  variant `fw-cpu-naive`;
+- **CUDA v1** (§4.4, after Harish & Narayanan 2007): the host loops over k and launches one kernel
+  per k, with one thread per matrix cell — variant `fw-hn`;
+- **CUDA v2** (§4.5, after Katz & Kider 2008): the three-phase blocked algorithm with 32×32 tiles
+  held in shared memory — variant `fw-blocked`.
+
+`fw-blocked` differs from the thesis's code in one place, a fix: the thesis loads tiles without
+checking the matrix edge, so when |V| is not a multiple of 32 its kernels read past the matrix;
+pathnotes guards every load.
+''')
+
+code(r'''
+programs := display.NewTable("Karaula's three programs as pathnotes variants", "thesis", "variant", "launch shape", "source")
+programs.Add("CPU (§3.2)", cpu.VariantFWNaive, "one thread, k-i-j triple loop with the ∞ guard", "Karaula 2017 §3.2")
+for _, x := range []struct{ thesis, name string }{
+	{"CUDA v1 (§4.4)", gpu.VariantFWHN}, {"CUDA v2 (§4.5)", gpu.VariantFWBlocked},
+} {
+	v, err := gpu.Lookup(x.name)
+	if err != nil {
+		panic(err)
+	}
+	programs.Add(x.thesis, v.Name, v.Launch, v.Source)
+}
+programs
+''')
+
+md(r'''
+### Do the three agree?
+
+All three must give the same D on every graph: here the three examples above and random graphs
+whose |V| is and is not a multiple of 32 (5, 32, 40, 64, 200, 800, 1000, as far as the scale
+allows). Predecessors may rightly differ where two paths tie, so each GPU Π is checked with
+`Verify` — every path weight rebuilt from Π, the thesis's own check, plus the triangle inequality
+on every arc. These runs also load the GPU modules, so that the timings of §5 do not include that.
+''')
+
+code(r'''
+import (
+	"sync"
+)
+
+// verifyAll is r.Verify(g) spread over the cores, one row at a time: the
+// large results of §5 need it (a row costs O(|V| + |E|)).
+func verifyAll(g *graph.Graph, r *graph.AllPairs) error {
+	if r.N != g.N() {
+		return fmt.Errorf("%s result has n=%d, the graph %d", r.Solver, r.N, g.N())
+	}
+	ctx := Ctx()
+	workers := runtime.NumCPU()
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < r.N && ctx.Err() == nil; i += workers {
+				if err := r.Row(i).Verify(g); err != nil {
+					errs[w] = fmt.Errorf("%s: %w", r.Solver, err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// solveGPU runs a GPU variant with Π on the device opened above. A
+// failure on a usable device is a bug, so it panics.
+func solveGPU(name string, g *graph.Graph) (*graph.AllPairs, gpu.Stats) {
+	var st gpu.Stats
+	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Pred: true, Device: dev, Stats: &st})
+	if err != nil {
+		panic(fmt.Sprintf("%s on |V|=%d, |E|=%d: %v", name, g.N(), g.M(), err))
+	}
+	return r, st
+}
+
+// checkAgainst panics unless r has ref's distances and a Π that Verify
+// accepts; it says whether Π is ref's too.
+func checkAgainst(g *graph.Graph, r, ref *graph.AllPairs) string {
+	check(r.SameDistances(ref), "%s and %s differ on %s (|V|=%d):\n%s", r.Solver, ref.Solver, g.Name(), g.N(), r.Diff(ref, 5))
+	if err := verifyAll(g, r); err != nil {
+		panic(err)
+	}
+	if r.Equal(ref) {
+		return "same D and Π"
+	}
+	return "same D; Π differs on ties, verified"
+}
+
+cases := []*graph.Graph{fig23, fig31, fig410}
+for _, n := range []int{5, 32, 40, 64, 200, 800, 1000} {
+	if n > cpuMaxN {
+		continue
+	}
+	g, err := graph.GNM(n, min(5*n, n*(n-1)), weights, seed)
+	if err != nil {
+		panic(err)
+	}
+	cases = append(cases, g.WithName(fmt.Sprintf("GNM(%d, %d)", n, g.M())))
+}
+v1Col, v2Col := "CUDA v1 (fw-hn"+gpuTag+")", "CUDA v2 (fw-blocked"+gpuTag+")"
+agree := display.NewTable("The three programs on the same graphs", "graph", "|V|", "|E|", "|V| mod 32", "CPU (fw-cpu-naive)", v1Col, v2Col)
+for _, g := range cases {
+	ref, err := cpu.FloydWarshall(Ctx(), g, cpu.FWOptions{Pred: true})
+	if err != nil {
+		panic(err)
+	}
+	if err := verifyAll(g, ref); err != nil {
+		panic(err)
+	}
+	row := []any{g.Name(), g.N(), g.M(), g.N() % 32, "verified"}
+	for _, name := range []string{gpu.VariantFWHN, gpu.VariantFWBlocked} {
+		switch {
+		case noGPU != "":
+			row = append(row, noGPU)
+		case g.N() > gpuMaxN:
+			row = append(row, fmt.Sprintf("not run (|V| > %d)", gpuMaxN))
+		default:
+			r, _ := solveGPU(name, g)
+			row = append(row, checkAgainst(g, r, ref))
+		}
+	}
+	agree.Add(row...)
+}
+agree
+''')
+
+md(r'''
+### The shared-memory budget of CUDA v2
+
+The thesis's blocked kernels keep their tiles in shared memory: in phase 3, three tiles of D and
+three of Π, 6 × 32 × 32 × 4 B = 24 KiB per block. It notes the two limits this depends on: the
+tiles must fit in a block's shared memory, and a tile has one thread per cell, so its side is
+capped by the threads a block may have. Its Fermi card has 64 KB of on-chip memory per
+multiprocessor, of which a block may use at most 48 KiB, and at most 1024 threads per block.
+pathnotes' `fw-blocked` keeps the phase-3 cell it updates in a register instead of a third tile,
+so it needs two tiles of D and one of Π there. The cell sets both budgets against the limits of
+the device in use, when there is one.
+''')
+
+code(r'''
+const tileBytes = 32 * 32 * 4 // one 32×32 tile of int32
+fermiShared, fermiThreads := 48*1024, 1024
+budget := display.NewTable("fw-blocked: dynamic shared memory per block (D and Π tiles)",
+	"phase", "grid (nb = ⌈|V|/32⌉)", "thesis: tiles", "thesis: bytes", "pathnotes: tiles", "pathnotes: bytes")
+thesisTiles, ourTiles := []int{2, 4, 6}, []int{2, 4, 3}
+for i, grid := range []string{"1 × 1", "(nb−1) × 2", "(nb−1) × (nb−1)"} {
+	budget.Add(i+1, grid, thesisTiles[i], thesisTiles[i]*tileBytes, ourTiles[i], ourTiles[i]*tileBytes)
+}
+check(6*tileBytes <= fermiShared && 32*32 <= fermiThreads, "the thesis's tiles do not fit its own Fermi card")
+budget.Note(fmt.Sprintf("the thesis's Tesla C2050 (compute capability 2.0): %d B of shared memory and %d threads per block at most; both budgets fit",
+	fermiShared, fermiThreads))
+if dev != nil {
+	info := dev.Info()
+	fits := func(bytes int) string {
+		if info.SharedPerBlock <= 0 {
+			return "the device reports no limit"
+		}
+		if bytes <= info.SharedPerBlock {
+			return "fits"
+		}
+		return "does NOT fit"
+	}
+	threads := "fit"
+	if 32*32 > info.MaxThreadsPerBlock {
+		threads = "do NOT fit"
+	}
+	budget.Note(fmt.Sprintf("%s (%s driver): %d B of shared memory (%d B opt-in) and %d threads per block: the thesis's %d B %s, pathnotes' %d B %s; 32×32 = 1024 threads %s",
+		info.Name, dev.Driver(), info.SharedPerBlock, info.SharedPerBlockOptin, info.MaxThreadsPerBlock,
+		6*tileBytes, fits(6*tileBytes), 4*tileBytes, fits(4*tileBytes), threads))
+} else {
+	budget.Note(noGPU + ": no device limits to compare with")
+}
+budget
+''')
+
+md(r'''
+## §5 The experiments
+
+### The thesis's numbers
+
+Karaula timed the three programs on random digraphs in three density classes, with density
+ρ = |E| / (|V|(|V|−1)), from 5 to 12,500 vertices, on an Intel Core i5-760 and an NVIDIA Tesla
+C2050/C2070. Each graph ran twice and the tables give the mean, in seconds, measured with `clock()`
+around the Floyd-Warshall call; for the GPU programs that span includes allocation, both copies
+and a device reset, which is why no GPU time is below about 0.05 s. The thesis does not say how the
+graphs were drawn, nor the range of the weights; only the (|V|, |E|) pairs are known.
+
+The cell below holds the six tables as data. Two checks run on them: every printed ρ is
+|E| / (|V|(|V|−1)) rounded to the digits printed, and every printed speed-up agrees with the
+printed times — except two, off by a factor of about ten: Table 4 at |V| = 20 and Table 6 at
+|V| = 5, typos in a power of ten. (The thesis heads the speed-up columns "CUDA v1/CPU" and
+"CUDA v2/CUDA v1", but the values are t_CPU / t_v1 and t_v1 / t_v2: how many times faster. They
+are headed CPU÷v1 and v1÷v2 here.)
+''')
+
+code(r'''
+import "math"
+
+// thesisRow is one row of Tables 1, 3 or 5 (times, seconds) with the same
+// row of Tables 2, 4 or 6 (speed-ups), as printed in Karaula (2017), §5.
+type thesisRow struct {
+	V, E                int
+	Rho                 string // the density, as printed
+	CPU, V1, V2         float64
+	CPUOverV1, V1OverV2 float64
+}
+
+// densityClass is one of the thesis's three experiments.
+type densityClass struct {
+	Name                  string
+	TimeTable, SpeedTable int
+	Fig                   string
+	Rows                  []thesisRow
+}
+
+classes := []densityClass{
+	{"dense", 1, 2, "5.1", []thesisRow{
+		{5, 10, "50%", 3e-06, 0.05, 0.05, 6.034e-05, 0.98},
+		{10, 40, "44.44%", 1.6e-05, 0.05, 0.05, 2.98e-04, 1.03},
+		{20, 160, "42.11%", 1.18e-04, 0.05, 0.05, 2.29e-03, 0.97},
+		{40, 640, "41.03%", 9.48e-04, 0.05, 0.05, 0.02, 1.08},
+		{200, 6000, "15.08%", 0.1, 0.06, 0.05, 1.80, 1.2},
+		{400, 24000, "15.04%", 0.81, 0.07, 0.06, 11.91, 1.14},
+		{800, 96000, "15.02%", 6.46, 0.15, 0.09, 43.21, 1.59},
+		{1000, 150000, "15.02%", 12.59, 0.26, 0.14, 49.18, 1.9},
+		{2000, 400000, "10.01%", 99.66, 1.51, 0.71, 66.19, 2.12},
+		{5000, 500000, "2%", 1531.97, 22.5, 9.93, 68.1, 2.27},
+		{7500, 1125000, "2%", 5181.18, 76.98, 33.12, 67.31, 2.32},
+		{10000, 2000000, "2%", 12297.75, 175.58, 78.08, 70.04, 2.25},
+		{12500, 3125000, "2%", 24007.1, 350.86, 151.96, 68.42, 2.31},
+	}},
+	{"sparse", 3, 4, "5.2", []thesisRow{
+		{5, 2, "10%", 2e-06, 0.05, 0.05, 3.923e-05, 1.04},
+		{10, 5, "5.56%", 7e-06, 0.05, 0.05, 1.2e-04, 1.1},
+		{20, 10, "2.63%", 3.95e-05, 0.05, 0.05, 7.79e-03, 1},
+		{40, 20, "1.28%", 2.97e-04, 0.05, 0.05, 0.01, 1.01},
+		{200, 100, "0.25%", 0.04, 0.06, 0.05, 0.65, 1.07},
+		{400, 200, "0.13%", 0.28, 0.06, 0.05, 4.35, 1.21},
+		{800, 400, "0.06%", 2.21, 0.1, 0.08, 22.38, 1.19},
+		{1000, 500, "0.05%", 4.31, 0.15, 0.11, 29.29, 1.38},
+		{2000, 1000, "0.03%", 34.51, 0.7, 0.5, 49.13, 1.41},
+		{5000, 2500, "0.01%", 537.3, 9.27, 6.78, 57.93, 1.37},
+		{7500, 3750, "6.67e-03%", 1811.47, 30.49, 22.6, 59.41, 1.35},
+		{10000, 5000, "5e-03%", 4292.49, 69.29, 53.38, 61.94, 1.3},
+		{12500, 6250, "4e-03%", 8384.87, 135.19, 103.4, 62.03, 1.3},
+	}},
+	{"medium", 5, 6, "5.3", []thesisRow{
+		{5, 5, "25%", 2.5e-06, 0.05, 0.05, 4.65e-06, 1.05},
+		{10, 15, "16.67%", 1.2e-05, 0.05, 0.05, 2.39e-04, 0.97},
+		{20, 40, "10.53%", 7.6e-05, 0.05, 0.05, 1.5e-03, 0.97},
+		{40, 100, "6.41%", 4.83e-4, 0.05, 0.05, 0.01, 0.98},
+		{200, 700, "1.76%", 0.07, 0.06, 0.05, 1.27, 1.09},
+		{400, 1600, "1%", 0.6, 0.06, 0.05, 9.64, 1.17},
+		{800, 3200, "0.5%", 4.42, 0.12, 0.09, 35.53, 1.37},
+		{1000, 4500, "0.45%", 9.23, 0.21, 0.13, 44.26, 1.64},
+		{2000, 10000, "0.25%", 75.83, 1.19, 0.66, 63.75, 1.81},
+		{5000, 30000, "0.12%", 1234.1, 18.11, 9.29, 68.14, 1.95},
+		{7500, 45000, "0.08%", 4177.94, 61.43, 31.02, 68.02, 1.98},
+		{10000, 65000, "0.07%", 9992.2, 141.69, 73.23, 70.52, 1.94},
+		{12500, 81250, "0.05%", 19538.15, 281.27, 142.83, 69.46, 1.97},
+	}},
+}
+
+// roundsTo reports whether x, rounded to the digits of the printed
+// percentage p (such as "0.03%" or "6.67e-03%"), gives p.
+func roundsTo(x float64, p string) bool {
+	num := strings.TrimSuffix(p, "%")
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		panic(fmt.Sprintf("ρ %q: %v", p, err))
+	}
+	mant, exp, _ := strings.Cut(num, "e")
+	unit := 1.0
+	if _, frac, ok := strings.Cut(mant, "."); ok {
+		unit = math.Pow(10, -float64(len(frac)))
+	}
+	if exp != "" {
+		e, err := strconv.Atoi(exp)
+		if err != nil {
+			panic(fmt.Sprintf("ρ %q: %v", p, err))
+		}
+		unit *= math.Pow(10, float64(e))
+	}
+	return math.Abs(x-v) <= unit/2*(1+1e-9)
+}
+
+typos := display.NewTable("Printed speed-ups that disagree with the printed times", "table", "|V|", "column", "printed", "from the times")
+var flagged []string // "table/|V|" of each disagreeing speed-up
+for _, c := range classes {
+	for _, r := range c.Rows {
+		rho := 100 * float64(r.E) / float64(r.V*(r.V-1))
+		check(roundsTo(rho, r.Rho), "Table %d, |V|=%d: ρ = %.4g%%, printed %s", c.TimeTable, r.V, rho, r.Rho)
+		for _, s := range []struct {
+			column           string
+			printed, derived float64
+		}{{"CPU÷v1", r.CPUOverV1, r.CPU / r.V1}, {"v1÷v2", r.V1OverV2, r.V1 / r.V2}} {
+			if math.Abs(math.Log10(s.printed/s.derived)) > 0.5 { // more than a factor of √10 apart
+				typos.Add(c.SpeedTable, r.V, s.column, s.printed, s.derived)
+				flagged = append(flagged, fmt.Sprintf("%d/%d", c.SpeedTable, r.V))
+			}
+		}
+	}
+}
+check(strings.Join(flagged, " ") == "4/20 6/5", "speed-ups that disagree with the times (table/|V|): %v, want the two typos 4/20 and 6/5", flagged)
+fmt.Println("every printed ρ is |E|/(|V|(|V|−1)) rounded; all other printed speed-ups agree with the times within rounding")
+typos
+''')
+
+md(r'''
+### Rebuilt on this machine
+
+Each (|V|, |E|) pair of the thesis becomes `graph.GNM(|V|, |E|, weights 1..100, seed)`: exactly
+|E| distinct arcs drawn uniformly, no loops, so each graph's ρ is the thesis's. Each program runs
+`runs` times and the tables give the mean. For the GPU programs "(here)" is `gpu.Stats.Wall` —
+allocation, both copies, the kernels and a range check of the result: the thesis's span without
+its device reset — and
+"kernels" is the device time of the kernels alone, from CUDA events. Every GPU result is compared
+with the CPU's where the CPU ran and with CUDA v1's where it did not, and its Π is verified. A dash
+means not run at this scale. The cell below holds the code; the three after it run one density
+class each.
+''')
+
+code(r'''
+import "time"
+
+// meanCPU runs the CPU triple loop `runs` times on g; it returns the mean
+// wall time in seconds and the first run's result, verified.
+func meanCPU(g *graph.Graph) (float64, *graph.AllPairs) {
+	var total time.Duration
+	var first *graph.AllPairs
+	for i := 0; i < runs; i++ {
+		t0 := time.Now()
+		r, err := cpu.FloydWarshall(Ctx(), g, cpu.FWOptions{Pred: true})
+		total += time.Since(t0)
+		if err != nil {
+			panic(fmt.Sprintf("CPU on |V|=%d, |E|=%d: %v", g.N(), g.M(), err))
+		}
+		if first == nil {
+			first = r
+		}
+	}
+	if err := verifyAll(g, first); err != nil {
+		panic(err)
+	}
+	return total.Seconds() / float64(runs), first
+}
+
+// meanGPU runs a GPU variant `runs` times on g; it returns the mean wall
+// and kernel seconds and the first run's result. The first run is checked
+// against ref, or verified alone when there is no ref; the others must
+// give its distances.
+func meanGPU(name string, g *graph.Graph, ref *graph.AllPairs) (float64, float64, *graph.AllPairs) {
+	var wall, kernels float64
+	var first *graph.AllPairs
+	for i := 0; i < runs; i++ {
+		r, st := solveGPU(name, g)
+		wall += st.Wall.Seconds()
+		kernels += st.Kernel.Seconds()
+		switch {
+		case first == nil && ref != nil:
+			checkAgainst(g, r, ref)
+		case first == nil:
+			if err := verifyAll(g, r); err != nil {
+				panic(err)
+			}
+		default:
+			check(r.SameDistances(first), "%s gave different distances on two runs (|V|=%d)", name, g.N())
+		}
+		if first == nil {
+			first = r
+		}
+	}
+	return wall / float64(runs), kernels / float64(runs), first
+}
+
+// outcome keeps what one class measured here, 0 where a program did not run.
+type outcome struct {
+	V           []int
+	CPU, V1, V2 []float64
+}
+
+// both returns the sizes and values where a and b were both measured.
+func both(vs []int, a, b []float64) ([]float64, []float64, []float64) {
+	var xs, as, bs []float64
+	for i, v := range vs {
+		if a[i] > 0 && b[i] > 0 {
+			xs, as, bs = append(xs, float64(v)), append(as, a[i]), append(bs, b[i])
+		}
+	}
+	return xs, as, bs
+}
+
+// cell is a measured time, or what to show instead.
+func cell(seconds float64, gpuSide bool) any {
+	switch {
+	case gpuSide && noGPU != "":
+		return noGPU
+	case seconds == 0:
+		return "—"
+	}
+	return seconds
+}
+
+// rebuild runs one density class: every thesis row within this scale's
+// caps, on a GNM graph with the thesis's |V| and |E|. It shows the rebuilt
+// time and speed-up tables and the two figures, and returns what it measured.
+func rebuild(c densityClass) *outcome {
+	out := &outcome{}
+	here := " (here" + gpuTag + ")"
+	v1, v2 := "CUDA v1"+here, "CUDA v2"+here
+	// Without a GPU the kernel columns would only repeat the "no GPU" cells.
+	withKernels := noGPU == ""
+	columns := []string{"|V|", "|E|", "ρ", "CPU (thesis)", "CPU (here)", "CUDA v1 (thesis)", v1}
+	if withKernels {
+		columns = append(columns, "v1 kernels"+here)
+	}
+	columns = append(columns, "CUDA v2 (thesis)", v2)
+	if withKernels {
+		columns = append(columns, "v2 kernels"+here)
+	}
+	times := display.NewTable(fmt.Sprintf("Table %d rebuilt: %s graphs, seconds", c.TimeTable, c.Name), columns...)
+	speed := display.NewTable(fmt.Sprintf("Table %d rebuilt: %s graphs, speed-ups", c.SpeedTable, c.Name),
+		"|V|", "CPU÷v1 (thesis)", "v1÷v2 (thesis)", "CPU (here)", v1, v2).
+		Ratio("CPU÷v1 here", "CPU (here)", v1).
+		Ratio("v1÷v2 here", v1, v2).
+		Ratio("CPU÷v2 here", "CPU (here)", v2)
+	var xs, tc, t1, t2, s1, s2 []float64
+	for _, row := range c.Rows {
+		xs, tc, t1, t2 = append(xs, float64(row.V)), append(tc, row.CPU), append(t1, row.V1), append(t2, row.V2)
+		s1, s2 = append(s1, row.CPUOverV1), append(s2, row.V1OverV2)
+		var cpuT, v1T, v2T, k1, k2 float64
+		runCPU, runGPU := row.V <= cpuMaxN, row.V <= gpuMaxN && noGPU == ""
+		if runCPU || runGPU {
+			g, err := graph.GNM(row.V, row.E, weights, seed)
+			if err != nil {
+				panic(err)
+			}
+			g = g.WithName(fmt.Sprintf("GNM(%d, %d)", row.V, row.E))
+			check(g.M() == row.E && math.Abs(g.Density()-float64(row.E)/float64(row.V*(row.V-1))) < 1e-12,
+				"GNM(%d, %d) has %d arcs", row.V, row.E, g.M())
+			var ref *graph.AllPairs
+			if runCPU {
+				cpuT, ref = meanCPU(g)
+			}
+			if runGPU {
+				var r1 *graph.AllPairs
+				v1T, k1, r1 = meanGPU(gpu.VariantFWHN, g, ref)
+				if ref == nil { // beyond the CPU's cap: v2 is checked against v1
+					ref = r1
+				}
+				v2T, k2, _ = meanGPU(gpu.VariantFWBlocked, g, ref)
+			}
+		}
+		out.V, out.CPU, out.V1, out.V2 = append(out.V, row.V), append(out.CPU, cpuT), append(out.V1, v1T), append(out.V2, v2T)
+		cells := []any{row.V, row.E, row.Rho, row.CPU, cell(cpuT, false), row.V1, cell(v1T, true)}
+		if withKernels {
+			cells = append(cells, cell(k1, true))
+		}
+		cells = append(cells, row.V2, cell(v2T, true))
+		if withKernels {
+			cells = append(cells, cell(k2, true))
+		}
+		times.Add(cells...)
+		speed.Add(row.V, row.CPUOverV1, row.V1OverV2, cell(cpuT, false), cell(v1T, true), cell(v2T, true))
+	}
+	for _, t := range []*display.Table{times, speed} {
+		t.Note("thesis: Intel Core i5-760 and NVIDIA Tesla C2050/C2070; mean of 2 runs; clock() around the call, GPU times with a device reset")
+		t.Note(fmt.Sprintf("here: %s; %s; mean of %d runs on graph.GNM(|V|, |E|, weights %d..%d, seed %d)",
+			host, gpuHost, runs, weights.Min, weights.Max, seed))
+		t.Note(fmt.Sprintf("—: not run at scale %g (CPU for |V| ≤ %d, GPU for |V| ≤ %d)", scale, cpuMaxN, gpuMaxN))
+	}
+	xRange := []float64{xs[0], xs[len(xs)-1]}
+	fig := display.NewPlot(fmt.Sprintf("Fig. %s redrawn: %s graphs", c.Fig, c.Name), "|V|", "seconds").LogLog().
+		Line("CPU (thesis)", xs, tc).Line("CUDA v1 (thesis)", xs, t1).Line("CUDA v2 (thesis)", xs, t2).
+		Line("the thesis's 0.05 s GPU floor", xRange, []float64{0.05, 0.05})
+	ups := display.NewPlot(fmt.Sprintf("Fig. %s, speed-ups: %s graphs", c.Fig, c.Name), "|V|", "times faster").LogLog().
+		Line("CPU÷v1 (thesis)", xs, s1).Line("v1÷v2 (thesis)", xs, s2)
+	for _, s := range []struct {
+		name string
+		ys   []float64
+	}{{"CPU (here)", out.CPU}, {v1, out.V1}, {v2, out.V2}} {
+		if x, y, _ := both(out.V, s.ys, s.ys); len(x) > 0 {
+			fig.Line(s.name, x, y)
+		}
+	}
+	if x, a, b := both(out.V, out.CPU, out.V1); len(x) > 0 {
+		ups.Speedup("CPU÷v1"+here, x, a, b)
+	}
+	if x, a, b := both(out.V, out.V1, out.V2); len(x) > 0 {
+		ups.Speedup("v1÷v2"+here, x, a, b)
+	}
+	for _, v := range []any{times, speed, fig, ups} {
+		if err := display.Show(v); err != nil {
+			panic(err)
+		}
+	}
+	return out
+}
+measuredHere := map[string]*outcome{}
+''')
+
+md(r'''
+### Dense graphs: Tables 1 and 2, Fig. 5.1
+
+"Dense" is relative: from |V| = 5000 on, the thesis's dense graphs have ρ = 2%.
+''')
+
+code(r'''
+measuredHere["dense"] = rebuild(classes[0])
+''')
+
+md(r'''
+### Sparse graphs: Tables 3 and 4, Fig. 5.2
+
+With |E| = |V|/2, most vertices have no arc at all and most pairs are unreachable.
+''')
+
+code(r'''
+measuredHere["sparse"] = rebuild(classes[1])
+''')
+
+md(r'''
+### Medium-density graphs: Tables 5 and 6, Fig. 5.3
+''')
+
+code(r'''
+measuredHere["medium"] = rebuild(classes[2])
+''')
+
+md(r'''
+### What carries over
+
+Three of the thesis's observations can be set against this run. First, its CUDA v2 beat the CPU
+by about 158× (dense), 81× (sparse) and 137× (medium) at |V| = 12,500 — figures derived from its
+tables, not printed there. Second, the CPU time depends on density although Floyd-Warshall does
+|V|³ steps on any graph; the likely cause is the ∞ guard, which skips the relaxation of pairs
+that are not yet connected, and sparse graphs have many. `fw-cpu-naive` tests d(i,k) once per row
+and then skips the row's whole inner loop, so on sparse graphs it saves far more than a test per
+pair can. Third, small graphs run slower on the GPU than on the CPU (in the thesis up to
+|V| = 40, and |V| = 200 for the sparse class), because every GPU call pays a fixed cost first.
+The cell compares each with what this run measured, at the largest |V| both sides ran.
+''')
+
+code(r'''
+// largest returns the index of the largest |V| at which a and b were both
+// measured, or -1.
+func largest(a, b []float64) int {
+	at := -1
+	for i := range a {
+		if a[i] > 0 && b[i] > 0 {
+			at = i
+		}
+	}
+	return at
+}
+
+summary := display.NewTable("CPU÷v2 at the largest |V| run here", "class", "|V|", "CPU÷v2 (thesis)", "CPU÷v2 (here)", "CPU÷v2 at 12,500 (thesis)")
+density := display.NewTable("CPU time against the sparse class, same |V|", "class", "|V|", "CPU (thesis)", "÷ sparse (thesis)", "CPU (here)", "÷ sparse (here)")
+sparse := measuredHere["sparse"]
+for _, c := range classes {
+	got := measuredHere[c.Name]
+	last := c.Rows[len(c.Rows)-1]
+	if i := largest(got.CPU, got.V2); i >= 0 {
+		summary.Add(c.Name, got.V[i], c.Rows[i].CPU/c.Rows[i].V2, got.CPU[i]/got.V2[i], last.CPU/last.V2)
+	} else {
+		summary.Add(c.Name, "—", "—", "—", last.CPU/last.V2)
+	}
+	if i := largest(got.CPU, sparse.CPU); i >= 0 {
+		density.Add(c.Name, got.V[i], c.Rows[i].CPU, c.Rows[i].CPU/classes[1].Rows[i].CPU, got.CPU[i], got.CPU[i]/sparse.CPU[i])
+	}
+}
+if noGPU != "" {
+	summary.Note(noGPU + ": nothing to compare on this machine")
+}
+crossover := display.NewTable("Smallest |V| at which a GPU program beat the CPU", "class", "thesis", "here")
+for _, c := range classes {
+	got := measuredHere[c.Name]
+	thesisAt, hereAt := any("never"), any("—")
+	for _, r := range c.Rows {
+		if math.Min(r.V1, r.V2) < r.CPU {
+			thesisAt = r.V
+			break
+		}
+	}
+	if i := largest(got.CPU, got.V1); i >= 0 {
+		hereAt = "not within the sizes run"
+		for j := 0; j <= i; j++ {
+			if got.CPU[j] > 0 && got.V1[j] > 0 && got.V2[j] > 0 && math.Min(got.V1[j], got.V2[j]) < got.CPU[j] {
+				hereAt = got.V[j]
+				break
+			}
+		}
+	} else if noGPU != "" {
+		hereAt = noGPU
+	}
+	crossover.Add(c.Name, thesisAt, hereAt)
+}
+display.Column(summary, density, crossover)
+''')
+
+md(r'''
+## What is not reproduced
+
+- **The hardware.** The thesis ran a Fermi card and a quad-core of about 2010; the "(here)" columns
+  come from the machine named at the top, so only the shapes of the curves — the CPU's cubic
+  growth, the GPU's fixed cost on small graphs, v2's lead over v1 — can be compared, not the
+  numbers.
+- **The graphs.** The thesis does not describe its generator, its weights or any seed; ours are
+  `graph.GNM` graphs with the thesis's (|V|, |E|), weights 1..100 and the seed stated above.
+- **The clock.** The thesis's `clock()` counts the process's CPU time; ours is wall time, and the
+  GPU times leave out the thesis's device reset and the one-time loading of the kernels.
+- **The largest CPU runs.** The CPU triple loop stops at |V| = 2000 × scale: at 12,500 it would
+  run for hours, as it did in the thesis.
+''')
+
+
+def notebook():
+    """Returns the notebook as nbformat 4.5 JSON data."""
+    cells = []
+    for i, (kind, text) in enumerate(CELLS, 1):
+        cell = {"cell_type": kind, "id": "karaula-%02d" % i, "metadata": {}, "source": text}
+        if kind == "code":
+            cell["execution_count"] = None
+            cell["outputs"] = []
+        cells.append(cell)
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Go (pathnotes)", "language": "go", "name": "pathnotes"},
+            "language_info": {"file_extension": ".go", "mimetype": "text/x-go", "name": "go"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+if __name__ == "__main__":
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "01-karaula-fw.ipynb")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(notebook(), f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    print("wrote", os.path.normpath(path))
