@@ -793,13 +793,12 @@ md(r'''
 
 Each (|V|, |E|) pair of the thesis becomes `graph.GNM(|V|, |E|, weights 1..100, seed)`: exactly
 |E| distinct arcs drawn uniformly, no loops, so each graph's ρ is the thesis's. Each program runs
-`runs` times and the tables give the mean. For the GPU programs "(here)" is `gpu.Stats.Wall` —
-allocation, both copies, the kernels and a range check of the result: the thesis's span without
-its device reset — and
-"kernels" is the device time of the kernels alone, from CUDA events. Every GPU result is compared
-with the CPU's where the CPU ran and with CUDA v1's where it did not, and its Π is verified. A dash
-means not run at this scale. The cell below holds the code; the three after it run one density
-class each.
+`runs` times and the tables give the mean. For the GPU programs "(here)" is `gpu.Stats.Wall`:
+allocation, both copies, the kernels and a range check of the result, which is the thesis's span
+without its device reset. "kernels" is the device time of the kernels alone, from CUDA events.
+Every GPU result is compared with the CPU's where the CPU ran and with CUDA v1's where it did
+not, and its Π is verified. A dash means not run at this scale. The cell below holds the code;
+the three after it run one density class each.
 ''')
 
 code(r'''
