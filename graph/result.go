@@ -52,12 +52,21 @@ func CheckMatrixSize(n, matrices int) error {
 		return fmt.Errorf("graph: %d×%d matrices cannot be indexed", n, n)
 	}
 	need := uint64(n) * uint64(n) * 4 * uint64(matrices)
+	// Small matrices always fit; reading /proc/meminfo would cost more than
+	// solving a small graph.
+	if need < smallMatrixBytes {
+		return nil
+	}
 	if avail, ok := availableMemory(); ok && need > avail {
 		return fmt.Errorf("graph: %d n×n int32 matrices for n=%d need %s, but only %s of memory is available",
 			matrices, n, FormatBytes(need), FormatBytes(avail))
 	}
 	return nil
 }
+
+// smallMatrixBytes is the size below which CheckMatrixSize does not ask the
+// system how much memory is available.
+const smallMatrixBytes = 64 << 20
 
 // availableMemory reads MemAvailable from /proc/meminfo (Linux only).
 func availableMemory() (uint64, bool) {
