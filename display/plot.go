@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -194,10 +195,10 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 		f.Variant = "Sans"
 	}
 	if p.logX {
-		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	if p.logY {
-		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	pl.Add(plotter.NewGrid())
 	pl.Title.Padding = vg.Points(6)
@@ -439,4 +440,20 @@ func Seconds(ds []time.Duration) []float64 {
 		out[i] = d.Seconds()
 	}
 	return out
+}
+
+// logTicks are gonum's log-axis ticks with labels rounded to six significant
+// digits: its powers of ten are products of floats, and printed exactly they
+// read 9.999999999999999e-05.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
 }

@@ -236,3 +236,12 @@ func TestNiceTopEndsOnALabelledTick(t *testing.T) {
 		t.Errorf("niceTop(0.294) = %g, want 0.3", got)
 	}
 }
+
+// Log-axis labels are round: no 9.999999999999999e-05.
+func TestLogTickLabelsRound(t *testing.T) {
+	for _, tk := range (logTicks{}).Ticks(1e-6, 10) {
+		if tk.Label != "" && len(tk.Label) > 6 {
+			t.Errorf("tick %g labelled %q", tk.Value, tk.Label)
+		}
+	}
+}
