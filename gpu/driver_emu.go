@@ -1,0 +1,353 @@
+package gpu
+
+// The emu driver: the Context interface on ptxemu, an interpreter of the
+// kernels' PTX on the CPU. It needs no GPU, no CUDA and no cgo, runs every
+// variant exactly (slowly), and checks what a card does not: every access
+// against its allocation, barriers every thread must reach, warp
+// instructions every member lane must execute.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
+)
+
+// emuDriver is the emulator driver. why says why it is in use (picked by
+// PATHNOTES_GPU, or the reason CUDA is not), for Version and the notice.
+type emuDriver struct {
+	why      string
+	fallback bool // in use because CUDA is not: say so once on stderr
+	opts     ptxemu.Options
+}
+
+// emuNotice prints the fallback notice once per process.
+var emuNotice sync.Once
+
+func (emuDriver) Name() string { return "emu" }
+
+// Version says what the driver is and why it is in use; Describe shows it
+// as "gpu driver: emu (PTX interpreter on the CPU; <why>)".
+func (e emuDriver) Version() (string, error) {
+	return "PTX interpreter on the CPU; " + e.why, nil
+}
+
+func (emuDriver) DeviceCount() (int, error) { return 1, nil }
+
+// DeviceInfo describes the emulated device: a GPU with the launch limits
+// of current NVIDIA cards (ptxemu.Limits), one "multiprocessor" per worker
+// goroutine, compute capability 5.2 (the PTX target of the kernels).
+func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
+	if ordinal != 0 {
+		return DeviceInfo{}, fmt.Errorf("the emulator has one device, not %d", ordinal+1)
+	}
+	workers := e.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	mem := e.opts.MemoryBytes
+	if mem == 0 {
+		mem = ptxemu.DefaultMemory
+	}
+	l := ptxemu.Limits
+	return DeviceInfo{
+		Name:  fmt.Sprintf("PTX emulator (%d CPU workers)", workers),
+		Major: 5, Minor: 2, SMs: workers, Memory: mem, WarpSize: l.WarpSize,
+		MaxThreadsPerBlock: l.MaxThreadsPerBlock, MaxThreadsPerSM: l.MaxThreadsPerSM,
+		SharedPerBlock: l.SharedPerBlock, SharedPerBlockOptin: l.SharedPerBlock, SharedPerSM: l.SharedPerSM,
+		RegistersPerBlock: 65536, MaxBlock: l.MaxBlock, MaxGrid: l.MaxGrid,
+	}, nil
+}
+
+// Open creates the emulated device's context; the first one in a process
+// opened as a fallback prints why the emulator runs the GPU calls.
+func (e emuDriver) Open(ordinal int) (Context, error) {
+	if ordinal != 0 {
+		return nil, fmt.Errorf("the emulator has one device, not %d", ordinal+1)
+	}
+	if e.fallback {
+		emuNotice.Do(func() {
+			fmt.Fprintf(os.Stderr, "pathnotes: GPU work runs on the PTX emulator (CPU, exact, slow): %s\n", e.why)
+		})
+	}
+	return &emuContext{opts: e.opts, dev: ptxemu.New(e.opts), events: map[Event]time.Time{}}, nil
+}
+
+// OpenEmulator returns a Device on the PTX emulator whatever PATHNOTES_GPU
+// says, so that a variant can be checked on it (Options.Device) beside a
+// real GPU. opts sets its workers, memory size and checks.
+func OpenEmulator(opts ptxemu.Options) (*Device, error) {
+	drv := emuDriver{why: "opened with OpenEmulator", opts: opts}
+	info, err := drv.DeviceInfo(0)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := drv.Open(0)
+	if err != nil {
+		return nil, err
+	}
+	d := &Device{info: info, drv: drv, ctx: ctx}
+	d.forget()
+	return d, nil
+}
+
+// EmulatorStats returns what the kernels did on an emulated device since
+// it was opened (or last reset): instructions, bytes per state space,
+// atomics, barriers. The interpreter measures no GPU time, so these counts
+// stand in for it. ok is false on a real GPU.
+func (d *Device) EmulatorStats() (stats ptxemu.Stats, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	c, ok := d.ctx.(*emuContext)
+	if !ok {
+		return ptxemu.Stats{}, false
+	}
+	return c.dev.Stats(), true
+}
+
+// emuContext is the Context of the emulated device. Launches run to the
+// end before Launch returns; a fault is kept, as CUDA keeps a sticky
+// error, and returned by every later call until Reset.
+type emuContext struct {
+	opts    ptxemu.Options
+	dev     *ptxemu.Device
+	modules []*ptxemu.Module
+	kernels []*ptxemu.Kernel
+	events  map[Event]time.Time
+	next    Event
+	sticky  error
+}
+
+// CUDA result codes the emulator reports, so that callers can treat its
+// errors as the cuda driver's.
+const (
+	cuInvalidValue   = 1
+	cuOutOfMemory    = 2
+	cuInvalidPTX     = 218
+	cuNotFound       = 500
+	cuIllegalAddress = 700
+	cuMisalignedAddr = 716
+	cuLaunchFailed   = 719
+	cuInvalidHandle  = 400
+)
+
+var cuNames = map[int]string{
+	cuInvalidValue: "CUDA_ERROR_INVALID_VALUE", cuOutOfMemory: "CUDA_ERROR_OUT_OF_MEMORY",
+	cuInvalidPTX: "CUDA_ERROR_INVALID_PTX", cuNotFound: "CUDA_ERROR_NOT_FOUND",
+	cuIllegalAddress: "CUDA_ERROR_ILLEGAL_ADDRESS", cuMisalignedAddr: "CUDA_ERROR_MISALIGNED_ADDRESS",
+	cuLaunchFailed: "CUDA_ERROR_LAUNCH_FAILED", cuInvalidHandle: "CUDA_ERROR_INVALID_HANDLE",
+}
+
+// emuError wraps an emulator error as a *DriverError.
+func emuError(op string, code int, err error, sticky bool) error {
+	return &DriverError{Op: op, Code: code, Name: cuNames[code], Detail: err.Error(), Sticky: sticky}
+}
+
+// check returns the sticky error, if any.
+func (c *emuContext) check() error { return c.sticky }
+
+func (c *emuContext) MemInfo() (free, total uint64, err error) {
+	if err := c.check(); err != nil {
+		return 0, 0, err
+	}
+	free, total = c.dev.MemInfo()
+	return free, total, nil
+}
+
+func (c *emuContext) Alloc(bytes uint64) (DevicePtr, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	p, err := c.dev.Alloc(bytes)
+	if err != nil {
+		return 0, emuError("emuMemAlloc", cuOutOfMemory, err, false)
+	}
+	return DevicePtr(p), nil
+}
+
+func (c *emuContext) Free(p DevicePtr) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if err := c.dev.Free(uint64(p)); err != nil {
+		return emuError("emuMemFree", cuInvalidValue, err, false)
+	}
+	return nil
+}
+
+func (c *emuContext) CopyIn(dst DevicePtr, src []int32) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if err := c.dev.WriteInt32(uint64(dst), src); err != nil {
+		return emuError("emuMemcpyHtoD", cuInvalidValue, err, false)
+	}
+	return nil
+}
+
+func (c *emuContext) CopyOut(dst []int32, src DevicePtr) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if err := c.dev.ReadInt32(uint64(src), dst); err != nil {
+		return emuError("emuMemcpyDtoH", cuInvalidValue, err, false)
+	}
+	return nil
+}
+
+func (c *emuContext) Memset32(dst DevicePtr, value uint32, count uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if err := c.dev.Memset32(uint64(dst), value, count); err != nil {
+		return emuError("emuMemsetD32", cuInvalidValue, err, false)
+	}
+	return nil
+}
+
+// LoadModule decodes the PTX; unsupported instructions fail it like a JIT
+// error, with the list in Log.
+func (c *emuContext) LoadModule(name, ptx string) (Module, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	m, err := c.dev.Load(name, ptx)
+	if err != nil {
+		return 0, &DriverError{Op: "emuModuleLoadData", Code: cuInvalidPTX, Name: cuNames[cuInvalidPTX],
+			Detail: "the PTX emulator cannot run this module", Log: err.Error()}
+	}
+	c.modules = append(c.modules, m)
+	return Module(len(c.modules)), nil
+}
+
+func (c *emuContext) Function(m Module, name string) (Function, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	if m < 1 || int(m) > len(c.modules) {
+		return 0, emuError("emuModuleGetFunction", cuInvalidHandle, fmt.Errorf("no module %d", m), false)
+	}
+	k, err := c.modules[m-1].Kernel(name)
+	if err != nil {
+		return 0, emuError("emuModuleGetFunction", cuNotFound, err, false)
+	}
+	c.kernels = append(c.kernels, k)
+	return Function(len(c.kernels)), nil
+}
+
+func (c *emuContext) kernel(f Function) (*ptxemu.Kernel, error) {
+	if f < 1 || int(f) > len(c.kernels) {
+		return nil, emuError("emuLaunchKernel", cuInvalidHandle, fmt.Errorf("no function %d", f), false)
+	}
+	return c.kernels[f-1], nil
+}
+
+func (c *emuContext) MaxActiveBlocks(f Function, blockThreads, sharedBytes int) (int, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	k, err := c.kernel(f)
+	if err != nil {
+		return 0, err
+	}
+	n, err := c.dev.MaxActiveBlocks(k, blockThreads, sharedBytes)
+	if err != nil {
+		return 0, emuError("emuOccupancyMaxActiveBlocksPerMultiprocessor", cuInvalidValue, err, false)
+	}
+	return n, nil
+}
+
+// Launch runs the kernel to its end. A launch the interpreter refuses is
+// an error at once that leaves the context usable; a fault during the run
+// (an illegal address, a divergent barrier) becomes the sticky error that
+// Synchronize and every later call return, as on a GPU.
+func (c *emuContext) Launch(f Function, grid, block Dim3, sharedBytes int, args []uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	k, err := c.kernel(f)
+	if err != nil {
+		return err
+	}
+	_, err = c.dev.Launch(context.Background(), k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
+	var le *ptxemu.LaunchError
+	var fault *ptxemu.Fault
+	switch {
+	case err == nil:
+	case errors.As(err, &le):
+		return emuError("emuLaunchKernel", cuInvalidValue, err, false)
+	case errors.As(err, &fault):
+		code := cuLaunchFailed
+		switch fault.Kind {
+		case ptxemu.IllegalAddress:
+			code = cuIllegalAddress
+		case ptxemu.MisalignedAddress:
+			code = cuMisalignedAddr
+		}
+		c.sticky = emuError("emuLaunchKernel", code, err, true)
+	default:
+		c.sticky = emuError("emuLaunchKernel", cuLaunchFailed, err, true)
+	}
+	return nil
+}
+
+// Synchronize returns the sticky error of a faulted launch: launches have
+// finished when Launch returns.
+func (c *emuContext) Synchronize() error { return c.check() }
+
+func (c *emuContext) NewEvent() (Event, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	c.next++
+	c.events[c.next] = time.Time{}
+	return c.next, nil
+}
+
+// Record notes the host time: launches before it have finished.
+func (c *emuContext) Record(e Event) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if _, ok := c.events[e]; !ok {
+		return emuError("emuEventRecord", cuInvalidHandle, fmt.Errorf("no event %d", e), false)
+	}
+	c.events[e] = time.Now()
+	return nil
+}
+
+// Elapsed returns the interpreter's wall time between two recorded events.
+// It is not GPU time: the PTX runs interpreted on the CPU, thousands of
+// times slower than on a card, and its time says nothing about a GPU's.
+func (c *emuContext) Elapsed(start, end Event) (time.Duration, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	s, ok1 := c.events[start]
+	e, ok2 := c.events[end]
+	if !ok1 || !ok2 || s.IsZero() || e.IsZero() {
+		return 0, emuError("emuEventElapsedTime", cuInvalidHandle, fmt.Errorf("events %d and %d are not both recorded", start, end), false)
+	}
+	return e.Sub(s), nil
+}
+
+func (c *emuContext) DestroyEvent(e Event) error {
+	delete(c.events, e)
+	return nil
+}
+
+// Reset discards memory, modules, events and the sticky error.
+func (c *emuContext) Reset() error {
+	*c = emuContext{opts: c.opts, dev: ptxemu.New(c.opts), events: map[Event]time.Time{}}
+	return nil
+}
+
+func (c *emuContext) Close() error {
+	c.dev, c.modules, c.kernels, c.events = nil, nil, nil, nil
+	return nil
+}

@@ -1,0 +1,253 @@
+package gpu
+
+// The GPU variants on the PTX emulator, against the CPU solvers: these run
+// in every `go test ./...`, GPU or not.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
+)
+
+var (
+	emuOnce sync.Once
+	emuDev  *Device
+	emuErr  error
+)
+
+// emulator returns the shared emulated device of these tests.
+func emulator(t *testing.T) *Device {
+	t.Helper()
+	emuOnce.Do(func() { emuDev, emuErr = OpenEmulator(ptxemu.Options{}) })
+	if emuErr != nil {
+		t.Fatal(emuErr)
+	}
+	return emuDev
+}
+
+// emuCase is an input graph with the CPU's all-pairs answer.
+type emuCase struct {
+	name string
+	g    *graph.Graph
+	ref  *graph.AllPairs
+}
+
+// emuCases returns seeded random graphs on n vertices: a sparse one (most
+// pairs unreachable), a denser one, and one with negative arcs but no
+// negative cycle (each arc u→v reweighted by p(u) − p(v) for random
+// potentials p, which changes every path's weight by a constant per pair).
+// Weights start at 1: with cycles of weight 0 the blocked Floyd-Warshall
+// variants, on the CPU as on the GPU, may return predecessors that cycle.
+func emuCases(t *testing.T, n int, seed uint64) []emuCase {
+	t.Helper()
+	all := n * (n - 1)
+	var cases []emuCase
+	for _, c := range []struct {
+		kind string
+		m    int
+	}{{"sparse", min(n+n/2, all)}, {"dense", all / 4}} {
+		g, err := graph.GNM(n, c.m, graph.WeightRange{Min: 1, Max: 50}, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, emuCase{name: fmt.Sprintf("%s n=%d m=%d", c.kind, n, g.M()), g: g})
+	}
+	rng := rand.New(rand.NewPCG(seed, 11))
+	pot := make([]int32, n)
+	for i := range pot {
+		pot[i] = int32(rng.IntN(40))
+	}
+	arcs := cases[1].g.Arcs()
+	for i, a := range arcs {
+		arcs[i].Weight = a.Weight + pot[a.From] - pot[a.To]
+	}
+	neg, err := graph.FromArcs(n, arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, emuCase{name: fmt.Sprintf("negative n=%d m=%d", n, neg.M()), g: neg})
+	for i := range cases {
+		if cases[i].ref, err = cpu.FloydWarshall(context.Background(), cases[i].g, cpu.FWOptions{Pred: true}); err != nil {
+			t.Fatalf("%s: CPU reference: %v", cases[i].name, err)
+		}
+	}
+	return cases
+}
+
+// checkOnEmulator runs v on c (all pairs, or from three sources) and
+// compares with the CPU; with predecessors every path is rebuilt from the
+// arcs.
+func checkOnEmulator(t *testing.T, v Variant, c emuCase, pred bool) {
+	t.Helper()
+	if !v.Negative && c.g.HasNegative() {
+		return
+	}
+	ctx := context.Background()
+	opts := Options{Device: emulator(t), Pred: pred}
+	if v.AllPairs {
+		res, err := v.SolveAll(ctx, c.g, opts)
+		if err != nil {
+			t.Errorf("%s on %s: %v", v.Name, c.name, err)
+			return
+		}
+		if !res.SameDistances(c.ref) {
+			t.Errorf("%s on %s: distances differ from the CPU:\n%s", v.Name, c.name, res.Diff(c.ref, 5))
+		} else if pred {
+			if err := res.Verify(c.g); err != nil {
+				t.Errorf("%s on %s: %v", v.Name, c.name, err)
+			}
+		}
+		return
+	}
+	n := c.g.N()
+	for _, s := range slices.Compact([]int{0, n / 3, n - 1}) {
+		res, err := v.SolveFrom(ctx, c.g, s, opts)
+		if err != nil {
+			t.Errorf("%s on %s from %d: %v", v.Name, c.name, s, err)
+			return
+		}
+		if want := c.ref.Row(s); !res.SameDistances(want) {
+			t.Errorf("%s on %s from %d: distances differ from the CPU:\n%s", v.Name, c.name, s, res.Diff(want, 5))
+		} else if pred {
+			if err := res.Verify(c.g); err != nil {
+				t.Errorf("%s on %s from %d: %v", v.Name, c.name, s, err)
+			}
+		}
+	}
+}
+
+// TestEmuVariants runs every GPU variant on the emulator on graphs around
+// the warp, tile and block edges and compares with the CPU.
+func TestEmuVariants(t *testing.T) {
+	sizes := []int{1, 2, 31, 33, 100, 257}
+	if testing.Short() {
+		sizes = []int{1, 2, 33, 100}
+	}
+	for i, n := range sizes {
+		for _, c := range emuCases(t, n, uint64(100+n)) {
+			for _, v := range Variants() {
+				checkOnEmulator(t, v, c, true)
+				if i%2 == 1 {
+					checkOnEmulator(t, v, c, false)
+				}
+			}
+		}
+	}
+}
+
+// TestEmuExamples runs every variant on the documents' example graphs; on
+// these (n ≤ 32) every Floyd-Warshall variant relaxes in plain k order, so
+// its Π equals the CPU triple loop's.
+func TestEmuExamples(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range graph.ExampleNames() {
+		g, err := graph.Example(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := emuCase{name: name, g: g, ref: ref}
+		for _, v := range Variants() {
+			checkOnEmulator(t, v, c, true)
+			if v.Algorithm != "Floyd-Warshall" || g.N() > 32 {
+				continue
+			}
+			res, err := v.SolveAll(ctx, g, Options{Device: emulator(t), Pred: true})
+			if err != nil {
+				t.Errorf("%s on %s: %v", v.Name, name, err)
+			} else if !slices.Equal(res.Pred, ref.Pred) {
+				t.Errorf("%s on %s: Π = %v, the CPU triple loop's is %v", v.Name, name, res.Pred, ref.Pred)
+			}
+		}
+	}
+}
+
+// TestEmuNegativeCycles checks the negative-cycle reports on the emulator,
+// and that Bellman-Ford from a vertex that cannot reach the cycle is fine.
+func TestEmuNegativeCycles(t *testing.T) {
+	ctx := context.Background()
+	g := mustGraph(t, 7, "0->1 3, 1->2 -4, 2->3 1, 3->1 1, 3->4 2, 5->6 1")
+	for _, v := range Variants() {
+		if !v.Negative {
+			continue
+		}
+		var err error
+		if v.AllPairs {
+			_, err = v.SolveAll(ctx, g, Options{Device: emulator(t)})
+		} else {
+			_, err = v.SolveFrom(ctx, g, 0, Options{Device: emulator(t), EarlyExit: true})
+		}
+		var nc *graph.NegativeCycleError
+		if !errors.As(err, &nc) || nc.Weight >= 0 || !slices.Contains(nc.Cycle, nc.Vertex) {
+			t.Errorf("%s: %v, want a negative cycle through the vertex named", v.Name, err)
+		}
+		if !v.AllPairs {
+			res, err := v.SolveFrom(ctx, g, 5, Options{Device: emulator(t), Pred: true})
+			if err != nil || res.Dist[6] != 1 || res.Dist[0] != graph.Inf {
+				t.Errorf("%s from 5: %v, %v", v.Name, res, err)
+			}
+		}
+	}
+}
+
+// TestEmuEveryKernelRuns checks that every entry point of every embedded
+// PTX module decodes on the emulator and that running every variant (with
+// predecessors, on a graph of two tiles) launches each one.
+func TestEmuEveryKernelRuns(t *testing.T) {
+	dev, err := OpenEmulator(ptxemu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.GNM(40, 120, graph.WeightRange{Min: 1, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range Variants() {
+		if v.AllPairs {
+			_, err = v.SolveAll(context.Background(), g, Options{Device: dev, Pred: true})
+		} else {
+			_, err = v.SolveFrom(context.Background(), g, 0, Options{Device: dev, Pred: true})
+		}
+		if err != nil {
+			t.Errorf("%s: %v", v.Name, err)
+		}
+	}
+	c := dev.ctx.(*emuContext)
+	loaded := map[string]*ptxemu.Module{}
+	for _, m := range c.modules {
+		loaded[m.Name()] = m
+	}
+	for _, name := range ptx.Names() {
+		text, err := ptx.PTX(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, ok := loaded[name]
+		if !ok {
+			t.Errorf("module %s: no variant loaded it", name)
+			continue
+		}
+		if got, entries := len(m.Kernels()), strings.Count(text, ".entry "); got != entries || got == 0 {
+			t.Errorf("module %s: %d kernels decoded, the text has %d entries", name, got, entries)
+		}
+		for _, kn := range m.Kernels() {
+			k, err := m.Kernel(kn)
+			if err != nil || k.Launches() == 0 {
+				t.Errorf("kernel %s.%s never ran (%v)", name, kn, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,607 @@
+package ptxemu
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Loads, stores, atomics and reductions in every state space.
+//
+// Every access is checked against what it may touch: a global access must
+// lie inside one live allocation (its requested size, not the padding), a
+// shared access inside the block's static plus dynamic shared memory, a
+// local access inside the thread's frame, and each must be aligned to its
+// size. Global memory is shared by blocks running on several goroutines,
+// so every global access is an atomic operation of its size (byte and
+// halfword stores update their word with compare-and-swap): the result is
+// a sequentially consistent memory, stronger than a GPU's, in which the
+// fences are no-ops.
+
+func init() {
+	decoders["ld"] = decodeLdSt
+	decoders["ldu"] = decodeLdSt
+	decoders["st"] = decodeLdSt
+	decoders["atom"] = decodeAtom
+	decoders["red"] = decodeAtom
+}
+
+// memOpts consumes the modifiers of a memory access and returns its state
+// space: ordering and scope (meaningless here, where every access is
+// sequentially consistent) and cache operators (hints).
+func memOpts(m *modset) space {
+	m.takeAny("weak", "volatile", "relaxed", "acquire", "release", "acq_rel")
+	m.takeAny("cta", "gpu", "sys", "cluster")
+	m.takeAny("ca", "cg", "cs", "lu", "cv", "wb", "wt")
+	m.take("nc")
+	switch m.takeAny("global", "shared", "local", "const", "param") {
+	case "global":
+		return spaceGlobal
+	case "shared":
+		return spaceShared
+	case "local":
+		return spaceLocal
+	case "const":
+		return spaceConst
+	case "param":
+		return spaceParam
+	}
+	return spaceGeneric
+}
+
+// decodeLdSt decodes ld, ldu and st.
+func decodeLdSt(d *decoder, s *stmt, m *modset, in *inst) error {
+	store := s.op[:2] == "st"
+	in.space = memOpts(m)
+	m.takeAny("ca", "cg", "cs", "lu", "cv", "wb", "wt")
+	n := 1
+	switch m.takeAny("v2", "v4") {
+	case "v2":
+		n = 2
+	case "v4":
+		n = 4
+	}
+	t, ok := m.takeType()
+	if !ok || t.kind == kindPred {
+		return unsupported(s, "")
+	}
+	if store && (in.space == spaceConst || in.space == spaceParam) {
+		return unsupported(s, "stores to ."+in.space.String()+" (call sequences)")
+	}
+	if err := args(s, 2); err != nil {
+		return err
+	}
+	addrOp, valOp := s.args[1], s.args[0]
+	if store {
+		addrOp, valOp = s.args[0], s.args[1]
+	}
+	var err error
+	if in.a, in.off, err = d.address(s, addrOp, in.space); err != nil {
+		return err
+	}
+	in.addr32 = in.a >= 0 && d.regWidth(operand{kind: argWord, word: addrOp.word}) == 4
+	in.size, in.signed, in.t = t.size, t.kind == kindSint, t
+	// The value registers: one, or a vector.
+	vals := []operand{valOp}
+	if valOp.kind == argVec {
+		vals = valOp.elems
+	}
+	if len(vals) != n {
+		return errorf(s, "%d values for a .v%d access", len(vals), n)
+	}
+	for _, v := range vals {
+		var r int32
+		if store {
+			r, err = d.src(s, v, t)
+		} else {
+			r, err = d.dst(s, v)
+		}
+		if err != nil {
+			return err
+		}
+		in.vec = append(in.vec, r)
+	}
+	in.d = in.vec[0]
+	switch {
+	case store && n == 1 && t.size == 4 && in.space == spaceGlobal && in.a >= 0 && !in.addr32:
+		in.fn = opStGlobal32
+	case store && n == 1 && t.size == 4 && in.space == spaceShared:
+		in.fn = opStShared32
+	case store:
+		in.fn = opSt
+	case n == 1 && t.size == 4 && in.space == spaceGlobal && in.a >= 0 && !in.addr32:
+		in.fn = opLdGlobal32
+	case n == 1 && t.size == 4 && in.space == spaceShared:
+		in.fn = opLdShared32
+	case n == 1 && in.space == spaceParam && in.a < 0:
+		in.fn = opLdParam
+	default:
+		in.fn = opLd
+	}
+	return nil
+}
+
+// addr is lane l's address of a memory instruction.
+func (in *inst) addrOf(w *warp, l int) uint64 {
+	if in.a < 0 {
+		return in.off
+	}
+	a := w.r(in.a)[l]
+	if in.addr32 {
+		a = uint64(uint32(a))
+	}
+	return a + in.off
+}
+
+// global checks a global access of size bytes at addr and returns a
+// pointer to it; on failure it faults the warp and returns nil.
+func (w *warp) global(in *inst, l int, addr, size uint64, write bool) unsafe.Pointer {
+	if r := addr - w.gLo; r >= w.gLen || w.gLen-r < size || addr&(size-1) != 0 {
+		if addr&(size-1) != 0 {
+			w.memFault(in, l, spaceGlobal, addr, size)
+			return nil
+		}
+		a, ok := w.blk.l.dev.mem.find(addr, size)
+		if !ok {
+			w.memFault(in, l, spaceGlobal, addr, size)
+			return nil
+		}
+		w.gLo, w.gLen = a.addr, a.size
+	}
+	m := w.blk.l.dev.mem
+	off := addr - globalBase
+	if m.written != nil {
+		if write {
+			m.markWritten(off, size, true)
+		} else if !m.isWritten(off, size) {
+			w.faultAt(in, l, Uninitialized, "reading %d bytes at %#x that nothing wrote (offset %d in %s)",
+				size, addr, addr-w.gLo, allocation{addr: w.gLo, size: w.gLen}.describe())
+			return nil
+		}
+	}
+	return unsafe.Pointer(&m.data[off])
+}
+
+// resolve checks an access of size bytes at addr in space sp for lane l
+// and returns a pointer to it and the space it is in (generic addresses
+// resolve through their window); nil after a fault.
+func (w *warp) resolve(in *inst, l int, sp space, addr, size uint64, write bool) (unsafe.Pointer, space) {
+	if sp == spaceGeneric {
+		switch addr &^ windowMask {
+		case sharedWindow:
+			sp, addr = spaceShared, addr&windowMask
+		case localWindow:
+			sp, addr = spaceLocal, addr&windowMask
+		case constWindow:
+			sp, addr = spaceConst, addr&windowMask
+		case paramWindow:
+			sp, addr = spaceParam, addr&windowMask
+		case 0:
+			if addr < globalBase {
+				w.memFault(in, l, spaceGeneric, addr, size)
+				return nil, sp
+			}
+			sp = spaceGlobal
+		default:
+			w.memFault(in, l, spaceGeneric, addr, size)
+			return nil, sp
+		}
+	}
+	if sp == spaceGlobal {
+		return w.global(in, l, addr, size, write), sp
+	}
+	var mem []byte
+	switch sp {
+	case spaceShared:
+		mem = w.blk.shared
+	case spaceLocal:
+		n := uint64(w.blk.l.k.localBytes)
+		if addr < n && n-addr >= size {
+			mem = w.local[uint64(l)*n : uint64(l+1)*n]
+		}
+	case spaceConst:
+		mem = w.blk.l.k.mod.constBank
+	case spaceParam:
+		mem = w.blk.l.params
+	}
+	if write && (sp == spaceConst || sp == spaceParam) || addr >= uint64(len(mem)) ||
+		uint64(len(mem))-addr < size || addr&(size-1) != 0 {
+		w.memFault(in, l, sp, addr, size)
+		return nil, sp
+	}
+	return unsafe.Pointer(&mem[addr]), sp
+}
+
+// loadRaw reads size bytes at p, atomically for global memory.
+func loadRaw(p unsafe.Pointer, size uint8, atomicAccess bool) uint64 {
+	if atomicAccess {
+		switch size {
+		case 4:
+			return uint64(atomic.LoadUint32((*uint32)(p)))
+		case 8:
+			return atomic.LoadUint64((*uint64)(p))
+		}
+		word, shift := wordOf(p)
+		return uint64(atomic.LoadUint32(word)>>shift) & widthMask(8*uint(size))
+	}
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// storeRaw writes the low size bytes of v at p, atomically for global
+// memory.
+func storeRaw(p unsafe.Pointer, size uint8, v uint64, atomicAccess bool) {
+	if atomicAccess {
+		switch size {
+		case 4:
+			atomic.StoreUint32((*uint32)(p), uint32(v))
+			return
+		case 8:
+			atomic.StoreUint64((*uint64)(p), v)
+			return
+		}
+		word, shift := wordOf(p)
+		keep := uint32(widthMask(8*uint(size))) << shift
+		for {
+			old := atomic.LoadUint32(word)
+			if atomic.CompareAndSwapUint32(word, old, old&^keep|uint32(v)<<shift&keep) {
+				return
+			}
+		}
+	}
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(v)
+	case 2:
+		*(*uint16)(p) = uint16(v)
+	case 4:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
+	}
+}
+
+// wordOf returns the aligned 32-bit word holding the byte at p, and the
+// byte's bit offset in it (little endian).
+func wordOf(p unsafe.Pointer) (*uint32, uint) {
+	mis := uintptr(p) & 3
+	return (*uint32)(unsafe.Add(p, -int(mis))), uint(8 * mis)
+}
+
+// extend widens a loaded value to the register: sign extension for signed
+// types.
+func extend(v uint64, size uint8, signed bool) uint64 {
+	if signed && size < 8 {
+		n := 64 - 8*uint(size)
+		return uint64(int64(v<<n) >> n)
+	}
+	return v
+}
+
+func opLd(w *warp, in *inst, mask uint32) {
+	size := uint64(in.size)
+	total := size * uint64(len(in.vec))
+	for l := range 32 {
+		if mask>>l&1 == 0 {
+			continue
+		}
+		p, sp := w.resolve(in, l, in.space, in.addrOf(w, l), total, false)
+		if p == nil {
+			return
+		}
+		for i, r := range in.vec {
+			v := loadRaw(unsafe.Add(p, i*int(size)), in.size, sp == spaceGlobal)
+			w.r(r)[l] = extend(v, in.size, in.signed)
+		}
+		w.st.Loaded[sp] += total
+	}
+}
+
+func opSt(w *warp, in *inst, mask uint32) {
+	size := uint64(in.size)
+	total := size * uint64(len(in.vec))
+	for l := range 32 {
+		if mask>>l&1 == 0 {
+			continue
+		}
+		p, sp := w.resolve(in, l, in.space, in.addrOf(w, l), total, true)
+		if p == nil {
+			return
+		}
+		for i, r := range in.vec {
+			storeRaw(unsafe.Add(p, i*int(size)), in.size, w.r(r)[l], sp == spaceGlobal)
+		}
+		w.st.Stored[sp] += total
+	}
+}
+
+// opLdParam loads a kernel parameter: the same value for every lane.
+func opLdParam(w *warp, in *inst, mask uint32) {
+	l := bits.TrailingZeros32(mask)
+	p, _ := w.resolve(in, l, spaceParam, in.off, uint64(in.size), false)
+	if p == nil {
+		return
+	}
+	v := extend(loadRaw(p, in.size, false), in.size, in.signed)
+	d := w.r(in.d)
+	for l := range 32 {
+		if mask>>l&1 != 0 {
+			d[l] = v
+		}
+	}
+	w.st.Loaded[spaceParam] += uint64(in.size) * uint64(bits.OnesCount32(mask))
+}
+
+// opLdGlobal32 is ld.global of 4 bytes, the most frequent load.
+func opLdGlobal32(w *warp, in *inst, mask uint32) {
+	d, a := w.r(in.d), w.r(in.a)
+	for l := range 32 {
+		if mask>>l&1 == 0 {
+			continue
+		}
+		p := w.global(in, l, a[l]+in.off, 4, false)
+		if p == nil {
+			return
+		}
+		d[l] = extend(uint64(atomic.LoadUint32((*uint32)(p))), 4, in.signed)
+	}
+	w.st.Loaded[spaceGlobal] += 4 * uint64(bits.OnesCount32(mask))
+}
+
+func opStGlobal32(w *warp, in *inst, mask uint32) {
+	v, a := w.r(in.d), w.r(in.a)
+	for l := range 32 {
+		if mask>>l&1 == 0 {
+			continue
+		}
+		p := w.global(in, l, a[l]+in.off, 4, true)
+		if p == nil {
+			return
+		}
+		atomic.StoreUint32((*uint32)(p), uint32(v[l]))
+	}
+	w.st.Stored[spaceGlobal] += 4 * uint64(bits.OnesCount32(mask))
+}
+
+// shared32 checks a 4-byte shared access of lane l.
+func (w *warp) shared32(in *inst, l int) (unsafe.Pointer, bool) {
+	addr := in.addrOf(w, l)
+	sh := w.blk.shared
+	if addr >= uint64(len(sh)) || uint64(len(sh))-addr < 4 || addr&3 != 0 {
+		w.memFault(in, l, spaceShared, addr, 4)
+		return nil, false
+	}
+	return unsafe.Pointer(&sh[addr]), true
+}
+
+func opLdShared32(w *warp, in *inst, mask uint32) {
+	d := w.r(in.d)
+	for l := range 32 {
+		if mask>>l&1 == 0 {
+			continue
+		}
+		p, ok := w.shared32(in, l)
+		if !ok {
+			return
+		}
+		d[l] = extend(uint64(*(*uint32)(p)), 4, in.signed)
+	}
+	w.st.Loaded[spaceShared] += 4 * uint64(bits.OnesCount32(mask))
+}
+
+func opStShared32(w *warp, in *inst, mask uint32) {
+	v := w.r(in.d)
+	for l := range 32 {
+		if mask>>l&1 == 0 {
+			continue
+		}
+		p, ok := w.shared32(in, l)
+		if !ok {
+			return
+		}
+		*(*uint32)(p) = uint32(v[l])
+	}
+	w.st.Stored[spaceShared] += 4 * uint64(bits.OnesCount32(mask))
+}
+
+// Atomic operations.
+const (
+	atomAdd = iota
+	atomMin
+	atomMax
+	atomInc
+	atomDec
+	atomAnd
+	atomOr
+	atomXor
+	atomExch
+	atomCas
+)
+
+var atomOps = map[string]uint8{"add": atomAdd, "min": atomMin, "max": atomMax, "inc": atomInc, "dec": atomDec,
+	"and": atomAnd, "or": atomOr, "xor": atomXor, "exch": atomExch, "cas": atomCas}
+
+// decodeAtom decodes atom (which returns the old value) and red (which
+// does not).
+func decodeAtom(d *decoder, s *stmt, m *modset, in *inst) error {
+	isRed := s.op[:3] == "red"
+	in.space = memOpts(m)
+	if in.space == spaceConst || in.space == spaceParam || in.space == spaceLocal {
+		return unsupported(s, "")
+	}
+	var opName string
+	for name := range atomOps {
+		if m.take(name) {
+			opName = name
+			break
+		}
+	}
+	if opName == "" || m.takeAny("v2", "v4", "v8") != "" {
+		return unsupported(s, "")
+	}
+	in.mode = atomOps[opName]
+	t, ok := m.takeType()
+	if !ok || t.size < 4 {
+		return unsupported(s, "")
+	}
+	valid := false
+	switch in.mode {
+	case atomAdd:
+		valid = t.kind == kindUint || t.kind == kindSint && t.size == 4 || t.kind == kindFloat
+	case atomMin, atomMax:
+		valid = t.isInt() && t.kind != kindBits
+	case atomInc, atomDec:
+		valid = t.kind == kindUint && t.size == 4
+	default:
+		valid = t.kind == kindBits
+	}
+	if !valid {
+		return unsupported(s, "")
+	}
+	nsrc := 1
+	if in.mode == atomCas {
+		nsrc = 2
+	}
+	first := 1
+	if isRed {
+		first = 0
+	}
+	if err := args(s, first+1+nsrc); err != nil {
+		return err
+	}
+	var err error
+	if isRed {
+		in.d = -1
+	} else if in.d, err = d.dst(s, s.args[0]); err != nil {
+		return err
+	}
+	addrOp := s.args[first]
+	if in.a, in.off, err = d.address(s, addrOp, in.space); err != nil {
+		return err
+	}
+	in.addr32 = in.a >= 0 && d.regWidth(operand{kind: argWord, word: addrOp.word}) == 4
+	if in.b, err = d.src(s, s.args[first+1], t); err != nil {
+		return err
+	}
+	if nsrc == 2 {
+		if in.c, err = d.src(s, s.args[first+2], t); err != nil {
+			return err
+		}
+	}
+	in.t, in.size = t, t.size
+	in.fn = opAtom
+	return nil
+}
+
+// atomNew computes an atomic operation's new value from the old one.
+func atomNew(op uint8, t ptxType, old, b, c uint64) uint64 {
+	n := t.bits()
+	m := widthMask(n)
+	old, b = old&m, b&m
+	switch op {
+	case atomAdd:
+		if t.isFloat() {
+			if t.size == 4 {
+				return fput(ftz(ftz(fget[float32](old), true)+ftz(fget[float32](b), true), true))
+			}
+			return fput(fget[float64](old) + fget[float64](b))
+		}
+		return (old + b) & m
+	case atomMin, atomMax:
+		less := old < b
+		if t.signed() {
+			less = signExtend(old, n) < signExtend(b, n)
+		}
+		if less == (op == atomMin) {
+			return old
+		}
+		return b
+	case atomInc:
+		if old >= b {
+			return 0
+		}
+		return old + 1
+	case atomDec:
+		if old == 0 || old > b {
+			return b
+		}
+		return old - 1
+	case atomAnd:
+		return old & b
+	case atomOr:
+		return old | b
+	case atomXor:
+		return old ^ b
+	case atomExch:
+		return b
+	}
+	// cas
+	if old == b {
+		return c & m
+	}
+	return old
+}
+
+func opAtom(w *warp, in *inst, mask uint32) {
+	size := uint64(in.size)
+	for l := range 32 {
+		if mask>>l&1 == 0 {
+			continue
+		}
+		p, sp := w.resolve(in, l, in.space, in.addrOf(w, l), size, true)
+		if p == nil {
+			return
+		}
+		var b, c uint64
+		b = w.r(in.b)[l]
+		if in.c >= 0 {
+			c = w.r(in.c)[l]
+		}
+		var old uint64
+		if sp == spaceGlobal {
+			old = atomicRMW(p, in, b, c)
+		} else {
+			old = loadRaw(p, in.size, false)
+			storeRaw(p, in.size, atomNew(in.mode, in.t, old, b, c), false)
+		}
+		if in.d >= 0 {
+			w.r(in.d)[l] = extend(old, in.size, in.t.signed())
+		}
+		w.st.Atomics++
+		w.st.Loaded[sp] += size
+		w.st.Stored[sp] += size
+	}
+}
+
+// atomicRMW performs the atomic operation on global memory with a
+// compare-and-swap loop and returns the old value.
+func atomicRMW(p unsafe.Pointer, in *inst, b, c uint64) uint64 {
+	if in.size == 4 {
+		q := (*uint32)(p)
+		if in.mode == atomAdd && in.t.isInt() {
+			return uint64(atomic.AddUint32(q, uint32(b)) - uint32(b))
+		}
+		for {
+			old := atomic.LoadUint32(q)
+			nw := uint32(atomNew(in.mode, in.t, uint64(old), b, c))
+			if nw == old || atomic.CompareAndSwapUint32(q, old, nw) {
+				return uint64(old)
+			}
+		}
+	}
+	q := (*uint64)(p)
+	for {
+		old := atomic.LoadUint64(q)
+		nw := atomNew(in.mode, in.t, old, b, c)
+		if nw == old || atomic.CompareAndSwapUint64(q, old, nw) {
+			return old
+		}
+	}
+}
