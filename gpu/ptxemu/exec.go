@@ -112,11 +112,8 @@ func (w *warp) run(budget int) {
 	}
 	w.switched = false
 	code := w.code
-	st := w.st
-	for n := 0; n < budget; n++ {
-		if w.active == 0 {
-			return
-		}
+	var issued, executed uint64
+	for ; budget > 0 && w.active != 0 && w.fault == nil; budget-- {
 		in := &code[w.pc]
 		mask := w.active
 		if in.guard >= 0 {
@@ -126,28 +123,24 @@ func (w *warp) run(budget int) {
 			}
 			mask &= g
 		}
-		w.steps++
-		st.Instructions++
-		st.ThreadInstructions += uint64(bits.OnesCount32(mask))
+		issued++
+		executed += uint64(bits.OnesCount32(mask))
 		if in.ctrl {
 			in.fn(w, in, mask)
-			if w.fault != nil {
-				return
-			}
 			continue
 		}
 		if mask != 0 {
 			in.fn(w, in, mask)
-			if w.fault != nil {
-				return
-			}
 		}
 		w.pc++
 		if w.pc >= w.minPC {
 			w.reschedule()
 		}
 	}
-	if len(w.groups) > 0 && !w.switched {
+	w.steps += issued
+	w.st.Instructions += issued
+	w.st.ThreadInstructions += executed
+	if budget == 0 && len(w.groups) > 0 && !w.switched {
 		w.rotate()
 	}
 }

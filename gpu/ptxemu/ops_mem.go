@@ -370,43 +370,63 @@ func opStGlobal32(w *warp, in *inst, mask uint32) {
 	w.st.Stored[spaceGlobal] += 4 * uint64(bits.OnesCount32(mask))
 }
 
-// shared32 checks a 4-byte shared access of lane l.
-func (w *warp) shared32(in *inst, l int) (unsafe.Pointer, bool) {
-	addr := in.addrOf(w, l)
-	sh := w.blk.shared
-	if addr >= uint64(len(sh)) || uint64(len(sh))-addr < 4 || addr&3 != 0 {
-		w.memFault(in, l, spaceShared, addr, 4)
-		return nil, false
+// zeroLanes is the base register of an absolute address.
+var zeroLanes [32]uint64
+
+// base returns the lanes of a memory instruction's address register.
+func (in *inst) base(w *warp) *[32]uint64 {
+	if in.a < 0 {
+		return &zeroLanes
 	}
-	return unsafe.Pointer(&sh[addr]), true
+	return w.r(in.a)
+}
+
+// sharedAddr is lane l's shared-memory address, or ok = false after
+// faulting when a 4-byte access there is out of bounds or misaligned.
+func (w *warp) sharedAddr(in *inst, base *[32]uint64, l int) (uint64, bool) {
+	addr := base[l]
+	if in.addr32 {
+		addr = uint64(uint32(addr))
+	}
+	addr += in.off
+	if addr+4 > uint64(len(w.blk.shared)) || addr+4 < addr || addr&3 != 0 {
+		w.memFault(in, l, spaceShared, addr, 4)
+		return 0, false
+	}
+	return addr, true
 }
 
 func opLdShared32(w *warp, in *inst, mask uint32) {
-	d := w.r(in.d)
+	d, base, sh := w.r(in.d), in.base(w), w.blk.shared
 	for l := range 32 {
 		if mask>>l&1 == 0 {
 			continue
 		}
-		p, ok := w.shared32(in, l)
+		addr, ok := w.sharedAddr(in, base, l)
 		if !ok {
 			return
 		}
-		d[l] = extend(uint64(*(*uint32)(p)), 4, in.signed)
+		v := *(*uint32)(unsafe.Pointer(&sh[addr]))
+		if in.signed {
+			d[l] = uint64(int32(v))
+		} else {
+			d[l] = uint64(v)
+		}
 	}
 	w.st.Loaded[spaceShared] += 4 * uint64(bits.OnesCount32(mask))
 }
 
 func opStShared32(w *warp, in *inst, mask uint32) {
-	v := w.r(in.d)
+	v, base, sh := w.r(in.d), in.base(w), w.blk.shared
 	for l := range 32 {
 		if mask>>l&1 == 0 {
 			continue
 		}
-		p, ok := w.shared32(in, l)
+		addr, ok := w.sharedAddr(in, base, l)
 		if !ok {
 			return
 		}
-		*(*uint32)(p) = uint32(v[l])
+		*(*uint32)(unsafe.Pointer(&sh[addr])) = uint32(v[l])
 	}
 	w.st.Stored[spaceShared] += 4 * uint64(bits.OnesCount32(mask))
 }
