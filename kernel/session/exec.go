@@ -722,6 +722,7 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 	}()
 	prog, err = s.in.CompileAST(n)
 	forgetRoots(s.in)
+	markGlobals(s.in)
 	if err != nil {
 		s.resizeFrame()
 		return nil, compileError(err)
@@ -770,6 +771,48 @@ func forgetRoots(in *interp.Interpreter) {
 	f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 	f.Set(reflect.Zero(f.Type()))
 }
+
+// markGlobals marks as global every variable of the session's top-level
+// scope. yaegi 0.16 forgets the mark on variables that top-level code
+// defines with a multi-value := or var (u, err := f()), so functions that
+// read them reach them through the caller's frame instead of the global
+// one: right when called from the top level, wrong (a zero value, or
+// another variable's) when called from a function or closure. Functions
+// compiled after the mark read the right slot. The fields are unexported;
+// if a later yaegi renames them, markGlobals does nothing.
+func markGlobals(in *interp.Interpreter) {
+	defer func() { recover() }() // best effort, like the other repairs
+	scopes := reflect.ValueOf(in).Elem().FieldByName("scopes")
+	if !scopes.IsValid() || scopes.Kind() != reflect.Map {
+		return
+	}
+	sc := scopes.MapIndex(reflect.ValueOf("main"))
+	if !sc.IsValid() || sc.IsNil() {
+		return
+	}
+	syms := sc.Elem().FieldByName("sym")
+	if !syms.IsValid() || syms.Kind() != reflect.Map {
+		return
+	}
+	iter := syms.MapRange()
+	for iter.Next() {
+		sym := iter.Value()
+		if sym.Kind() != reflect.Pointer || sym.IsNil() {
+			continue
+		}
+		kind, global, index := sym.Elem().FieldByName("kind"), sym.Elem().FieldByName("global"), sym.Elem().FieldByName("index")
+		if !kind.IsValid() || !global.IsValid() || !index.IsValid() || global.Kind() != reflect.Bool {
+			return
+		}
+		if kind.Uint() != yaegiVarSym || global.Bool() || index.Int() < 0 {
+			continue
+		}
+		reflect.NewAt(global.Type(), unsafe.Pointer(global.UnsafeAddr())).Elem().SetBool(true)
+	}
+}
+
+// yaegiVarSym is yaegi 0.16's symbol kind of a variable (varSym).
+const yaegiVarSym = 9
 
 // resizeFrame runs an empty program after a failed compilation: yaegi may
 // have added variables to its global scope without growing the storage of

@@ -76,3 +76,20 @@ func TestNestedMultiValueDefine(t *testing.T) {
 		}
 	}
 }
+
+// A global set by v, err := f() is read right from functions that other
+// functions or closures call (yaegi 0.16 reads it through the caller's
+// frame; markGlobals repairs that).
+func TestGlobalFromMultiValueCall(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "import \"net/url\"\nu, e := url.Parse(\"http://example.org\")")
+	run(t, s, "func getU() *url.URL { return u }")
+	run(t, s, "f := func() *url.URL { return getU() }")
+	run(t, s, "func viaFunc() string { return getU().Path }")
+	if got := run(t, s, `viaFunc()`); got != `""` {
+		t.Fatalf("viaFunc() = %s", got)
+	}
+	if got := run(t, s, `f().Host + fmt.Sprint(e)`); got != `"example.org<nil>"` {
+		t.Fatalf("got %s", got)
+	}
+}

@@ -18,6 +18,8 @@ import (
 const (
 	runtimePath = "github.com/pathnotes/pathnotes/kernel/session"
 	runtimeName = "_pnrt"
+	// contextName is the name the prelude imports package context under.
+	contextName = "_pnctx"
 )
 
 // rendererWrapper lets a value of an interpreted type with a MIMEBundle

@@ -98,7 +98,7 @@ func (s *Session) Close() error {
 const prelude = `
 // Ctx returns the running cell's context, which an interrupt cancels: pass
 // it to long computations, e.g. cpu.FloydWarshall(Ctx(), g, opts).
-var Ctx = _pnrt.Context
+func Ctx() _pnctx.Context { return _pnrt.Context() }
 
 type _pnOrdered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
@@ -188,7 +188,7 @@ func (s *Session) reset() error {
 	s.hooks.depth.Store(0)
 
 	ctx := context.Background()
-	if err := s.runGeneratedDecls(ctx, fmt.Sprintf("import %s %q", runtimeName, runtimePath)); err != nil {
+	if err := s.runGeneratedDecls(ctx, fmt.Sprintf("import (\n%s %q\n%s \"context\"\n)", runtimeName, runtimePath, contextName)); err != nil {
 		return fmt.Errorf("session: importing the run-time hooks: %w", err)
 	}
 	for _, p := range s.opts.Prelude {
