@@ -177,6 +177,9 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, grid, block Dim3, shared
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := ctx.Err(); err != nil {
+		return Stats{}, &Fault{Kind: Cancelled, Kernel: k.name, Detail: fmt.Sprintf("0 of %d blocks finished: %v", grid.Count(), err)}
+	}
 	start := time.Now()
 	k.launches.Add(1)
 	l := &launch{dev: d, k: k, grid: grid, block: block, params: params,

@@ -121,6 +121,9 @@ type Fault struct {
 
 // Error says what happened and where.
 func (f *Fault) Error() string {
+	if f.Kind == Cancelled {
+		return "kernel " + f.Kernel + " cancelled: " + f.Detail
+	}
 	where := fmt.Sprintf("kernel %s, block %v, thread %v", f.Kernel, f.Block, f.Thread)
 	if f.Line > 0 {
 		where += fmt.Sprintf(", PTX line %d", f.Line)

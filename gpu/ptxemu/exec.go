@@ -104,16 +104,38 @@ func (w *warp) r(i int32) *[32]uint64 { return (*[32]uint64)(w.regs[int(i)*32:])
 func (w *warp) setPred(p int32, v, mask uint32) { w.preds[p] = w.preds[p]&^mask | v&mask }
 
 // run executes up to budget instructions and returns early when the warp
-// blocks (barrier, warp-synchronous wait), ends or faults.
+// blocks (barrier, warp-synchronous wait), ends or faults. Every
+// rotateSteps instructions in which the active group ran alone while
+// others waited, the next group gets a turn.
 func (w *warp) run(budget int) {
-	if w.forced {
-		w.forced = false
-		w.updateMin()
+	for budget > 0 && w.active != 0 && w.fault == nil {
+		n := min(budget, rotateSteps)
+		budget -= n
+		if w.forced {
+			w.forced = false
+			w.updateMin()
+		}
+		w.switched = false
+		if w.steps1(n) && len(w.groups) > 0 && !w.switched {
+			w.rotate()
+		}
 	}
-	w.switched = false
+}
+
+// rotateSteps is how long a group of lanes runs alone before another
+// group of its warp that is ready gets a turn. Long enough that lanes
+// which leave a loop early normally wait for the others and reconverge
+// (as %activemask and the old non-.sync warp instructions expect); short
+// enough that a lane spinning on a lock another lane holds lets it go on
+// after a few microseconds.
+const rotateSteps = 4096
+
+// steps1 executes up to n instructions and reports whether it did all n.
+func (w *warp) steps1(n int) bool {
 	code := w.code
-	var issued, executed uint64
-	for ; budget > 0 && w.active != 0 && w.fault == nil; budget-- {
+	first := w.steps
+	var executed uint64
+	for ; n > 0 && w.active != 0 && w.fault == nil; n-- {
 		in := &code[w.pc]
 		mask := w.active
 		if in.guard >= 0 {
@@ -123,7 +145,7 @@ func (w *warp) run(budget int) {
 			}
 			mask &= g
 		}
-		issued++
+		w.steps++
 		executed += uint64(bits.OnesCount32(mask))
 		if in.ctrl {
 			in.fn(w, in, mask)
@@ -137,12 +159,9 @@ func (w *warp) run(budget int) {
 			w.reschedule()
 		}
 	}
-	w.steps += issued
-	w.st.Instructions += issued
+	w.st.Instructions += w.steps - first
 	w.st.ThreadInstructions += executed
-	if budget == 0 && len(w.groups) > 0 && !w.switched {
-		w.rotate()
-	}
+	return n == 0
 }
 
 // jump moves the active lanes to pc and merges or switches groups.
