@@ -44,21 +44,26 @@ func (i DeviceInfo) String() string {
 		graph.FormatBytes(uint64(i.SharedPerBlockOptin)), i.MaxThreadsPerSM, graph.FormatBytes(uint64(i.SharedPerSM)))
 }
 
-// EnvDriver is the environment variable that picks the driver: "cuda" (the
-// default) or "off". ("emu", an interpreter of the kernels' PTX on the
-// CPU, is planned.)
+// EnvDriver is the environment variable that picks the driver: "cuda",
+// "emu" (an interpreter of the kernels' PTX on the CPU) or "off". Unset or
+// empty, it means cuda when CUDA works, and emu when it does not (a binary
+// built without the cuda tag, no device, a driver that fails): the first
+// GPU call in the process then says so on stderr, and Describe says why.
 const EnvDriver = "PATHNOTES_GPU"
 
 // ActiveDriver returns the driver PATHNOTES_GPU selects, or an error that
-// says why there is none (built without CUDA, switched off, unknown name).
+// says why there is none (cuda asked for but built without CUDA, switched
+// off, unknown name).
 func ActiveDriver() (Driver, error) {
 	switch v := strings.TrimSpace(os.Getenv(EnvDriver)); v {
-	case "", "cuda":
+	case "":
+		return defaultDriver(), nil
+	case "cuda":
 		return cudaDriver()
 	case "off":
 		return nil, fmt.Errorf("gpu: switched off by %s=off", EnvDriver)
 	case "emu":
-		return nil, fmt.Errorf("gpu: %s=emu: the PTX emulator driver is not part of this build yet", EnvDriver)
+		return emuDriver{why: "selected by " + EnvDriver + "=emu"}, nil
 	default:
 		return nil, fmt.Errorf("gpu: %s=%q: want cuda, emu or off", EnvDriver, v)
 	}

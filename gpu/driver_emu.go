@@ -29,6 +29,30 @@ type emuDriver struct {
 // emuNotice prints the fallback notice once per process.
 var emuNotice sync.Once
 
+// defaultDriver is the driver of an unset PATHNOTES_GPU: cuda when it
+// loads and sees a device, the emulator otherwise, remembering why.
+func defaultDriver() Driver {
+	drv, err := cudaDriver()
+	var why string
+	switch {
+	case errors.Is(err, ErrNoCUDA):
+		why = "this binary was built without CUDA (rebuild with -tags cuda on a machine with CUDA to use a GPU)"
+	case err != nil:
+		why = "the CUDA driver is unusable: " + err.Error()
+	default:
+		n, err := drv.DeviceCount()
+		switch {
+		case err != nil:
+			why = "the CUDA driver cannot count devices: " + err.Error()
+		case n == 0:
+			why = "the CUDA driver finds no GPU"
+		default:
+			return drv
+		}
+	}
+	return emuDriver{why: why, fallback: true}
+}
+
 func (emuDriver) Name() string { return "emu" }
 
 // Version says what the driver is and why it is in use; Describe shows it
@@ -344,10 +368,5 @@ func (c *emuContext) DestroyEvent(e Event) error {
 // Reset discards memory, modules, events and the sticky error.
 func (c *emuContext) Reset() error {
 	*c = emuContext{opts: c.opts, dev: ptxemu.New(c.opts), events: map[Event]time.Time{}}
-	return nil
-}
-
-func (c *emuContext) Close() error {
-	c.dev, c.modules, c.kernels, c.events = nil, nil, nil, nil
 	return nil
 }

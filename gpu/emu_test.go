@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -248,6 +250,91 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			if err != nil || k.Launches() == 0 {
 				t.Errorf("kernel %s.%s never ran (%v)", name, kn, err)
 			}
+		}
+	}
+}
+
+// TestEmuDriverSelection checks PATHNOTES_GPU=emu and the default's
+// fallback to the emulator when CUDA is unusable.
+func TestEmuDriverSelection(t *testing.T) {
+	t.Setenv(EnvDriver, "emu")
+	drv, err := ActiveDriver()
+	if err != nil || drv.Name() != "emu" {
+		t.Fatalf("%s=emu: ActiveDriver() = %v, %v", EnvDriver, drv, err)
+	}
+	want := "gpu driver: emu (PTX interpreter on the CPU; selected by PATHNOTES_GPU=emu); PTX modules "
+	if d := Describe(); !strings.HasPrefix(d, want) || !strings.Contains(d, "PTX emulator (") {
+		t.Errorf("Describe() = %q, want it to start with %q", d, want)
+	}
+	dev, err := Open(0)
+	if err != nil || dev.Driver() != "emu" {
+		t.Fatalf("Open(0) = %v, %v", dev, err)
+	}
+	res, err := FWBlocked(context.Background(), mustGraph(t, 3, "0->1 2, 1->2 3"), Options{})
+	if err != nil || res.At(0, 2) != 5 {
+		t.Errorf("FWBlocked on the selected emulator: %v, %v", res, err)
+	}
+	if _, err := cudaDriver(); err == nil {
+		t.Setenv(EnvDriver, "cuda")
+		if drv, err := ActiveDriver(); err != nil || drv.Name() != "cuda" {
+			t.Errorf("%s=cuda: %v, %v", EnvDriver, drv, err)
+		}
+	} else {
+		t.Setenv(EnvDriver, "cuda")
+		if _, err2 := ActiveDriver(); !errors.Is(err2, err) {
+			t.Errorf("%s=cuda without CUDA: %v, want %v", EnvDriver, err2, err)
+		}
+	}
+	t.Setenv(EnvDriver, "")
+	drv, err = ActiveDriver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cerr := cudaDriver(); cerr != nil {
+		v, _ := drv.Version()
+		if drv.Name() != "emu" || !strings.Contains(v, "built without CUDA") {
+			t.Errorf("default without CUDA: %s (%s), want the emulator saying why", drv.Name(), v)
+		}
+		if d := Describe(); !strings.HasPrefix(d, "gpu driver: emu (PTX interpreter on the CPU; this binary was built without CUDA") {
+			t.Errorf("Describe() = %q", d)
+		}
+	}
+}
+
+// envNoticeChild makes the test binary run TestEmuNoticeChild.
+const envNoticeChild = "PATHNOTES_GPU_TEST_NOTICE_CHILD"
+
+// TestEmuNotice checks, in a child process, that falling back to the
+// emulator prints one line on stderr however many GPU calls follow.
+func TestEmuNotice(t *testing.T) {
+	if _, err := cudaDriver(); err == nil {
+		if d, err := Default(); err == nil && d.Driver() == "cuda" {
+			t.Skip("CUDA works here: the default driver is cuda, there is no fallback to report")
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestEmuNoticeChild$")
+	cmd.Env = append(os.Environ(), envNoticeChild+"=1", EnvDriver+"=")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "pathnotes: GPU work runs on the PTX emulator (CPU, exact, slow): ") {
+		t.Errorf("child's stderr: %q, want one notice line", stderr.String())
+	}
+}
+
+// TestEmuNoticeChild runs only as TestEmuNotice's child: two variants on
+// the default device.
+func TestEmuNoticeChild(t *testing.T) {
+	if os.Getenv(envNoticeChild) == "" {
+		t.Skip("runs as the child process of TestEmuNotice")
+	}
+	g := mustGraph(t, 3, "0->1 2, 1->2 3")
+	for range 2 {
+		if _, err := FWHN(context.Background(), g, Options{}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
