@@ -338,3 +338,99 @@ func TestEmuNoticeChild(t *testing.T) {
 		}
 	}
 }
+
+// TestEmuIllegalAddress checks what a kernel's illegal access looks like
+// through the gpu API: a sticky CUDA_ERROR_ILLEGAL_ADDRESS that names the
+// kernel, block, thread, PTX line and address, after which the device
+// resets and works again.
+func TestEmuIllegalAddress(t *testing.T) {
+	dev, err := OpenEmulator(ptxemu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := dev.begin(ctx, "bad-launch", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.kernels(func() error {
+		return r.launch(ptx.FloydWarshall, "fw_hn", Dim3{4, 4, 1}, block2D, 0, i32(128), i32(0), 0, 0)
+	})
+	r.end()
+	var de *DriverError
+	if !errors.As(err, &de) || !de.Sticky || de.Name != "CUDA_ERROR_ILLEGAL_ADDRESS" {
+		t.Fatalf("fw_hn on a null matrix: %v, want a sticky illegal-address error", err)
+	}
+	for _, part := range []string{"kernel fw_hn, block (0,0,0), thread (0,0,0), PTX line", "ld.global.u32", "null pointer", "context has been reset"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not say %q", err, part)
+		}
+	}
+	g := mustGraph(t, 3, "0->1 1, 1->2 1")
+	if res, err := FWBlocked(ctx, g, Options{Device: dev}); err != nil || res.At(0, 2) != 2 {
+		t.Errorf("the run after the fault: %v, %v", res, err)
+	}
+}
+
+// TestEmuDriverErrors checks the errors that leave the device usable: PTX
+// the emulator cannot run (a JIT failure, with the list in Log) and a
+// launch shape it refuses.
+func TestEmuDriverErrors(t *testing.T) {
+	dev, err := OpenEmulator(ptxemu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = dev.ctx.LoadModule("broken", ".version 7.8\n.target sm_52\n.address_size 64\n.visible .entry broken()\n{\n\tbogus.instruction;\n}\n")
+	var de *DriverError
+	if !errors.As(err, &de) || de.Sticky || de.Name != "CUDA_ERROR_INVALID_PTX" || !strings.Contains(de.Log, "unsupported PTX instruction bogus.instruction at line 6") {
+		t.Errorf("loading broken PTX: %v", err)
+	}
+	f, err := dev.function(ptx.FloydWarshall, "fw_hn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = dev.ctx.Launch(f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, []uint64{i32(4), 0, 0, 0})
+	if !errors.As(err, &de) || de.Sticky || de.Name != "CUDA_ERROR_INVALID_VALUE" {
+		t.Errorf("launching 2048 threads per block: %v", err)
+	}
+	if _, err := dev.function(ptx.FloydWarshall, "no_such_kernel"); !errors.As(err, &de) || de.Name != "CUDA_ERROR_NOT_FOUND" {
+		t.Errorf("a missing kernel: %v", err)
+	}
+	if res, err := FWHN(context.Background(), mustGraph(t, 2, "0->1 4"), Options{Device: dev}); err != nil || res.At(0, 1) != 4 {
+		t.Errorf("the run after the errors: %v, %v", res, err)
+	}
+}
+
+// TestEmuStats checks the run statistics on the emulator and the
+// interpreter's own counts.
+func TestEmuStats(t *testing.T) {
+	dev, err := OpenEmulator(ptxemu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.GNM(100, 500, graph.WeightRange{Min: 1, Max: 9}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{VariantFWHN, VariantFWBlocked} {
+		before, ok := dev.EmulatorStats()
+		if !ok {
+			t.Fatal("EmulatorStats on the emulator: not ok")
+		}
+		var s Stats
+		if _, err := AllPairs(context.Background(), name, g, Options{Device: dev, Pred: true, Stats: &s}); err != nil {
+			t.Fatal(err)
+		}
+		e, _ := dev.EmulatorStats()
+		e = e.Sub(before)
+		if s.Launches != fwLaunches(name, 100) || s.Kernel <= 0 || s.BytesToDevice != 2*100*100*4 || int(e.Launches) != s.Launches {
+			t.Errorf("%s: stats %+v, emulator %v", name, s, e)
+		}
+		if e.Stored[0] == 0 || e.Instructions == 0 || e.ThreadInstructions < 32*e.Instructions/4 {
+			t.Errorf("%s: implausible emulator counts %v", name, e)
+		}
+		if name == VariantFWBlocked && (e.Barriers == 0 || e.Loaded[1] == 0) {
+			t.Errorf("%s: no barriers or shared loads counted: %v", name, e)
+		}
+	}
+}
