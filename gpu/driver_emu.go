@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
 	"time"
 
@@ -70,14 +69,11 @@ func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
 	if ordinal != 0 {
 		return DeviceInfo{}, fmt.Errorf("the emulator has one device, not %d", ordinal+1)
 	}
-	workers := e.opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	mem := e.opts.MemoryBytes
-	if mem == 0 {
-		mem = ptxemu.DefaultMemory
-	}
+	// A Device resolves the defaults of the options; it holds no memory
+	// until something is allocated.
+	probe := ptxemu.New(e.opts)
+	workers := probe.Workers()
+	_, mem := probe.MemInfo()
 	l := ptxemu.Limits
 	return DeviceInfo{
 		Name:  fmt.Sprintf("PTX emulator (%d CPU workers)", workers),
