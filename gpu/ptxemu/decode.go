@@ -526,7 +526,7 @@ var decoders = map[string]opDecoder{}
 
 // instruction decodes statement s.
 func (d *decoder) instruction(s *stmt) (inst, error) {
-	in := inst{guard: -1, d: -1, d2: -1, a: -1, b: -1, c: -1, e: -1, pd: -1, pd2: -1, pa: -1, pb: -1,
+	in := inst{guard: -1, d: -1, a: -1, b: -1, c: -1, e: -1, pd: -1, pd2: -1, pa: -1, pb: -1,
 		line: int32(s.line), text: s.text}
 	if s.op == ".param" {
 		return in, unsupported(s, "calls")

@@ -36,21 +36,21 @@ type inst struct {
 	guard    int32
 	guardNeg bool
 
-	d, d2, a, b, c, e int32   // registers: destinations, sources
-	pd, pd2, pa, pb   int32   // predicates: destinations, sources
-	paNeg, pbNeg      bool    // sources negated (!p)
-	vec               []int32 // the registers of a vector operand (ld/st .v2/.v4, mov {a,b})
-	target            int32   // branch target
-	off               uint64  // address offset
-	size              uint8   // memory access size, bytes
-	signed            bool
-	addr32            bool // the address register is 32 bits wide
-	ftz, sat          bool
-	space             space
-	mode              uint8 // op-specific: comparison, atomic op, shuffle mode, rounding
-	t, t2             ptxType
-	line              int32
-	text              string
+	d, a, b, c, e   int32   // registers: destination, sources
+	pd, pd2, pa, pb int32   // predicates: destinations, sources
+	paNeg, pbNeg    bool    // sources negated (!p)
+	vec             []int32 // the registers of a vector operand (ld/st .v2/.v4, mov {a,b})
+	target          int32   // branch target
+	off             uint64  // address offset
+	size            uint8   // memory access size, bytes
+	signed          bool
+	addr32          bool // the address register is 32 bits wide
+	ftz, sat        bool
+	space           space
+	mode            uint8 // op-specific: comparison, atomic op, shuffle mode, rounding
+	t, t2           ptxType
+	line            int32
+	text            string
 }
 
 // group is a set of lanes of a warp parked at pc.

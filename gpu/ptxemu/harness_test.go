@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -212,5 +211,3 @@ func wantFault(t *testing.T, what string, err error, kind FaultKind, parts ...st
 // f32 and f64 encode floats as register bits.
 func f32(v float32) uint64 { return fput(v) }
 func f64(v float64) uint64 { return fput(v) }
-
-func fmtLanes(v []uint64) string { return fmt.Sprintf("%#x", v) }

@@ -3,6 +3,7 @@ package ptxemu
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,6 +27,22 @@ func TestEveryEmbeddedModuleDecodes(t *testing.T) {
 		if got, want := len(m.Kernels()), strings.Count(text, ".entry "); got != want || got == 0 {
 			t.Errorf("module %s: %d kernels, the text has %d entries", name, got, want)
 		}
+		for _, kn := range m.Kernels() {
+			if k, _ := m.Kernel(kn); k.Instructions() < 2 || len(k.Params()) == 0 {
+				t.Errorf("kernel %s: %d instructions, %d parameters", kn, k.Instructions(), len(k.Params()))
+			}
+		}
+	}
+	// fw_hn(int n, int k, int *d, int *pred): pointers 8-byte aligned.
+	text, _ := ptx.PTX(ptx.FloydWarshall)
+	m, err := d.Load("fw", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := m.Kernel("fw_hn")
+	want := []Param{{"fw_hn_param_0", 4, 0}, {"fw_hn_param_1", 4, 4}, {"fw_hn_param_2", 8, 8}, {"fw_hn_param_3", 8, 16}}
+	if got := k.Params(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fw_hn parameters %v, want %v", got, want)
 	}
 }
 

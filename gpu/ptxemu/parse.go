@@ -10,13 +10,12 @@ import (
 // flat statement lists (instructions, labels, declarations and scope
 // marks); decode.go turns those into executable code.
 
-// module is a parsed PTX module.
+// module is a parsed PTX module. Its .version and .target are read but
+// not kept: an instruction too new for the interpreter fails on its own.
 type module struct {
-	name    string
-	version string
-	target  []string
-	vars    []*varDecl // module-scope variables
-	funcs   []*function
+	name  string
+	vars  []*varDecl // module-scope variables
+	funcs []*function
 }
 
 // varDecl declares a variable in a state space: .global, .const, .shared
@@ -49,7 +48,6 @@ type function struct {
 	entry   bool
 	line    int
 	params  []paramDecl
-	rets    []paramDecl
 	maxntid []int // .maxntid / .reqntid limits, when given
 	reqntid []int
 	body    []stmt
@@ -216,16 +214,13 @@ func (p *parser) module() error {
 		switch t.text {
 		case ".version":
 			p.next()
-			v := p.next()
-			p.mod.version = v.text
+			p.next()
 		case ".target":
 			p.next()
 			for {
-				w, err := p.word()
-				if err != nil {
+				if _, err := p.word(); err != nil {
 					return err
 				}
-				p.mod.target = append(p.mod.target, w.text)
 				if !p.accept(",") {
 					break
 				}
@@ -409,8 +404,8 @@ func (p *parser) function() error {
 	kw := p.next()
 	f := &function{entry: kw.text == ".entry", line: kw.line}
 	if !f.entry && p.is("(") {
-		var err error
-		if f.rets, err = p.params(); err != nil {
+		// A .func's return values: functions are never called here.
+		if _, err := p.params(); err != nil {
 			return err
 		}
 	}
