@@ -90,9 +90,15 @@ func TestArgumentChecks(t *testing.T) {
 
 // TestDriverSelection checks PATHNOTES_GPU's values.
 func TestDriverSelection(t *testing.T) {
+	t.Setenv(EnvDriver, "emu")
+	if drv, err := ActiveDriver(); err != nil || drv.Name() != "emu" {
+		t.Errorf("%s=emu: ActiveDriver() = %v, %v, want the emulator", EnvDriver, drv, err)
+	}
+	if d := Describe(); !strings.HasPrefix(d, "gpu driver: emu (") || !strings.Contains(d, "PATHNOTES_GPU=emu") {
+		t.Errorf("%s=emu: Describe() = %q", EnvDriver, d)
+	}
 	for value, want := range map[string]string{
 		"off":   "switched off by PATHNOTES_GPU=off",
-		"emu":   "emulator driver is not part of this build",
 		"metal": `PATHNOTES_GPU="metal": want cuda, emu or off`,
 	} {
 		t.Setenv(EnvDriver, value)

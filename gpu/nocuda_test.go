@@ -9,10 +9,15 @@ import (
 	"testing"
 )
 
-// TestNoCUDA checks the build without the cuda tag: every entry point
-// returns ErrNoCUDA, and Describe says why there is no driver.
+// TestNoCUDA checks the build without the cuda tag: with PATHNOTES_GPU=cuda
+// every entry point returns ErrNoCUDA and Describe says why there is no
+// driver; unset, the emulator stands in and Describe says why.
 func TestNoCUDA(t *testing.T) {
 	t.Setenv(EnvDriver, "")
+	if d := Describe(); !strings.HasPrefix(d, "gpu driver: emu (") || !strings.Contains(d, "built without CUDA") {
+		t.Errorf("unset %s: Describe() = %q, want the emulator and the reason", EnvDriver, d)
+	}
+	t.Setenv(EnvDriver, "cuda")
 	if _, err := Devices(); !errors.Is(err, ErrNoCUDA) {
 		t.Errorf("Devices() = %v, want ErrNoCUDA", err)
 	}
