@@ -62,6 +62,9 @@ type group struct {
 	waiting bool
 }
 
+// allocCache is how many allocations a warp remembers.
+const allocCache = 4
+
 // sliceSteps is how many instructions a warp runs before the next warp of
 // its block gets a turn.
 const sliceSteps = 2048
@@ -90,9 +93,10 @@ type warp struct {
 	steps    uint64
 	fault    *Fault
 
-	// The allocation global accesses hit last: a bounds check is then two
-	// comparisons.
-	gLo, gLen uint64
+	// The allocations global accesses hit last, most recent first: a
+	// bounds check is then a few comparisons (kernels typically touch a
+	// handful of buffers).
+	gLo, gLen [allocCache]uint64
 	local     []byte // per lane frames of the kernel's local memory
 	st        *Stats
 }

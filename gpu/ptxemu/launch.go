@@ -68,7 +68,7 @@ func (l *launch) worker(id int, st *Stats) {
 	nw := (b.threads + 31) / 32
 	for _, w := range b.warps[:nw] {
 		w.blk, w.st = b, st
-		w.gLo, w.gLen = 0, 0
+		w.gLo, w.gLen = [allocCache]uint64{}, [allocCache]uint64{}
 		if n := 32 * l.k.localBytes; cap(w.local) < n {
 			w.local = make([]byte, n)
 		} else {

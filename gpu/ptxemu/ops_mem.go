@@ -113,7 +113,7 @@ func decodeLdSt(d *decoder, s *stmt, m *modset, in *inst) error {
 		in.fn = opLdGlobal32
 	case n == 1 && t.size == 4 && in.space == spaceShared:
 		in.fn = opLdShared32
-	case n == 1 && in.space == spaceParam && in.a < 0:
+	case n == 1 && in.space == spaceParam && in.a < 0 && in.off%uint64(t.size) == 0 && in.off+uint64(t.size) <= uint64(d.k.paramBytes):
 		in.fn = opLdParam
 	default:
 		in.fn = opLd
@@ -136,17 +136,15 @@ func (in *inst) addrOf(w *warp, l int) uint64 {
 // global checks a global access of size bytes at addr and returns a
 // pointer to it; on failure it faults the warp and returns nil.
 func (w *warp) global(in *inst, l int, addr, size uint64, write bool) unsafe.Pointer {
-	if r := addr - w.gLo; r >= w.gLen || w.gLen-r < size || addr&(size-1) != 0 {
-		if addr&(size-1) != 0 {
+	if addr&(size-1) != 0 {
+		w.memFault(in, l, spaceGlobal, addr, size)
+		return nil
+	}
+	if r := addr - w.gLo[0]; r >= w.gLen[0] || w.gLen[0]-r < size {
+		if !w.cachedAlloc(addr, size) {
 			w.memFault(in, l, spaceGlobal, addr, size)
 			return nil
 		}
-		a, ok := w.blk.l.dev.mem.find(addr, size)
-		if !ok {
-			w.memFault(in, l, spaceGlobal, addr, size)
-			return nil
-		}
-		w.gLo, w.gLen = a.addr, a.size
 	}
 	m := w.blk.l.dev.mem
 	off := addr - globalBase
@@ -155,11 +153,38 @@ func (w *warp) global(in *inst, l int, addr, size uint64, write bool) unsafe.Poi
 			m.markWritten(off, size, true)
 		} else if !m.isWritten(off, size) {
 			w.faultAt(in, l, Uninitialized, "reading %d bytes at %#x that nothing wrote (offset %d in %s)",
-				size, addr, addr-w.gLo, allocation{addr: w.gLo, size: w.gLen}.describe())
+				size, addr, addr-w.gLo[0], allocation{addr: w.gLo[0], size: w.gLen[0]}.describe())
 			return nil
 		}
 	}
 	return unsafe.Pointer(&m.data[off])
+}
+
+// cachedAlloc finds the allocation holding [addr, addr+size) among the
+// ones the warp remembers, or in the table, and moves it to the front of
+// the cache; false if there is none.
+func (w *warp) cachedAlloc(addr, size uint64) bool {
+	hit := -1
+	for i := 1; i < allocCache; i++ {
+		if r := addr - w.gLo[i]; r < w.gLen[i] && w.gLen[i]-r >= size {
+			hit = i
+			break
+		}
+	}
+	lo, n := uint64(0), uint64(0)
+	if hit > 0 {
+		lo, n = w.gLo[hit], w.gLen[hit]
+	} else {
+		a, ok := w.blk.l.dev.mem.find(addr, size)
+		if !ok {
+			return false
+		}
+		lo, n, hit = a.addr, a.size, allocCache-1
+	}
+	copy(w.gLo[1:hit+1], w.gLo[:hit])
+	copy(w.gLen[1:hit+1], w.gLen[:hit])
+	w.gLo[0], w.gLen[0] = lo, n
+	return true
 }
 
 // resolve checks an access of size bytes at addr in space sp for lane l
@@ -322,14 +347,10 @@ func opSt(w *warp, in *inst, mask uint32) {
 	}
 }
 
-// opLdParam loads a kernel parameter: the same value for every lane.
+// opLdParam loads a kernel parameter (its bounds were checked when the
+// kernel was decoded): the same value for every lane.
 func opLdParam(w *warp, in *inst, mask uint32) {
-	l := bits.TrailingZeros32(mask)
-	p, _ := w.resolve(in, l, spaceParam, in.off, uint64(in.size), false)
-	if p == nil {
-		return
-	}
-	v := extend(loadRaw(p, in.size, false), in.size, in.signed)
+	v := extend(loadRaw(unsafe.Pointer(&w.blk.l.params[in.off]), in.size, false), in.size, in.signed)
 	d := w.r(in.d)
 	for l := range 32 {
 		if mask>>l&1 != 0 {
