@@ -485,6 +485,17 @@ func (s *lineScanner) ends(i int, base, n int64) (u, v int, err error) {
 	return u, v, nil
 }
 
+// arc parses fields i, i+1 and i+2 as an arc "u v w", ids counted from base.
+func (s *lineScanner) arc(i int, base, n int64) (u, v int, w int32, err error) {
+	if u, v, err = s.ends(i, base, n); err != nil {
+		return 0, 0, 0, err
+	}
+	if w, err = s.weight(i + 2); err != nil {
+		return 0, 0, 0, err
+	}
+	return u, v, w, nil
+}
+
 // weight parses field i as an integer arc weight within ±MaxDistance.
 func (s *lineScanner) weight(i int) (int32, error) {
 	x, err := s.int(i, "weight")

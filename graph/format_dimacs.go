@@ -52,11 +52,7 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 			if err := s.wantFields(`"a u v w"`, 4); err != nil {
 				return nil, err
 			}
-			u, v, err := s.ends(1, 1, n)
-			if err != nil {
-				return nil, err
-			}
-			w, err := s.weight(3)
+			u, v, w, err := s.arc(1, 1, n)
 			if err != nil {
 				return nil, err
 			}

@@ -52,11 +52,7 @@ func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {
 		if err := s.wantFields(`"u v w"`, 3); err != nil {
 			return nil, err
 		}
-		u, v, err := s.ends(0, 0, n)
-		if err != nil {
-			return nil, err
-		}
-		w, err := s.weight(2)
+		u, v, w, err := s.arc(0, 0, n)
 		if err != nil {
 			return nil, err
 		}
