@@ -16,7 +16,7 @@ func init() {
 	decoders["barrier"] = decodeBar
 	decoders["membar"] = decodeFence
 	decoders["fence"] = decodeFence
-	decoders["nanosleep"] = decodeNop
+	decoders["nanosleep"] = decodeNanosleep
 	decoders["prefetch"] = decodePrefetch
 	decoders["prefetchu"] = decodePrefetch
 	decoders["mov"] = decodeMov
@@ -143,9 +143,18 @@ func decodeFence(d *decoder, s *stmt, m *modset, in *inst) error {
 	return args(s, 0)
 }
 
-func decodeNop(d *decoder, s *stmt, m *modset, in *inst) error {
+// decodeNanosleep decodes nanosleep.u32 t: a hint that the thread may be
+// suspended up to t ns, here a no-op (other warps run in turn anyway).
+func decodeNanosleep(d *decoder, s *stmt, m *modset, in *inst) error {
+	if !m.take("u32") {
+		return unsupported(s, "")
+	}
 	in.fn = opNop
-	return nil
+	if err := args(s, 1); err != nil {
+		return err
+	}
+	_, err := d.src(s, s.args[0], typeNames["u32"])
+	return err
 }
 
 func decodePrefetch(d *decoder, s *stmt, m *modset, in *inst) error {
