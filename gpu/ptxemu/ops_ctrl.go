@@ -86,8 +86,11 @@ func decodeBar(d *decoder, s *stmt, m *modset, in *inst) error {
 		if len(s.args) == 2 {
 			return unsupported(s, "barriers with a thread count")
 		}
+		// Every thread waits for every other: the barrier number does
+		// not matter (only where each thread waits).
+		_, err := d.src(s, s.args[0], typeNames["u32"])
 		in.fn, in.ctrl = opBarSync, true
-		return nil
+		return err
 	case m.take("red"):
 		switch m.takeAny("popc", "and", "or") {
 		case "popc":

@@ -53,7 +53,6 @@ func memOpts(m *modset) space {
 func decodeLdSt(d *decoder, s *stmt, m *modset, in *inst) error {
 	store := s.op[:2] == "st"
 	in.space = memOpts(m)
-	m.takeAny("ca", "cg", "cs", "lu", "cv", "wb", "wt")
 	n := 1
 	switch m.takeAny("v2", "v4") {
 	case "v2":
