@@ -35,7 +35,7 @@ func defaultDriver() Driver {
 	var why string
 	switch {
 	case errors.Is(err, ErrNoCUDA):
-		why = "this binary was built without CUDA (rebuild with -tags cuda on a machine with CUDA to use a GPU)"
+		why = "this binary was built without CUDA; rebuild it with -tags cuda to use a GPU"
 	case err != nil:
 		why = "the CUDA driver is unusable: " + err.Error()
 	default:
