@@ -106,6 +106,8 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 	case neg >= 0:
 		return nil, fwNegativeCycle(ctx, g, neg, opts.Pred)
 	}
+	// The blocked order can leave Π cycling round a zero-weight cycle.
+	res.RepairPredecessors(g)
 	return res, nil
 }
 

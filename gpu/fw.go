@@ -248,6 +248,9 @@ func runFW(ctx context.Context, g *graph.Graph, opts Options, name string, extra
 	if err := checkResult(res.Dist, n, false, name); err != nil {
 		return nil, err
 	}
+	// The tiled variants' order can leave Π cycling round a zero-weight
+	// cycle, as the blocked CPU solver's can: rebuild such rows.
+	res.RepairPredecessors(g)
 	return res, nil
 }
 
