@@ -36,12 +36,25 @@ type DeviceInfo struct {
 }
 
 // String summarises the device on one line.
+// Figures a device does not have (the emulator has no clock, bus or L2)
+// are left out.
 func (i DeviceInfo) String() string {
-	return fmt.Sprintf("gpu %d: %s, compute capability %d.%d, %d SMs at %d MHz, %s (%d-bit bus), L2 %s; "+
-		"block ≤ %d threads, %s shared (%s opt-in); SM ≤ %d threads, %s shared",
-		i.Ordinal, i.Name, i.Major, i.Minor, i.SMs, i.ClockMHz, graph.FormatBytes(i.Memory), i.MemoryBusBits,
-		graph.FormatBytes(uint64(i.L2Bytes)), i.MaxThreadsPerBlock, graph.FormatBytes(uint64(i.SharedPerBlock)),
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "gpu %d: %s, compute capability %d.%d, %d SMs", i.Ordinal, i.Name, i.Major, i.Minor, i.SMs)
+	if i.ClockMHz > 0 {
+		fmt.Fprintf(&sb, " at %d MHz", i.ClockMHz)
+	}
+	fmt.Fprintf(&sb, ", %s", graph.FormatBytes(i.Memory))
+	if i.MemoryBusBits > 0 {
+		fmt.Fprintf(&sb, " (%d-bit bus)", i.MemoryBusBits)
+	}
+	if i.L2Bytes > 0 {
+		fmt.Fprintf(&sb, ", L2 %s", graph.FormatBytes(uint64(i.L2Bytes)))
+	}
+	fmt.Fprintf(&sb, "; block ≤ %d threads, %s shared (%s opt-in); SM ≤ %d threads, %s shared",
+		i.MaxThreadsPerBlock, graph.FormatBytes(uint64(i.SharedPerBlock)),
 		graph.FormatBytes(uint64(i.SharedPerBlockOptin)), i.MaxThreadsPerSM, graph.FormatBytes(uint64(i.SharedPerSM)))
+	return sb.String()
 }
 
 // EnvDriver is the environment variable that picks the driver: "cuda",

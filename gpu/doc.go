@@ -52,9 +52,10 @@
 // call then fails at once with an error that says to restart the kernel.
 // The kernels are checked with compute-sanitizer so that they do not fault.
 //
-// The environment variable PATHNOTES_GPU picks the driver: cuda (the
-// default) or off. An interpreter of the kernels' PTX on the CPU (emu) is
-// planned.
+// The environment variable PATHNOTES_GPU picks the driver: cuda, emu (an
+// interpreter of the kernels' PTX on the CPU, in package gpu/ptxemu: exact,
+// bounds-checked and slow; its times are wall time on the CPU, not GPU
+// time) or off. Unset, it means cuda when CUDA works and emu otherwise.
 //
 // # Building with CUDA
 //
