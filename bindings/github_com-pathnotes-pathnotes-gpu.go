@@ -33,6 +33,7 @@ func init() {
 		"FWTiledGlobal":         reflect.ValueOf(gpu.FWTiledGlobal),
 		"Lookup":                reflect.ValueOf(gpu.Lookup),
 		"Open":                  reflect.ValueOf(gpu.Open),
+		"OpenEmulator":          reflect.ValueOf(gpu.OpenEmulator),
 		"SingleSource":          reflect.ValueOf(gpu.SingleSource),
 		"VariantBFFlag":         reflect.ValueOf(constant.MakeFromLiteral("\"bf-flag\"", token.STRING, 0)),
 		"VariantBFNaive":        reflect.ValueOf(constant.MakeFromLiteral("\"bf-naive\"", token.STRING, 0)),
