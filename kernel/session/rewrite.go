@@ -200,13 +200,15 @@ func hookCall(pos token.Pos, name string, args ...ast.Expr) *ast.CallExpr {
 func ident(pos token.Pos, name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
 
 // wrapCompound turns each top-level compound statement of a cell (if, for,
-// switch, select, a block) into the call of a function literal that holds
-// it: func() { if … }(). yaegi 0.16 loses the second variable of a
-// multi-value := (v, err := f()) in a block nested in top-level code
-// ("undefined: err"), but not inside a function. A compound statement
-// declares nothing outside itself, so the wrapping changes no scope; it is
-// skipped for statements that contain a return, a goto or a labelled
-// branch out of them, whose meaning the literal would change.
+// switch, select, a block) that holds a multi-value := (v, err := f())
+// into the call of a function literal that holds it: func() { if … }().
+// yaegi 0.16 loses the second variable of such a := in a block nested in
+// top-level code ("undefined: err"), but not inside a function. A compound
+// statement declares nothing outside itself, so the wrapping changes no
+// scope; it is skipped for statements that contain a return, a goto or a
+// labelled branch out of them, whose meaning the literal would change.
+// Other statements stay as they are: an interrupted loop at the top level
+// stops at once, while one in a literal may take a step more.
 func wrapCompound(body *ast.BlockStmt) {
 	for i, st := range body.List {
 		switch st.(type) {
@@ -215,7 +217,7 @@ func wrapCompound(body *ast.BlockStmt) {
 		default:
 			continue
 		}
-		if leavesStatement(st) {
+		if !hasMultiDefine(st) || leavesStatement(st) {
 			continue
 		}
 		pos := st.Pos()
@@ -225,6 +227,24 @@ func wrapCompound(body *ast.BlockStmt) {
 		}
 		body.List[i] = &ast.ExprStmt{X: &ast.CallExpr{Fun: lit, Lparen: pos, Rparen: st.End()}}
 	}
+}
+
+// hasMultiDefine reports whether st contains, outside nested function
+// literals, a := of several variables from one expression.
+func hasMultiDefine(st ast.Stmt) bool {
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // leavesStatement reports whether st contains, outside nested function
