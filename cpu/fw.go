@@ -51,6 +51,7 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 			return nil, err
 		}
 		neg, k, err := fwPlain(ctx, res.Dist, res.Pred, n, graph.Inf, func(k int) error {
+			report(opts.Progress, k, n)
 			return record(tr, res.Dist, res.Pred, graph.MaxDistance, graph.FWStep{K: k, Round: -1})
 		})
 		if err != nil {
@@ -70,6 +71,7 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 		return nil, err
 	}
 	neg, k, err := fwPlain(ctx, d, res.Pred, n, math.MaxInt64, func(k int) error {
+		report(opts.Progress, k, n)
 		return record(tr, d, res.Pred, noPath, graph.FWStep{K: k, Round: -1})
 	})
 	if err != nil {
@@ -248,6 +250,13 @@ func record[T number](tr *fwTracer, d []T, pred []int32, noPath T, step graph.FW
 	}
 	tr.t.Steps = append(tr.t.Steps, step)
 	return nil
+}
+
+// report calls a Progress option, if any.
+func report(progress func(done, total int), done, total int) {
+	if progress != nil {
+		progress(done, total)
+	}
 }
 
 // fwStopped wraps an error that ended a Floyd-Warshall run after k pivots.

@@ -83,6 +83,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 			}
 		}
 		b := newBlocked(res.Dist, res.Pred, n, tile, workers, big)
+		b.progress = opts.Progress
 		neg, done, err = b.run(ctx, tr)
 		if err == nil && neg < 0 {
 			err = export(res, res.Dist, res.Pred, b.noPath, g, what)
@@ -93,6 +94,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 		}
 		const big = 1<<62 - 1
 		b := newBlocked(widen(res.Dist, graph.Inf, big), res.Pred, n, tile, workers, big)
+		b.progress = opts.Progress
 		neg, done, err = b.run(ctx, tr)
 		if err == nil && neg < 0 {
 			err = export(res, b.d, res.Pred, b.noPath, g, what)
@@ -114,6 +116,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 // blocked is one blocked Floyd-Warshall run on a working matrix d in which
 // big marks "no path" and every entry above noPath = big/2 is one.
 type blocked[T number] struct {
+	progress    func(done, total int) // FWOptions.Progress
 	d           []T
 	d32         []int32 // d again when T is int32, for the vector kernels
 	pred        []int32 // nil without predecessors
@@ -150,6 +153,7 @@ func (b *blocked[T]) run(ctx context.Context, tr *fwTracer) (neg, done int, err 
 			return -1, k0, err
 		}
 		if others == 0 {
+			report(b.progress, k1, b.n)
 			continue
 		}
 		// Phase 2: items 0..others-1 are the row tiles (r, o), the rest
@@ -183,6 +187,7 @@ func (b *blocked[T]) run(ctx context.Context, tr *fwTracer) (neg, done int, err 
 		if err := b.snap(tr, r, 3, k1); err != nil {
 			return -1, k0, err
 		}
+		report(b.progress, k1, b.n)
 	}
 	return -1, b.n, nil
 }

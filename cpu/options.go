@@ -38,6 +38,11 @@ type FWOptions struct {
 	// every step: each k for FloydWarshall, each phase of each round for
 	// FloydWarshallBlocked. Tracing is limited to graph.MaxTraceN vertices.
 	Trace *graph.FWTrace
+	// Progress, when not nil, is called with the pivots done so far and n,
+	// after every pivot (FloydWarshall) or every round of tiles
+	// (FloydWarshallBlocked), from the goroutine that called the solver:
+	// a display.Progress's Report method fits, so long runs show a bar.
+	Progress func(done, total int)
 }
 
 // DijkstraOptions configures Dijkstra. The zero value computes distances

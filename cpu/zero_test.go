@@ -26,3 +26,33 @@ func TestZeroWeightCyclesKeepPathsValid(t *testing.T) {
 		}
 	}
 }
+
+// Progress reports pivots done, increasing, ending at n, for both solvers.
+func TestFWProgress(t *testing.T) {
+	g, err := graph.GNM(150, 600, graph.WeightRange{Min: 1, Max: 9}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, solve := range map[string]func(context.Context, *graph.Graph, FWOptions) (*graph.AllPairs, error){
+		"naive": FloydWarshall, "blocked": FloydWarshallBlocked,
+	} {
+		var seen []int
+		_, err := solve(context.Background(), g, FWOptions{Tile: 64, Progress: func(done, total int) {
+			if total != g.N() {
+				t.Errorf("%s: total %d, want %d", name, total, g.N())
+			}
+			seen = append(seen, done)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) == 0 || seen[len(seen)-1] != g.N() {
+			t.Fatalf("%s: progress %v does not end at %d", name, seen, g.N())
+		}
+		for i := 1; i < len(seen); i++ {
+			if seen[i] <= seen[i-1] {
+				t.Fatalf("%s: progress %v not increasing", name, seen)
+			}
+		}
+	}
+}

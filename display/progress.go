@@ -73,6 +73,19 @@ func (p *Progress) Set(done int) {
 	p.redraw(false)
 }
 
+// Report records that done of total units are done, changing the total
+// if it differs. Its signature is that of the solvers' Progress options:
+//
+//	pb := display.NewProgress("Floyd-Warshall", g.N())
+//	r, err := cpu.FloydWarshallBlocked(Ctx(), g, cpu.FWOptions{Progress: pb.Report})
+//	pb.Done()
+func (p *Progress) Report(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total = done, total
+	p.redraw(false)
+}
+
 // Done marks the work finished (at whatever count it reached) and draws
 // the final state with the total time.
 func (p *Progress) Done() {

@@ -97,3 +97,17 @@ func TestProgressWithoutPublisherPrintsLines(t *testing.T) {
 		t.Errorf("stdout lines = %q", lines)
 	}
 }
+
+// Report sets both the count and the total, as the solvers' Progress
+// options call it.
+func TestProgressReport(t *testing.T) {
+	rec := withPublisher(t)
+	clock := &fakeClock{t: time.Unix(0, 0)}
+	pb := newProgress("FW", 0, clock.now)
+	clock.advance(time.Second)
+	pb.Report(5, 10)
+	msgs := rec.all()
+	if got, _ := msgs[len(msgs)-1].data[MIMEText].(string); !strings.Contains(got, "50%") || !strings.Contains(got, "5/10") {
+		t.Errorf("text = %q, want 50%% and 5/10", got)
+	}
+}
