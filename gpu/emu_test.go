@@ -6,8 +6,6 @@ package gpu
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
@@ -37,97 +35,6 @@ func emulator(t *testing.T) *Device {
 	return emuDev
 }
 
-// emuCase is an input graph with the CPU's all-pairs answer.
-type emuCase struct {
-	name string
-	g    *graph.Graph
-	ref  *graph.AllPairs
-}
-
-// emuCases returns seeded random graphs on n vertices: a sparse one (most
-// pairs unreachable), a denser one, and one with negative arcs but no
-// negative cycle (each arc u→v reweighted by p(u) − p(v) for random
-// potentials p, which changes every path's weight by a constant per pair).
-// Weights start at 1: with cycles of weight 0 the blocked Floyd-Warshall
-// variants, on the CPU as on the GPU, may return predecessors that cycle.
-func emuCases(t *testing.T, n int, seed uint64) []emuCase {
-	t.Helper()
-	all := n * (n - 1)
-	var cases []emuCase
-	for _, c := range []struct {
-		kind string
-		m    int
-	}{{"sparse", min(n+n/2, all)}, {"dense", all / 4}} {
-		g, err := graph.GNM(n, c.m, graph.WeightRange{Min: 1, Max: 50}, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, emuCase{name: fmt.Sprintf("%s n=%d m=%d", c.kind, n, g.M()), g: g})
-	}
-	rng := rand.New(rand.NewPCG(seed, 11))
-	pot := make([]int32, n)
-	for i := range pot {
-		pot[i] = int32(rng.IntN(40))
-	}
-	arcs := cases[1].g.Arcs()
-	for i, a := range arcs {
-		arcs[i].Weight = a.Weight + pot[a.From] - pot[a.To]
-	}
-	neg, err := graph.FromArcs(n, arcs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases = append(cases, emuCase{name: fmt.Sprintf("negative n=%d m=%d", n, neg.M()), g: neg})
-	for i := range cases {
-		if cases[i].ref, err = cpu.FloydWarshall(context.Background(), cases[i].g, cpu.FWOptions{Pred: true}); err != nil {
-			t.Fatalf("%s: CPU reference: %v", cases[i].name, err)
-		}
-	}
-	return cases
-}
-
-// checkOnEmulator runs v on c (all pairs, or from three sources) and
-// compares with the CPU; with predecessors every path is rebuilt from the
-// arcs.
-func checkOnEmulator(t *testing.T, v Variant, c emuCase, pred bool) {
-	t.Helper()
-	if !v.Negative && c.g.HasNegative() {
-		return
-	}
-	ctx := context.Background()
-	opts := Options{Device: emulator(t), Pred: pred}
-	if v.AllPairs {
-		res, err := v.SolveAll(ctx, c.g, opts)
-		if err != nil {
-			t.Errorf("%s on %s: %v", v.Name, c.name, err)
-			return
-		}
-		if !res.SameDistances(c.ref) {
-			t.Errorf("%s on %s: distances differ from the CPU:\n%s", v.Name, c.name, res.Diff(c.ref, 5))
-		} else if pred {
-			if err := res.Verify(c.g); err != nil {
-				t.Errorf("%s on %s: %v", v.Name, c.name, err)
-			}
-		}
-		return
-	}
-	n := c.g.N()
-	for _, s := range slices.Compact([]int{0, n / 3, n - 1}) {
-		res, err := v.SolveFrom(ctx, c.g, s, opts)
-		if err != nil {
-			t.Errorf("%s on %s from %d: %v", v.Name, c.name, s, err)
-			return
-		}
-		if want := c.ref.Row(s); !res.SameDistances(want) {
-			t.Errorf("%s on %s from %d: distances differ from the CPU:\n%s", v.Name, c.name, s, res.Diff(want, 5))
-		} else if pred {
-			if err := res.Verify(c.g); err != nil {
-				t.Errorf("%s on %s from %d: %v", v.Name, c.name, s, err)
-			}
-		}
-	}
-}
-
 // TestEmuVariants runs every GPU variant on the emulator on graphs around
 // the warp, tile and block edges and compares with the CPU. At the largest
 // size the variants whose work grows fastest on the interpreter (one
@@ -139,14 +46,14 @@ func TestEmuVariants(t *testing.T) {
 	}
 	slow := map[string]bool{VariantFWHN: true, VariantFWHNShared: true, VariantDijkstraAPSP: true}
 	for i, n := range sizes {
-		for j, c := range emuCases(t, n, uint64(100+n)) {
+		for j, c := range randomGraphs(t, n, uint64(100+n)) {
 			for _, v := range Variants() {
 				if n > 200 && slow[v.Name] && j != 1 {
 					continue
 				}
-				checkOnEmulator(t, v, c, true)
+				checkVariant(t, emulator(t), v, c, true)
 				if i%2 == 1 && !(n > 200 && slow[v.Name]) {
-					checkOnEmulator(t, v, c, false)
+					checkVariant(t, emulator(t), v, c, false)
 				}
 			}
 		}
@@ -167,9 +74,9 @@ func TestEmuExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := emuCase{name: name, g: g, ref: ref}
+		c := testGraph{name: name, g: g, all: ref}
 		for _, v := range Variants() {
-			checkOnEmulator(t, v, c, true)
+			checkVariant(t, emulator(t), v, c, true)
 			if v.Algorithm != "Floyd-Warshall" || g.N() > 32 {
 				continue
 			}
