@@ -278,5 +278,10 @@ func start(ctx context.Context, g *graph.Graph, what string, negative bool, opts
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return d.begin(ctx, what, opts.Stats)
+	r, err := d.begin(ctx, what, opts.Stats)
+	if err != nil {
+		return nil, err
+	}
+	r.progress = opts.Progress
+	return r, nil
 }

@@ -29,6 +29,7 @@ func FWHN(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, e
 			if err := r.launch(ptx.FloydWarshall, "fw_hn", grid, block2D, 0, i32(n), i32(k), d.arg(), p.arg()); err != nil {
 				return err
 			}
+			r.report(k+1, n)
 		}
 		return nil
 	})
@@ -49,6 +50,7 @@ func FWHNShared(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPa
 			if err := r.launch(ptx.FloydWarshall, "fw_hn_shared", grid, block1024, 0, i32(n), i32(k), d.arg(), p.arg()); err != nil {
 				return err
 			}
+			r.report(k+1, n)
 		}
 		return nil
 	})
@@ -66,6 +68,7 @@ func FWRow(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, 
 			if err := r.launch(ptx.FloydWarshall, "fw_row", grid, block1024, 0, i32(n), i32(k), d.arg(), p.arg()); err != nil {
 				return err
 			}
+			r.report(k+1, n)
 		}
 		return nil
 	})
@@ -94,6 +97,7 @@ func FWTiledGlobal(ctx context.Context, g *graph.Graph, opts Options) (*graph.Al
 			if err := r.launch(ptx.FloydWarshall, "fw_tiled_global_phase3", Dim3{nb, nb, 1}, block2D, 0, args...); err != nil {
 				return err
 			}
+			r.report(min((round+1)*tile, n), n)
 		}
 		return nil
 	})
@@ -125,6 +129,7 @@ func FWBlocked(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPai
 				return err
 			}
 			if nb == 1 {
+				r.report(n, n)
 				break
 			}
 			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase2", Dim3{nb - 1, 2, 1}, block2D, 2*(1+withPred)*tileBytes, args...); err != nil {
@@ -133,6 +138,7 @@ func FWBlocked(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPai
 			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase3", Dim3{nb - 1, nb - 1, 1}, block2D, (2+withPred)*tileBytes, args...); err != nil {
 				return err
 			}
+			r.report(min((round+1)*tile, n), n)
 		}
 		return nil
 	})
@@ -181,6 +187,7 @@ func FWGaioso(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPair
 				i32(n), i32(round), d.arg(), p.arg(), primD.arg(), primP.arg()); err != nil {
 				return err
 			}
+			r.report(min((round+1)*tile, n), n)
 		}
 		return nil
 	})

@@ -65,6 +65,15 @@ type run struct {
 	bufs   []DevicePtr
 	events []Event
 	last   string // the kernel launched last, for error messages
+
+	progress func(done, total int) // Options.Progress
+}
+
+// report passes the host loop's progress to Options.Progress, if set.
+func (r *run) report(done, total int) {
+	if r.progress != nil {
+		r.progress(done, total)
+	}
 }
 
 // begin locks d for one run.

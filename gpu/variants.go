@@ -38,6 +38,11 @@ type Options struct {
 	// changes nothing. Bodra's host loop always runs n-1 passes, which is
 	// what the variants do without it.
 	EarlyExit bool
+	// Progress, when not nil, is called as the Floyd-Warshall variants'
+	// host loops go, with the pivots launched so far and n (launches are
+	// asynchronous: the last call comes when all are queued, before the
+	// device has finished). A display.Progress's Report method fits.
+	Progress func(done, total int)
 }
 
 // Variant describes one GPU variant and runs it.
