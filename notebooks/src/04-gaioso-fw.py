@@ -616,6 +616,10 @@ default:
 		verdict = "slower than fw-blocked at every size run"
 	case lo >= 0.95 && hi <= 1.05:
 		verdict = "within 5% of fw-blocked at every size run"
+	case hi <= 1.05:
+		verdict = "no faster than fw-blocked at any size run (within 5% of it, or slower)"
+	case lo >= 0.95:
+		verdict = "no slower than fw-blocked at any size run (within 5% of it, or faster)"
 	}
 	fmt.Printf("On %s, fw-gaioso was %s (fw-blocked ÷ fw-gaioso from %.2f to %.2f, mean %.2f), against the paper's ≈1.8× on a Tesla C2075.\n",
 		gpuName, verdict, lo, hi, meanOf(ratios))
