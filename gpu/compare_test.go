@@ -113,3 +113,35 @@ func checkVariant(t *testing.T, dev *Device, v Variant, tg testGraph, pred bool)
 		}
 	}
 }
+
+// checkExamples runs every variant on dev (nil: the default device) on the
+// documents' example graphs. On these (n ≤ 32) every Floyd-Warshall
+// variant relaxes in plain k order, so its Π must equal the CPU triple
+// loop's cell for cell.
+func checkExamples(t *testing.T, dev *Device) {
+	t.Helper()
+	ctx := context.Background()
+	for _, name := range graph.ExampleNames() {
+		g, err := graph.Example(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := testGraph{name: name, g: g, all: ref}
+		for _, v := range Variants() {
+			checkVariant(t, dev, v, tg, true)
+			if v.Algorithm != "Floyd-Warshall" || g.N() > 32 {
+				continue
+			}
+			res, err := v.SolveAll(ctx, g, Options{Device: dev, Pred: true})
+			if err != nil {
+				t.Errorf("%s on %s: %v", v.Name, name, err)
+			} else if !slices.Equal(res.Pred, ref.Pred) {
+				t.Errorf("%s on %s: Π = %v, the CPU triple loop's is %v", v.Name, name, res.Pred, ref.Pred)
+			}
+		}
+	}
+}

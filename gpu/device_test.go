@@ -89,30 +89,8 @@ func TestSmall(t *testing.T) {
 // Karaula's Π^(5) of Fig 3.1.
 func TestExamples(t *testing.T) {
 	testDevice(t)
+	checkExamples(t, nil)
 	ctx := context.Background()
-	for _, name := range graph.ExampleNames() {
-		g, err := graph.Example(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tg := testGraph{name: name, g: g, all: ref}
-		for _, v := range Variants() {
-			checkVariant(t, nil, v, tg, true)
-			if v.Algorithm != "Floyd-Warshall" {
-				continue
-			}
-			res, err := v.SolveAll(ctx, g, Options{Pred: true})
-			if err != nil {
-				t.Errorf("%s on %s: %v", v.Name, name, err)
-			} else if !slices.Equal(res.Pred, ref.Pred) {
-				t.Errorf("%s on %s: Π = %v, the CPU triple loop's is %v", v.Name, name, res.Pred, ref.Pred)
-			}
-		}
-	}
 	// Karaula Ex. 6: Π^(5), 1-based in the thesis (NIL = -1 here).
 	g, _ := graph.Example("karaula-fig3.1")
 	res, err := FWBlocked(ctx, g, Options{Pred: true})

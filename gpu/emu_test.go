@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -64,30 +63,7 @@ func TestEmuVariants(t *testing.T) {
 // these (n ≤ 32) every Floyd-Warshall variant relaxes in plain k order, so
 // its Π equals the CPU triple loop's.
 func TestEmuExamples(t *testing.T) {
-	ctx := context.Background()
-	for _, name := range graph.ExampleNames() {
-		g, err := graph.Example(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := testGraph{name: name, g: g, all: ref}
-		for _, v := range Variants() {
-			checkVariant(t, emulator(t), v, c, true)
-			if v.Algorithm != "Floyd-Warshall" || g.N() > 32 {
-				continue
-			}
-			res, err := v.SolveAll(ctx, g, Options{Device: emulator(t), Pred: true})
-			if err != nil {
-				t.Errorf("%s on %s: %v", v.Name, name, err)
-			} else if !slices.Equal(res.Pred, ref.Pred) {
-				t.Errorf("%s on %s: Π = %v, the CPU triple loop's is %v", v.Name, name, res.Pred, ref.Pred)
-			}
-		}
-	}
+	checkExamples(t, emulator(t))
 }
 
 // TestEmuNegativeCycles checks the negative-cycle reports on the emulator,
