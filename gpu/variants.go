@@ -95,6 +95,10 @@ var variants = []Variant{
 		Launch: "as bf-stride, relaxing only vertices whose distance changed in the previous pass", single: BFFlag},
 }
 
+// register adds a variant defined in a file of its own (pathnotes' fast
+// variants) after the documents' variants; call it from that file's init.
+func register(v Variant) { variants = append(variants, v) }
+
 // Variants returns every GPU variant, in DESIGN.md's order.
 func Variants() []Variant { return append([]Variant(nil), variants...) }
 
