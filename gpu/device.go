@@ -33,6 +33,11 @@ type DeviceInfo struct {
 	RegistersPerBlock   int
 	MaxBlock            [3]int
 	MaxGrid             [3]int
+	// Largest textures (linear 1-D, 2-D width×height, 3-D), for the
+	// device-query exercise; the kernels use no textures.
+	MaxTexture1D int
+	MaxTexture2D [2]int
+	MaxTexture3D [3]int
 }
 
 // String summarises the device on one line.
@@ -137,9 +142,13 @@ type Device struct {
 
 	mu      sync.Mutex // held by the run in progress
 	ctx     Context
-	modules map[string]Module
+	modules map[string]ModuleHandle
 	funcs   map[string]Function
 	lost    error // set when a sticky error could not be recovered from: every later call fails with it
+	// epoch counts the contexts the device has had: a Buffer or Module of
+	// the cell API made in an older one is gone.
+	epoch int
+	last  *LaunchError // the cell API's latest launch, to name it in a later error
 }
 
 var (
@@ -205,7 +214,8 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 
 // forget drops the handles of a context that is gone.
 func (d *Device) forget() {
-	d.modules = map[string]Module{}
+	d.epoch++
+	d.modules = map[string]ModuleHandle{}
 	d.funcs = map[string]Function{}
 }
 

@@ -18,13 +18,13 @@ func (d Dim3) Threads() int { return d.X * d.Y * d.Z }
 // String formats the shape as "(x,y,z)".
 func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
 
-// Module, Function and Event are a driver's opaque handles for a loaded
+// ModuleHandle, Function and Event are a driver's opaque handles for a loaded
 // module, a kernel in it and a timing event; they are valid only in the
 // Context that returned them.
 type (
-	Module   uintptr
-	Function uintptr
-	Event    uintptr
+	ModuleHandle uintptr
+	Function     uintptr
+	Event        uintptr
 )
 
 // Driver is the small interface the GPU API is built on: device discovery
@@ -64,9 +64,9 @@ type Context interface {
 	Memset32(dst DevicePtr, value uint32, count uint64) error
 	// LoadModule loads PTX text; a JIT failure is a *DriverError whose
 	// Log holds the compiler's messages.
-	LoadModule(name, ptx string) (Module, error)
+	LoadModule(name, ptx string) (ModuleHandle, error)
 	// Function looks up a kernel by name in a loaded module.
-	Function(m Module, name string) (Function, error)
+	Function(m ModuleHandle, name string) (Function, error)
 	// MaxActiveBlocks returns how many blocks of f, with this many threads
 	// and bytes of dynamic shared memory, one multiprocessor runs at once.
 	MaxActiveBlocks(f Function, blockThreads, sharedBytes int) (int, error)
@@ -85,6 +85,21 @@ type Context interface {
 	// events) and starts a fresh one: the way back from a sticky error
 	// such as an illegal address, after which every call would fail.
 	Reset() error
+}
+
+// cellContext is what the cell API (Buffer, Module, Kernel) needs of a
+// Context beyond the variants' int32 paths: copies of any element type and
+// the module variables. Both drivers implement it; a Context without it
+// (a test's fake) makes the cell API report that it is unsupported.
+type cellContext interface {
+	// CopyInBytes copies host bytes to device memory at dst.
+	CopyInBytes(dst DevicePtr, src []byte) error
+	// CopyOutBytes copies len(dst) bytes from device memory at src.
+	CopyOutBytes(dst []byte, src DevicePtr) error
+	// Global returns the address and size in bytes of a module's
+	// __device__ (.global) or __constant__ (.const) variable, as
+	// cuModuleGetGlobal does.
+	Global(m ModuleHandle, name string) (DevicePtr, uint64, error)
 }
 
 // DriverError is an error reported by the driver.

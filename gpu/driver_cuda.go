@@ -79,6 +79,16 @@ func (cudaDrv) DeviceCount() (int, error) {
 // which gorgonia.org/cu v0.9.6 does not name.
 const attrOptinShared cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
 
+// Texture limits, which gorgonia.org/cu v0.9.6 does not name either.
+const (
+	attrTex1D  cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH
+	attrTex2DW cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH
+	attrTex2DH cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT
+	attrTex3DW cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH
+	attrTex3DH cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT
+	attrTex3DD cu.DeviceAttribute = C.CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH
+)
+
 func (cudaDrv) DeviceInfo(ordinal int) (DeviceInfo, error) {
 	dev, err := cu.GetDevice(ordinal)
 	if err != nil {
@@ -106,6 +116,8 @@ func (cudaDrv) DeviceInfo(ordinal int) (DeviceInfo, error) {
 		{cu.MaxSharedMemoryPerMultiprocessor, &info.SharedPerSM}, {cu.MaxRegistersPerBlock, &info.RegistersPerBlock},
 		{cu.MaxBlockDimX, &info.MaxBlock[0]}, {cu.MaxBlockDimY, &info.MaxBlock[1]}, {cu.MaxBlockDimZ, &info.MaxBlock[2]},
 		{cu.MaxGridDimX, &info.MaxGrid[0]}, {cu.MaxGridDimY, &info.MaxGrid[1]}, {cu.MaxGridDimZ, &info.MaxGrid[2]},
+		{attrTex1D, &info.MaxTexture1D}, {attrTex2DW, &info.MaxTexture2D[0]}, {attrTex2DH, &info.MaxTexture2D[1]},
+		{attrTex3DW, &info.MaxTexture3D[0]}, {attrTex3DH, &info.MaxTexture3D[1]}, {attrTex3DD, &info.MaxTexture3D[2]},
 	}
 	for _, a := range attrs {
 		if *a.dst, err = dev.Attribute(a.a); err != nil {
@@ -195,6 +207,42 @@ func (c *cudaCtx) CopyOut(dst []int32, src DevicePtr) error {
 	})
 }
 
+func (c *cudaCtx) CopyInBytes(dst DevicePtr, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return c.do("cuMemcpyHtoD", func() error {
+		return cu.MemcpyHtoD(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src)))
+	})
+}
+
+func (c *cudaCtx) CopyOutBytes(dst []byte, src DevicePtr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return c.do("cuMemcpyDtoH", func() error {
+		return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src), int64(len(dst)))
+	})
+}
+
+// Global looks a module variable up with cuModuleGetGlobal.
+func (c *cudaCtx) Global(m ModuleHandle, name string) (DevicePtr, uint64, error) {
+	c.mu.Lock()
+	if m < 1 || int(m) > len(c.modules) {
+		c.mu.Unlock()
+		return 0, 0, fmt.Errorf("gpu: invalid module handle %d", m)
+	}
+	mod := c.modules[m-1]
+	c.mu.Unlock()
+	var p cu.DevicePtr
+	var size int64
+	err := c.do("cuModuleGetGlobal("+name+")", func() (err error) {
+		p, size, err = mod.Global(name)
+		return err
+	})
+	return DevicePtr(p), uint64(size), err
+}
+
 func (c *cudaCtx) Memset32(dst DevicePtr, value uint32, count uint64) error {
 	return c.do("cuMemsetD32", func() error { return cu.MemsetD32(cu.DevicePtr(dst), value, int64(count)) })
 }
@@ -206,7 +254,7 @@ const jitLogSize = 1 << 14
 // and info logs for the error. The log buffers are C memory because the
 // driver writes to them through pointers gorgonia.org/cu passes as
 // integers.
-func (c *cudaCtx) LoadModule(name, text string) (Module, error) {
+func (c *cudaCtx) LoadModule(name, text string) (ModuleHandle, error) {
 	errBuf := (*byte)(C.calloc(jitLogSize, 1))
 	infoBuf := (*byte)(C.calloc(jitLogSize, 1))
 	defer C.free(unsafe.Pointer(errBuf))
@@ -227,10 +275,10 @@ func (c *cudaCtx) LoadModule(name, text string) (Module, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.modules = append(c.modules, m)
-	return Module(len(c.modules)), nil
+	return ModuleHandle(len(c.modules)), nil
 }
 
-func (c *cudaCtx) Function(m Module, name string) (Function, error) {
+func (c *cudaCtx) Function(m ModuleHandle, name string) (Function, error) {
 	c.mu.Lock()
 	if m < 1 || int(m) > len(c.modules) {
 		c.mu.Unlock()

@@ -81,6 +81,10 @@ func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
 		MaxThreadsPerBlock: l.MaxThreadsPerBlock, MaxThreadsPerSM: l.MaxThreadsPerSM,
 		SharedPerBlock: l.SharedPerBlock, SharedPerBlockOptin: l.SharedPerBlock, SharedPerSM: l.SharedPerSM,
 		RegistersPerBlock: 65536, MaxBlock: l.MaxBlock, MaxGrid: l.MaxGrid,
+		// The emulator has no texture units; these are the limits CUDA's
+		// programming guide gives for compute capability 5.x to 9.0, so
+		// that a device query prints what a card of that family would.
+		MaxTexture1D: 1 << 27, MaxTexture2D: [2]int{65536, 65536}, MaxTexture3D: [3]int{16384, 16384, 16384},
 	}, nil
 }
 
@@ -220,6 +224,42 @@ func (c *emuContext) CopyOut(dst []int32, src DevicePtr) error {
 	return nil
 }
 
+func (c *emuContext) CopyInBytes(dst DevicePtr, src []byte) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if err := c.dev.Write(uint64(dst), src); err != nil {
+		return emuError("emuMemcpyHtoD", cuInvalidValue, err, false)
+	}
+	return nil
+}
+
+func (c *emuContext) CopyOutBytes(dst []byte, src DevicePtr) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if err := c.dev.Read(uint64(src), dst); err != nil {
+		return emuError("emuMemcpyDtoH", cuInvalidValue, err, false)
+	}
+	return nil
+}
+
+// Global finds a .global or .const variable; the emulator keeps .const
+// variables in global memory too, as a GPU does.
+func (c *emuContext) Global(m ModuleHandle, name string) (DevicePtr, uint64, error) {
+	if err := c.check(); err != nil {
+		return 0, 0, err
+	}
+	if m < 1 || int(m) > len(c.modules) {
+		return 0, 0, emuError("emuModuleGetGlobal", cuInvalidHandle, fmt.Errorf("no module %d", m), false)
+	}
+	addr, size, err := c.modules[m-1].Global(name)
+	if err != nil {
+		return 0, 0, emuError("emuModuleGetGlobal", cuNotFound, err, false)
+	}
+	return DevicePtr(addr), size, nil
+}
+
 func (c *emuContext) Memset32(dst DevicePtr, value uint32, count uint64) error {
 	if err := c.check(); err != nil {
 		return err
@@ -232,7 +272,7 @@ func (c *emuContext) Memset32(dst DevicePtr, value uint32, count uint64) error {
 
 // LoadModule decodes the PTX; unsupported instructions fail it like a JIT
 // error, with the list in Log.
-func (c *emuContext) LoadModule(name, ptx string) (Module, error) {
+func (c *emuContext) LoadModule(name, ptx string) (ModuleHandle, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}
@@ -242,10 +282,10 @@ func (c *emuContext) LoadModule(name, ptx string) (Module, error) {
 			Detail: "the PTX emulator cannot run this module", Log: err.Error()}
 	}
 	c.modules = append(c.modules, m)
-	return Module(len(c.modules)), nil
+	return ModuleHandle(len(c.modules)), nil
 }
 
-func (c *emuContext) Function(m Module, name string) (Function, error) {
+func (c *emuContext) Function(m ModuleHandle, name string) (Function, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}

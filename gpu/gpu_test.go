@@ -322,14 +322,14 @@ type fakeContext struct {
 
 var errFake = errors.New("fake context: not supported")
 
-func (f *fakeContext) MemInfo() (uint64, uint64, error)          { return f.free, f.total, nil }
-func (f *fakeContext) Alloc(uint64) (DevicePtr, error)           { return 4096, nil }
-func (f *fakeContext) Free(DevicePtr) error                      { return nil }
-func (f *fakeContext) CopyIn(DevicePtr, []int32) error           { return nil }
-func (f *fakeContext) CopyOut([]int32, DevicePtr) error          { return errFake }
-func (f *fakeContext) Memset32(DevicePtr, uint32, uint64) error  { return nil }
-func (f *fakeContext) LoadModule(string, string) (Module, error) { return 1, nil }
-func (f *fakeContext) Function(Module, string) (Function, error) { return 1, nil }
+func (f *fakeContext) MemInfo() (uint64, uint64, error)                { return f.free, f.total, nil }
+func (f *fakeContext) Alloc(uint64) (DevicePtr, error)                 { return 4096, nil }
+func (f *fakeContext) Free(DevicePtr) error                            { return nil }
+func (f *fakeContext) CopyIn(DevicePtr, []int32) error                 { return nil }
+func (f *fakeContext) CopyOut([]int32, DevicePtr) error                { return errFake }
+func (f *fakeContext) Memset32(DevicePtr, uint32, uint64) error        { return nil }
+func (f *fakeContext) LoadModule(string, string) (ModuleHandle, error) { return 1, nil }
+func (f *fakeContext) Function(ModuleHandle, string) (Function, error) { return 1, nil }
 func (f *fakeContext) MaxActiveBlocks(Function, int, int) (int, error) {
 	return 1, nil
 }

@@ -174,6 +174,9 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, grid, block Dim3, shared
 	if err != nil {
 		return Stats{}, err
 	}
+	if err := k.mod.loadConst(); err != nil {
+		return Stats{}, &LaunchError{Kernel: k.name, Msg: "reading the constant bank: " + err.Error()}
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}

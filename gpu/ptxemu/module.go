@@ -15,8 +15,13 @@ type Module struct {
 	dev       *Device
 	kernels   map[string]*Kernel
 	globals   map[string]allocation // .global variables, in device memory
-	constBank []byte                // .const variables
+	constBank []byte                // .const variables, as the kernels read them
 	constOff  map[string]int
+	constSize map[string]int
+	// constAddr is the global allocation that backs the constant bank, so
+	// that the host writes it as cudaMemcpyToSymbol does; each launch
+	// copies it into constBank first (0 when the module has no .const).
+	constAddr uint64
 	vars      []*varDecl // module-scope .shared and .local variables
 }
 
@@ -96,14 +101,42 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 	return nil, fmt.Errorf("ptx module %s has no kernel %q (kernels: %s)", m.name, name, strings.Join(m.Kernels(), ", "))
 }
 
-// Global returns the device address and size of the module's .global
-// variable name, as cuModuleGetGlobal does, so that the host can read or
-// write it.
+// Global returns the device address and size of the module's .global or
+// .const variable name, as cuModuleGetGlobal does, so that the host can
+// read or write it (Device.Read, Device.Write). A .const variable lives in
+// a global allocation that every launch of the module's kernels copies
+// into the constant bank first, so a host write shows in the next launch.
 func (m *Module) Global(name string) (addr, size uint64, err error) {
 	if a, ok := m.globals[name]; ok {
 		return a.addr, a.size, nil
 	}
-	return 0, 0, fmt.Errorf("ptx module %s has no .global variable %q", m.name, name)
+	if off, ok := m.constOff[name]; ok {
+		return m.constAddr + uint64(off), uint64(m.constSize[name]), nil
+	}
+	return 0, 0, fmt.Errorf("ptx module %s has no .global or .const variable %q", m.name, name)
+}
+
+// loadConst refreshes the constant bank from its global allocation, before
+// a launch. The device's lock is held.
+func (m *Module) loadConst() error {
+	if m.constAddr == 0 {
+		return nil
+	}
+	return m.dev.mem.read(m.constAddr, m.constBank)
+}
+
+// placeConstBank allocates the global memory behind the constant bank once
+// every variable is placed, holding the initializers.
+func (m *Module) placeConstBank() error {
+	if len(m.constBank) == 0 {
+		return nil
+	}
+	addr, err := m.dev.mem.alloc(uint64(len(m.constBank)), fmt.Sprintf("module %s constant bank", m.name))
+	if err != nil {
+		return fmt.Errorf("ptx module %s: constant bank of %d bytes: %w", m.name, len(m.constBank), err)
+	}
+	m.constAddr = addr
+	return m.dev.mem.write(addr, m.constBank)
 }
 
 // Load parses PTX text and decodes every kernel in it. Unsupported
@@ -117,7 +150,7 @@ func (d *Device) Load(name, text string) (*Module, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m := &Module{name: name, dev: d, kernels: map[string]*Kernel{}, globals: map[string]allocation{}, constOff: map[string]int{}}
+	m := &Module{name: name, dev: d, kernels: map[string]*Kernel{}, globals: map[string]allocation{}, constOff: map[string]int{}, constSize: map[string]int{}}
 	var errs []error
 	report := func(err error) {
 		var ue *UnsupportedError
@@ -135,6 +168,9 @@ func (d *Device) Load(name, text string) (*Module, error) {
 			report(err)
 		}
 	}
+	if err := m.placeConstBank(); err != nil {
+		report(err)
+	}
 	for _, f := range pm.funcs {
 		if !f.entry || !f.hasBody {
 			continue
@@ -150,6 +186,9 @@ func (d *Device) Load(name, text string) (*Module, error) {
 	if len(errs) > 0 {
 		for _, a := range m.globals {
 			_ = d.mem.free(a.addr) // undo the variables of a module that failed
+		}
+		if m.constAddr != 0 {
+			_ = d.mem.free(m.constAddr)
 		}
 		le := &LoadError{Module: name, Errs: errs}
 		if len(errs) > maxLoadErrors {
@@ -189,6 +228,7 @@ func (m *Module) placeVar(v *varDecl) error {
 		m.constBank = append(m.constBank, make([]byte, off-len(m.constBank))...)
 		m.constBank = append(m.constBank, init...)
 		m.constOff[v.name] = off
+		m.constSize[v.name] = len(init)
 	default:
 		m.vars = append(m.vars, v)
 	}

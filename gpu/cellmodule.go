@@ -1,0 +1,495 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Module is PTX text loaded into a device (cuModuleLoadData): its kernels
+// and its __device__ and __constant__ variables. A module loaded before
+// the device's context was reset (after a kernel fault) is gone: load it
+// again.
+type Module struct {
+	dev     *Device
+	name    string
+	handle  ModuleHandle
+	epoch   int
+	ptx     string
+	decls   ptxDecls
+	kernels map[string]*Kernel // by PTX name, made on first use
+	// varTypes are element types the CUDA source declares (an int array
+	// is a .b8 array in PTX), preferred to the PTX type.
+	varTypes map[string]ElemType
+	// Origin says where the PTX came from ("nvcc 11.8", "%%ptx cell"),
+	// for the magics' summaries.
+	Origin string
+}
+
+// Kernel is a __global__ function of a Module, ready to launch.
+type Kernel struct {
+	mod   *Module
+	entry ptxEntry
+	fn    Function
+	epoch int // of fn
+}
+
+// LoadPTX loads PTX text into the device as a module called name (the
+// name shows in error messages). The driver compiles it for the device
+// (the cuda driver's JIT; the emulator decodes it, and fails on
+// instructions it does not run); a compile error carries the log.
+func (d *Device) LoadPTX(name, ptx string) (*Module, error) {
+	decls, err := parsePTXDecls(ptx)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: LoadPTX %s: %w", name, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := d.cellContext(); err != nil {
+		return nil, err
+	}
+	h, err := d.ctx.LoadModule(name, ptx)
+	if err != nil {
+		return nil, d.cellErr(err, "loading PTX module %s on %s", name, d.info.Name)
+	}
+	return &Module{dev: d, name: name, handle: h, epoch: d.epoch, ptx: ptx, decls: decls,
+		kernels: map[string]*Kernel{}, varTypes: map[string]ElemType{}}, nil
+}
+
+// Name returns the module's name.
+func (m *Module) Name() string { return m.name }
+
+// PTX returns the module's PTX text.
+func (m *Module) PTX() string { return m.ptx }
+
+// Device returns the device the module is loaded in.
+func (m *Module) Device() *Device { return m.dev }
+
+// Kernels returns the names of the module's kernels as the source names
+// them (C++ names demangled: "vecAdd", not "_Z6vecAddPfS_S_i"), in the
+// order of the PTX; overloads that share a name are listed by PTX name.
+func (m *Module) Kernels() []string {
+	count := map[string]int{}
+	for _, e := range m.decls.Entries {
+		count[demangle(e.Name)]++
+	}
+	names := make([]string, 0, len(m.decls.Entries))
+	for _, e := range m.decls.Entries {
+		if n := demangle(e.Name); count[n] == 1 {
+			names = append(names, n)
+		} else {
+			names = append(names, e.Name)
+		}
+	}
+	return names
+}
+
+// Vars returns the names of the module's __device__ and __constant__
+// variables.
+func (m *Module) Vars() []string {
+	var names []string
+	for _, v := range m.decls.Vars {
+		if !strings.HasPrefix(v.Name, "$str") { // printf's format strings
+			names = append(names, v.Name)
+		}
+	}
+	return names
+}
+
+// String summarises the module: its kernels with their parameters, and
+// its variables.
+func (m *Module) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "module %s on %s:", m.name, m.dev.info.Name)
+	names := m.Kernels()
+	for i, e := range m.decls.Entries {
+		fmt.Fprintf(&sb, " %s", signature(names[i], e))
+		if i < len(names)-1 {
+			sb.WriteString(",")
+		}
+	}
+	if vars := m.Vars(); len(vars) > 0 {
+		fmt.Fprintf(&sb, "; variables %s", strings.Join(vars, ", "))
+	}
+	return sb.String()
+}
+
+// signature formats a kernel as "vecAdd(.u64 a, .u32 n)", with PTX
+// parameter names shortened to what follows the kernel's name.
+func signature(name string, e ptxEntry) string {
+	ps := make([]string, len(e.Params))
+	for i, p := range e.Params {
+		p.Name = strings.TrimPrefix(p.Name, e.Name+"_")
+		ps[i] = p.String()
+	}
+	return name + "(" + strings.Join(ps, ", ") + ")"
+}
+
+// usable checks that the module's context is the device's. d.mu is held.
+func (m *Module) usable() error {
+	if _, err := m.dev.cellContext(); err != nil {
+		return err
+	}
+	if m.epoch != m.dev.epoch {
+		return fmt.Errorf("gpu: module %s was lost when the device's context was reset after a kernel fault; load it again (run its %%%%cuda or %%%%ptx cell again)", m.name)
+	}
+	return nil
+}
+
+// Kernel returns the kernel called name: its source name ("vecAdd") or
+// its PTX name ("_Z6vecAddPfS_S_i"). The error lists the kernels the
+// module has.
+func (m *Module) Kernel(name string) (*Kernel, error) {
+	var found []ptxEntry
+	for _, e := range m.decls.Entries {
+		if e.Name == name {
+			found = []ptxEntry{e}
+			break
+		}
+		if demangle(e.Name) == name {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("gpu: module %s has no kernel %q (kernels: %s)", m.name, name, listOrNone(m.Kernels()))
+	case 1:
+	default:
+		names := make([]string, len(found))
+		for i, e := range found {
+			names[i] = e.Name
+		}
+		return nil, fmt.Errorf("gpu: module %s has %d kernels called %s (overloads): name one by its PTX name: %s",
+			m.name, len(found), name, strings.Join(names, ", "))
+	}
+	m.dev.mu.Lock()
+	defer m.dev.mu.Unlock()
+	if k, ok := m.kernels[found[0].Name]; ok {
+		return k, nil
+	}
+	k := &Kernel{mod: m, entry: found[0]}
+	m.kernels[found[0].Name] = k
+	return k, nil
+}
+
+// listOrNone joins names, or says "none".
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// Var returns a __device__ (.global) or __constant__ (.const) variable of
+// the module as a Buffer (cuModuleGetGlobal), to write from the host as
+// cudaMemcpyToSymbol does and read back as cudaMemcpyFromSymbol does.
+// Its element type is the one the CUDA source declares, where the module
+// came from a %%cuda cell, else the PTX type's (.f32 Float32, .u32 and
+// .b32 Uint32, .s32 Int32, .f64 Float64; a .b8 array, as nvcc declares
+// every array, Uint32); VarAs picks another. An array gives Len > 1.
+func (m *Module) Var(name string) (*Buffer, error) { return m.VarAs(name, 0) }
+
+// VarAs is Var with the element type t (0: as Var decides), for a .b8
+// array that holds floats, say.
+func (m *Module) VarAs(name string, t ElemType) (*Buffer, error) {
+	var decl *ptxVar
+	for i := range m.decls.Vars {
+		if m.decls.Vars[i].Name == name {
+			decl = &m.decls.Vars[i]
+		}
+	}
+	if decl == nil {
+		return nil, fmt.Errorf("gpu: module %s has no __device__ or __constant__ variable %q (variables: %s)", m.name, name, listOrNone(m.Vars()))
+	}
+	if t == 0 {
+		t = m.varTypes[name]
+	}
+	if t == 0 {
+		var ok bool
+		if t, ok = ptxElemType(decl.Type); !ok {
+			return nil, fmt.Errorf("gpu: module %s: variable %s is .%s, which is none of int32, uint32, float32, float64 (use VarAs to read its bytes as one of them)", m.name, name, decl.Type)
+		}
+	}
+	if !t.valid() {
+		return nil, fmt.Errorf("gpu: VarAs %s: unknown element type %v", name, t)
+	}
+	m.dev.mu.Lock()
+	defer m.dev.mu.Unlock()
+	if err := m.usable(); err != nil {
+		return nil, err
+	}
+	c, _ := m.dev.cellContext()
+	addr, size, err := c.Global(m.handle, name)
+	if err != nil {
+		return nil, m.dev.cellErr(err, "variable %s of module %s", name, m.name)
+	}
+	if size%uint64(t.Size()) != 0 {
+		return nil, fmt.Errorf("gpu: module %s: variable %s has %d bytes, not a whole number of %s", m.name, name, size, t)
+	}
+	return &Buffer{dev: m.dev, ptr: addr, n: int(size / uint64(t.Size())), typ: t, epoch: m.epoch,
+		variable: m.name + "." + name}, nil
+}
+
+// ptxElemType is the Buffer type of a PTX variable type.
+func ptxElemType(ptx string) (ElemType, bool) {
+	switch ptx {
+	case "s32":
+		return Int32, true
+	case "u32", "b32", "b8":
+		return Uint32, true
+	case "f32":
+		return Float32, true
+	case "f64":
+		return Float64, true
+	}
+	return 0, false
+}
+
+// Name returns the kernel's name as its source spells it.
+func (k *Kernel) Name() string { return demangle(k.entry.Name) }
+
+// PTXName returns the kernel's name in the PTX (mangled, for C++).
+func (k *Kernel) PTXName() string { return k.entry.Name }
+
+// Signature formats the kernel with its PTX parameters, e.g.
+// "vecAdd(.u64 param_0, .u64 param_1, .u32 param_2)".
+func (k *Kernel) Signature() string { return signature(k.Name(), k.entry) }
+
+// Launch enqueues the kernel on grid blocks of block threads, as
+// kernel<<<grid, block>>>(args...) does; it returns before the kernel ends
+// (call Synchronize, or read a buffer, to wait). Arguments, in the order
+// of the kernel's parameters (numbered from 0, as PTX numbers them):
+// *Buffer (its address), int (as int32, or int64 for a 64-bit
+// parameter; an error if it does not fit), int32, uint32, int64, uint64,
+// float32, float64, DevicePtr. Their count and sizes are checked against
+// the kernel's .param list. A configuration the device cannot run is a
+// *LaunchError with code 9 (cudaErrorInvalidConfiguration); a fault in the
+// kernel is reported by the next call that waits for it.
+func (k *Kernel) Launch(grid, block Dim3, args ...any) error {
+	return k.LaunchShared(grid, block, 0, args...)
+}
+
+// LaunchShared is Launch with sharedBytes of dynamic shared memory per
+// block (the extern __shared__ array), as <<<grid, block, shared>>>.
+func (k *Kernel) LaunchShared(grid, block Dim3, sharedBytes int, args ...any) error {
+	d := k.mod.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return k.launch(grid, block, sharedBytes, args)
+}
+
+// Time launches the kernel between two CUDA events and waits for it,
+// returning the device time between them. On the emulator the time is the
+// interpreter's on the CPU, which says nothing about a GPU.
+func (k *Kernel) Time(grid, block Dim3, sharedBytes int, args ...any) (time.Duration, error) {
+	d := k.mod.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := k.mod.usable(); err != nil {
+		return 0, err
+	}
+	var events [2]Event
+	for i := range events {
+		e, err := d.ctx.NewEvent()
+		if err != nil {
+			return 0, d.cellErr(err, "creating an event")
+		}
+		events[i] = e
+		defer func() { _ = d.ctx.DestroyEvent(e) }()
+	}
+	if err := d.ctx.Record(events[0]); err != nil {
+		return 0, d.cellErr(err, "recording an event")
+	}
+	if err := k.launch(grid, block, sharedBytes, args); err != nil {
+		return 0, err
+	}
+	if err := d.ctx.Record(events[1]); err != nil {
+		return 0, d.cellErr(err, "recording an event")
+	}
+	dt, err := d.ctx.Elapsed(events[0], events[1])
+	if err != nil {
+		return 0, d.cellErr(err, "timing kernel %s", k.Name())
+	}
+	if err := d.ctx.Synchronize(); err != nil {
+		return 0, d.cellErr(err, "kernel %s", k.Name())
+	}
+	return dt, nil
+}
+
+// launch checks and enqueues a launch. d.mu is held.
+func (k *Kernel) launch(grid, block Dim3, shared int, args []any) error {
+	d := k.mod.dev
+	if err := k.mod.usable(); err != nil {
+		return err
+	}
+	vals, err := k.values(args)
+	if err != nil {
+		return err
+	}
+	if err := checkConfig(d.info, k.Name(), grid, block, shared); err != nil {
+		return err
+	}
+	if k.epoch != d.epoch || k.fn == 0 {
+		fn, err := d.ctx.Function(k.mod.handle, k.entry.Name)
+		if err != nil {
+			return d.cellErr(err, "kernel %s of module %s", k.Name(), k.mod.name)
+		}
+		k.fn, k.epoch = fn, d.epoch
+	}
+	d.last = &LaunchError{Kernel: k.Name(), Grid: grid, Block: block, Shared: shared}
+	if err := d.ctx.Launch(k.fn, grid, block, shared, vals); err != nil {
+		if isSticky(err) {
+			return d.cellErr(err, "launching %s", k.Name())
+		}
+		le := &LaunchError{Kernel: k.Name(), Grid: grid, Block: block, Shared: shared, Err: err, Code: ErrorCode(err)}
+		var de *DriverError
+		if errors.As(err, &de) {
+			le.Detail = de.Detail
+		} else {
+			le.Code, le.Detail = 999, err.Error()
+		}
+		le.Name, le.Message = runtimeError(le.Code)
+		return le
+	}
+	return nil
+}
+
+// values converts launch arguments to parameter slots, checking them
+// against the kernel's .param list. d.mu is held (buffers are checked).
+func (k *Kernel) values(args []any) ([]uint64, error) {
+	ps := k.entry.Params
+	if len(args) != len(ps) {
+		return nil, fmt.Errorf("kernel %s: %d arguments for %d parameters: %s", k.Name(), len(args), len(ps), k.Signature())
+	}
+	vals := make([]uint64, len(args))
+	for i, a := range args {
+		p := ps[i]
+		float := p.Type == "f32" || p.Type == "f64"
+		mismatch := func(hint string) error {
+			msg := fmt.Sprintf("kernel %s: argument %d is %s but parameter %d is .%s", k.Name(), i, argKind(a), i, p.Type)
+			if hint != "" {
+				msg += " (" + hint + ")"
+			}
+			return fmt.Errorf("%s; the kernel is %s", msg, k.Signature())
+		}
+		if p.Size > 8 || p.Type == "b8" && p.Size > 1 {
+			return nil, fmt.Errorf("kernel %s: parameter %d is a %d-byte aggregate (a struct passed by value); the cell API passes scalars and pointers only", k.Name(), i, p.Size)
+		}
+		switch v := a.(type) {
+		case *Buffer:
+			if p.Size != 8 || float {
+				return nil, mismatch("a buffer is a 64-bit address")
+			}
+			if err := v.use(); err != nil {
+				return nil, fmt.Errorf("kernel %s: argument %d: %w", k.Name(), i, err)
+			}
+			if v.dev != k.mod.dev {
+				return nil, fmt.Errorf("kernel %s: argument %d: %s is on another device", k.Name(), i, v)
+			}
+			vals[i] = uint64(v.ptr)
+		case DevicePtr:
+			if p.Size != 8 || float {
+				return nil, mismatch("an address is 64 bits")
+			}
+			vals[i] = uint64(v)
+		case int:
+			switch {
+			case float:
+				return nil, mismatch(fmt.Sprintf("pass %s(%d)", goFloat(p.Type), v))
+			case p.Size == 8:
+				vals[i] = uint64(v)
+			case p.Size == 4 && (v < math.MinInt32 || v > math.MaxUint32 || v > math.MaxInt32 && p.Type == "s32"):
+				return nil, fmt.Errorf("kernel %s: argument %d = %d does not fit parameter %d (.%s)", k.Name(), i, v, i, p.Type)
+			case p.Size == 4:
+				vals[i] = uint64(uint32(v))
+			default:
+				return nil, mismatch(fmt.Sprintf("a %d-byte parameter", p.Size))
+			}
+		case int32, uint32:
+			if p.Size != 4 || float {
+				return nil, mismatch("")
+			}
+			vals[i] = uint64(toUint32(v))
+		case int64, uint64:
+			if p.Size != 8 || float {
+				return nil, mismatch("")
+			}
+			vals[i] = toUint64(v)
+		case float32:
+			if p.Type != "f32" && p.Type != "b32" {
+				return nil, mismatch("")
+			}
+			vals[i] = uint64(math.Float32bits(v))
+		case float64:
+			switch p.Type {
+			case "f64", "b64":
+				vals[i] = math.Float64bits(v)
+			case "f32":
+				return nil, mismatch("pass float32(x) for a float parameter")
+			default:
+				return nil, mismatch("")
+			}
+		default:
+			return nil, fmt.Errorf("kernel %s: argument %d has type %T; want *gpu.Buffer, int, int32, uint32, int64, uint64, float32, float64 or gpu.DevicePtr", k.Name(), i, a)
+		}
+	}
+	return vals, nil
+}
+
+// argKind names an argument's Go type for messages.
+func argKind(a any) string {
+	if _, ok := a.(*Buffer); ok {
+		return "*gpu.Buffer"
+	}
+	return fmt.Sprintf("%T", a)
+}
+
+// goFloat is the Go type of a float parameter.
+func goFloat(ptx string) string {
+	if ptx == "f64" {
+		return "float64"
+	}
+	return "float32"
+}
+
+func toUint32(v any) uint32 {
+	if x, ok := v.(int32); ok {
+		return uint32(x)
+	}
+	return v.(uint32)
+}
+
+func toUint64(v any) uint64 {
+	if x, ok := v.(int64); ok {
+		return uint64(x)
+	}
+	return v.(uint64)
+}
+
+// Synchronize waits for every launch on the device to finish, as
+// cudaDeviceSynchronize does, and returns the first kernel fault as a
+// *LaunchError (after which the device has reset its context).
+func (d *Device) Synchronize() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.lost != nil {
+		return d.lost
+	}
+	return d.cellErr(d.ctx.Synchronize(), "synchronizing %s", d.info.Name)
+}
+
+// Dim builds a Dim3 from one to three sizes, the missing ones 1:
+// Dim(256) is (256,1,1), Dim(8, 6) is (8,6,1), Dim(4, 2, 2) is (4,2,2).
+// Sizes beyond three are ignored.
+func Dim(x int, yz ...int) Dim3 {
+	d := Dim3{x, 1, 1}
+	if len(yz) > 0 {
+		d.Y = yz[0]
+	}
+	if len(yz) > 1 {
+		d.Z = yz[1]
+	}
+	return d
+}

@@ -1,0 +1,131 @@
+package gpu
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// The kernels of %%cuda and %%ptx cells: each cell loads a module on the
+// default device and registers it here, so that a Go cell launches its
+// kernels by name. A later definition of a name wins, as a later cell
+// redefines a Go function.
+
+var cells struct {
+	sync.Mutex
+	mods []*Module // in load order; a module replaced by name is removed
+}
+
+// LoadCellPTX loads PTX text on the default device as module name and
+// registers its kernels and variables for GetKernel, GetVar and Launch,
+// replacing a module of the same name. The %%ptx and %%cuda magics call it.
+func LoadCellPTX(name, ptx string) (*Module, error) {
+	return loadCell(name, ptx, "PTX", nil)
+}
+
+// loadCell loads and registers a cell module; varTypes are the element
+// types the CUDA source gives its variables (nil for PTX).
+func loadCell(name, ptx, origin string, varTypes map[string]ElemType) (*Module, error) {
+	d, err := Default()
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.LoadPTX(name, ptx)
+	if err != nil {
+		return nil, err
+	}
+	m.Origin = origin
+	for k, v := range varTypes {
+		m.varTypes[k] = v
+	}
+	cells.Lock()
+	defer cells.Unlock()
+	kept := cells.mods[:0]
+	for _, old := range cells.mods {
+		if old.name != name {
+			kept = append(kept, old)
+		}
+	}
+	cells.mods = append(kept, m)
+	return m, nil
+}
+
+// CellModules returns the modules of the cells, oldest first.
+func CellModules() []*Module {
+	cells.Lock()
+	defer cells.Unlock()
+	return append([]*Module(nil), cells.mods...)
+}
+
+// GetKernel returns the kernel called name (as the source names it) of the
+// latest cell module that has one. The error lists the known kernels.
+func GetKernel(name string) (*Kernel, error) {
+	mods := CellModules()
+	for i := len(mods) - 1; i >= 0; i-- {
+		for _, k := range mods[i].Kernels() {
+			if k == name || demangle(k) == name {
+				return mods[i].Kernel(k)
+			}
+		}
+	}
+	var known []string
+	for _, m := range mods {
+		for _, k := range m.Kernels() {
+			known = append(known, m.name+"."+k)
+		}
+	}
+	if len(known) == 0 {
+		return nil, fmt.Errorf("gpu: no cell kernel %q: no %%%%cuda or %%%%ptx cell has been run", name)
+	}
+	return nil, fmt.Errorf("gpu: no cell kernel %q (known: %s)", name, strings.Join(known, ", "))
+}
+
+// GetVar returns the __device__ or __constant__ variable called name of
+// the latest cell module that has one (see Module.Var).
+func GetVar(name string) (*Buffer, error) {
+	mods := CellModules()
+	var known []string
+	for i := len(mods) - 1; i >= 0; i-- {
+		for _, v := range mods[i].Vars() {
+			if v == name {
+				return mods[i].Var(name)
+			}
+			known = append(known, mods[i].name+"."+v)
+		}
+	}
+	return nil, fmt.Errorf("gpu: no cell variable %q (known: %s)", name, listOrNone(known))
+}
+
+// Launch launches the cell kernel called name: GetKernel, then
+// Kernel.Launch.
+func Launch(name string, grid, block Dim3, args ...any) error {
+	k, err := GetKernel(name)
+	if err != nil {
+		return err
+	}
+	return k.Launch(grid, block, args...)
+}
+
+// describeCells lists the cell modules for Describe's callers (%gpu).
+func describeCells() string {
+	mods := CellModules()
+	if len(mods) == 0 {
+		return "cell modules: none (define kernels in %%cuda or %%ptx cells)"
+	}
+	var sb strings.Builder
+	sb.WriteString("cell modules:")
+	for _, m := range mods {
+		fmt.Fprintf(&sb, "\n  %s (%s, %s)", m, m.Origin, ageOf(m))
+	}
+	return sb.String()
+}
+
+// ageOf says whether a module is still loaded.
+func ageOf(m *Module) string {
+	m.dev.mu.Lock()
+	defer m.dev.mu.Unlock()
+	if m.epoch != m.dev.epoch {
+		return "lost in a context reset"
+	}
+	return "loaded"
+}
