@@ -146,8 +146,15 @@ func (v Variant) Launches(n int) int {
 // String names the variant and its source.
 func (v Variant) String() string { return v.Name + " (" + v.Algorithm + ", " + v.Source + ")" }
 
-// AllPairs runs the all-pairs variant called name.
+// AllPairs runs the all-pairs variant called name. Name "" or "auto"
+// picks one by PickAllPairs's rule: Floyd-Warshall (fw-fast) for graphs
+// with negative arcs or more than n²/50 arcs, apsp-batched for sparser
+// ones with non-negative weights. The result's Solver field and
+// opts.Stats.Variant name the variant that ran.
 func AllPairs(ctx context.Context, name string, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
+	if name == "" || name == "auto" {
+		name = PickAllPairs(g)
+	}
 	v, err := Lookup(name)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,190 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// VariantAPSPBatched is pathnotes' all-pairs variant for sparse graphs.
+const VariantAPSPBatched = "apsp-batched"
+
+func init() {
+	register(Variant{Name: VariantAPSPBatched, Algorithm: "Dijkstra", AllPairs: true,
+		Source: "pathnotes (DESIGN.md's performance goal): sssp-fast's near-far worklists, one source per block, batches of sources",
+		Launch: "per batch one launch of resident 256-thread blocks, each taking sources from a counter, and one unpack launch",
+		all:    APSPBatched})
+}
+
+// apspScratch is the int32 scratch of one apsp_batch block, in n-vectors:
+// relaxed, stamp, infar, two worklists and two far piles.
+const apspScratch = 7
+
+// APSPBatched runs variant "apsp-batched": all pairs of a sparse graph
+// with non-negative weights as n independent single-source problems, many
+// at once. Each block of a launch takes the next source of the batch from
+// a counter and solves it alone with sssp-fast's near-far worklists (block
+// barriers instead of grid ones, its own 7n ints of scratch), writing a
+// row of packed (distance, predecessor) words into a batch×n slab; an
+// unpack launch splits the slab into distance and predecessor rows, which
+// are copied straight into the result's rows. The batch is as many sources
+// as three quarters of the free device memory hold (16 bytes per vertex
+// per source with predecessors, 12 without), so that a graph of tens of
+// thousands of vertices runs in one batch; ctx is checked between
+// batches. The host result needs one n×n int32 matrix (two with
+// opts.Pred), checked with graph.CheckMatrixSize.
+func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
+	return APSPBatchedTuned(ctx, g, opts, FastTuning{})
+}
+
+// APSPBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
+// Group, Batch; Blocks caps the blocks per launch).
+func APSPBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun FastTuning) (*graph.AllPairs, error) {
+	const name = VariantAPSPBatched
+	tun, err := tun.resolve(g, name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := start(ctx, g, name, false, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer r.end()
+	n := g.N()
+	matrices := 1
+	if opts.Pred {
+		matrices = 2
+	}
+	if err := graph.CheckMatrixSize(n, matrices); err != nil {
+		return nil, fmt.Errorf("%s: host memory: %w", name, err)
+	}
+	res := &graph.AllPairs{N: n, Dist: make([]int32, n*n), Labels: slices.Clone(g.Labels()), Solver: name}
+	if opts.Pred {
+		res.Pred = make([]int32, n*n)
+	}
+	if n == 0 {
+		return res, nil
+	}
+	gr, err := r.uploadCSR(g)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := r.residentBlocks("apsp_batch", tun.Block)
+	if err != nil {
+		return nil, err
+	}
+	if r.dev.Driver() == "emu" {
+		// No grid barrier here: any grid runs; keep a few blocks per worker
+		// so that sources of different lengths balance.
+		blocks *= 4
+	}
+	if tun.Blocks > 0 {
+		blocks = min(blocks, tun.Blocks)
+	}
+	perSource := uint64(n) * uint64(2+1+matrices-1) * 4 // packed slab (2), distances, predecessors
+	batch, blocks, err := r.batchSize(n, tun.Batch, blocks, perSource)
+	if err != nil {
+		return nil, err
+	}
+	slab, err := r.alloc(2 * batch * n)
+	if err != nil {
+		return nil, err
+	}
+	dist, pred, err := r.allocOut(batch*n, opts.Pred)
+	if err != nil {
+		return nil, err
+	}
+	scratch, err := r.alloc(blocks * apspScratch * n)
+	if err != nil {
+		return nil, err
+	}
+	next, err := r.alloc(1)
+	if err != nil {
+		return nil, err
+	}
+	for first := 0; first < n; first += batch {
+		count := min(batch, n-first)
+		err := r.kernels(func() error {
+			if err := r.fill(next, 0); err != nil {
+				return err
+			}
+			if err := r.launch(ssspModule, "apsp_batch", Dim3{min(blocks, count), 1, 1}, Dim3{tun.Block, 1, 1}, 0,
+				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), next.arg(),
+				i32(tun.Delta), i32(tun.Group)); err != nil {
+				return err
+			}
+			return r.unpack(slab, count*n, dist, pred)
+		})
+		if err != nil {
+			return nil, err
+		}
+		rows := res.Dist[first*n : (first+count)*n]
+		if err := r.download(rows, buffer{dist.ptr, count * n}); err != nil {
+			return nil, err
+		}
+		if opts.Pred {
+			if err := r.download(res.Pred[first*n:(first+count)*n], buffer{pred.ptr, count * n}); err != nil {
+				return nil, err
+			}
+		}
+		r.report(first+count, n)
+	}
+	if err := checkResult(res.Dist, n, false, name); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// batchSize picks how many sources one apsp_batch launch solves: want if
+// set, else as many as three quarters of the free device memory hold
+// beside the blocks' scratch (at most n), and trims the blocks to the
+// batch. It reports the memory needed when not even one source fits.
+func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut int, err error) {
+	free, _, err := r.dev.ctx.MemInfo()
+	if err != nil {
+		return 0, 0, r.fail(err, "reading free device memory")
+	}
+	scratchPerBlock := uint64(apspScratch*n) * 4
+	batch = want
+	if batch == 0 {
+		budget := free / 4 * 3
+		blocks = max(1, min(blocks, int(budget/2/scratchPerBlock)))
+		left := budget - min(budget, uint64(blocks)*scratchPerBlock)
+		batch = int(min(uint64(n), left/perSource))
+	}
+	batch = max(1, min(batch, n))
+	blocks = max(1, min(blocks, batch))
+	need := uint64(batch)*perSource + uint64(blocks)*scratchPerBlock
+	if err := r.reserve(need, fmt.Sprintf("n=%d, a batch of %d sources on %d blocks", n, batch, blocks)); err != nil {
+		return 0, 0, err
+	}
+	return batch, blocks, nil
+}
+
+// PickAllPairs is the rule by which AllPairs chooses a variant for name ""
+// or "auto": Floyd-Warshall (fw-fast, or fw-blocked where fw-fast is not
+// built in) for graphs with negative arcs, which the Dijkstra family cannot
+// take, and for dense graphs; apsp-batched for sparse ones, those with at
+// most n²/50 arcs (and more than 64 vertices: below that everything takes
+// microseconds and Floyd-Warshall's fixed shape wins). Floyd-Warshall does
+// n³ min-plus steps whatever the arcs; apsp-batched does about c·n·m
+// relaxations, each a global atomic some ten times dearer than a
+// Floyd-Warshall step, with c a small re-relaxation factor, so it wins
+// below a density of a few percent. The constant 1/50 is an estimate to be
+// replaced by a measured crossover.
+func PickAllPairs(g *graph.Graph) string {
+	fw := VariantFWBlocked
+	if _, err := Lookup("fw-fast"); err == nil {
+		fw = "fw-fast"
+	}
+	if g == nil {
+		return fw
+	}
+	n, m := int64(g.N()), int64(g.M())
+	if g.HasNegative() || n <= 64 || 50*m > n*n {
+		return fw
+	}
+	return VariantAPSPBatched
+}

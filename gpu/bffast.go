@@ -1,0 +1,39 @@
+package gpu
+
+import (
+	"context"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// VariantBFFast is pathnotes' own frontier Bellman-Ford.
+const VariantBFFast = "bf-fast"
+
+func init() {
+	register(Variant{Name: VariantBFFast, Algorithm: "Bellman-Ford", Negative: true,
+		Source: "pathnotes (DESIGN.md's performance goal): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
+		Launch: "as sssp-fast with an infinite threshold: one persistent grid, one Bellman-Ford round per grid-wide step",
+		single: BFFast})
+}
+
+// BFFast runs variant "bf-fast": a frontier (worklist) Bellman-Ford for
+// any weights. It is sssp-fast's engine with an infinite threshold, so
+// every step is one round over the vertices whose distance improved in the
+// round before (each queued once per round), and a vertex whose distance
+// has not dropped since it last relaxed its arcs is skipped. It stops as
+// soon as a round improves nothing (opts.EarlyExit is implied: there is
+// nothing to gain from running on). After round k every distance is at
+// most the weight of the shortest path of k+1 arcs, so without a negative
+// cycle nothing improves from round n-1 on; an improvement there stops the
+// run on the device and is reported as a *graph.NegativeCycleError, the
+// cycle found on the host from the device's distances as for the other
+// Bellman-Ford variants. Predecessors (opts.Pred) come packed with the
+// distances, as in SSSPFast. ctx is checked every 4096 rounds.
+func BFFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
+	return BFFastTuned(ctx, g, source, opts, FastTuning{})
+}
+
+// BFFastTuned is BFFast with explicit tunables (Delta is not used).
+func BFFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun FastTuning) (*graph.SingleSource, error) {
+	return runFrontier(ctx, g, source, opts, VariantBFFast, true, tun)
+}

@@ -1,0 +1,290 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// VariantSSSPFast is pathnotes' own work-efficient single-source variant.
+const VariantSSSPFast = "sssp-fast"
+
+// ssspModule is ptx/sssp.cu's module: the kernels of sssp-fast, bf-fast
+// and apsp-batched.
+const ssspModule = "sssp"
+
+func init() {
+	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
+		Source: "pathnotes (DESIGN.md's performance goal): near-far worklists after Davidson et al.'s delta-stepping variant",
+		Launch: "one persistent grid of resident blocks (grid-wide barrier between steps), a group of lanes per worklist vertex, relaunched every 4096 steps",
+		single: SSSPFast})
+}
+
+// FastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
+// so that a benchmark can sweep them; a zero field takes its default.
+type FastTuning struct {
+	// Delta is the bucket width of the near-far split (sssp-fast,
+	// apsp-batched); 0 means AutoDelta(g).
+	Delta int
+	// Block is the threads per block, a multiple of 32 up to 1024; 0
+	// means 256.
+	Block int
+	// Group is the lanes that share one worklist vertex's arcs, a power of
+	// two up to 32; 0 means AutoGroup(g).
+	Group int
+	// Blocks caps the persistent grid of sssp-fast and bf-fast; 0 means
+	// every block the device keeps resident, but no more than one per
+	// Block vertices.
+	Blocks int
+	// Steps is how many steps a persistent launch runs before it returns
+	// to the host, which then checks for cancellation and completion; 0
+	// means 4096.
+	Steps int
+	// Batch is how many sources apsp-batched solves per launch; 0 means
+	// as many as three quarters of the free device memory hold.
+	Batch int
+}
+
+// AutoDelta is sssp-fast's default bucket width: 32 times the mean arc
+// weight over the mean out-degree, at least 1. A bucket then spans about
+// 32/degree "average hops", so that each bucket's worklists hold roughly a
+// warp's worth of arcs per vertex that enters: wide buckets on sparse
+// graphs (grids, roads: few arcs per vertex, long paths, where parallelism
+// is scarce) and narrow ones on dense or skewed graphs (R-MAT), where a
+// wide bucket would relax many arcs more than once.
+func AutoDelta(g *graph.Graph) int {
+	if g == nil || g.M() == 0 {
+		return 1
+	}
+	var sum float64
+	for _, w := range g.Weights() {
+		sum += float64(max(w, 0))
+	}
+	meanW := sum / float64(g.M())
+	meanDeg := float64(g.M()) / float64(g.N())
+	d := 32 * meanW / meanDeg
+	return int(max(1, min(d, float64(graph.MaxDistance))))
+}
+
+// AutoGroup is the default lanes per worklist vertex: the power of two at
+// or above the mean out-degree, between 1 and 32.
+func AutoGroup(g *graph.Graph) int {
+	if g == nil || g.N() == 0 {
+		return 1
+	}
+	deg := float64(g.M()) / float64(g.N())
+	grp := 1
+	for grp < 32 && float64(grp) < deg {
+		grp *= 2
+	}
+	return grp
+}
+
+// resolve fills t's zero fields with the defaults for g and checks the
+// others.
+func (t FastTuning) resolve(g *graph.Graph, what string) (FastTuning, error) {
+	if t.Delta == 0 {
+		t.Delta = AutoDelta(g)
+	}
+	if t.Block == 0 {
+		t.Block = 256
+	}
+	if t.Group == 0 {
+		t.Group = AutoGroup(g)
+	}
+	if t.Steps == 0 {
+		t.Steps = 4096
+	}
+	switch {
+	case t.Delta < 1:
+		return t, fmt.Errorf("%s: delta %d, want at least 1", what, t.Delta)
+	case t.Block < 32 || t.Block > 1024 || t.Block%32 != 0:
+		return t, fmt.Errorf("%s: block of %d threads, want a multiple of 32 in 32..1024", what, t.Block)
+	case t.Group < 1 || t.Group > 32 || t.Group&(t.Group-1) != 0:
+		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
+	case t.Blocks < 0 || t.Steps < 1 || t.Batch < 0:
+		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps ≥ 1, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch)
+	}
+	t.Delta = min(t.Delta, math.MaxInt32)
+	return t, nil
+}
+
+// The words of a run's state array (ST_* in ptx/sssp.cu).
+const (
+	stNear   = 0 // three worklist counters
+	stDone   = 7 // 0 running, 1 finished, 2 negative cycle
+	stNeg    = 8 // 1 + a vertex still on the worklist at round n
+	stMin    = 9 // two slots of the least pending far distance
+	stThr    = 13
+	stWords  = 16
+	doneOK   = 1
+	doneNegC = 2
+)
+
+// residentBlocks returns how many blocks of kernel with threads threads
+// the device runs at once: occupancy × multiprocessors on a card. The
+// emulator runs Options.Workers blocks at once (one per goroutine) and
+// reports Workers as its multiprocessor count, so there it is exactly that:
+// a grid barrier over more blocks than run at once would wait forever for
+// blocks that never start.
+func (r *run) residentBlocks(kernel string, threads int) (int, error) {
+	if r.dev.Driver() == "emu" {
+		return max(r.dev.info.SMs, 1), nil
+	}
+	k, err := r.occupancy(ssspModule, kernel, threads, 0)
+	if err != nil {
+		return 0, err
+	}
+	if k < 1 {
+		return 0, fmt.Errorf("%s: kernel %s cannot run %d threads per block on %s", r.what, kernel, threads, r.dev.info.Name)
+	}
+	return k * max(r.dev.info.SMs, 1), nil
+}
+
+// frontier is the device state of one sssp_run problem.
+type frontier struct {
+	dist                                      buffer // n packed int64 words (2n int32)
+	relaxed, stamp, infar, q0, q1, f0, f1, st buffer
+}
+
+// frontierVectors is how many n-vectors of int32 a single-source run
+// allocates: the packed distances (2), the seven bookkeeping vectors and
+// the unpacked distances and predecessors.
+const frontierVectors = 11
+
+// runFrontier is the host side of sssp-fast (negative = false) and bf-fast
+// (negative = true, an infinite threshold, and the negative-cycle check).
+func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun FastTuning) (*graph.SingleSource, error) {
+	tun, err := tun.resolve(g, name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors)
+	if err != nil {
+		return nil, err
+	}
+	defer r.end()
+	n := g.N()
+	gr, err := r.uploadCSR(g)
+	if err != nil {
+		return nil, err
+	}
+	var f frontier
+	if f.dist, err = r.alloc(2 * n); err != nil {
+		return nil, err
+	}
+	for _, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
+		if *b, err = r.alloc(n); err != nil {
+			return nil, err
+		}
+	}
+	thr := tun.Delta
+	if negative {
+		thr = math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
+	}
+	state := make([]int32, stWords)
+	state[stNear] = 1
+	state[stMin], state[stMin+1] = graph.Inf, graph.Inf
+	state[stThr] = int32(thr)
+	if f.st, err = r.upload(state); err != nil {
+		return nil, err
+	}
+	dist, pred, err := r.allocOut(n, opts.Pred)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := r.residentBlocks("sssp_run", tun.Block)
+	if err != nil {
+		return nil, err
+	}
+	blocks = min(blocks, max(ceilDiv(n, tun.Block), 1))
+	if tun.Blocks > 0 {
+		blocks = min(blocks, tun.Blocks)
+	}
+	negcheck := 0
+	if negative {
+		negcheck = 1
+	}
+	block := Dim3{tun.Block, 1, 1}
+	err = r.kernels(func() error {
+		if err := r.launch(ssspModule, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
+			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
+			return err
+		}
+		for {
+			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
+				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck)); err != nil {
+				return err
+			}
+			if err := r.readInts(state, f.st); err != nil {
+				return err
+			}
+			if state[stDone] != 0 {
+				break
+			}
+		}
+		return r.unpack(f.dist, n, dist, pred)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if state[stDone] == doneNegC {
+		start := make([]int32, n)
+		if err := r.download(start, dist); err != nil {
+			return nil, err
+		}
+		return nil, negativeCycle(r.ctx, g, start, int(state[stNeg])-1)
+	}
+	return finishSingle(r, g, source, dist, pred, opts.Pred)
+}
+
+// allocOut allocates count int32 distances and, with pred, predecessors.
+func (r *run) allocOut(count int, withPred bool) (dist, pred buffer, err error) {
+	if dist, err = r.alloc(count); err != nil {
+		return
+	}
+	if withPred {
+		pred, err = r.alloc(count)
+	}
+	return
+}
+
+// unpack splits count packed (distance, predecessor) words into dist and,
+// when pred was allocated, pred.
+func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
+	if count == 0 {
+		return nil
+	}
+	grid := Dim3{min(ceilDiv(count, 256), 4096), 1, 1}
+	return r.launch(ssspModule, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
+}
+
+// SSSPFast runs variant "sssp-fast", pathnotes' work-efficient
+// single-source shortest paths for non-negative weights: near-far
+// worklists (a two-bucket form of delta-stepping) on one persistent grid.
+//
+// Each step relaxes the out-arcs of the vertices on the current worklist
+// (a group of AutoGroup(g) lanes shares a vertex's arcs); an improved
+// target below the threshold joins the next worklist, one at or above it
+// the far pile. When the worklist runs dry, the threshold becomes the least
+// pending far distance plus delta (AutoDelta(g): 32 × mean weight / mean
+// out-degree) and the far pile is split. Steps are separated by a
+// grid-wide barrier, so the grid holds only as many blocks as the device
+// keeps resident (occupancy × multiprocessors, at most one per 256
+// vertices); the host relaunches the kernel every 4096 steps, reading one
+// flag, which is when ctx is checked: there is no host round trip per
+// step. A distance and its predecessor travel packed in one 64-bit word
+// lowered with atomicMin, so predecessors (opts.Pred) come from the arcs
+// that set the final distances and never form cycles, zero-weight arcs
+// included. Weights must be non-negative.
+func SSSPFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
+	return SSSPFastTuned(ctx, g, source, opts, FastTuning{})
+}
+
+// SSSPFastTuned is SSSPFast with explicit tunables, for sweeps.
+func SSSPFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun FastTuning) (*graph.SingleSource, error) {
+	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun)
+}

@@ -1,0 +1,219 @@
+package gpu
+
+// sssp-fast and bf-fast on the emulator against the CPU solvers, on random
+// graphs, on the awkward shapes (duplicate arcs, zero-weight cycles,
+// self-loops, unreachable vertices, n = 0 and 1) and under every tunable's
+// extremes, which change the schedule but must not change a result.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// frontierSolver is SSSPFastTuned or BFFastTuned.
+type frontierSolver func(context.Context, *graph.Graph, int, Options, FastTuning) (*graph.SingleSource, error)
+
+// awkwardGraphs returns small graphs with the cases a worklist SSSP gets
+// wrong most easily. All weights are non-negative.
+func awkwardGraphs(t *testing.T) map[string]*graph.Graph {
+	t.Helper()
+	build := func(n int, arcs string) *graph.Graph {
+		b := graph.NewBuilder(n).Duplicates(graph.KeepAll)
+		for _, a := range strings.Split(arcs, ",") {
+			var u, v int
+			var w int32
+			if _, err := fmt.Sscanf(strings.TrimSpace(a), "%d->%d %d", &u, &v, &w); err != nil {
+				t.Fatalf("arc %q: %v", a, err)
+			}
+			b.AddArc(u, v, w)
+		}
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	return map[string]*graph.Graph{
+		"duplicates":      build(4, "0->1 5, 0->1 2, 0->1 9, 1->2 1, 1->2 1, 2->3 0, 0->3 3"),
+		"zero cycle":      build(5, "0->1 0, 1->2 0, 2->0 0, 2->3 4, 3->4 0, 4->3 0, 1->3 4"),
+		"self-loops":      build(3, "0->0 0, 0->0 7, 0->1 2, 1->1 0, 1->2 1, 2->2 5"),
+		"unreachable":     build(6, "0->1 1, 2->3 1, 3->2 1, 4->5 0"),
+		"single":          build(1, "0->0 3"),
+		"zero weights":    build(6, "0->1 0, 0->2 0, 1->3 0, 2->3 0, 3->4 0, 4->5 0, 5->0 0"),
+		"ties":            build(4, "0->1 1, 0->2 1, 1->3 1, 2->3 1"),
+		"heavy and light": build(4, "0->3 1000000, 0->1 1, 1->2 1, 2->3 1"),
+	}
+}
+
+// checkFrontier runs solve from each source and compares distances with
+// the CPU's (Bellman-Ford when the graph has negative arcs); with pred it
+// verifies every path.
+func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Graph, tun FastTuning, pred bool, sources ...int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, s := range sources {
+		var want *graph.SingleSource
+		var err error
+		if g.HasNegative() {
+			want, err = cpu.BellmanFord(ctx, g, s, cpu.BFOptions{})
+		} else {
+			want, err = cpu.Dijkstra(ctx, g, s, cpu.DijkstraOptions{})
+		}
+		if err != nil {
+			t.Fatalf("%s: cpu from %d: %v", name, s, err)
+		}
+		got, err := solve(ctx, g, s, Options{Device: emulator(t), Pred: pred}, tun)
+		if err != nil {
+			t.Errorf("%s from %d (%+v): %v", name, s, tun, err)
+			continue
+		}
+		if !got.SameDistances(want) {
+			t.Errorf("%s from %d (%+v, pred %v): distances differ from the CPU:\n%s", name, s, tun, pred, got.Diff(want, 5))
+			continue
+		}
+		if pred {
+			if err := got.Verify(g); err != nil {
+				t.Errorf("%s from %d (%+v): %v", name, s, tun, err)
+			}
+		} else if got.Pred != nil {
+			t.Errorf("%s from %d: predecessors without Pred", name, s)
+		}
+	}
+}
+
+// tunings are the schedules every graph is checked under: defaults, one
+// lane per vertex with the narrowest buckets on one block, whole warps per
+// vertex with one step per launch, and wide buckets on small blocks.
+var tunings = []FastTuning{
+	{},
+	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
+	{Group: 32, Steps: 1},
+	{Delta: 1 << 29, Group: 4, Block: 64, Steps: 3},
+}
+
+func TestEmuFrontierAwkward(t *testing.T) {
+	for _, solver := range []struct {
+		name  string
+		solve frontierSolver
+	}{{VariantSSSPFast, SSSPFastTuned}, {VariantBFFast, BFFastTuned}} {
+		for gname, g := range awkwardGraphs(t) {
+			for _, tun := range tunings {
+				all := make([]int, g.N())
+				for i := range all {
+					all[i] = i
+				}
+				checkFrontier(t, solver.name+" on "+gname, solver.solve, g, tun, true, all...)
+			}
+		}
+	}
+}
+
+func TestEmuFrontierRandom(t *testing.T) {
+	sizes := []int{2, 33, 100, 257}
+	if testing.Short() {
+		sizes = []int{2, 100}
+	}
+	for _, n := range sizes {
+		for _, tg := range randomGraphs(t, n, uint64(500+n)) {
+			srcs := slices.Compact([]int{0, n / 3, n - 1})
+			for i, tun := range tunings {
+				if !tg.g.HasNegative() {
+					checkFrontier(t, VariantSSSPFast+" on "+tg.name, SSSPFastTuned, tg.g, tun, i%2 == 0, srcs...)
+				}
+				checkFrontier(t, VariantBFFast+" on "+tg.name, BFFastTuned, tg.g, tun, i%2 == 1, srcs...)
+			}
+		}
+	}
+}
+
+// TestEmuFrontierErrors checks the refusals: sources out of range, n = 0,
+// negative arcs for sssp-fast, bad tunables.
+func TestEmuFrontierErrors(t *testing.T) {
+	ctx := context.Background()
+	dev := emulator(t)
+	empty, err := graph.NewBuilder(0).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustGraph(t, 3, "0->1 2, 1->2 3")
+	neg := mustGraph(t, 3, "0->1 2, 1->2 -3")
+	for _, solve := range []frontierSolver{SSSPFastTuned, BFFastTuned} {
+		for _, c := range []struct {
+			g    *graph.Graph
+			src  int
+			tun  FastTuning
+			want string
+		}{
+			{empty, 0, FastTuning{}, "source 0 out of range"},
+			{g, -1, FastTuning{}, "source -1 out of range 0..2"},
+			{g, 3, FastTuning{}, "source 3 out of range 0..2"},
+			{nil, 0, FastTuning{}, "nil graph"},
+			{g, 0, FastTuning{Block: 48}, "block of 48 threads"},
+			{g, 0, FastTuning{Group: 3}, "group of 3 lanes"},
+			{g, 0, FastTuning{Delta: -2}, "delta -2"},
+		} {
+			if _, err := solve(ctx, c.g, c.src, Options{Device: dev}, c.tun); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("source %d, %+v: %v, want an error saying %q", c.src, c.tun, err, c.want)
+			}
+		}
+	}
+	if _, err := SSSPFast(ctx, neg, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -3") {
+		t.Errorf("sssp-fast with a negative arc: %v", err)
+	}
+	if res, err := BFFast(ctx, neg, 0, Options{Device: dev, Pred: true}); err != nil || res.Dist[2] != -1 || res.Pred[2] != 1 {
+		t.Errorf("bf-fast with a negative arc: %v, %v", res, err)
+	}
+}
+
+// TestEmuBFFastNegativeCycles checks that bf-fast stops on a negative
+// cycle reachable from the source, names it, and ignores one that is not.
+func TestEmuBFFastNegativeCycles(t *testing.T) {
+	ctx := context.Background()
+	dev := emulator(t)
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+		src  int
+	}{
+		{"self-loop", mustGraph(t, 1, "0->0 -1"), 0},
+		{"two arcs", mustGraph(t, 2, "0->1 1, 1->0 -2"), 0},
+		{"behind a path", mustGraph(t, 6, "0->1 3, 1->2 1, 2->3 1, 3->4 1, 4->2 -4, 4->5 1"), 0},
+		{"long", ringWithChord(t, 300), 0},
+	} {
+		for _, tun := range tunings[:2] {
+			_, err := BFFastTuned(ctx, c.g, c.src, Options{Device: dev, Pred: true}, tun)
+			var nc *graph.NegativeCycleError
+			if !errors.As(err, &nc) || nc.Weight >= 0 || !slices.Contains(nc.Cycle, nc.Vertex) {
+				t.Errorf("%s (%+v): %v, want a negative cycle through the vertex named", c.name, tun, err)
+			}
+		}
+	}
+	g := mustGraph(t, 5, "0->1 1, 1->2 1, 3->4 -1, 4->3 -1")
+	res, err := BFFast(ctx, g, 0, Options{Device: dev, Pred: true})
+	if err != nil || res.Dist[2] != 2 || res.Dist[3] != graph.Inf {
+		t.Errorf("cycle not reachable from the source: %v, %v", res, err)
+	}
+}
+
+// ringWithChord is a ring of n vertices with weight 1 whose closing arc
+// makes the ring's total -1: the cycle shows only after about n rounds.
+func ringWithChord(t *testing.T, n int) *graph.Graph {
+	t.Helper()
+	b := graph.NewBuilder(n)
+	for v := 0; v+1 < n; v++ {
+		b.AddArc(v, v+1, 1)
+	}
+	b.AddArc(n-1, 0, -int32(n))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

@@ -1,0 +1,309 @@
+// sssp.cu: pathnotes' own work-efficient shortest-path kernels (no source
+// document; they are the performance goals of DESIGN.md's table).
+//
+//   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
+//   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
+//                                                    frontier Bellman-Ford, negative cycles
+//   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
+//
+// One engine, sssp_core, serves all three. A distance and its predecessor
+// are packed in one 64-bit word, (dist << 32) | (unsigned)pred, lowered with
+// a 64-bit atomicMin, so the arc that set a vertex's final distance is its
+// predecessor: no pass after the run, and no cycle of zero-weight arcs (a
+// relaxation writes only after seeing a strictly larger distance, so along
+// predecessor arcs the times at which vertices first reached their final
+// distances strictly increase).
+//
+// The work is a sequence of steps separated by barriers (a device-wide one
+// for sssp_run, __syncthreads for apsp_batch):
+//
+//   near step   every vertex of the current worklist relaxes its out-arcs;
+//               improved targets below the threshold join the next worklist
+//               (once: stamp[v] holds the last step v was queued for),
+//               those at or above it join the far pile (once: infar[v]).
+//   split step  when the worklist is empty: the threshold becomes the least
+//               pending far distance plus delta, and the far pile splits
+//               into the next worklist and what stays far.
+//
+// relaxed[v] is the distance v last relaxed its arcs from; a queued vertex
+// whose distance is not below it has nothing new to push and is skipped.
+// A worklist entry is handled by a group of `group` lanes (a power of two
+// up to 32) that stride over its arcs, so high-degree vertices do not stall
+// a whole warp on one lane.
+#include "common.cuh"
+
+// Words of the state array (global memory for sssp_run, shared for
+// apsp_batch). The near-worklist counters rotate over three slots, indexed
+// by step mod 3, so that the slot being reset is never the one being read
+// or written; the far piles alternate between two.
+#define ST_NEAR 0   // 3 counters
+#define ST_FAR 3    // 2 counters
+#define ST_FARSEL 5 // which far pile is current
+#define ST_STEP 6   // steps done so far (kept across launches)
+#define ST_DONE 7   // 0 running, 1 finished, 2 negative cycle
+#define ST_NEG 8    // 1 + a vertex still on the worklist at round n
+#define ST_MIN 9    // 2 slots: least pending far distance
+#define ST_BAR 11   // grid barrier: arrivals, generation
+#define ST_THR 13   // the threshold
+#define ST_WORDS 16
+
+__device__ __forceinline__ long long pack(int d, int p)
+{
+    return (long long)(((unsigned long long)(unsigned)d << 32) | (unsigned)p);
+}
+
+__device__ __forceinline__ int dist_of(long long x) { return (int)(x >> 32); }
+
+__device__ __forceinline__ int vload(const int *p) { return *(const volatile int *)p; }
+
+__device__ __forceinline__ int dist_at(const long long *d, int v)
+{
+    return dist_of(*(const volatile long long *)(d + v));
+}
+
+// grid_barrier waits until every block of the grid has arrived. All blocks
+// must be resident at once (the host launches no more than that). The
+// generation is read before arriving; the last block to arrive resets the
+// count and advances the generation, releasing the others. The fences order
+// each block's earlier writes before its arrival and the later reads after
+// the release.
+__device__ void grid_barrier(int *bar)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const int gen = vload(bar + 1);
+        __threadfence();
+        if (atomicAdd(bar, 1) == (int)gridDim.x - 1) {
+            atomicExch(bar, 0);
+            __threadfence();
+            atomicAdd(bar + 1, 1);
+        } else {
+            while (vload(bar + 1) == gen)
+                ;
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+template <bool GRID>
+__device__ __forceinline__ void step_barrier(int *st)
+{
+    if (GRID)
+        grid_barrier(st + ST_BAR);
+    else
+        __syncthreads();
+}
+
+// push adds v to a worklist through its counter.
+__device__ __forceinline__ void push(int *q, int *count, int v)
+{
+    q[atomicAdd(count, 1)] = v;
+}
+
+// sssp_core runs up to `steps` steps from the state in st. GRID selects the
+// device-wide form (all threads of the grid share one problem) or the block
+// form (the block's threads share it). Every thread takes the same branch at
+// a step's start: the values it reads there are written only before the
+// barrier that ended the step before (or by the leader when all stop).
+//
+// negcheck makes a worklist at step n or later a negative cycle: with an
+// infinite threshold every step is one Bellman-Ford round whose worklist
+// holds exactly the vertices improved in the round before, and after round
+// k every distance is at most the shortest path of k+1 arcs, so without a
+// negative cycle nothing improves from round n-1 on.
+template <bool GRID>
+__device__ void sssp_core(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
+                          long long *dist, int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1,
+                          int *st, int delta, int group, int steps, bool negcheck)
+{
+    const int tid = GRID ? blockIdx.x * blockDim.x + threadIdx.x : threadIdx.x;
+    const int nthreads = GRID ? gridDim.x * blockDim.x : blockDim.x;
+    const bool leader = tid == 0;
+    const int lane = threadIdx.x & 31;
+    const int sub = lane & (group - 1);
+    volatile int *vst = st;
+    int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
+    for (int s = 0; s < steps; s++, it++) {
+        if (vst[ST_DONE])
+            break;
+        const int ncur = vst[ST_NEAR + it % 3];
+        int *cur = (it & 1) ? q1 : q0, *nxt = (it & 1) ? q0 : q1;
+        int *nnext = st + ST_NEAR + (it + 1) % 3;
+        if (negcheck && ncur > 0 && it >= n) {
+            if (leader) {
+                st[ST_NEG] = cur[0] + 1;
+                st[ST_DONE] = 2;
+            }
+            break;
+        }
+        if (leader) {
+            st[ST_NEAR + (it + 2) % 3] = 0;
+            st[ST_MIN + (it + 1) % 2] = INF;
+        }
+        if (ncur > 0) {
+            if (leader)
+                st[ST_FAR + (fs ^ 1)] = 0;
+            int *far = fs ? f1 : f0, *nfar = st + ST_FAR + fs;
+            // The loop runs the same trips in every lane of a warp, so
+            // that the whole warp can take part in the broadcasts; a lane
+            // past the end of the worklist just has nothing to do.
+            for (int e0 = (tid & ~31) / group; e0 < ncur; e0 += nthreads / group) {
+                const int e = e0 + lane / group;
+                int u = 0, du = 0;
+                bool go = false;
+                if (sub == 0 && e < ncur) {
+                    u = cur[e];
+                    du = dist_at(dist, u);
+                    go = du < relaxed[u];
+                    if (go)
+                        relaxed[u] = du;
+                }
+                if (group > 1) {
+                    u = __shfl_sync(0xffffffffu, u, 0, group);
+                    du = __shfl_sync(0xffffffffu, du, 0, group);
+                    go = __shfl_sync(0xffffffffu, (int)go, 0, group);
+                }
+                if (!go)
+                    continue;
+                const int end = off[u + 1];
+                for (int a = off[u] + sub; a < end; a += group) {
+                    const int t = tgt[a], nd = relax_sum(du, w[a]);
+                    if (nd >= dist_at(dist, t))
+                        continue;
+                    if (nd >= dist_of(atomicMin(dist + t, pack(nd, u))))
+                        continue;
+                    if (nd < thr) {
+                        if (atomicMax(stamp + t, it + 1) < it + 1)
+                            push(nxt, nnext, t);
+                    } else if (atomicExch(infar + t, 1) == 0) {
+                        push(far, nfar, t);
+                    }
+                }
+            }
+            step_barrier<GRID>(st);
+            continue;
+        }
+        const int nfar = vst[ST_FAR + fs];
+        if (nfar == 0) {
+            if (leader)
+                st[ST_DONE] = 1;
+            break;
+        }
+        int *far = fs ? f1 : f0, *keep = fs ? f0 : f1;
+        int *least = st + ST_MIN + it % 2;
+        for (int i = tid; i < nfar; i += nthreads) {
+            const int v = far[i], d = dist_at(dist, v);
+            if (d < relaxed[v])
+                atomicMin(least, d);
+        }
+        step_barrier<GRID>(st);
+        thr = (int)min((long long)vload(least) + delta, (long long)INF);
+        for (int i = tid; i < nfar; i += nthreads) {
+            const int v = far[i], d = dist_at(dist, v);
+            if (d >= relaxed[v]) {
+                infar[v] = 0;
+            } else if (d < thr) {
+                infar[v] = 0;
+                if (atomicMax(stamp + v, it + 1) < it + 1)
+                    push(nxt, nnext, v);
+            } else {
+                push(keep, st + ST_FAR + (fs ^ 1), v);
+            }
+        }
+        fs ^= 1;
+        if (leader) {
+            st[ST_FARSEL] = fs;
+            st[ST_THR] = thr;
+        }
+        step_barrier<GRID>(st);
+    }
+    if (leader)
+        st[ST_STEP] = it;
+}
+
+// init_vertex resets one vertex's distance and bookkeeping.
+__device__ __forceinline__ void init_vertex(int v, long long *dist, int *relaxed, int *stamp, int *infar)
+{
+    dist[v] = pack(INF, NIL);
+    relaxed[v] = INF;
+    stamp[v] = -1;
+    infar[v] = 0;
+}
+
+// sssp_init prepares one run of sssp_run from src: every distance INF
+// without a predecessor, the source at 0 and alone on the first worklist.
+extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relaxed, int *stamp, int *infar, int *q0)
+{
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+        init_vertex(v, dist, relaxed, stamp, infar);
+        if (v == src) {
+            dist[v] = pack(0, NIL);
+            stamp[v] = 0;
+            q0[0] = v;
+        }
+    }
+}
+
+// sssp_run is the persistent kernel of sssp-fast and bf-fast: every block
+// of the grid works on the one problem, steps separated by grid_barrier, so
+// the grid must not exceed the blocks the device keeps resident at once.
+// It returns after `steps` steps or when done; the host relaunches it until
+// st[ST_DONE] is set, which is its only read per launch.
+extern "C" __global__ void sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
+                                    long long *dist, int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1,
+                                    int *st, int delta, int group, int steps, int negcheck)
+{
+    sssp_core<true>(n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, steps, negcheck != 0);
+}
+
+// apsp_batch solves sources first .. first+count-1 into the rows of slab
+// (count x n packed words): each block takes the next source from *next
+// and runs sssp_core's block form on it with its own scratch (7n ints per
+// block: relaxed, stamp, infar, two worklists, two far piles), then takes
+// another, until the batch is done.
+extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
+                                      long long *slab, int first, int count, int *scratch, int *next, int delta, int group)
+{
+    __shared__ int st[ST_WORDS];
+    __shared__ int job;
+    int *relaxed = scratch + (size_t)blockIdx.x * 7 * n;
+    int *stamp = relaxed + n, *infar = stamp + n, *q0 = infar + n, *q1 = q0 + n, *f0 = q1 + n, *f1 = f0 + n;
+    for (;;) {
+        if (threadIdx.x == 0)
+            job = atomicAdd(next, 1);
+        __syncthreads();
+        const int j = job;
+        if (j >= count)
+            return;
+        long long *dist = slab + (size_t)j * n;
+        for (int v = threadIdx.x; v < n; v += blockDim.x)
+            init_vertex(v, dist, relaxed, stamp, infar);
+        if (threadIdx.x < ST_WORDS)
+            st[threadIdx.x] = threadIdx.x == ST_MIN || threadIdx.x == ST_MIN + 1 ? INF : 0;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const int src = first + j;
+            dist[src] = pack(0, NIL);
+            stamp[src] = 0;
+            q0[0] = src;
+            st[ST_NEAR] = 1;
+            st[ST_THR] = delta;
+        }
+        __syncthreads();
+        sssp_core<false>(n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, 0x7fffffff, false);
+        __syncthreads();
+    }
+}
+
+// sssp_unpack splits count packed words into distances and, when pred is
+// not null, predecessors.
+extern "C" __global__ void sssp_unpack(long long count, const long long *packed, int *dist, int *pred)
+{
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
+        const long long x = packed[i];
+        dist[i] = dist_of(x);
+        if (pred)
+            pred[i] = (int)(unsigned)x;
+    }
+}
