@@ -1,0 +1,97 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// TestFWFastModes runs fw-fast on the emulator in each of its kernel modes
+// (picked by the weights: small non-negative, large non-negative, negative)
+// with and without predecessors, on sizes around its 128-wide tile, and
+// compares with the CPU; predecessors are checked by rebuilding every path.
+func TestFWFastModes(t *testing.T) {
+	dev := emulator(t)
+	v, err := Lookup(VariantFWFast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := []int{1, 2, 127, 128, 129, 300}
+	if testing.Short() {
+		sizes = []int{1, 129}
+	}
+	for _, n := range sizes {
+		for _, w := range []struct {
+			name    string
+			weights graph.WeightRange
+			want    [2]string // mode without, with predecessors
+		}{
+			{"small", graph.WeightRange{Min: 0, Max: 100}, [2]string{"dist", "pack"}},
+			{"large", graph.WeightRange{Min: 1, Max: 200000}, [2]string{"dist", "genpred"}},
+		} {
+			g, err := graph.GNM(n, min(3*n, n*(n-1)), w.weights, uint64(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n < 3 {
+				w.want[1] = "pack" // (n-1)·max weight is small
+			}
+			ref, err := cpu.FloydWarshallBlocked(context.Background(), g, cpu.FWOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tg := testGraph{name: fmt.Sprintf("%s n=%d", w.name, n), g: g, all: ref}
+			for i, pred := range []bool{false, true} {
+				if got := fwFastMode(g, pred).suffix; got != w.want[i] {
+					t.Errorf("%s pred=%v: mode %s, want %s", tg.name, pred, got, w.want[i])
+				}
+				checkVariant(t, dev, v, tg, pred)
+			}
+		}
+		for _, tg := range randomGraphs(t, n, uint64(7*n)) {
+			checkVariant(t, dev, v, tg, true)
+			checkVariant(t, dev, v, tg, false)
+		}
+	}
+}
+
+// TestFWFastEdges covers the empty graph, zero-weight cycles (predecessors
+// must not loop) and a negative cycle.
+func TestFWFastEdges(t *testing.T) {
+	dev := emulator(t)
+	ctx := context.Background()
+	empty, err := graph.FromArcs(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := FWFast(ctx, empty, Options{Device: dev, Pred: true})
+	if err != nil || res.N != 0 {
+		t.Fatalf("n=0: %v, %v", res, err)
+	}
+	zero := mustGraph(t, 140, "0->1 0, 1->2 0, 2->0 0, 2->139 5, 139->130 0, 130->2 0")
+	res, err = FWFast(ctx, zero, Options{Device: dev, Pred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Verify(zero); err != nil {
+		t.Errorf("zero-weight cycles: %v", err)
+	}
+	if d := res.Dist[1*140+130]; d != 5 {
+		t.Errorf("dist[1][130] = %d, want 5", d)
+	}
+	cyc := mustGraph(t, 200, "0->1 3, 1->150 -4, 150->3 1, 3->1 1, 3->4 2")
+	for _, pred := range []bool{false, true} {
+		_, err = FWFast(ctx, cyc, Options{Device: dev, Pred: pred})
+		var nc *graph.NegativeCycleError
+		if !errors.As(err, &nc) {
+			t.Fatalf("negative cycle (pred %v): got %v", pred, err)
+		}
+		if len(nc.Cycle) != 3 || nc.Weight != -2 {
+			t.Errorf("negative cycle (pred %v): %v", pred, nc)
+		}
+	}
+}

@@ -1,0 +1,357 @@
+// fwfast.cu: the kernels of fw-fast, pathnotes' own Floyd-Warshall.
+//
+// fw-fast is blocked Floyd-Warshall with 128 x 128 tiles on a matrix whose
+// side is padded to a multiple of 128 (padding rows and columns hold the
+// internal infinity, so they never improve anything, and no kernel needs a
+// bounds check). Stage r of n/128 has three launches:
+//
+//   ff_phase1   one 1024-thread block closes the primary tile (r, r): 128
+//               sequential steps, the tile held in registers (16 cells per
+//               thread) and row k / column k of each step exchanged through
+//               shared memory.
+//   ff_panels   the primary row and column, each tile a min-plus product
+//               with the closed primary tile:  D[r][j] = min(D[r][j], D*[r][r] (x) D[r][j])
+//               and D[i][r] = min(D[i][r], D[i][r] (x) D*[r][r]). Because the
+//               primary tile is closed, this one product equals Katz & Kider's
+//               128 dependent steps, so phase 2 has no barrier per k.
+//   ff_rest     every other tile: D[i][j] = min(D[i][j], D[i][r] (x) D[r][j]).
+//
+// Phases 2 and 3 share one min-plus "GEMM" (mp_tile): 256 threads compute a
+// 128 x 128 tile, each thread an 8 x 8 block of cells in registers, over the
+// 128 k of the stage in chunks of 16 staged through double-buffered shared
+// memory. Its inner statement is c = min(c, a + b) on int32, which ptxas for
+// Hopper turns into one VIADDMNMX per cell and step.
+//
+// Modes (template parameter MODE, one kernel per mode):
+//   MODE_DIST  distances only, non-negative arcs. Internal infinity
+//              FF_INF_DIST = 2^30 - 1: the sum of two values never wraps, so
+//              the inner loop needs no test; the host guarantees that every
+//              finite distance is below it.
+//   MODE_PACK  distances and predecessors, non-negative arcs, finite
+//              distances below FF_INF_PACK = 2^22 - 1. Inside mp_tile every
+//              value is shifted left by 8 bits and each k of the stage puts
+//              its index + 1 into the low byte of its row operand, so one
+//              min(c, a + b) also records which k won (ties keep the earlier
+//              value: its low byte is 0). After the loop the low byte names
+//              k, and pred[i][j] takes pred[k][j].
+//   MODE_GEN   anything else: graph.Inf (INT_MAX) is tested before every
+//              addition, sums are clamped at -MAXDIST (negative cycles), and
+//              predecessors, when asked for, are tracked explicitly.
+//
+// The update rule is the documents' (digest-000 section 3.1): d[i][j] and
+// pred[i][j] change only on a strict improvement through k, and then
+// pred[i][j] takes pred[k][j].
+#include "common.cuh"
+
+#define FF_B 128         // tile side and k values per stage
+#define FF_KC 16         // k values per shared-memory chunk of mp_tile
+#define FF_INF_DIST MAXDIST
+#define FF_INF_PACK ((1 << 22) - 1)
+
+#define MODE_DIST 0
+#define MODE_PACK 1
+#define MODE_GEN 2
+
+// ff_relax is one Floyd-Warshall step on a register cell c (predecessor q)
+// through x = d[i][k] and y = d[k][j] (pred[k][j] = qy), with MODE's
+// infinity rules and explicit predecessors (phase 1, and MODE_GEN).
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_relax(int &c, int &q, int x, int y, int qy)
+{
+    int s;
+    if (MODE == MODE_GEN) {
+        if (x == INF || y == INF)
+            return;
+        s = relax_sum(x, y);
+    } else {
+        s = x + y;
+    }
+    if (PRED) {
+        if (s < c) {
+            c = s;
+            q = qy;
+        }
+    } else {
+        c = min(c, s);
+    }
+}
+
+// ff_phase1 closes primary tile (r, r) with one block of 1024 threads:
+// thread (ty, tx) holds the cells (ty + 32a, tx + 32b), a, b < 4.
+// ffShared1 is phase 1's shared memory: row k, column k and pred row k of
+// two consecutive steps. (Shared arrays are declared in the kernels, so that
+// each kernel's PTX names only its own.)
+struct ffShared1 {
+    int rowK[2][FF_B], colK[2][FF_B], rowP[2][FF_B];
+};
+
+// ffShared2 is mp_tile's: two chunks of A (transposed: a[k][i]) and of B
+// (b[k][j]).
+struct ffShared2 {
+    int a[2][FF_KC][FF_B], b[2][FF_KC][FF_B];
+};
+
+template <int MODE, bool PRED>
+__device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
+{
+    auto &rowK = sh.rowK, &colK = sh.colK, &rowP = sh.rowP;
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const size_t base = (size_t)r * FF_B;
+    int c[4][4], q[4][4];
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            const size_t ij = (base + ty + 32 * a) * ld + base + tx + 32 * b;
+            c[a][b] = d[ij];
+            q[a][b] = PRED ? pred[ij] : 0;
+        }
+#pragma unroll
+    for (int kb = 0; kb < 4; kb++) {
+        for (int kk = 0; kk < 32; kk++) {
+            const int k = kb * 32 + kk, buf = k & 1;
+            if (ty == kk) {
+#pragma unroll
+                for (int b = 0; b < 4; b++) {
+                    rowK[buf][tx + 32 * b] = c[kb][b];
+                    if (PRED)
+                        rowP[buf][tx + 32 * b] = q[kb][b];
+                }
+            }
+            if (tx == kk) {
+#pragma unroll
+                for (int a = 0; a < 4; a++)
+                    colK[buf][ty + 32 * a] = c[a][kb];
+            }
+            // One barrier per step is enough: step k+1 writes the other
+            // buffer, and step k+2 comes after every thread passed the
+            // barrier of step k+1, so after its reads of step k.
+            __syncthreads();
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+#pragma unroll
+                for (int b = 0; b < 4; b++)
+                    ff_relax<MODE, PRED>(c[a][b], q[a][b], colK[buf][ty + 32 * a], rowK[buf][tx + 32 * b],
+                                         PRED ? rowP[buf][tx + 32 * b] : 0);
+        }
+    }
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            const size_t ij = (base + ty + 32 * a) * ld + base + tx + 32 * b;
+            d[ij] = c[a][b];
+            if (PRED)
+                pred[ij] = q[a][b];
+        }
+}
+
+// mp_row and mp_col give the matrix row (column) of the e-th of a thread's
+// 8 rows (columns) in a 128-wide tile: 4 at t*4 and 4 at 64 + t*4, so that
+// a warp's shared-memory reads are 16-byte vectors without bank conflicts.
+__device__ __forceinline__ int mp_off(int t, int e) { return (e < 4 ? 0 : 64) + t * 4 + (e & 3); }
+
+// mp_tile computes tile C = (ti, tj) = min(C, A (x) B) with A = (ti, tk) and
+// B = (tk, tj), k running over the 128 values of stage tk. C may be A or B
+// (the primary row and column): every read of A and B is done before the
+// first write of C. With predecessors, pred[i][j] takes pred[k][j] of the
+// winning k; those reads also come before any write of the tile.
+template <int MODE, bool PRED>
+__device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, ffShared2 &sh)
+{
+    auto &As = sh.a, &Bs = sh.b;
+    const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
+    const size_t i0 = (size_t)ti * FF_B, j0 = (size_t)tj * FF_B, k0 = (size_t)tk * FF_B;
+    const bool pack = MODE == MODE_PACK;
+    const bool track = PRED && MODE == MODE_GEN;
+
+    int c[8][8];
+    int kw[8][8]; // winning k, MODE_GEN with predecessors (unused otherwise)
+#pragma unroll
+    for (int a = 0; a < 8; a++) {
+        const int *row = d + (i0 + mp_off(ty, a)) * ld + j0;
+        const int4 lo = *(const int4 *)(row + tx * 4), hi = *(const int4 *)(row + 64 + tx * 4);
+        c[a][0] = lo.x, c[a][1] = lo.y, c[a][2] = lo.z, c[a][3] = lo.w;
+        c[a][4] = hi.x, c[a][5] = hi.y, c[a][6] = hi.z, c[a][7] = hi.w;
+#pragma unroll
+        for (int b = 0; b < 8; b++) {
+            if (pack)
+                c[a][b] <<= 8;
+            if (track)
+                kw[a][b] = -1;
+        }
+    }
+
+    // Staging: A chunk rows i0 + t/2, k columns (t%2)*8 .. +7; B chunk row
+    // t/16, columns (t%16)*8 .. +7: two 16-byte loads each per thread.
+    const int ar = t >> 1, ak = (t & 1) * 8, br = t >> 4, bc = (t & 15) * 8;
+    int4 ra0, ra1, rb0, rb1;
+    auto fetch = [&](int ch) {
+        const int *pa = d + (i0 + ar) * ld + k0 + ch * FF_KC + ak;
+        const int *pb = d + (k0 + ch * FF_KC + br) * ld + j0 + bc;
+        ra0 = *(const int4 *)pa, ra1 = *(const int4 *)(pa + 4);
+        rb0 = *(const int4 *)pb, rb1 = *(const int4 *)(pb + 4);
+    };
+    auto stage = [&](int ch, int buf) {
+        const int va[8] = {ra0.x, ra0.y, ra0.z, ra0.w, ra1.x, ra1.y, ra1.z, ra1.w};
+        int vb[8] = {rb0.x, rb0.y, rb0.z, rb0.w, rb1.x, rb1.y, rb1.z, rb1.w};
+        const int tag = ch * FF_KC + br + 1; // k index in the stage, plus 1
+#pragma unroll
+        for (int e = 0; e < 8; e++) {
+            As[buf][ak + e][ar] = pack ? va[e] << 8 : va[e];
+            if (pack)
+                vb[e] = (vb[e] << 8) | tag;
+        }
+        *(int4 *)&Bs[buf][br][bc] = make_int4(vb[0], vb[1], vb[2], vb[3]);
+        *(int4 *)&Bs[buf][br][bc + 4] = make_int4(vb[4], vb[5], vb[6], vb[7]);
+    };
+
+    const int chunks = FF_B / FF_KC;
+    fetch(0);
+    stage(0, 0);
+    __syncthreads();
+    for (int ch = 0; ch < chunks; ch++) {
+        const int buf = ch & 1;
+        if (ch + 1 < chunks)
+            fetch(ch + 1);
+#pragma unroll
+        for (int kk = 0; kk < FF_KC; kk++) {
+            const int4 a0 = *(const int4 *)&As[buf][kk][ty * 4], a1 = *(const int4 *)&As[buf][kk][64 + ty * 4];
+            const int4 b0 = *(const int4 *)&Bs[buf][kk][tx * 4], b1 = *(const int4 *)&Bs[buf][kk][64 + tx * 4];
+            const int av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            const int bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+            for (int a = 0; a < 8; a++)
+#pragma unroll
+                for (int b = 0; b < 8; b++) {
+                    if (MODE == MODE_GEN) {
+                        if (av[a] != INF && bv[b] != INF) {
+                            const int s = relax_sum(av[a], bv[b]);
+                            if (track) {
+                                if (s < c[a][b]) {
+                                    c[a][b] = s;
+                                    kw[a][b] = ch * FF_KC + kk;
+                                }
+                            } else {
+                                c[a][b] = min(c[a][b], s);
+                            }
+                        }
+                    } else {
+                        c[a][b] = min(c[a][b], av[a] + bv[b]);
+                    }
+                }
+        }
+        if (ch + 1 < chunks)
+            stage(ch + 1, buf ^ 1);
+        // Double buffering needs one barrier per chunk: chunk ch+1 is
+        // staged into the buffer every thread finished reading at ch-1.
+        __syncthreads();
+    }
+
+    // Every read of A and B is done (the last barrier). Distances first;
+    // then the predecessors of improved cells are read (pred[k][j] may lie
+    // in this very tile, for the primary row), a barrier, and written.
+#pragma unroll
+    for (int a = 0; a < 8; a++) {
+        int v[8];
+#pragma unroll
+        for (int b = 0; b < 8; b++)
+            v[b] = pack ? c[a][b] >> 8 : c[a][b];
+        int *row = d + (i0 + mp_off(ty, a)) * ld + j0;
+        *(int4 *)(row + tx * 4) = make_int4(v[0], v[1], v[2], v[3]);
+        *(int4 *)(row + 64 + tx * 4) = make_int4(v[4], v[5], v[6], v[7]);
+    }
+    if (PRED) {
+        // c (or kw) now becomes the new predecessor, or -2 for "unchanged".
+#pragma unroll
+        for (int a = 0; a < 8; a++)
+#pragma unroll
+            for (int b = 0; b < 8; b++) {
+                const int k = pack ? (c[a][b] & 255) - 1 : kw[a][b];
+                c[a][b] = k < 0 ? -2 : pred[(k0 + k) * ld + j0 + mp_off(tx, b)];
+            }
+        __syncthreads();
+#pragma unroll
+        for (int a = 0; a < 8; a++)
+#pragma unroll
+            for (int b = 0; b < 8; b++)
+                if (c[a][b] != -2)
+                    pred[(i0 + mp_off(ty, a)) * ld + j0 + mp_off(tx, b)] = c[a][b];
+    }
+}
+
+// ff_panels: block (x, 0) updates tile (r, x) of the primary row, block
+// (x, 1) tile (x, r) of the primary column; x = r is the primary tile.
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_panels(int ld, int r, int *d, int *pred, ffShared2 &sh)
+{
+    const int x = blockIdx.x;
+    if (x == r)
+        return;
+    if (blockIdx.y == 0)
+        mp_tile<MODE, PRED>(ld, r, x, r, d, pred, sh);
+    else
+        mp_tile<MODE, PRED>(ld, x, r, r, d, pred, sh);
+}
+
+// ff_rest: block (x, y) updates tile (y, x) unless it is in the primary row
+// or column.
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShared2 &sh)
+{
+    const int x = blockIdx.x, y = blockIdx.y;
+    if (x == r || y == r)
+        return;
+    mp_tile<MODE, PRED>(ld, y, x, r, d, pred, sh);
+}
+
+// The launchable kernels, one per mode and phase: ld is the padded side,
+// r the stage. Block shapes: phase 1 (1024), panels (256) on an (nb, 2)
+// grid, rest (256) on an (nb, nb) grid.
+#define FF_KERNELS(suffix, MODE, PRED)                                                             \
+    extern "C" __global__ void __launch_bounds__(1024) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ ffShared1 sh;                                                                   \
+        ff_phase1<MODE, PRED>(ld, r, d, pred, sh);                                                 \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) ff_panels_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffShared2 sh;                                                     \
+        ff_panels<MODE, PRED>(ld, r, d, pred, sh);                                                 \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) ff_rest_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffShared2 sh;                                                     \
+        ff_rest<MODE, PRED>(ld, r, d, pred, sh);                                                   \
+    }
+
+FF_KERNELS(dist, MODE_DIST, false)
+FF_KERNELS(pack, MODE_PACK, true)
+FF_KERNELS(gen, MODE_GEN, false)
+FF_KERNELS(genpred, MODE_GEN, true)
+
+// ff_scatter copies rows row0 .. row0+rows-1 of an n-wide row-major matrix
+// src (a staging buffer) into the padded matrix dst of row length ld,
+// turning INF into the mode's internal infinity inf (pass INF to copy
+// values unchanged, as for predecessors). One thread per value.
+extern "C" __global__ void ff_scatter(int n, int ld, int row0, int rows, int inf, const int *src, int *dst)
+{
+    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= (size_t)rows * n)
+        return;
+    const size_t i = c / n, j = c % n;
+    const int v = src[c];
+    dst[(row0 + i) * ld + j] = v == INF ? inf : v;
+}
+
+// ff_gather is the way back: values at or above the internal infinity inf
+// become INF again (pass INF for predecessors).
+extern "C" __global__ void ff_gather(int n, int ld, int row0, int rows, int inf, const int *src, int *dst)
+{
+    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= (size_t)rows * n)
+        return;
+    const size_t i = c / n, j = c % n;
+    const int v = src[(row0 + i) * ld + j];
+    dst[c] = v >= inf ? INF : v;
+}
