@@ -1,0 +1,128 @@
+package gpu
+
+// apsp-batched and the auto pick on the emulator, against the CPU.
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// TestEmuAPSPBatched checks apsp-batched with batches that do not divide
+// n, one source per batch, a single block, and the awkward graphs, with
+// and without predecessors.
+func TestEmuAPSPBatched(t *testing.T) {
+	ctx := context.Background()
+	dev := emulator(t)
+	check := func(name string, g *graph.Graph, tun FastTuning, pred bool) {
+		t.Helper()
+		want, err := cpu.DijkstraAll(ctx, g, cpu.APSPOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s Stats
+		got, err := APSPBatchedTuned(ctx, g, Options{Device: dev, Pred: pred, Stats: &s}, tun)
+		if err != nil {
+			t.Errorf("%s (%+v): %v", name, tun, err)
+			return
+		}
+		if got.Solver != VariantAPSPBatched || s.Variant != VariantAPSPBatched {
+			t.Errorf("%s: solver %q, stats %q", name, got.Solver, s.Variant)
+		}
+		if !got.SameDistances(want) {
+			t.Errorf("%s (%+v, pred %v): distances differ from the CPU:\n%s", name, tun, pred, got.Diff(want, 5))
+			return
+		}
+		if pred {
+			if err := got.Verify(g); err != nil {
+				t.Errorf("%s (%+v): %v", name, tun, err)
+			}
+		} else if got.Pred != nil {
+			t.Errorf("%s: predecessors without Pred", name)
+		}
+	}
+	for _, n := range []int{1, 2, 45, 130} {
+		for _, tg := range randomGraphs(t, n, uint64(900+n)) {
+			if tg.g.HasNegative() {
+				continue
+			}
+			for i, tun := range []FastTuning{{}, {Batch: 7, Group: 1, Delta: 1}, {Batch: 1, Blocks: 1, Group: 32}, {Batch: n - 1, Block: 64, Delta: 1 << 29}} {
+				if n > 100 && i == 2 {
+					continue // one source per batch is slow on the interpreter at n = 130
+				}
+				check(tg.name, tg.g, tun, i%2 == 0)
+			}
+		}
+	}
+	for name, g := range awkwardGraphs(t) {
+		check(name, g, FastTuning{Batch: 3}, true)
+	}
+	empty, err := graph.NewBuilder(0).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := APSPBatched(ctx, empty, Options{Device: dev, Pred: true}); err != nil || res.N != 0 || len(res.Dist) != 0 {
+		t.Errorf("n = 0: %v, %v", res, err)
+	}
+	neg := mustGraph(t, 3, "0->1 2, 1->2 -3")
+	if _, err := APSPBatched(ctx, neg, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -3") {
+		t.Errorf("negative arc: %v", err)
+	}
+	if _, err := APSPBatchedTuned(ctx, neg, Options{Device: dev}, FastTuning{Batch: -1}); err == nil || !strings.Contains(err.Error(), "batch -1") {
+		t.Errorf("batch -1: %v", err)
+	}
+}
+
+// TestEmuAllPairsAuto checks the pick of AllPairs(ctx, "auto", ...): the
+// batched Dijkstra for a sparse graph, Floyd-Warshall for a dense one and
+// for negative arcs, with the choice in Solver and Stats.Variant.
+func TestEmuAllPairsAuto(t *testing.T) {
+	ctx := context.Background()
+	dev := emulator(t)
+	fw := VariantFWBlocked
+	if _, err := Lookup("fw-fast"); err == nil {
+		fw = "fw-fast"
+	}
+	sparse, err := graph.GNM(200, 600, graph.WeightRange{Min: 1, Max: 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense, err := graph.GNM(100, 2000, graph.WeightRange{Min: 1, Max: 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := randomGraphs(t, 70, 11)
+	for _, c := range []struct {
+		name, want string
+		g          *graph.Graph
+	}{
+		{"sparse", VariantAPSPBatched, sparse},
+		{"dense", fw, dense},
+		{"negative", fw, small[2].g},
+		{"tiny", fw, mustGraph(t, 3, "0->1 1")},
+	} {
+		if got := PickAllPairs(c.g); got != c.want {
+			t.Errorf("PickAllPairs(%s) = %s, want %s", c.name, got, c.want)
+		}
+		for _, name := range []string{"", "auto"} {
+			var s Stats
+			res, err := AllPairs(ctx, name, c.g, Options{Device: dev, Stats: &s, Pred: true})
+			if err != nil {
+				t.Errorf("AllPairs(%q) on %s: %v", name, c.name, err)
+				continue
+			}
+			if res.Solver != c.want || s.Variant != c.want {
+				t.Errorf("AllPairs(%q) on %s: solver %q, stats %q, want %s", name, c.name, res.Solver, s.Variant, c.want)
+			}
+			if err := res.Verify(c.g); err != nil {
+				t.Errorf("AllPairs(%q) on %s: %v", name, c.name, err)
+			}
+		}
+	}
+	if _, err := AllPairs(ctx, "auto", nil, Options{Device: dev}); err == nil {
+		t.Error("AllPairs(auto) on a nil graph: no error")
+	}
+}
