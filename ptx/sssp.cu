@@ -54,6 +54,8 @@ __device__ __forceinline__ long long pack(int d, int p)
 
 __device__ __forceinline__ int dist_of(long long x) { return (int)(x >> 32); }
 
+// vload and dist_at read what other blocks wrote in earlier steps past the
+// (incoherent) L1 cache: worklists, far piles, relaxed[] and distances.
 __device__ __forceinline__ int vload(const int *p) { return *(const volatile int *)p; }
 
 __device__ __forceinline__ int dist_at(const long long *d, int v)
@@ -153,9 +155,9 @@ __device__ void sssp_core(int n, const int *__restrict__ off, const int *__restr
                 int u = 0, du = 0;
                 bool go = false;
                 if (sub == 0 && e < ncur) {
-                    u = cur[e];
+                    u = vload(cur + e);
                     du = dist_at(dist, u);
-                    go = du < relaxed[u];
+                    go = du < vload(relaxed + u);
                     if (go)
                         relaxed[u] = du;
                 }
@@ -193,15 +195,15 @@ __device__ void sssp_core(int n, const int *__restrict__ off, const int *__restr
         int *far = fs ? f1 : f0, *keep = fs ? f0 : f1;
         int *least = st + ST_MIN + it % 2;
         for (int i = tid; i < nfar; i += nthreads) {
-            const int v = far[i], d = dist_at(dist, v);
-            if (d < relaxed[v])
+            const int v = vload(far + i), d = dist_at(dist, v);
+            if (d < vload(relaxed + v))
                 atomicMin(least, d);
         }
         step_barrier<GRID>(st);
         thr = (int)min((long long)vload(least) + delta, (long long)INF);
         for (int i = tid; i < nfar; i += nthreads) {
-            const int v = far[i], d = dist_at(dist, v);
-            if (d >= relaxed[v]) {
+            const int v = vload(far + i), d = dist_at(dist, v);
+            if (d >= vload(relaxed + v)) {
                 infar[v] = 0;
             } else if (d < thr) {
                 infar[v] = 0;
