@@ -15,14 +15,18 @@ import (
 // with and without predecessors, on sizes around its 128-wide tile, and
 // compares with the CPU; predecessors are checked by rebuilding every path.
 func TestFWFastModes(t *testing.T) {
-	dev := emulator(t)
-	v, err := Lookup(VariantFWFast)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sizes := []int{1, 2, 127, 128, 129, 300}
 	if testing.Short() {
 		sizes = []int{1, 129}
+	}
+	fwFastModes(t, emulator(t), sizes)
+}
+
+// fwFastModes is TestFWFastModes on dev for the given sizes.
+func fwFastModes(t *testing.T, dev *Device, sizes []int) {
+	v, err := Lookup(VariantFWFast)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, n := range sizes {
 		for _, w := range []struct {

@@ -44,7 +44,12 @@
 #include "common.cuh"
 
 #define FF_B 128         // tile side and k values per stage
+#ifndef FF_KC
 #define FF_KC 16         // k values per shared-memory chunk of mp_tile
+#endif
+#ifndef FF_MINB
+#define FF_MINB 2        // blocks of mp_tile per SM that registers must allow
+#endif
 #define FF_INF_DIST MAXDIST
 #define FF_INF_PACK ((1 << 22) - 1)
 
@@ -314,12 +319,12 @@ __device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShar
         __shared__ ffShared1 sh;                                                                   \
         ff_phase1<MODE, PRED>(ld, r, d, pred, sh);                                                 \
     }                                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) ff_panels_##suffix(int ld, int r, int *d, int *pred) \
+    extern "C" __global__ void __launch_bounds__(256, FF_MINB) ff_panels_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ __align__(16) ffShared2 sh;                                                     \
         ff_panels<MODE, PRED>(ld, r, d, pred, sh);                                                 \
     }                                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) ff_rest_##suffix(int ld, int r, int *d, int *pred) \
+    extern "C" __global__ void __launch_bounds__(256, FF_MINB) ff_rest_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ __align__(16) ffShared2 sh;                                                     \
         ff_rest<MODE, PRED>(ld, r, d, pred, sh);                                                   \

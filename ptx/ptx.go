@@ -21,8 +21,11 @@ package ptx
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -48,9 +51,24 @@ func Names() []string {
 	return names
 }
 
+// EnvDir names a directory whose NAME.ptx files replace the embedded ones
+// (kernel development: try a rebuilt module without rebuilding pathnotes).
+// Unset, the embedded PTX is used.
+const EnvDir = "PATHNOTES_PTX_DIR"
+
 // PTX returns the PTX text of module name (for example "fw"), ready for the
-// driver's module loader.
+// driver's module loader: the embedded copy, or NAME.ptx from the
+// directory PATHNOTES_PTX_DIR names when it has one.
 func PTX(name string) (string, error) {
+	if dir := os.Getenv(EnvDir); dir != "" {
+		b, err := os.ReadFile(filepath.Join(dir, name+".ptx"))
+		if err == nil {
+			return string(b), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("ptx: %s: %w", EnvDir, err)
+		}
+	}
 	return read(name + ".ptx")
 }
 

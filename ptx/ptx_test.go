@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -121,5 +122,21 @@ func TestPTXHeaderAndTarget(t *testing.T) {
 	}
 	if _, err := PTX("nope"); err == nil || !strings.Contains(err.Error(), "fw") {
 		t.Errorf("PTX(nope) = %v, want an error listing the modules", err)
+	}
+}
+
+// TestEnvDir checks that PATHNOTES_PTX_DIR replaces a module's PTX and
+// leaves the others embedded.
+func TestEnvDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fw.ptx"), []byte("// replaced\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvDir, dir)
+	if got, err := PTX("fw"); err != nil || got != "// replaced\n" {
+		t.Errorf("PTX(fw) = %q, %v; want the file's text", got, err)
+	}
+	if got, err := PTX("dijkstra"); err != nil || !strings.Contains(got, ".entry") {
+		t.Errorf("PTX(dijkstra) = %d bytes, %v; want the embedded module", len(got), err)
 	}
 }

@@ -1,0 +1,54 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// TestFWFastDevice runs fw-fast's modes on the card, on sizes around its
+// tile and up to a few thousand vertices.
+func TestFWFastDevice(t *testing.T) {
+	fwFastModes(t, testDevice(t), []int{1, 2, 127, 128, 129, 300, 1000, 2049, 4000})
+}
+
+// TestFWFastLarge spot-checks fw-fast at n = 10000 (not a multiple of its
+// tile), with predecessors, against single-source Dijkstra rows on the CPU,
+// and rebuilds the paths of those rows.
+func TestFWFastLarge(t *testing.T) {
+	dev := testDevice(t)
+	ctx := context.Background()
+	const n = 10000
+	g, err := graph.GNM(n, 60*n, graph.WeightRange{Min: 1, Max: 100}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pred := range []bool{false, true} {
+		res, err := FWFast(ctx, g, Options{Device: dev, Pred: pred})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(9, 9))
+		for range 8 {
+			s := rng.IntN(n)
+			want, err := cpu.Dijkstra(ctx, g, s, cpu.DijkstraOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Row(s)
+			if !got.SameDistances(want) {
+				t.Fatalf("pred %v: row %d differs from Dijkstra:\n%s", pred, s, got.Diff(want, 5))
+			}
+			if pred {
+				if err := got.Verify(g); err != nil {
+					t.Fatalf("row %d: %v", s, err)
+				}
+			}
+		}
+	}
+}
