@@ -742,6 +742,10 @@ t2.Add("gnutella04 (paper)", 10876, 39994, 24*60.0, 119.941, "—", 24*60/119.94
 if noGPU != "" {
 	t2.Add(apspGraph.Name()+" (here)", apspGraph.N(), apspGraph.M(), cpuAPSP, noGPU, noGPU, "—")
 } else {
+	// An untimed run first: it loads the module (a JIT compile on a GPU).
+	if _, err := gpu.AllPairs(Ctx(), gpu.VariantDijkstraAPSP, fig1, gpu.Options{Device: dev}); err != nil {
+		panic(err)
+	}
 	var got *graph.AllPairs
 	wall, kernel := mean(func() gpu.Stats {
 		var st gpu.Stats
@@ -1050,8 +1054,8 @@ for i, g := range roads {
 
 fast := display.NewTable("pathnotes' fast variants beside the report's best, wall seconds", "variant", "graph", "|V|", "|E|",
 	"report's best here", "its wall"+here, "fast wall"+here, "fast kernels").Ratio("best ÷ fast", "its wall"+here, "fast wall"+here)
-fastBest := map[string]float64{} // the largest best ÷ fast per fast variant
-fastSeen := map[string]bool{}    // the fast variants that ran
+fastRatios := map[string][]float64{} // best ÷ fast per fast variant and target
+fastSeen := map[string]bool{}        // the fast variants that ran
 for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"} {
 	v, err := gpu.Lookup(name)
 	switch {
@@ -1067,27 +1071,33 @@ for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"}
 	if v.AllPairs {
 		targets = allTargets
 	}
+	// solve runs the fast variant on t and checks it.
+	solve := func(t fastTarget, opts gpu.Options) {
+		if v.AllPairs {
+			r, err := v.SolveAll(Ctx(), t.G, opts)
+			if err != nil {
+				panic(fmt.Sprintf("%s on %s: %v", name, t.G.Name(), err))
+			}
+			check(r.SameDistances(t.All), "%s on %s:\n%s", name, t.G.Name(), r.Diff(t.All, 5))
+			return
+		}
+		r, err := v.SolveFrom(Ctx(), t.G, source, opts)
+		if err != nil {
+			panic(fmt.Sprintf("%s on %s: %v", name, t.G.Name(), err))
+		}
+		check(r.SameDistances(t.One), "%s on %s:\n%s", name, t.G.Name(), r.Diff(t.One, 5))
+	}
+	if len(targets) > 0 {
+		solve(targets[0], gpu.Options{Device: dev}) // untimed: loads the variant's module
+	}
 	for _, t := range targets {
 		w, k := mean(func() gpu.Stats {
 			var st gpu.Stats
-			opts := gpu.Options{Device: dev, Stats: &st}
-			if v.AllPairs {
-				r, err := v.SolveAll(Ctx(), t.G, opts)
-				if err != nil {
-					panic(fmt.Sprintf("%s on %s: %v", name, t.G.Name(), err))
-				}
-				check(r.SameDistances(t.All), "%s on %s:\n%s", name, t.G.Name(), r.Diff(t.All, 5))
-			} else {
-				r, err := v.SolveFrom(Ctx(), t.G, source, opts)
-				if err != nil {
-					panic(fmt.Sprintf("%s on %s: %v", name, t.G.Name(), err))
-				}
-				check(r.SameDistances(t.One), "%s on %s:\n%s", name, t.G.Name(), r.Diff(t.One, 5))
-			}
+			solve(t, gpu.Options{Device: dev, Stats: &st})
 			return st
 		})
 		fast.Add(name, t.G.Name(), t.G.N(), t.G.M(), t.Best, t.BestWall, w, k)
-		fastBest[name] = math.Max(fastBest[name], t.BestWall/w)
+		fastRatios[name] = append(fastRatios[name], t.BestWall/w)
 	}
 }
 fast.Note("every fast result has the reference's distances: fw-blocked's (checked above against the CPU) or cpu.Dijkstra's")
@@ -1142,7 +1152,7 @@ func verdict(xs []float64, ok func(float64) bool) string {
 	case held == 0:
 		return "does not hold"
 	}
-	return fmt.Sprintf("holds on %d of %d graphs", held, n)
+	return fmt.Sprintf("holds in %d of %d cases", held, n)
 }
 
 // fastestIs is 1 on each graph where want was the fastest of vs that ran,
@@ -1233,7 +1243,8 @@ sum.Add("Tiled Shared is the fastest FW", fastestNames(fwVariants, fwPaper, 3),
 	fastestNames(fwVariants, fwWall, len(snaps)), verdict(fastestIs(gpu.VariantFWBlocked, fwVariants, fwWall, len(snaps)), isOne))
 for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"} {
 	if fastSeen[name] {
-		sum.Add(name+" (pathnotes) beats the report's best here", "—", fmt.Sprintf("up to %.1f×", fastBest[name]), map[bool]string{true: "yes", false: "no"}[fastBest[name] > 1])
+		sum.Add("(pathnotes) "+name+" is faster than the report's best (best ÷ fast)", "—", span(fastRatios[name]),
+			verdict(fastRatios[name], func(x float64) bool { return x > 1 }))
 	}
 }
 check(span(paperStride) == "0.99–1.07", "Stride ÷ Naive in Table 1 spans %s", span(paperStride))
