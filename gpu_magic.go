@@ -11,18 +11,23 @@ import (
 )
 
 // registerGPUMagics gives the kernel the %gpu line magic: `%gpu` prints
-// what `pathnotes info` prints about the GPU driver and devices, and
-// `%gpu variants` lists the GPU variants with their launch shapes and
-// sources.
+// what `pathnotes info` prints about the GPU driver and devices, then the
+// modules of %%cuda and %%ptx cells and the CUDA compilers; `%gpu
+// variants` lists the GPU variants with their launch shapes and sources.
+// It registers the %%cuda and %%ptx cell magics too.
 func registerGPUMagics(s *session.Session) error {
+	if err := registerCUDAMagics(s); err != nil {
+		return err
+	}
 	return s.RegisterMagic(session.Magic{
 		Name:  "gpu",
 		Usage: "%gpu [variants]",
-		Help:  "describe the GPU driver and devices (as `pathnotes info` does), or list the GPU variants",
+		Help:  "describe the GPU driver and devices (as `pathnotes info` does), the modules of %%cuda/%%ptx cells and the CUDA compilers, or list the GPU variants",
 		Run: func(_ context.Context, _ *session.Session, args, _ string, _ session.Output) (*session.Bundle, error) {
 			switch strings.TrimSpace(args) {
 			case "":
-				return session.TextBundle(gpu.Describe()), nil
+				text := gpu.Describe() + "\n" + gpu.DescribeCells() + "\ncuda compilers: " + strings.Join(gpu.Compilers(), "; ")
+				return session.TextBundle(text), nil
 			case "variants":
 				return session.TextBundle(variantTable()), nil
 			}

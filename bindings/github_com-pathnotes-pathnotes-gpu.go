@@ -13,55 +13,99 @@ import (
 func init() {
 	Symbols["github.com/pathnotes/pathnotes/gpu/gpu"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"APSPBatched":           reflect.ValueOf(gpu.APSPBatched),
+		"APSPBatchedTuned":      reflect.ValueOf(gpu.APSPBatchedTuned),
 		"ActiveDriver":          reflect.ValueOf(gpu.ActiveDriver),
 		"AllPairs":              reflect.ValueOf(gpu.AllPairs),
+		"AutoDelta":             reflect.ValueOf(gpu.AutoDelta),
+		"AutoGroup":             reflect.ValueOf(gpu.AutoGroup),
+		"BFFast":                reflect.ValueOf(gpu.BFFast),
+		"BFFastTuned":           reflect.ValueOf(gpu.BFFastTuned),
 		"BFFlag":                reflect.ValueOf(gpu.BFFlag),
 		"BFNaive":               reflect.ValueOf(gpu.BFNaive),
 		"BFStride":              reflect.ValueOf(gpu.BFStride),
+		"CellModules":           reflect.ValueOf(gpu.CellModules),
+		"CompileCUDA":           reflect.ValueOf(gpu.CompileCUDA),
+		"CompileCUDADetail":     reflect.ValueOf(gpu.CompileCUDADetail),
+		"Compilers":             reflect.ValueOf(gpu.Compilers),
 		"Default":               reflect.ValueOf(gpu.Default),
 		"Describe":              reflect.ValueOf(gpu.Describe),
+		"DescribeCells":         reflect.ValueOf(gpu.DescribeCells),
 		"Devices":               reflect.ValueOf(gpu.Devices),
 		"DijkstraAPSPRow":       reflect.ValueOf(gpu.DijkstraAPSPRow),
 		"DijkstraMartin":        reflect.ValueOf(gpu.DijkstraMartin),
+		"Dim":                   reflect.ValueOf(gpu.Dim),
 		"EnvDriver":             reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_GPU\"", token.STRING, 0)),
+		"EnvPTXCache":           reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_PTX_CACHE\"", token.STRING, 0)),
 		"ErrNoCUDA":             reflect.ValueOf(&gpu.ErrNoCUDA).Elem(),
+		"ErrorCode":             reflect.ValueOf(gpu.ErrorCode),
+		"ErrorString":           reflect.ValueOf(gpu.ErrorString),
 		"FWBlocked":             reflect.ValueOf(gpu.FWBlocked),
+		"FWFast":                reflect.ValueOf(gpu.FWFast),
 		"FWGaioso":              reflect.ValueOf(gpu.FWGaioso),
 		"FWHN":                  reflect.ValueOf(gpu.FWHN),
 		"FWHNShared":            reflect.ValueOf(gpu.FWHNShared),
 		"FWRow":                 reflect.ValueOf(gpu.FWRow),
 		"FWTiledGlobal":         reflect.ValueOf(gpu.FWTiledGlobal),
+		"Float32":               reflect.ValueOf(gpu.Float32),
+		"Float64":               reflect.ValueOf(gpu.Float64),
+		"GetKernel":             reflect.ValueOf(gpu.GetKernel),
+		"GetVar":                reflect.ValueOf(gpu.GetVar),
+		"Int32":                 reflect.ValueOf(gpu.Int32),
+		"Launch":                reflect.ValueOf(gpu.Launch),
+		"LoadCellCUDA":          reflect.ValueOf(gpu.LoadCellCUDA),
+		"LoadCellPTX":           reflect.ValueOf(gpu.LoadCellPTX),
 		"Lookup":                reflect.ValueOf(gpu.Lookup),
 		"Open":                  reflect.ValueOf(gpu.Open),
 		"OpenEmulator":          reflect.ValueOf(gpu.OpenEmulator),
+		"PTXCacheDir":           reflect.ValueOf(gpu.PTXCacheDir),
+		"PTXCacheFile":          reflect.ValueOf(gpu.PTXCacheFile),
+		"PickAllPairs":          reflect.ValueOf(gpu.PickAllPairs),
+		"SSSPFast":              reflect.ValueOf(gpu.SSSPFast),
+		"SSSPFastTuned":         reflect.ValueOf(gpu.SSSPFastTuned),
+		"SetPrintfOutput":       reflect.ValueOf(gpu.SetPrintfOutput),
 		"SingleSource":          reflect.ValueOf(gpu.SingleSource),
+		"Uint32":                reflect.ValueOf(gpu.Uint32),
+		"VariantAPSPBatched":    reflect.ValueOf(constant.MakeFromLiteral("\"apsp-batched\"", token.STRING, 0)),
+		"VariantBFFast":         reflect.ValueOf(constant.MakeFromLiteral("\"bf-fast\"", token.STRING, 0)),
 		"VariantBFFlag":         reflect.ValueOf(constant.MakeFromLiteral("\"bf-flag\"", token.STRING, 0)),
 		"VariantBFNaive":        reflect.ValueOf(constant.MakeFromLiteral("\"bf-naive\"", token.STRING, 0)),
 		"VariantBFStride":       reflect.ValueOf(constant.MakeFromLiteral("\"bf-stride\"", token.STRING, 0)),
 		"VariantDijkstraAPSP":   reflect.ValueOf(constant.MakeFromLiteral("\"dijkstra-apsp-row\"", token.STRING, 0)),
 		"VariantDijkstraMartin": reflect.ValueOf(constant.MakeFromLiteral("\"dijkstra-martin\"", token.STRING, 0)),
 		"VariantFWBlocked":      reflect.ValueOf(constant.MakeFromLiteral("\"fw-blocked\"", token.STRING, 0)),
+		"VariantFWFast":         reflect.ValueOf(constant.MakeFromLiteral("\"fw-fast\"", token.STRING, 0)),
 		"VariantFWGaioso":       reflect.ValueOf(constant.MakeFromLiteral("\"fw-gaioso\"", token.STRING, 0)),
 		"VariantFWHN":           reflect.ValueOf(constant.MakeFromLiteral("\"fw-hn\"", token.STRING, 0)),
 		"VariantFWHNShared":     reflect.ValueOf(constant.MakeFromLiteral("\"fw-hn-shared\"", token.STRING, 0)),
 		"VariantFWRow":          reflect.ValueOf(constant.MakeFromLiteral("\"fw-row\"", token.STRING, 0)),
 		"VariantFWTiledGlobal":  reflect.ValueOf(constant.MakeFromLiteral("\"fw-tiled-global\"", token.STRING, 0)),
+		"VariantSSSPFast":       reflect.ValueOf(constant.MakeFromLiteral("\"sssp-fast\"", token.STRING, 0)),
 		"Variants":              reflect.ValueOf(gpu.Variants),
 
 		// type definitions
-		"Context":     reflect.ValueOf((*gpu.Context)(nil)),
-		"Device":      reflect.ValueOf((*gpu.Device)(nil)),
-		"DeviceInfo":  reflect.ValueOf((*gpu.DeviceInfo)(nil)),
-		"DevicePtr":   reflect.ValueOf((*gpu.DevicePtr)(nil)),
-		"Dim3":        reflect.ValueOf((*gpu.Dim3)(nil)),
-		"Driver":      reflect.ValueOf((*gpu.Driver)(nil)),
-		"DriverError": reflect.ValueOf((*gpu.DriverError)(nil)),
-		"Event":       reflect.ValueOf((*gpu.Event)(nil)),
-		"Function":    reflect.ValueOf((*gpu.Function)(nil)),
-		"Module":      reflect.ValueOf((*gpu.Module)(nil)),
-		"Options":     reflect.ValueOf((*gpu.Options)(nil)),
-		"Stats":       reflect.ValueOf((*gpu.Stats)(nil)),
-		"Variant":     reflect.ValueOf((*gpu.Variant)(nil)),
+		"Buffer":         reflect.ValueOf((*gpu.Buffer)(nil)),
+		"Compilation":    reflect.ValueOf((*gpu.Compilation)(nil)),
+		"CompileError":   reflect.ValueOf((*gpu.CompileError)(nil)),
+		"CompileOptions": reflect.ValueOf((*gpu.CompileOptions)(nil)),
+		"Context":        reflect.ValueOf((*gpu.Context)(nil)),
+		"Device":         reflect.ValueOf((*gpu.Device)(nil)),
+		"DeviceInfo":     reflect.ValueOf((*gpu.DeviceInfo)(nil)),
+		"DevicePtr":      reflect.ValueOf((*gpu.DevicePtr)(nil)),
+		"Dim3":           reflect.ValueOf((*gpu.Dim3)(nil)),
+		"Driver":         reflect.ValueOf((*gpu.Driver)(nil)),
+		"DriverError":    reflect.ValueOf((*gpu.DriverError)(nil)),
+		"ElemType":       reflect.ValueOf((*gpu.ElemType)(nil)),
+		"Event":          reflect.ValueOf((*gpu.Event)(nil)),
+		"FastTuning":     reflect.ValueOf((*gpu.FastTuning)(nil)),
+		"Function":       reflect.ValueOf((*gpu.Function)(nil)),
+		"Kernel":         reflect.ValueOf((*gpu.Kernel)(nil)),
+		"LaunchError":    reflect.ValueOf((*gpu.LaunchError)(nil)),
+		"Module":         reflect.ValueOf((*gpu.Module)(nil)),
+		"ModuleHandle":   reflect.ValueOf((*gpu.ModuleHandle)(nil)),
+		"Options":        reflect.ValueOf((*gpu.Options)(nil)),
+		"Stats":          reflect.ValueOf((*gpu.Stats)(nil)),
+		"Variant":        reflect.ValueOf((*gpu.Variant)(nil)),
 
 		// interface wrapper definitions
 		"_Context": reflect.ValueOf((*_github_com_pathnotes_pathnotes_gpu_Context)(nil)),
@@ -78,9 +122,9 @@ type _github_com_pathnotes_pathnotes_gpu_Context struct {
 	WDestroyEvent    func(e gpu.Event) error
 	WElapsed         func(start gpu.Event, end gpu.Event) (time.Duration, error)
 	WFree            func(p gpu.DevicePtr) error
-	WFunction        func(m gpu.Module, name string) (gpu.Function, error)
+	WFunction        func(m gpu.ModuleHandle, name string) (gpu.Function, error)
 	WLaunch          func(f gpu.Function, grid gpu.Dim3, block gpu.Dim3, sharedBytes int, args []uint64) error
-	WLoadModule      func(name string, ptx string) (gpu.Module, error)
+	WLoadModule      func(name string, ptx string) (gpu.ModuleHandle, error)
 	WMaxActiveBlocks func(f gpu.Function, blockThreads int, sharedBytes int) (int, error)
 	WMemInfo         func() (free uint64, total uint64, err error)
 	WMemset32        func(dst gpu.DevicePtr, value uint32, count uint64) error
@@ -108,13 +152,13 @@ func (W _github_com_pathnotes_pathnotes_gpu_Context) Elapsed(start gpu.Event, en
 func (W _github_com_pathnotes_pathnotes_gpu_Context) Free(p gpu.DevicePtr) error {
 	return W.WFree(p)
 }
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Function(m gpu.Module, name string) (gpu.Function, error) {
+func (W _github_com_pathnotes_pathnotes_gpu_Context) Function(m gpu.ModuleHandle, name string) (gpu.Function, error) {
 	return W.WFunction(m, name)
 }
 func (W _github_com_pathnotes_pathnotes_gpu_Context) Launch(f gpu.Function, grid gpu.Dim3, block gpu.Dim3, sharedBytes int, args []uint64) error {
 	return W.WLaunch(f, grid, block, sharedBytes, args)
 }
-func (W _github_com_pathnotes_pathnotes_gpu_Context) LoadModule(name string, ptx string) (gpu.Module, error) {
+func (W _github_com_pathnotes_pathnotes_gpu_Context) LoadModule(name string, ptx string) (gpu.ModuleHandle, error) {
 	return W.WLoadModule(name, ptx)
 }
 func (W _github_com_pathnotes_pathnotes_gpu_Context) MaxActiveBlocks(f gpu.Function, blockThreads int, sharedBytes int) (int, error) {

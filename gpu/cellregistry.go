@@ -18,7 +18,8 @@ var cells struct {
 
 // LoadCellPTX loads PTX text on the default device as module name and
 // registers its kernels and variables for GetKernel, GetVar and Launch,
-// replacing a module of the same name. The %%ptx and %%cuda magics call it.
+// replacing a module of the same name (an empty name means the first
+// kernel's). The %%ptx magic calls it.
 func LoadCellPTX(name, ptx string) (*Module, error) {
 	return loadCell(name, ptx, "PTX", nil)
 }
@@ -26,6 +27,12 @@ func LoadCellPTX(name, ptx string) (*Module, error) {
 // loadCell loads and registers a cell module; varTypes are the element
 // types the CUDA source gives its variables (nil for PTX).
 func loadCell(name, ptx, origin string, varTypes map[string]ElemType) (*Module, error) {
+	if name == "" {
+		var err error
+		if name, err = firstKernel(ptx); err != nil {
+			return nil, err
+		}
+	}
 	d, err := Default()
 	if err != nil {
 		return nil, err
@@ -106,8 +113,8 @@ func Launch(name string, grid, block Dim3, args ...any) error {
 	return k.Launch(grid, block, args...)
 }
 
-// describeCells lists the cell modules for Describe's callers (%gpu).
-func describeCells() string {
+// DescribeCells lists the modules of the cells, one per line, for %gpu.
+func DescribeCells() string {
 	mods := CellModules()
 	if len(mods) == 0 {
 		return "cell modules: none (define kernels in %%cuda or %%ptx cells)"

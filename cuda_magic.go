@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/kernel/session"
+)
+
+// registerCUDAMagics gives the kernel the %%cuda and %%ptx cell magics:
+// a cell of CUDA C or PTX whose kernels a Go cell then launches with
+// gpu.Launch, gpu.GetKernel and gpu.GetVar.
+func registerCUDAMagics(s *session.Session) error {
+	for _, m := range []session.Magic{{
+		Name:  "cuda",
+		Cell:  true,
+		Usage: "%%cuda [--name MODULE] [--arch compute_XX] [-- NVCC FLAGS]",
+		Help: "compile the cell's CUDA C (NVRTC or nvcc, cached in .pathnotes-ptx/) and load it on the GPU; " +
+			"its kernels are then gpu.Launch(\"name\", gpu.Dim(blocks), gpu.Dim(threads), args...), its variables gpu.GetVar(\"name\")",
+		Run: runCUDAMagic,
+	}, {
+		Name:  "ptx",
+		Cell:  true,
+		Usage: "%%ptx [--name MODULE]",
+		Help:  "load the cell's PTX text on the GPU (or the emulator; no CUDA toolkit needed) and register its kernels and variables, as %%cuda does",
+		Run:   runPTXMagic,
+	}} {
+		if err := s.RegisterMagic(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cellArgs are the options of a %%cuda or %%ptx line.
+type cellArgs struct {
+	name  string
+	arch  string
+	flags []string
+}
+
+// parseCellArgs reads "--name M --arch A -- flags..."; cuda says whether
+// --arch and extra flags are allowed.
+func parseCellArgs(magic, args string, cuda bool) (cellArgs, error) {
+	var a cellArgs
+	f := strings.Fields(args)
+	for i := 0; i < len(f); i++ {
+		opt := f[i]
+		value := func() (string, error) {
+			if k, v, ok := strings.Cut(opt, "="); ok {
+				opt = k
+				return v, nil
+			}
+			if i+1 >= len(f) {
+				return "", fmt.Errorf("%%%%%s: %s needs a value", magic, opt)
+			}
+			i++
+			return f[i], nil
+		}
+		switch name, _, _ := strings.Cut(opt, "="); {
+		case name == "--name":
+			v, err := value()
+			if err != nil {
+				return a, err
+			}
+			a.name = v
+		case name == "--arch" && cuda:
+			v, err := value()
+			if err != nil {
+				return a, err
+			}
+			a.arch = v
+		case opt == "--" && cuda:
+			a.flags = f[i+1:]
+			return a, nil
+		default:
+			usage := "%%ptx [--name MODULE]"
+			if cuda {
+				usage = "%%cuda [--name MODULE] [--arch compute_XX] [-- NVCC FLAGS]"
+			}
+			return a, fmt.Errorf("%%%%%s: unknown argument %q (usage: %s)", magic, opt, usage)
+		}
+	}
+	return a, nil
+}
+
+// runCUDAMagic compiles and loads a %%cuda cell; compiler errors name the
+// cell's lines.
+func runCUDAMagic(ctx context.Context, s *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
+	a, err := parseCellArgs("cuda", args, true)
+	if err != nil {
+		return nil, err
+	}
+	routePrintf(ctx, s)
+	m, comp, err := gpu.LoadCellCUDA(ctx, a.name, cudaCellSource(body), gpu.CompileOptions{Arch: a.arch, Flags: a.flags})
+	if err != nil {
+		return nil, err
+	}
+	text := moduleSummary(m, "compiled by "+comp.Compiler)
+	if comp.Note != "" {
+		text += "\n" + comp.Note
+	}
+	return session.TextBundle(text), nil
+}
+
+// cudaCellSource is the source compiled for a %%cuda cell's body, under
+// the file name "cell": the session blanks the magic's line, so the body's
+// lines are the cell's.
+func cudaCellSource(body string) string { return "#line 1 \"cell\"\n" + body }
+
+// runPTXMagic loads a %%ptx cell.
+func runPTXMagic(ctx context.Context, s *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
+	a, err := parseCellArgs("ptx", args, false)
+	if err != nil {
+		return nil, err
+	}
+	routePrintf(ctx, s)
+	m, err := gpu.LoadCellPTX(a.name, body)
+	if err != nil {
+		return nil, err
+	}
+	return session.TextBundle(moduleSummary(m, "PTX cell")), nil
+}
+
+// moduleSummary is the one line a %%cuda or %%ptx cell prints: the module,
+// its kernels with their parameters, its variables, where the PTX came
+// from and its size.
+func moduleSummary(m *gpu.Module, origin string) string {
+	var ks []string
+	for _, name := range m.Kernels() {
+		if k, err := m.Kernel(name); err == nil {
+			ks = append(ks, k.Signature())
+		}
+	}
+	line := fmt.Sprintf("module %s on %s: kernels %s", m.Name(), m.Device().Info().Name, strings.Join(ks, ", "))
+	if len(ks) == 0 {
+		line = fmt.Sprintf("module %s on %s: no kernels", m.Name(), m.Device().Info().Name)
+	}
+	if vs := m.Vars(); len(vs) > 0 {
+		line += "; variables " + strings.Join(vs, ", ")
+	}
+	return line + fmt.Sprintf("; %s, PTX %s", origin, graph.FormatBytes(uint64(len(m.PTX()))))
+}
+
+// routePrintf sends the output of device-side printf on the emulator to
+// the session's standard output (the cell's output), once per session:
+// the interpreter's os.Stdout is the session's pipe, not the process's.
+func routePrintf(ctx context.Context, s *session.Session) {
+	_, _ = s.RunCode(ctx, "import (\n\t_pnos \"os\"\n\t_pngpu \"github.com/pathnotes/pathnotes/gpu\"\n)\n_pngpu.SetPrintfOutput(_pnos.Stdout)")
+}

@@ -1,0 +1,309 @@
+package gpu
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Run-time compilation of CUDA C kept in notebook cells: NVRTC where the
+// cuda build finds libnvrtc at run time, else `nvcc -ptx` from PATH; the
+// PTX is cached on disk so that a notebook runs where no compiler exists
+// (CI runs the notebooks on the emulator without a CUDA toolkit).
+
+// CompileOptions configure CompileCUDA.
+type CompileOptions struct {
+	// Arch is the virtual architecture the PTX targets; "" means
+	// "compute_52", which every driver of the last years JIT-compiles for
+	// any later card, and which the emulator runs.
+	Arch string
+	// Flags are passed to the compiler as they are (e.g. "-use_fast_math",
+	// "-DN=256").
+	Flags []string
+}
+
+// EnvPTXCache is the environment variable that sets the PTX cache's
+// directory; "off" disables the cache. Unset, it is ".pathnotes-ptx" in
+// the working directory (the notebook's directory under Jupyter and
+// `pathnotes run`).
+const EnvPTXCache = "PATHNOTES_PTX_CACHE"
+
+// defaultArch is the PTX target of cell kernels.
+const defaultArch = "compute_52"
+
+// Compilation is what CompileCUDADetail did: the PTX, which compiler made
+// it (or that it came from the cache), and where the cache is.
+type Compilation struct {
+	PTX      string
+	Compiler string // e.g. "nvcc 11.8" or "NVRTC 12.4"; "cache" for a cache hit without a compiler
+	CacheDir string // "" when the cache is off
+	// Note is a remark for the user, e.g. "(compiler not found; using
+	// cached PTX from DIR)", or "".
+	Note string
+}
+
+// CompileError is CUDA C that failed to compile, with the compiler's log;
+// the log's file positions are rewritten to the cell's lines, as
+// "cell:3: error: identifier "x" is undefined".
+type CompileError struct {
+	Name     string // the module being compiled
+	Compiler string
+	Log      string
+}
+
+// Error gives the compiler and its log.
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("compiling CUDA cell %s with %s failed:\n%s", e.Name, e.Compiler, e.Log)
+}
+
+// CompileCUDA compiles CUDA C source (a %%cuda cell) to PTX. It tries
+// NVRTC first where the cuda build finds libnvrtc, then `nvcc -ptx` from
+// PATH; the PTX is stored in the PTX cache (see EnvPTXCache), and with no
+// compiler at all a cached PTX of the same source, arch and flags is used.
+// A source without a #line directive is numbered from line 1 of "cell".
+func CompileCUDA(ctx context.Context, name, source string, opts CompileOptions) (ptx string, err error) {
+	c, err := CompileCUDADetail(ctx, name, source, opts)
+	return c.PTX, err
+}
+
+// CompileCUDADetail is CompileCUDA reporting which compiler ran and
+// whether the PTX came from the cache.
+func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOptions) (Compilation, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	source, opts = normalize(source, opts)
+	dir, err := PTXCacheDir()
+	if err != nil {
+		return Compilation{}, err
+	}
+	key := cacheKey(source, opts)
+	var tried []string
+	var failed error // the last compiler's error: NVRTC may fail where nvcc works (host headers)
+	for _, c := range compilers() {
+		if why := c.available(); why != "" {
+			tried = append(tried, why)
+			continue
+		}
+		ptx, log, err := c.compile(ctx, name, source, opts)
+		if ctx.Err() != nil {
+			return Compilation{}, fmt.Errorf("gpu: compiling CUDA cell %s: interrupted: %w", name, ctx.Err())
+		}
+		if err != nil {
+			failed = fmt.Errorf("gpu: compiling CUDA cell %s with %s: %w", name, c.describe(), err)
+			if log != "" {
+				failed = &CompileError{Name: name, Compiler: c.describe(), Log: cellLines(log)}
+			}
+			continue
+		}
+		comp := Compilation{PTX: ptx, Compiler: c.describe(), CacheDir: dir}
+		if dir != "" {
+			if err := storePTX(dir, key, ptx); err != nil {
+				comp.Note = fmt.Sprintf("(could not cache the PTX: %v)", err)
+			}
+		}
+		return comp, nil
+	}
+	if failed != nil {
+		return Compilation{}, failed
+	}
+	if dir != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, key+".ptx")); err == nil {
+			return Compilation{PTX: string(b), Compiler: "cache", CacheDir: dir,
+				Note: fmt.Sprintf("(compiler not found; using cached PTX from %s)", dir)}, nil
+		}
+	}
+	cache := "the PTX cache is off (" + EnvPTXCache + "=off)"
+	if dir != "" {
+		cache = "no cached PTX for this source, arch and flags in " + dir
+	}
+	return Compilation{}, fmt.Errorf("gpu: cannot compile CUDA cell %s: no CUDA compiler (%s), and %s. "+
+		"Install the CUDA toolkit and put its bin directory (with nvcc) on PATH, or write the kernel as PTX in a %%%%ptx cell",
+		name, strings.Join(tried, "; "), cache)
+}
+
+// Compilers describes the CUDA compilers this process can use, and the
+// PTX cache, one line each (for %gpu and `pathnotes info`).
+func Compilers() []string {
+	var lines []string
+	for _, c := range compilers() {
+		if why := c.available(); why != "" {
+			lines = append(lines, why)
+		} else {
+			lines = append(lines, c.describe()+": available")
+		}
+	}
+	switch dir, err := PTXCacheDir(); {
+	case err != nil:
+		lines = append(lines, "PTX cache: "+err.Error())
+	case dir == "":
+		lines = append(lines, "PTX cache: off ("+EnvPTXCache+"=off)")
+	default:
+		lines = append(lines, "PTX cache: "+dir)
+	}
+	return lines
+}
+
+// PTXCacheDir returns the absolute directory of the PTX cache, or "" when
+// PATHNOTES_PTX_CACHE=off.
+func PTXCacheDir() (string, error) {
+	dir := strings.TrimSpace(os.Getenv(EnvPTXCache))
+	switch dir {
+	case "off":
+		return "", nil
+	case "":
+		dir = ".pathnotes-ptx"
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("gpu: PTX cache directory %q: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// normalize applies the defaults: the arch, and a #line directive that
+// numbers a source without one from line 1 of "cell".
+func normalize(source string, opts CompileOptions) (string, CompileOptions) {
+	if opts.Arch == "" {
+		opts.Arch = defaultArch
+	}
+	if !strings.HasPrefix(strings.TrimSpace(source), "#line") {
+		source = "#line 1 \"cell\"\n" + source
+	}
+	return source, opts
+}
+
+// PTXCacheFile returns the file in which the PTX cache keeps the PTX of
+// source compiled with opts ("" when the cache is off), for a notebook's
+// author who wants to check that the cache holds a cell's PTX.
+func PTXCacheFile(source string, opts CompileOptions) (string, error) {
+	dir, err := PTXCacheDir()
+	if err != nil || dir == "" {
+		return "", err
+	}
+	source, opts = normalize(source, opts)
+	return filepath.Join(dir, cacheKey(source, opts)+".ptx"), nil
+}
+
+// cacheKey is the SHA-256 of what decides the PTX: source, arch, flags.
+func cacheKey(source string, opts CompileOptions) string {
+	h := sha256.New()
+	for _, s := range append([]string{source, opts.Arch}, opts.Flags...) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// storePTX writes the PTX into the cache atomically (a temporary file
+// renamed), so that a reader never sees half a file.
+func storePTX(dir, key, ptx string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, key+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(ptx)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), filepath.Join(dir, key+".ptx"))
+}
+
+// compiler is one way to turn CUDA C into PTX.
+type compiler interface {
+	// available returns "" when the compiler can run, else what was
+	// looked for and not found.
+	available() string
+	describe() string
+	// compile returns the PTX, or the compiler's log (with err) when the
+	// source has errors, or err alone when the compiler could not run.
+	compile(ctx context.Context, name, source string, opts CompileOptions) (ptx, log string, err error)
+}
+
+// compilers lists the compilers in the order they are tried.
+func compilers() []compiler { return []compiler{nvrtc(), nvccCompiler{}} }
+
+// nvccCompiler runs `nvcc -ptx` from PATH.
+type nvccCompiler struct{}
+
+func (nvccCompiler) available() string {
+	if _, err := exec.LookPath("nvcc"); err != nil {
+		return "nvcc: not found on PATH"
+	}
+	return ""
+}
+
+// nvccRelease matches nvcc --version's "release 11.8".
+var nvccRelease = regexp.MustCompile(`release (\d+\.\d+)`)
+
+func (nvccCompiler) describe() string {
+	path, err := exec.LookPath("nvcc")
+	if err != nil {
+		return "nvcc"
+	}
+	out, err := exec.Command(path, "--version").Output()
+	if m := nvccRelease.FindSubmatch(out); err == nil && m != nil {
+		return "nvcc " + string(m[1]) + " (" + path + ")"
+	}
+	return "nvcc (" + path + ")"
+}
+
+func (nvccCompiler) compile(ctx context.Context, name, source string, opts CompileOptions) (string, string, error) {
+	tmp, err := os.MkdirTemp("", "pathnotes-nvcc-")
+	if err != nil {
+		return "", "", err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "cell.cu")
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
+		return "", "", err
+	}
+	out := filepath.Join(tmp, "cell.ptx")
+	args := append([]string{"-ptx", "-arch=" + opts.Arch}, opts.Flags...)
+	args = append(args, "-o", out, src)
+	cmd := exec.CommandContext(ctx, "nvcc", args...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", "", fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		text := strings.TrimSpace(strings.ReplaceAll(log.String(), src, "cell.cu"))
+		if text == "" {
+			return "", "", fmt.Errorf("nvcc %s: %w", strings.Join(args, " "), err)
+		}
+		return "", text, err
+	}
+	ptx, err := os.ReadFile(out)
+	return string(ptx), "", err
+}
+
+// compilerPos matches a position in a compiler's log: nvcc and NVRTC
+// write `cell(3): error: ...`, with an optional column in some versions
+// (`cell(3, 14)` or `cell:3:14`).
+var compilerPos = regexp.MustCompile(`(?m)^(?:[^\s:()]*/)?(cell(?:\.cu)?)(?:\((\d+)(?:,\s*(\d+))?\)|:(\d+)(?::(\d+))?):\s*`)
+
+// cellLines rewrites the log's positions as "cell:LINE[:COL]: ".
+func cellLines(log string) string {
+	return compilerPos.ReplaceAllStringFunc(log, func(s string) string {
+		m := compilerPos.FindStringSubmatch(s)
+		line, col := m[2]+m[4], m[3]+m[5]
+		if col != "" {
+			return "cell:" + line + ":" + col + ": "
+		}
+		return "cell:" + line + ": "
+	})
+}
