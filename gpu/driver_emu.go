@@ -334,6 +334,7 @@ func (c *emuContext) Launch(f Function, grid, block Dim3, sharedBytes int, args 
 	if err != nil {
 		return err
 	}
+	c.dev.SetPrintfOutput(printfWriter())
 	_, err = c.dev.Launch(context.Background(), k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
 	var le *ptxemu.LaunchError
 	var fault *ptxemu.Fault

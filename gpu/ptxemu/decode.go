@@ -63,6 +63,10 @@ type regRef struct {
 type symbol struct {
 	sp   space
 	addr uint64 // offset in the space; the device address for .global
+	// call marks a .param variable of a call sequence, which lives in
+	// the thread's local frame (ld.param and st.param reach it there).
+	call bool
+	size int
 }
 
 // decoder turns one function's statements into a Kernel's code.
@@ -168,6 +172,16 @@ func (d *decoder) layout(f *function) {
 		case v.space == "local":
 			local = int(roundUp(uint64(local), uint64(max(v.align, 1))))
 			d.syms[v.name] = symbol{sp: spaceLocal, addr: uint64(local)}
+			local += v.bytes()
+		case v.space == "param":
+			// nvcc declares param0, param1, retval0 afresh in every call
+			// sequence; one slot per name serves them all (their lives
+			// do not overlap), grown if a later one is larger.
+			if old, ok := d.syms[v.name]; ok && old.call && old.size >= v.bytes() {
+				continue
+			}
+			local = int(roundUp(uint64(local), uint64(max(v.align, 1))))
+			d.syms[v.name] = symbol{sp: spaceLocal, addr: uint64(local), call: true, size: v.bytes()}
 			local += v.bytes()
 		default:
 			d.errs = append(d.errs, &UnsupportedError{Line: v.line, Instruction: "." + v.space + " " + v.name, Why: "variables of this state space inside a function"})
@@ -354,6 +368,16 @@ func (d *decoder) predDst(s *stmt, op operand) (int32, error) {
 	return r.idx, nil
 }
 
+// callParam reports whether an address operand names a .param variable of
+// a call sequence.
+func (d *decoder) callParam(op operand) bool {
+	if _, isReg := d.lookup(op.word); isReg {
+		return false
+	}
+	sym, ok := d.syms[op.word]
+	return ok && sym.call
+}
+
 // address resolves [base+offset] for an access in state space sp: base is
 // a register (or -1) and off the constant part, including a variable's
 // address. Symbols must live in sp (or any space for generic accesses).
@@ -378,6 +402,8 @@ func (d *decoder) address(s *stmt, op operand, sp space) (base int32, off uint64
 	switch {
 	case sp == spaceGeneric:
 		return -1, off + genericOf(sym), nil
+	case sym.call && sp == spaceParam:
+		return -1, off + sym.addr, nil
 	case sym.sp != sp:
 		return 0, 0, errorf(s, "%s is a .%s variable, not .%s", op.word, sym.sp, sp)
 	}
@@ -528,9 +554,6 @@ var decoders = map[string]opDecoder{}
 func (d *decoder) instruction(s *stmt) (inst, error) {
 	in := inst{guard: -1, d: -1, a: -1, b: -1, c: -1, e: -1, pd: -1, pd2: -1, pa: -1, pb: -1,
 		line: int32(s.line), text: s.text}
-	if s.op == ".param" {
-		return in, unsupported(s, "calls")
-	}
 	if s.guard != "" {
 		r, ok := d.lookup(s.guard)
 		if !ok || !r.pred {

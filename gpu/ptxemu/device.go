@@ -3,6 +3,8 @@ package ptxemu
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -46,10 +48,11 @@ type Options struct {
 // Its methods may be called from several goroutines; launches run one at
 // a time, each on Options.Workers goroutines.
 type Device struct {
-	mu    sync.Mutex
-	opts  Options
-	mem   *memory
-	stats Stats
+	mu     sync.Mutex
+	opts   Options
+	mem    *memory
+	stats  Stats
+	printf io.Writer // where device-side printf goes (SetPrintfOutput)
 }
 
 // New returns a Device with empty memory.
@@ -60,7 +63,7 @@ func New(opts Options) *Device {
 	if opts.MemoryBytes == 0 {
 		opts.MemoryBytes = DefaultMemory
 	}
-	return &Device{opts: opts, mem: newMemory(opts.MemoryBytes, opts.CheckUninitialized)}
+	return &Device{opts: opts, mem: newMemory(opts.MemoryBytes, opts.CheckUninitialized), printf: os.Stdout}
 }
 
 // Workers returns the number of goroutines a launch runs blocks on.
@@ -190,6 +193,7 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, grid, block Dim3, shared
 	stop := context.AfterFunc(ctx, func() { l.stop.Store(true) })
 	st := l.run()
 	stop()
+	l.printf.flush(d.printf)
 	st.Launches = 1
 	st.Wall = time.Since(start)
 	d.stats.add(&st)

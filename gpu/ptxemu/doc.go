@@ -36,10 +36,18 @@
 // %nctaid, %laneid, %warpid, %nwarpid, %smid, %nsmid, %lanemask_*,
 // %clock, %clock64 and %globaltimer.
 //
+// Device-side printf runs: nvcc's call of vprintf (the format string in a
+// .global byte array, the arguments packed in a .local buffer, both passed
+// through the .param variables of a call sequence) is formatted as CUDA
+// formats it (%d %i %u %x %o %c %s %p %f %e %g %a %%, flags, width,
+// precision, length modifiers) and written to Device.SetPrintfOutput's
+// writer (os.Stdout by default) when the launch ends, in the order the
+// threads executed their printf calls.
+//
 // Anything else fails the load with an *UnsupportedError per instruction
 // ("unsupported PTX instruction call.uni ... at line 12"), collected in a
-// *LoadError, as a JIT compiler fails: calls to .func functions (printf
-// among them), textures and surfaces, half precision, directed rounding
+// *LoadError, as a JIT compiler fails: calls to other .func functions
+// (assert's __assertfail among them), textures and surfaces, half precision, directed rounding
 // (.rz, .rm, .rp) of float arithmetic, barriers with a thread count and
 // bar.arrive, carry arithmetic (add.cc), tensor-core and asynchronous-copy
 // instructions. A modifier the interpreter does not model is an error too,

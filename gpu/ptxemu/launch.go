@@ -21,6 +21,8 @@ type launch struct {
 	done  atomic.Int64 // blocks finished
 	stop  atomic.Bool  // a fault or a cancellation: start no more blocks
 	fault atomic.Pointer[Fault]
+
+	printf printfOutput // device-side printf, written out when the launch ends
 }
 
 // blockState is the memory of one block in flight: its warps (register

@@ -64,15 +64,18 @@ func decodeLdSt(d *decoder, s *stmt, m *modset, in *inst) error {
 	if !ok || t.kind == kindPred {
 		return unsupported(s, "")
 	}
-	if store && (in.space == spaceConst || in.space == spaceParam) {
-		return unsupported(s, "stores to ."+in.space.String()+" (call sequences)")
-	}
 	if err := args(s, 2); err != nil {
 		return err
 	}
 	addrOp, valOp := s.args[1], s.args[0]
 	if store {
 		addrOp, valOp = s.args[0], s.args[1]
+	}
+	if in.space == spaceParam && d.callParam(addrOp) {
+		in.space = spaceLocal // a call's argument or return value
+	}
+	if store && (in.space == spaceConst || in.space == spaceParam) {
+		return unsupported(s, "stores to ."+in.space.String())
 	}
 	var err error
 	if in.a, in.off, err = d.address(s, addrOp, in.space); err != nil {

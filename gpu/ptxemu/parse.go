@@ -562,13 +562,12 @@ func (p *parser) body(f *function) error {
 			f.body = append(f.body, stmt{kind: stmtVar, line: t.line, v: v})
 		case t.text == ".param":
 			// A .param declaration inside a body belongs to a call
-			// sequence; calls are not supported.
-			p.next()
-			for !p.eof() && !p.is(";") {
-				p.next()
+			// sequence: the arguments and return value of a call.
+			v, err := p.variable()
+			if err != nil {
+				return err
 			}
-			p.next()
-			f.body = append(f.body, stmt{kind: stmtInst, line: t.line, op: ".param", text: ".param (a call sequence)"})
+			f.body = append(f.body, stmt{kind: stmtVar, line: t.line, v: v})
 		case t.text == ".loc" || t.text == ".file":
 			p.next()
 			p.restOfLine(t.line)
