@@ -372,8 +372,11 @@ func wantErr(t *testing.T, what string, err error, parts ...string) {
 
 // TestCellBuffers round-trips every element type and checks Fill, the
 // type and length errors, Free twice and use after Free.
-func TestCellBuffers(t *testing.T) {
-	d := emuDevice(t)
+func TestCellBuffers(t *testing.T) { checkCellBuffers(t, emuDevice(t)) }
+
+// checkCellBuffers runs TestCellBuffers on d (the emulator, or the card in the
+// cuda build).
+func checkCellBuffers(t *testing.T, d *Device) {
 	i32 := []int32{-5, 0, 7, math.MaxInt32, math.MinInt32}
 	u32 := []uint32{0, 1, math.MaxUint32}
 	f32 := []float32{1.5, -2.25, float32(math.Inf(1))}
@@ -400,7 +403,7 @@ func TestCellBuffers(t *testing.T) {
 	if bd.Len() != 3 || bd.Type() != Float64 || bd.Bytes() != 24 || bd.Ptr() == 0 {
 		t.Errorf("Float64 buffer: len %d type %v bytes %d ptr %#x", bd.Len(), bd.Type(), bd.Bytes(), bd.Ptr())
 	}
-	if s := bf.String(); !strings.HasPrefix(s, "gpu.Buffer float32[3] on PTX emulator") {
+	if s := bf.String(); s != "gpu.Buffer float32[3] on "+d.Info().Name {
 		t.Errorf("String() = %q", s)
 	}
 
@@ -466,8 +469,11 @@ func TestCellBuffers(t *testing.T) {
 // TestCellParams checks that a scalar of every kind reaches the kernel
 // (the kernel stores its parameters' bits), and the errors of wrong
 // argument counts and kinds.
-func TestCellParams(t *testing.T) {
-	d := emuDevice(t)
+func TestCellParams(t *testing.T) { checkCellParams(t, emuDevice(t)) }
+
+// checkCellParams runs TestCellParams on d (the emulator, or the card in the
+// cuda build).
+func checkCellParams(t *testing.T, d *Device) {
 	m := loadCellTest(t, d)
 	k, err := m.Kernel("params")
 	if err != nil {
@@ -510,16 +516,8 @@ func TestCellParams(t *testing.T) {
 		{[]any{out, 1 << 40, 2, 3, 4, e, f, ptr}, []string{"argument 1 = 1099511627776 does not fit parameter 1 (.u32)"}},
 		{[]any{out, 1, 2, 3, 4, e, f, "x"}, []string{"argument 7 has type string"}},
 		{[]any{out, out, 2, 3, 4, e, f, ptr}, []string{"argument 1 is *gpu.Buffer but parameter 1 is .u32"}},
-		{[]any{256, 1, 2, 3, 4, e, f, ptr}, []string{}}, // an int for a pointer is a 64-bit integer: allowed
 	} {
 		err := k.Launch(Dim(1), Dim(1), c.args...)
-		if len(c.want) == 0 {
-			if err != nil {
-				t.Errorf("%v: %v", c.args, err)
-			}
-			wantErr(t, "store through address 1", d.Synchronize(), "cudaErrorIllegalAddress")
-			continue
-		}
 		wantErr(t, fmt.Sprint(c.args[1:]), err, c.want...)
 		if ErrorCode(err) != -1 {
 			t.Errorf("argument error has code %d, want -1 (not a CUDA error)", ErrorCode(err))
@@ -529,8 +527,11 @@ func TestCellParams(t *testing.T) {
 
 // TestCellConfig checks that a launch configuration the device cannot run
 // is refused before the driver with cudaErrorInvalidConfiguration (9).
-func TestCellConfig(t *testing.T) {
-	d := emuDevice(t)
+func TestCellConfig(t *testing.T) { checkCellConfig(t, emuDevice(t)) }
+
+// checkCellConfig runs TestCellConfig on d (the emulator, or the card in the
+// cuda build).
+func checkCellConfig(t *testing.T, d *Device) {
 	k, err := loadCellTest(t, d).Kernel("vecAdd")
 	if err != nil {
 		t.Fatal(err)
@@ -574,8 +575,15 @@ func TestCellConfig(t *testing.T) {
 // TestCellVars reads and writes a __device__ variable (the course's
 // devData example: the host sets 3.14, the kernel adds 2, the host reads
 // 5.14) and __constant__ ones that a kernel then uses.
-func TestCellVars(t *testing.T) {
-	d := emuDevice(t)
+func TestCellVars(t *testing.T) { checkCellVars(t, emuDevice(t)) }
+
+// TestCellKernels checks dynamic shared memory (a block sum with atomics),
+// double and unsigned arguments, Time, and the graph buffers.
+func TestCellKernels(t *testing.T) { checkCellKernels(t, emuDevice(t)) }
+
+// checkCellVars runs TestCellVars on d (the emulator, or the card in the
+// cuda build).
+func checkCellVars(t *testing.T, d *Device) {
 	m := loadCellTest(t, d)
 	if got := m.Vars(); !slices.Equal(got, []string{"devData", "coef", "offset"}) {
 		t.Errorf("Vars() = %v", got)
@@ -630,6 +638,21 @@ func TestCellVars(t *testing.T) {
 	}
 	_, err = m.Var("nope")
 	wantErr(t, "missing variable", err, `no __device__ or __constant__ variable "nope"`, "devData, coef, offset")
+}
+
+// TestCellIntPointer passes an int where the kernel takes a pointer: a
+// 64-bit integer, so the launch is allowed, and the store through address
+// 256 faults.
+func TestCellIntPointer(t *testing.T) {
+	d := emuDevice(t)
+	k, err := loadCellTest(t, d).Kernel("params")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Launch(Dim(1), Dim(1), 256, 1, 2, 3, 4, float32(5), 6.0, 7); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "store through address 256", d.Synchronize(), "cudaErrorIllegalAddress (700)")
 }
 
 // TestCellSticky checks a kernel fault: an out-of-bounds store is an
@@ -859,4 +882,154 @@ func TestCellPrintf(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("printf formats:\n got %q\nwant %q", out.String(), want)
 	}
+}
+
+// checkCellKernels runs TestCellKernels on d.
+func checkCellKernels(t *testing.T, d *Device) {
+	m := loadCellTest(t, d)
+	in := make([]int32, 1000)
+	want := int32(0)
+	for i := range in {
+		in[i] = int32(i%7 - 3)
+		want += in[i]
+	}
+	bin, _ := d.Int32s(in)
+	sum, _ := d.NewBuffer(Int32, 1)
+	k, err := m.Kernel("blockSum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, err := k.Time(Dim(8), Dim(128), 128*4, bin, sum, len(in))
+	if err != nil || dt <= 0 {
+		t.Fatalf("Time: %v, %v", dt, err)
+	}
+	if got, _ := sum.ToInt32s(); got[0] != want {
+		t.Errorf("block sum with dynamic shared memory: %d, want %d", got[0], want)
+	}
+	x, _ := d.Float64s([]float64{1, 2, 3})
+	u, _ := d.Uint32s([]uint32{1, 2, math.MaxUint32})
+	ds, _ := m.Kernel("dscale")
+	if err := ds.Launch(Dim(1), Dim(3), x, 0.5, u, uint32(1)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := x.ToFloat64s(); !slices.Equal(got, []float64{0.5, 1, 1.5}) {
+		t.Errorf("dscale: %v", got)
+	}
+	if got, _ := u.ToUint32s(); !slices.Equal(got, []uint32{2, 3, 0}) {
+		t.Errorf("unsigned add: %v", got)
+	}
+
+	g := mustGraph(t, 4, "0->1 5, 0->1 3, 1->2 -2, 3->0 7, 2->2 -1")
+	off, tg, wt, err := d.GraphCSR(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		b    *Buffer
+		want []int32
+	}{{off, g.Offsets()}, {tg, g.Targets()}, {wt, g.Weights()}} {
+		if got, err := c.b.ToInt32s(); err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("GraphCSR: %v, %v; want %v", got, err, c.want)
+		}
+	}
+	if off.Len() != 5 || tg.Len() != g.M() || wt.Len() != g.M() {
+		t.Errorf("GraphCSR lengths %d, %d, %d; want 5 (n+1) and %d (m)", off.Len(), tg.Len(), wt.Len(), g.M())
+	}
+	mat, err := d.GraphMatrix(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := int32(math.MaxInt32)
+	wantMat := []int32{0, 3, inf, inf, inf, 0, -2, inf, inf, inf, -1, inf, 7, inf, inf, 0}
+	if got, _ := mat.ToInt32s(); !slices.Equal(got, wantMat) {
+		t.Errorf("GraphMatrix:\n got %v\nwant %v", got, wantMat)
+	}
+	_, err = d.GraphMatrix(nil)
+	wantErr(t, "GraphMatrix(nil)", err, "nil graph")
+}
+
+// TestCellRegistry loads cell modules on the default device (the
+// emulator) and reaches their kernels and variables by name; a later
+// module of the same name replaces the earlier one.
+func TestCellRegistry(t *testing.T) {
+	t.Setenv(EnvDriver, "emu")
+	_, err := GetKernel("nothing")
+	wantErr(t, "unknown kernel", err, `no cell kernel "nothing"`)
+	m, err := LoadCellPTX("", cellTestPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name() != "params" { // the first kernel's name
+		t.Errorf("default module name %q", m.Name())
+	}
+	if _, err := LoadCellPTX("mine", cellTestPTX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCellPTX("mine", cellTestPTX); err != nil {
+		t.Fatal(err)
+	}
+	mods := CellModules()
+	if len(mods) < 2 || mods[len(mods)-1].Name() != "mine" || mods[len(mods)-2].Name() != "params" {
+		t.Errorf("CellModules: %v", mods)
+	}
+	d, _ := Default()
+	a, _ := d.Float32s([]float32{1, 2})
+	c, _ := d.NewBuffer(Float32, 2)
+	if err := Launch("vecAdd", Dim(1), Dim(2), a, a, c, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.ToFloat32s(); !slices.Equal(got, []float32{2, 4}) {
+		t.Errorf("Launch by name: %v", got)
+	}
+	k, err := GetKernel("_Z6vecAddPKfS0_Pfi")
+	if err != nil || k.Name() != "vecAdd" || k.PTXName() != "_Z6vecAddPKfS0_Pfi" {
+		t.Errorf("GetKernel by PTX name: %v, %v", k, err)
+	}
+	v, err := GetVar("devData")
+	if err != nil || v.Type() != Float32 {
+		t.Errorf("GetVar: %v, %v", v, err)
+	}
+	_, err = GetKernel("nope")
+	wantErr(t, "unknown kernel", err, "mine.vecAdd", "params.scale")
+	if s := DescribeCells(); !strings.Contains(s, "module mine on PTX emulator") || !strings.Contains(s, "PTX, loaded") {
+		t.Errorf("DescribeCells: %q", s)
+	}
+}
+
+// TestPTXDecls reads kernel signatures and variables, and demangles names.
+func TestPTXDecls(t *testing.T) {
+	decls, err := parsePTXDecls(cellTestPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range decls.Entries {
+		names = append(names, demangle(e.Name))
+	}
+	if want := []string{"params", "vecAdd", "scale", "addDev", "oob", "blockSum", "dscale"}; !slices.Equal(names, want) {
+		t.Errorf("kernels %v, want %v", names, want)
+	}
+	var types []string
+	for _, p := range decls.Entries[0].Params {
+		types = append(types, fmt.Sprintf("%s/%d", p.Type, p.Size))
+	}
+	if want := []string{"u64/8", "u32/4", "u32/4", "u64/8", "u64/8", "f32/4", "f64/8", "u64/8"}; !slices.Equal(types, want) {
+		t.Errorf("params' parameters %v, want %v", types, want)
+	}
+	var vars []string
+	for _, v := range decls.Vars {
+		vars = append(vars, fmt.Sprintf("%s %s.%s[%d]", v.Space, v.Name, v.Type, v.Count))
+	}
+	if want := []string{"global devData.f32[1]", "const coef.b8[16]", "const offset.u32[1]"}; !slices.Equal(vars, want) {
+		t.Errorf("variables %v, want %v", vars, want)
+	}
+	for in, want := range map[string]string{
+		"_Z6vecAddPfS_S_i": "vecAdd", "_ZN2ns4scanEPi": "ns::scan", "plain": "plain", "_Z": "_Z", "_Z99x": "_Z99x",
+	} {
+		if got := demangle(in); got != want {
+			t.Errorf("demangle(%q) = %q, want %q", in, got, want)
+		}
+	}
+	_, err = parsePTXDecls(".visible .entry k(\n.param .u32 a,\n")
+	wantErr(t, "unclosed parameter list", err, "PTX line 1", "kernel k is not closed")
 }

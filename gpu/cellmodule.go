@@ -91,7 +91,8 @@ func (m *Module) Kernels() []string {
 func (m *Module) Vars() []string {
 	var names []string
 	for _, v := range m.decls.Vars {
-		if !strings.HasPrefix(v.Name, "$str") { // printf's format strings
+		// printf's format strings and the CUDA math library's tables
+		if !strings.HasPrefix(v.Name, "$str") && !strings.HasPrefix(v.Name, "__cudart_") {
 			names = append(names, v.Name)
 		}
 	}

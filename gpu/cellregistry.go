@@ -64,14 +64,15 @@ func CellModules() []*Module {
 	return append([]*Module(nil), cells.mods...)
 }
 
-// GetKernel returns the kernel called name (as the source names it) of the
-// latest cell module that has one. The error lists the known kernels.
+// GetKernel returns the kernel called name (as the source names it, or
+// its PTX name) of the latest cell module that has one. The error lists
+// the known kernels.
 func GetKernel(name string) (*Kernel, error) {
 	mods := CellModules()
 	for i := len(mods) - 1; i >= 0; i-- {
-		for _, k := range mods[i].Kernels() {
-			if k == name || demangle(k) == name {
-				return mods[i].Kernel(k)
+		for _, e := range mods[i].decls.Entries {
+			if e.Name == name || demangle(e.Name) == name {
+				return mods[i].Kernel(name)
 			}
 		}
 	}

@@ -53,7 +53,7 @@ func TestUnsupportedInstructions(t *testing.T) {
 	.reg .b32 %r<4>;
 	.reg .f32 %f<4>;
 	.reg .b64 %rd<4>;
-	add.rz.f32 %f1, %f2, %f3;
+	div.rz.f32 %f1, %f2, %f3;
 	frobnicate.u32 %r1, %r2;
 	bar.sync 0, 64;
 	ld.global.L2.u32 %r1, [%rd1];
@@ -68,7 +68,7 @@ func TestUnsupportedInstructions(t *testing.T) {
 	wants := []struct {
 		inst, why string
 	}{
-		{"add.rz.f32 %f1, %f2, %f3", "directed rounding .rz"},
+		{"div.rz.f32 %f1, %f2, %f3", "directed rounding .rz of div"},
 		{"frobnicate.u32 %r1, %r2", ""},
 		{"bar.sync 0, 64", "thread count"},
 		{"ld.global.L2.u32 %r1, [%rd1]", "modifier .L2"},

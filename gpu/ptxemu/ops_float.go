@@ -7,8 +7,9 @@ import (
 )
 
 // Floating-point arithmetic, .f32 and .f64, IEEE 754 with round to
-// nearest even (the default .rn). The directed roundings (.rz, .rm, .rp)
-// of arithmetic are not supported. Approximate instructions (.approx:
+// nearest even (the default .rn), and the directed roundings (.rz, .rm,
+// .rp) of add, sub, mul and fma (ops_round.go); those of div, sqrt and
+// rcp are not supported. Approximate instructions (.approx:
 // sin, cos, lg2, ex2, rcp, rsqrt, tanh, div) are computed in float64 and
 // rounded once, so they are at least as accurate as a GPU's, whose results
 // may differ in the last bits (within the error bounds PTX documents).
@@ -88,8 +89,9 @@ var floatUnary = map[string]floatFns{
 // decodeFloat decodes the float forms of the arithmetic opcodes.
 func decodeFloat(d *decoder, s *stmt, m *modset, in *inst, op string) error {
 	t, _ := m.takeType()
-	if rz := m.takeAny("rz", "rm", "rp"); rz != "" {
-		return unsupported(s, "directed rounding ."+rz+" of floating-point arithmetic")
+	dir := m.takeAny("rz", "rm", "rp")
+	if dir != "" && op != "add" && op != "sub" && op != "mul" && op != "fma" && op != "mad" {
+		return unsupported(s, "directed rounding ."+dir+" of "+op)
 	}
 	rn := m.take("rn")
 	approx := m.takeAny("approx", "full")
@@ -126,6 +128,11 @@ func decodeFloat(d *decoder, s *stmt, m *modset, in *inst, op string) error {
 			return unsupported(s, "")
 		}
 		fn, nsrc = f.pick(t), 1
+	}
+	if dir != "" {
+		in.mode = uint8(map[string]big.RoundingMode{"rz": big.ToZero, "rm": big.ToNegativeInf, "rp": big.ToPositiveInf}[dir])
+		in.size = map[string]uint8{"add": dirAdd, "sub": dirSub, "mul": dirMul, "fma": dirFma, "mad": dirFma}[op]
+		fn = opFDirected
 	}
 	if fn == nil {
 		return unsupported(s, "")

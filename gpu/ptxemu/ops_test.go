@@ -2,6 +2,7 @@ package ptxemu
 
 import (
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -273,5 +274,46 @@ func TestFMA32(t *testing.T) {
 	}
 	if got := fma32(2, 3, 1); got != 7 {
 		t.Errorf("fma32(2, 3, 1) = %v", got)
+	}
+}
+
+// TestDirectedRounding checks add, sub, mul and fma rounded toward zero,
+// -∞ and +∞ against values worked out by hand: 1 + 2^-30 lies between
+// 1 and 1+2^-23 in float32; overflow, subnormals and the sign of an exact
+// zero follow IEEE 754.
+func TestDirectedRounding(t *testing.T) {
+	up, down, zero := big.ToPositiveInf, big.ToNegativeInf, big.ToZero
+	eps := math.Ldexp(1, -23)
+	tiny := math.Ldexp(1, -149)
+	for _, c := range []struct {
+		op      uint8
+		x, y, z float64
+		size    uint8
+		mode    big.RoundingMode
+		want    float64
+	}{
+		{dirAdd, 1, math.Ldexp(1, -30), 0, 4, up, 1 + eps},
+		{dirAdd, 1, math.Ldexp(1, -30), 0, 4, down, 1},
+		{dirAdd, -1, -math.Ldexp(1, -30), 0, 4, zero, -1},
+		{dirAdd, -1, -math.Ldexp(1, -30), 0, 4, down, -1 - eps},
+		{dirSub, 1, math.Ldexp(1, -60), 0, 8, down, 1 - math.Ldexp(1, -53)},
+		{dirSub, 1, math.Ldexp(1, -60), 0, 8, up, 1},
+		{dirMul, 3, 1.0 / 3, 0, 8, zero, math.Nextafter(1, 0)}, // the exact product is just below 1
+		{dirMul, math.MaxFloat32, 2, 0, 4, zero, math.MaxFloat32},
+		{dirMul, math.MaxFloat32, 2, 0, 4, up, math.Inf(1)},
+		{dirMul, -math.MaxFloat32, 2, 0, 4, up, -math.MaxFloat32},
+		{dirMul, tiny, 0.5, 0, 4, up, tiny},
+		{dirMul, tiny, 0.5, 0, 4, down, 0},
+		{dirMul, -tiny, 0.5, 0, 4, down, -tiny},
+		{dirFma, 1 + eps, 1 - eps, -1, 4, up, -math.Ldexp(1, -46)},
+		{dirFma, 2, 3, math.Ldexp(1, -40), 4, up, 6 + 4*eps},
+		{dirFma, 2, 3, math.Ldexp(1, -40), 4, down, 6},
+		{dirAdd, 1, -1, 0, 4, down, math.Copysign(0, -1)},
+		{dirAdd, 0, 0, 0, 4, down, 0},
+	} {
+		got := directed(c.op, c.x, c.y, c.z, c.size, c.mode)
+		if got != c.want || math.Signbit(got) != math.Signbit(c.want) {
+			t.Errorf("op %d (%g, %g, %g) size %d mode %v = %g, want %g", c.op, c.x, c.y, c.z, c.size, c.mode, got, c.want)
+		}
 	}
 }
