@@ -1,0 +1,67 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// The cell API's tests on the card (built with the cuda tag, run as
+// device_test.go says). The kernel-fault tests (TestCellSticky,
+// TestCellIntPointer) stay on the emulator: with driver 580 an illegal
+// address leaves the whole process unable to use the GPU, which would
+// fail every later test of the binary.
+
+func TestCardCellBuffers(t *testing.T) { checkCellBuffers(t, testDevice(t)) }
+
+func TestCardCellParams(t *testing.T) { checkCellParams(t, testDevice(t)) }
+
+func TestCardCellConfig(t *testing.T) { checkCellConfig(t, testDevice(t)) }
+
+func TestCardCellVars(t *testing.T) { checkCellVars(t, testDevice(t)) }
+
+func TestCardCellKernels(t *testing.T) { checkCellKernels(t, testDevice(t)) }
+
+// TestCardTextureLimits checks that the device query has the texture
+// limits of a real card.
+func TestCardTextureLimits(t *testing.T) {
+	info := testDevice(t).Info()
+	if info.MaxTexture1D < 1<<16 || info.MaxTexture2D[0] < 1<<16 || info.MaxTexture3D[2] < 2048 {
+		t.Errorf("texture limits 1D %d, 2D %v, 3D %v", info.MaxTexture1D, info.MaxTexture2D, info.MaxTexture3D)
+	}
+}
+
+// TestNVRTC compiles with NVRTC when this machine has libnvrtc, a course
+// kernel with #include <stdio.h> and printf among them, and runs it.
+func TestNVRTC(t *testing.T) {
+	c := nvrtc()
+	if why := c.available(); why != "" {
+		t.Skip(why)
+	}
+	ptx, log, err := c.compile(context.Background(), "twice", "#include <stdio.h>\n__global__ void twice(int *p) {\n\tp[threadIdx.x] *= 2;\n\tif (threadIdx.x == 0) printf(\"hi\\n\");\n}\n", CompileOptions{Arch: defaultArch})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if !strings.Contains(ptx, "_Z5twicePi") {
+		t.Errorf("NVRTC PTX:\n%s", ptx)
+	}
+	_, log, err = c.compile(context.Background(), "bad", "#line 1 \"cell\"\n__global__ void k(int *p) {\n\tp[0] = x;\n}\n", CompileOptions{Arch: defaultArch})
+	if err == nil || !strings.Contains(cellLines(log), `cell:2: error: identifier "x" is undefined`) { // #line 1 numbers the next line 1
+		t.Errorf("NVRTC compile error: %v\n%s", err, log)
+	}
+	d := testDevice(t)
+	m, err := d.LoadPTX("twice", ptx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := m.Kernel("twice")
+	b, _ := d.Int32s([]int32{1, 2, 3})
+	if err := k.Launch(Dim(1), Dim(3), b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.ToInt32s(); err != nil || got[2] != 6 {
+		t.Errorf("NVRTC kernel: %v, %v", got, err)
+	}
+}
