@@ -159,6 +159,608 @@ func check(ok bool, format string, args ...any) {
 ''')
 
 md(r'''
+## Chapter 1: CUDA C, one exercise per cell
+
+The thesis's first chapter is a short course in CUDA C. Its exercises run here as they would in a
+CUDA program: a `%%cuda` cell holds the kernels (compiled to PTX by the CUDA compiler where one is
+installed; elsewhere the PTX cached beside the notebook in `.pathnotes-ptx/` is loaded), and Go
+cells allocate buffers, launch with `gpu.Launch(name, grid, block, args...)` — the `<<<grid, block>>>`
+of CUDA C — and read the results back. Every exercise checks its result.
+
+The listings of the thesis have a few slips that are fixed here, not copied: the "final" 1-D
+kernel swaps `threadIdx.x` and `blockIdx.x` in its index, and the matrix example launches 256×256
+blocks, far over the limit (the cell below shows what that launch gets).
+
+### §1.3 Device query (Fig. 1.6)
+
+The thesis queries its device with `cudaGetDeviceProperties`. The same numbers for this device:
+''')
+
+code(r'''
+if dev == nil {
+	panic("the chapter-1 exercises need a GPU or the emulator: " + noGPU)
+}
+info := dev.Info()
+query := display.NewTable("Device 0: the thesis's and this one", "property", "Tesla S2050 (thesis)", "here")
+query.Add("name", "Tesla S2050", info.Name)
+query.Add("max threads per block", 1024, info.MaxThreadsPerBlock)
+query.Add("max blocks in x", "65,536 (as quoted; Fermi's limit is 65,535)", info.MaxGrid[0])
+query.Add("max block (x, y, z)", "—", fmt.Sprintf("(%d, %d, %d)", info.MaxBlock[0], info.MaxBlock[1], info.MaxBlock[2]))
+query.Add("multiprocessors", "—", info.SMs)
+query.Add("max texture 1D", "(65536)", fmt.Sprintf("(%d)", info.MaxTexture1D))
+query.Add("max texture 2D", "(65536, 65535)", fmt.Sprintf("(%d, %d)", info.MaxTexture2D[0], info.MaxTexture2D[1]))
+query.Add("max texture 3D", "(2048, 2048, 2048)", fmt.Sprintf("(%d, %d, %d)", info.MaxTexture3D[0], info.MaxTexture3D[1], info.MaxTexture3D[2]))
+query.Add("compute capability", "2.0 (Fermi)", fmt.Sprintf("%d.%d", info.Major, info.Minor))
+query
+''')
+
+md(r'''
+### §1.2–1.4 Kernels, grids and indices
+
+The kernels of this section: each thread numbers itself (`globalIds`), a 2-D grid numbered row by
+row (`index2D`, Fig. 1.9), a counter of the threads that run and of those that pass the `tid < N`
+guard (`countThreads`), vector addition (`vecAdd`) and matrix addition (`matAdd`), with the index
+the thesis means, `tid = threadIdx.x + blockIdx.x * blockDim.x`.
+''')
+
+code(r'''
+%%cuda --name musapch1
+// §1.3: every thread writes its global number.
+__global__ void globalIds(int *out) {
+    int block = blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y;
+    int perBlock = blockDim.x * blockDim.y * blockDim.z;
+    int t = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y;
+    out[block * perBlock + t] = block * perBlock + t;
+}
+
+// Fig. 1.9: a 2-D grid of threads numbered row by row.
+__global__ void index2D(int *out, int width, int height) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col < width && row < height) {
+        out[row * width + col] = row * width + col;
+    }
+}
+
+// Counts the threads that ran and those that passed the guard.
+__global__ void countThreads(int *ran, int *worked, int n) {
+    int tid = threadIdx.x + blockIdx.x * blockDim.x;
+    atomicAdd(ran, 1);
+    if (tid < n) {
+        atomicAdd(worked, 1);
+    }
+}
+
+// §1.2 and §1.4: one thread per element; the guard keeps spare threads out.
+__global__ void vecAdd(const float *a, const float *b, float *c, int n) {
+    int tid = threadIdx.x + blockIdx.x * blockDim.x;
+    if (tid < n) {
+        c[tid] = a[tid] + b[tid];
+    }
+}
+
+// §1.4: N×N matrices, element (i, j) at i + j*N.
+__global__ void matAdd(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < n && j < n) {
+        c[i + j * n] = a[i + j * n] + b[i + j * n];
+    }
+}
+''')
+
+md(r'''
+Fig. 1.3's launch, `dim3(4,2,2)` threads per block on a `dim3(2,2)` grid, makes 2·2·1 = 4 blocks of
+4·2·2 = 16 threads, 64 in all; each writes its global number. Fig. 1.9's grid is 8 threads wide and
+6 tall, numbered 0…47 row by row; here it is launched as 2×2 blocks of 4×3 threads.
+''')
+
+code(r'''
+// int32s copies a buffer back; a failure is a bug, so it panics.
+func int32s(b *gpu.Buffer) []int32 {
+	v, err := b.ToInt32s()
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// newInts allocates n zeroed int32s on the device.
+func newInts(n int) *gpu.Buffer {
+	b, err := dev.NewBuffer(gpu.Int32, n)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// launch is gpu.Launch that panics: an error here is a bug.
+func launch(name string, grid, block gpu.Dim3, args ...any) {
+	if err := gpu.Launch(name, grid, block, args...); err != nil {
+		panic(err)
+	}
+}
+
+grid3, block3 := gpu.Dim(2, 2), gpu.Dim(4, 2, 2)
+check(grid3.Threads() == 4 && block3.Threads() == 16, "dim3(2,2) × dim3(4,2,2) gives %d blocks of %d threads", grid3.Threads(), block3.Threads())
+ids := newInts(grid3.Threads() * block3.Threads())
+launch("globalIds", grid3, block3, ids)
+for i, v := range int32s(ids) {
+	check(v == int32(i), "globalIds: slot %d holds %d", i, v)
+}
+fmt.Printf("%d blocks × %d threads = %d threads, numbered 0..%d\n", grid3.Threads(), block3.Threads(), ids.Len(), ids.Len()-1)
+
+width, height := 8, 6
+grid2 := gpu.Dim(2, 2)
+out2 := newInts(width * height)
+launch("index2D", grid2, gpu.Dim(4, 3), out2, width, height)
+cells2 := int32s(out2)
+fig19 := display.NewTable("Fig. 1.9: an 8 × 6 grid of threads, numbered row by row", "row", "0", "1", "2", "3", "4", "5", "6", "7")
+for r := 0; r < height; r++ {
+	row := []any{r}
+	for c := 0; c < width; c++ {
+		check(cells2[r*width+c] == int32(r*width+c), "index2D: (%d, %d) holds %d", r, c, cells2[r*width+c])
+		row = append(row, cells2[r*width+c])
+	}
+	fig19.Add(row...)
+}
+for _, b := range []*gpu.Buffer{ids, out2} {
+	b.Free()
+}
+fig19
+''')
+
+md(r'''
+### Grid size by ceiling division (§1.4)
+
+With N elements and `tpb` threads per block, N / tpb blocks are too few whenever tpb does not divide
+N: for N = 7 and tpb = 8 it is 0 blocks — not an empty run but an invalid launch. The thesis's
+`(N + tpb − 1) / tpb` rounds up; then some threads have no element (3 of 8 for N = 5), and the
+`tid < N` guard keeps them out. The cell launches `countThreads` both ways.
+''')
+
+code(r'''
+// blocksFor is the ceiling division of §1.4.
+func blocksFor(n, tpb int) int { return (n + tpb - 1) / tpb }
+
+// countRun launches countThreads on blocks × tpb threads for n elements and
+// returns the threads that ran and those that passed the guard, or the
+// launch's error.
+func countRun(blocks, tpb, n int) (int32, int32, error) {
+	ran, worked := newInts(1), newInts(1)
+	defer ran.Free()
+	defer worked.Free()
+	if err := gpu.Launch("countThreads", gpu.Dim(blocks), gpu.Dim(tpb), ran, worked, n); err != nil {
+		return 0, 0, err
+	}
+	return int32s(ran)[0], int32s(worked)[0], nil
+}
+
+pitfalls := display.NewTable("N elements, 8 threads per block", "N", "grid", "blocks", "threads run", "passed tid < N", "spare", "launch")
+for _, n := range []int{7, 5} {
+	for _, way := range []string{"N / tpb", "(N + tpb − 1) / tpb"} {
+		blocks := n / 8
+		if way != "N / tpb" {
+			blocks = blocksFor(n, 8)
+		}
+		ran, worked, err := countRun(blocks, 8, n)
+		if err != nil {
+			check(blocks == 0 && gpu.ErrorCode(err) == 9, "N=%d, %d blocks: %v", n, blocks, err)
+			pitfalls.Add(n, way, blocks, "—", "—", "—", fmt.Sprintf("Error %d : %s", gpu.ErrorCode(err), gpu.ErrorString(err)))
+			continue
+		}
+		check(ran == int32(blocks*8) && worked == int32(min(n, blocks*8)), "N=%d, %d blocks: %d threads ran, %d passed", n, blocks, ran, worked)
+		pitfalls.Add(n, way, blocks, ran, worked, ran-worked, "Error 0 : no error")
+	}
+}
+check(blocksFor(7, 8) == 1 && 7/8 == 0 && blocksFor(5, 8)*8-5 == 3, "the thesis's pitfalls: 0 blocks for N=7, 3 spare threads for N=5")
+pitfalls
+''')
+
+md(r'''
+### Vector addition and "Error 9" (§1.3, Figs. 1.4–1.5)
+
+The thesis adds vectors of 33,554,432 = 2²⁵ floats: at 1024 threads per block that is 32,768
+blocks, within its card's limit. Its Fig. 1.4 launches 33,554,430 elements as 65,536 blocks of 512
+and gets `Error 9 : invalid configuration argument`, because the Fermi card allows 65,535 blocks in
+x; Fig. 1.5 relaunches with 32,768 blocks of 1024 and gets `Error 0 : no error`. An invalid launch
+fails silently unless the program asks, so every launch is checked here, as `cudaGetLastError`
+does: `gpu.ErrorCode` and `gpu.ErrorString` give CUDA's number and message.
+
+Since compute capability 3.0 a grid may have 2³¹−1 blocks in x, so the thesis's 65,536 × 512 is
+valid on this device; a block of 2048 threads is what gets error 9 today. The vectors here have
+2²⁵ × scale elements (fewer on the emulator), and every launch's sum is checked.
+''')
+
+code(r'''
+vecN := int(float64(1<<25) * scale) // the thesis's 2²⁵, scaled
+switch {
+case vecN < 1024:
+	vecN = 1024
+case gpuTag != "" && vecN > 1<<18:
+	vecN = 1 << 18
+}
+a, b := make([]float32, vecN), make([]float32, vecN)
+for i := range a {
+	a[i], b[i] = float32(i%1000), float32(2*(i%1000))
+}
+bufA, err := dev.Float32s(a)
+if err != nil {
+	panic(err)
+}
+bufB, err := dev.Float32s(b)
+if err != nil {
+	panic(err)
+}
+bufC, err := dev.NewBuffer(gpu.Float32, vecN)
+if err != nil {
+	panic(err)
+}
+check(blocksFor(1<<25, 1024) == 32768 && blocksFor(33554430, 512) == 65536, "the thesis's block counts")
+errs := display.NewTable(fmt.Sprintf("vecAdd on %d elements", vecN), "configuration", "blocks × threads", "on the Tesla S2050 (thesis)", "here", "sum checked")
+// launchConfig is one launch of the table: what, its shape, the thesis's outcome.
+type launchConfig struct {
+	What            string
+	Blocks, Threads int
+	Thesis          string
+}
+for _, cfg := range []launchConfig{
+	{"Fig. 1.4", 65536, 512, "Error 9 : invalid configuration argument"},
+	{"Fig. 1.5", 32768, 1024, "Error 0 : no error"},
+	{"ceiling division for this N", blocksFor(vecN, 1024), 1024, "—"},
+	{"2048 threads per block", blocksFor(vecN, 2048), 2048, "Error 9 (over 1024 threads)"},
+} {
+	if err := bufC.Fill(-1); err != nil {
+		panic(err)
+	}
+	err := gpu.Launch("vecAdd", gpu.Dim(cfg.Blocks), gpu.Dim(cfg.Threads), bufA, bufB, bufC, vecN)
+	summed := "—"
+	if err == nil {
+		if err := dev.Synchronize(); err != nil {
+			panic(err)
+		}
+		c, err := bufC.ToFloat32s()
+		if err != nil {
+			panic(err)
+		}
+		covered := min(vecN, cfg.Blocks*cfg.Threads)
+		for i := 0; i < vecN; i++ {
+			want := a[i] + b[i]
+			if i >= covered {
+				want = -1 // no thread reached it
+			}
+			check(c[i] == want, "%s: c[%d] = %g, want %g", cfg.What, i, c[i], want)
+		}
+		summed = fmt.Sprintf("%d of %d elements", covered, vecN)
+	}
+	errs.Add(cfg.What, fmt.Sprintf("%d × %d", cfg.Blocks, cfg.Threads), cfg.Thesis,
+		fmt.Sprintf("Error %d : %s", gpu.ErrorCode(err), gpu.ErrorString(err)), summed)
+	if cfg.Threads > info.MaxThreadsPerBlock {
+		check(gpu.ErrorCode(err) == 9, "%d threads per block: %v, want error 9", cfg.Threads, err)
+	}
+}
+for _, buf := range []*gpu.Buffer{bufA, bufB, bufC} {
+	buf.Free()
+}
+errs
+''')
+
+md(r'''
+### Matrix addition on 2-D blocks (§1.4)
+
+The thesis adds N×N matrices with `i` from x and `j` from y and launches `dim3(256,256)` threads
+per block: 65,536 threads, 64 times the limit. With 16×16 blocks and a ceiling-divided grid the
+same kernel works for any N, here 100 (not a multiple of 16).
+''')
+
+code(r'''
+matN := 100
+ma, mb := make([]float32, matN*matN), make([]float32, matN*matN)
+for i := range ma {
+	ma[i], mb[i] = float32(i), float32(10*i)
+}
+bufMA, err := dev.Float32s(ma)
+if err != nil {
+	panic(err)
+}
+bufMB, err := dev.Float32s(mb)
+if err != nil {
+	panic(err)
+}
+bufMC, err := dev.NewBuffer(gpu.Float32, matN*matN)
+if err != nil {
+	panic(err)
+}
+errBig := gpu.Launch("matAdd", gpu.Dim(1, 1), gpu.Dim(256, 256), bufMA, bufMB, bufMC, matN)
+check(gpu.ErrorCode(errBig) == 9, "a 256×256 block: %v, want error 9", errBig)
+fmt.Printf("dim3(256,256) threads per block: Error %d : %s\n", gpu.ErrorCode(errBig), gpu.ErrorString(errBig))
+tiles := blocksFor(matN, 16)
+launch("matAdd", gpu.Dim(tiles, tiles), gpu.Dim(16, 16), bufMA, bufMB, bufMC, matN)
+mc, err := bufMC.ToFloat32s()
+if err != nil {
+	panic(err)
+}
+for i := range mc {
+	check(mc[i] == ma[i]+mb[i], "matAdd: element %d is %g, want %g", i, mc[i], ma[i]+mb[i])
+}
+fmt.Printf("dim3(16,16) threads per block on a %d×%d grid: all %d elements of the %d×%d sum are right\n", tiles, tiles, matN*matN, matN, matN)
+for _, buf := range []*gpu.Buffer{bufMA, bufMB, bufMC} {
+	buf.Free()
+}
+''')
+
+md(r'''
+### §1.5 Memory: `__device__`, `__constant__` and `__shared__`
+
+Three of the thesis's memory spaces in one module:
+
+- a `__device__ float devData` in global memory: the host writes 3.14 (`cudaMemcpyToSymbol`; here
+  `gpu.GetVar("devData")` and a copy), a `<<<1,1>>>` kernel adds 2.0, the host reads 5.14 back
+  (the thesis's kernel also prints the value with `printf`; here the host prints what it reads);
+- a `__constant__` array, written by the host and read by every thread: the coefficients of a cubic;
+- `__shared__` memory for a block sum (Fig. 2.8): 8 elements, then strides 1, 2 and 4, with a
+  barrier between the steps; `steps` keeps the array after each step. `blockSum` is the same with
+  `extern __shared__` memory sized at launch, for any power-of-two block.
+
+It also holds `busy`, a kernel with enough work per thread to be seen on a clock, for §1.6.
+''')
+
+code(r'''
+%%cuda --name musapmem
+// §1.5: a variable in global memory that host and kernels share.
+__device__ float devData;
+
+__global__ void addTwo() {
+    devData += 2.0f;
+}
+
+// §1.5: constant memory, written by the host, read by every thread.
+__constant__ float coef[4];
+
+__global__ void cubic(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        y[i] = ((coef[3] * v + coef[2]) * v + coef[1]) * v + coef[0];
+    }
+}
+
+// Fig. 2.8: a block of 8 sums its elements in shared memory with strides
+// 1, 2 and 4; steps[s*8 + t] keeps element t after step s (block 0).
+__global__ void blockSum8(const int *in, int *out, int *steps) {
+    __shared__ int s[8];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * 8 + t];
+    __syncthreads();
+    int step = 0;
+    #pragma unroll 1
+    for (int stride = 1; stride < 8; stride *= 2) {
+        if (t % (2 * stride) == 0) {
+            s[t] += s[t + stride];
+        }
+        __syncthreads();
+        if (blockIdx.x == 0) {
+            steps[step * 8 + t] = s[t];
+        }
+        step++;
+    }
+    if (t == 0) {
+        out[blockIdx.x] = s[0];
+    }
+}
+
+// The same sum with dynamic shared memory (extern, sized at launch) for
+// any power-of-two block size.
+__global__ void blockSum(const int *in, int *out, int n) {
+    extern __shared__ int sdata[];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    sdata[t] = i < n ? in[i] : 0;
+    __syncthreads();
+    for (int stride = 1; stride < blockDim.x; stride *= 2) {
+        if (t % (2 * stride) == 0) {
+            sdata[t] += sdata[t + stride];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        out[blockIdx.x] = sdata[0];
+    }
+}
+
+// §1.6: enough work per thread to be seen on a clock.
+__global__ void busy(float *x, int n, int rounds) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        for (int r = 0; r < rounds; r++) {
+            v = v * 0.999f + 1.0f;
+        }
+        x[i] = v;
+    }
+}
+''')
+
+code(r'''
+import "math"
+
+devData, err := gpu.GetVar("devData")
+if err != nil {
+	panic(err)
+}
+if err := devData.CopyFloat32s([]float32{3.14}); err != nil {
+	panic(err)
+}
+before, err := devData.ToFloat32s()
+if err != nil {
+	panic(err)
+}
+launch("addTwo", gpu.Dim(1), gpu.Dim(1))
+after, err := devData.ToFloat32s()
+if err != nil {
+	panic(err)
+}
+check(after[0] == float32(3.14)+2, "devData after addTwo is %g, want 3.14 + 2", after[0])
+fmt.Printf("__device__ devData: the host wrote %.2f, addTwo<<<1,1>>> added 2.0, the host read %.2f back\n", before[0], after[0])
+
+coef, err := gpu.GetVar("coef")
+if err != nil {
+	panic(err)
+}
+coefs := []float32{1, -2, 0.5, 0.25}
+if err := coef.CopyFloat32s(coefs); err != nil {
+	panic(err)
+}
+cubicX := make([]float32, 1000)
+for i := range cubicX {
+	cubicX[i] = float32(i)/100 - 5
+}
+bufX, err := dev.Float32s(cubicX)
+if err != nil {
+	panic(err)
+}
+bufY, err := dev.NewBuffer(gpu.Float32, len(cubicX))
+if err != nil {
+	panic(err)
+}
+launch("cubic", gpu.Dim(blocksFor(len(cubicX), 256)), gpu.Dim(256), bufX, bufY, len(cubicX))
+cubicY, err := bufY.ToFloat32s()
+if err != nil {
+	panic(err)
+}
+for i, x := range cubicX {
+	want := ((coefs[3]*x+coefs[2])*x+coefs[1])*x + coefs[0]
+	check(math.Abs(float64(cubicY[i]-want)) <= 1e-4*math.Max(1, math.Abs(float64(want))), "cubic(%g) = %g on the device, %g on the host", x, cubicY[i], want)
+}
+fmt.Printf("__constant__ coef = %v: the cubic at %d points agrees with the host\n", coefs, len(cubicX))
+bufX.Free()
+bufY.Free()
+''')
+
+code(r'''
+in8 := []int32{3, 1, 4, 1, 5, 9, 2, 6}
+bufIn8, err := dev.Int32s(in8)
+if err != nil {
+	panic(err)
+}
+out8, steps := newInts(1), newInts(3*8)
+launch("blockSum8", gpu.Dim(1), gpu.Dim(8), bufIn8, out8, steps)
+stepVals := int32s(steps)
+// After stride s, element t (t a multiple of 2s) holds the sum of in8[t : t+2s].
+sumTable := display.NewTable("Fig. 2.8: the block sum in shared memory", "after", "s[0]", "s[1]", "s[2]", "s[3]", "s[4]", "s[5]", "s[6]", "s[7]", "threads that added")
+start := []any{"loading"}
+for _, v := range in8 {
+	start = append(start, v)
+}
+sumTable.Add(append(start, "—")...)
+for step, stride := 0, 1; stride < 8; step, stride = step+1, stride*2 {
+	row := []any{fmt.Sprintf("stride %d", stride)}
+	for t := 0; t < 8; t++ {
+		v := stepVals[step*8+t]
+		if t%(2*stride) == 0 {
+			var want int32
+			for _, x := range in8[t : t+2*stride] {
+				want += x
+			}
+			check(v == want, "after stride %d, s[%d] = %d, want %d", stride, t, v, want)
+		}
+		row = append(row, v)
+	}
+	sumTable.Add(append(row, 8/(2*stride))...)
+}
+check(int32s(out8)[0] == 31, "blockSum8 gives %d, want 31", int32s(out8)[0])
+if err := display.Show(sumTable); err != nil {
+	panic(err)
+}
+
+// The dynamic version over many blocks; the host adds the block sums.
+sumN, tpb := 100000, 256
+vals := make([]int32, sumN)
+var hostSum int64
+for i := range vals {
+	vals[i] = int32(i % 97)
+	hostSum += int64(vals[i])
+}
+bufVals, err := dev.Int32s(vals)
+if err != nil {
+	panic(err)
+}
+partial := newInts(blocksFor(sumN, tpb))
+sumKernel, err := gpu.GetKernel("blockSum")
+if err != nil {
+	panic(err)
+}
+if err := sumKernel.LaunchShared(gpu.Dim(partial.Len()), gpu.Dim(tpb), tpb*4, bufVals, partial, sumN); err != nil {
+	panic(err)
+}
+var deviceSum int64
+for _, p := range int32s(partial) {
+	deviceSum += int64(p)
+}
+check(deviceSum == hostSum, "blockSum over %d values: %d, want %d", sumN, deviceSum, hostSum)
+fmt.Printf("blockSum with %d bytes of extern __shared__ per block: %d blocks, their sums add up to %d, as on the host\n", tpb*4, partial.Len(), deviceSum)
+for _, buf := range []*gpu.Buffer{bufIn8, out8, steps, bufVals, partial} {
+	buf.Free()
+}
+''')
+
+md(r'''
+### §1.6–1.7 Timing, with and without synchronising
+
+The thesis times GPU code with a host clock (`cpuSecond`, on `gettimeofday`) around the launch,
+and insists on `cudaDeviceSynchronize()` before reading the clock: a launch only queues the kernel
+and returns. The cell times `busy` three ways: the host clock around the launch alone, the host
+clock around launch and `dev.Synchronize()`, and CUDA events around the kernel (`Kernel.Time`, the
+modern way). Whether the launch returned early is read off the numbers.
+''')
+
+code(r'''
+import "time"
+
+busyN, rounds := 1<<20, 2000
+if gpuTag != "" {
+	busyN, rounds = 1<<12, 200
+}
+bufBusy, err := dev.NewBuffer(gpu.Float32, busyN)
+if err != nil {
+	panic(err)
+}
+busyGrid, busyBlock := gpu.Dim(blocksFor(busyN, 256)), gpu.Dim(256)
+launch("busy", busyGrid, busyBlock, bufBusy, busyN, rounds) // untimed: the first launch of a module pays for loading it
+if err := dev.Synchronize(); err != nil {
+	panic(err)
+}
+t0 := time.Now()
+launch("busy", busyGrid, busyBlock, bufBusy, busyN, rounds)
+returned := time.Since(t0)
+if err := dev.Synchronize(); err != nil {
+	panic(err)
+}
+finished := time.Since(t0)
+bk, err := gpu.GetKernel("busy")
+if err != nil {
+	panic(err)
+}
+events, err := bk.Time(busyGrid, busyBlock, 0, bufBusy, busyN, rounds)
+if err != nil {
+	panic(err)
+}
+bufBusy.Free()
+timing := display.NewTable(fmt.Sprintf("busy on %d threads × %d rounds%s", busyN, rounds, gpuTag), "what is timed", "time")
+timing.Add("host clock, launch only", returned)
+timing.Add("host clock, launch + synchronize", finished)
+timing.Add("CUDA events around the kernel", events)
+if err := display.Show(timing); err != nil {
+	panic(err)
+}
+if returned < finished/2 {
+	fmt.Printf("The launch returned after %v, the kernel finished after %v: without synchronising, the host clock would have measured the launch, not the kernel.\n", returned, finished)
+} else {
+	fmt.Printf("Here the launch returned only after %v of the %v: this driver ran the kernel before returning, so the two clocks agree. On a GPU a launch returns at once.\n", returned, finished)
+}
+''')
+
+md(r'''
 ## §2.5 Dijkstra step by step (Figs. 2.4–2.6)
 
 The thesis runs Dijkstra from s on a digraph with vertices s, a, b, c, d. Its text gives most arc
@@ -228,9 +830,9 @@ wantIters := []struct{ f, c, mssp, next, u string }{
 check(len(trSabcd.Frontier) == len(wantIters), "%d while-iterations, the thesis's trace has %d", len(trSabcd.Frontier), len(wantIters))
 for i, w := range wantIters {
 	it := trSabcd.Frontier[i]
-	got := []string{vertexSet(sabcd, it.Frontier), distText(it.Dist), graph.FormatDist(it.Min), vertexSet(sabcd, it.Next), vertexSet(sabcd, it.Unsettled)}
-	want := []string{w.f, w.c, w.mssp, w.next, w.u}
-	check(strings.Join(got, " ") == strings.Join(want, " "), "iteration %d: F, C, mssp, F', U = %v; the thesis has %v", i+1, got, want)
+	row := []string{vertexSet(sabcd, it.Frontier), distText(it.Dist), graph.FormatDist(it.Min), vertexSet(sabcd, it.Next), vertexSet(sabcd, it.Unsettled)}
+	thesisRow := []string{w.f, w.c, w.mssp, w.next, w.u}
+	check(strings.Join(row, " ") == strings.Join(thesisRow, " "), "iteration %d: F, C, mssp, F', U = %v; the thesis has %v", i+1, row, thesisRow)
 }
 check(distText(resSabcd.Dist) == "[0,2,5,6,7]", "final C = %s, the thesis has [0,2,5,6,7]", distText(resSabcd.Dist))
 fmt.Println("both traces are the thesis's, step by step; final C = [0,2,5,6,7], settle order", vertexSet(sabcd, trSabcd.SettleOrder()))
@@ -327,6 +929,151 @@ if noGPU == "" {
 	fmt.Printf("dijkstra-martin%s: the same distances in %d while-iterations\n", gpuTag, martinIterations(st))
 }
 display.DijkstraTrace(&trTies).FrontierTable()
+''')
+
+md(r'''
+## §2.7 The race in the relax step
+
+When several frontier vertices have arcs into the same unsettled vertex t, their threads update
+C[t] at the same time. Harish and Narayanan's relax reads C[t], compares and writes — and, as Martín
+et al. pointed out, two threads can both read the old value, and the larger candidate can be
+written last. The thesis fixes it with `atomicMin`. (Its other fix, letting each unsettled vertex
+pull from its predecessors so that only one thread writes C[t], needs the reversed graph, and the
+thesis did not take it.)
+
+The two kernels below are the thesis's relax on its compact arrays V, E, W, C, F, U — one thread per
+vertex, frontier vertices push along their arcs to unsettled targets — once with the plain update
+and once with `atomicMin`. The graph is a star: s reaches k vertices with arcs of weight 1, so all
+k form one frontier (a tie, as above), and each has one arc into t, with the weights 1..k in a
+random order drawn anew for every launch. After one relax C[t] must be 1 + 1 = 2.
+''')
+
+code(r'''
+%%cuda --name musaprace
+// Musap §2.7-2.8: frontier vertices (F[i] == 1) push along their arcs to
+// unsettled targets (U[t] == 1). relaxWrong reads, compares and writes C[t]
+// (Harish & Narayanan's relax); relaxAtomic uses atomicMin, as the thesis does.
+__global__ void relaxWrong(const int *V, const int *E, const int *W, int *C, const int *F, const int *U, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n || F[i] != 1) {
+        return;
+    }
+    for (int j = V[i]; j < V[i + 1]; j++) {
+        int t = E[j];
+        if (U[t] == 1) {
+            int alt = C[i] + W[j];
+            if (alt < C[t]) {
+                C[t] = alt;
+            }
+        }
+    }
+}
+
+__global__ void relaxAtomic(const int *V, const int *E, const int *W, int *C, const int *F, const int *U, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n || F[i] != 1) {
+        return;
+    }
+    for (int j = V[i]; j < V[i + 1]; j++) {
+        int t = E[j];
+        if (U[t] == 1) {
+            atomicMin(&C[t], C[i] + W[j]);
+        }
+    }
+}
+''')
+
+code(r'''
+import "math/rand/v2"
+
+// starGraph is s = 0 → 1..k (weight 1) and i → t = k+1 for every i, the
+// weights of the arcs into t being 1..k.
+func starGraph(k int) *graph.Graph {
+	arcs := make([]graph.Arc, 0, 2*k)
+	for i := 1; i <= k; i++ {
+		arcs = append(arcs, graph.Arc{From: 0, To: i, Weight: 1}, graph.Arc{From: i, To: k + 1, Weight: int32(i)})
+	}
+	g, err := graph.FromArcs(k+2, arcs)
+	if err != nil {
+		panic(err)
+	}
+	return g.WithName(fmt.Sprintf("star with %d frontier vertices", k))
+}
+
+raceLaunches := 20
+rng := rand.New(rand.NewPCG(seed, 7))
+raceRows := display.NewTable(fmt.Sprintf("One relax of the thesis's kernel, %d launches each, weights into t shuffled per launch%s", raceLaunches, gpuTag),
+	"frontier vertices", "kernel", "wrong C[t]", "largest C[t] left")
+wrongTotal := map[string]int{}
+for _, k := range []int{32, 1024, 1 << 16} {
+	g := starGraph(k)
+	n := g.N()
+	ref, err := cpu.Dijkstra(Ctx(), g, 0, cpu.DijkstraOptions{})
+	if err != nil {
+		panic(err)
+	}
+	check(ref.Dist[n-1] == 2, "d(s, t) = %d on the star, want 2", ref.Dist[n-1])
+	offV, tgtE, wW, err := dev.GraphCSR(g)
+	if err != nil {
+		panic(err)
+	}
+	weightsW := g.Weights()
+	// The arcs into t are the last k of the CSR (rows 1..k, one arc each).
+	intoT := make([]int32, k)
+	for i := range intoT {
+		intoT[i] = int32(i + 1)
+	}
+	c0, f0, u0 := make([]int32, n), make([]int32, n), make([]int32, n)
+	c0[n-1], u0[n-1] = graph.Inf, 1
+	for i := 1; i <= k; i++ {
+		c0[i], f0[i] = 1, 1
+	}
+	bufC, err := dev.Int32s(c0)
+	if err != nil {
+		panic(err)
+	}
+	bufF, err := dev.Int32s(f0)
+	if err != nil {
+		panic(err)
+	}
+	bufU, err := dev.Int32s(u0)
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range []string{"relaxWrong", "relaxAtomic"} {
+		bad, worst := 0, int32(2)
+		for l := 0; l < raceLaunches; l++ {
+			rng.Shuffle(k, func(i, j int) { intoT[i], intoT[j] = intoT[j], intoT[i] })
+			copy(weightsW[k:], intoT)
+			if err := wW.CopyInt32s(weightsW); err != nil {
+				panic(err)
+			}
+			if err := bufC.CopyInt32s(c0); err != nil {
+				panic(err)
+			}
+			launch(name, gpu.Dim(blocksFor(n, 512)), gpu.Dim(512), offV, tgtE, wW, bufC, bufF, bufU, n)
+			ct := int32s(bufC)[n-1]
+			if ct != 2 {
+				bad++
+			}
+			worst = max(worst, ct)
+		}
+		wrongTotal[name] += bad
+		raceRows.Add(k, name, fmt.Sprintf("%d of %d", bad, raceLaunches), worst)
+	}
+	for _, b := range []*gpu.Buffer{offV, tgtE, wW, bufC, bufF, bufU} {
+		b.Free()
+	}
+}
+check(wrongTotal["relaxAtomic"] == 0, "atomicMin left a wrong C[t] in %d launches", wrongTotal["relaxAtomic"])
+if err := display.Show(raceRows); err != nil {
+	panic(err)
+}
+if wrongTotal["relaxWrong"] == 0 {
+	fmt.Printf("Here the race did not show on the %s: the plain update found C[t] = 2 every time. That proves nothing; atomicMin is what makes it certain.\n", dev.Info().Name)
+} else {
+	fmt.Printf("On the %s the plain update lost the minimum in %d of %d launches; atomicMin never did.\n", dev.Info().Name, wrongTotal["relaxWrong"], 3*raceLaunches)
+}
 ''')
 
 md(r'''
@@ -507,9 +1254,9 @@ for _, s := range []struct {
 		continue
 	}
 	fig211.Line(s.name, xs, s.ys)
-	a, b := fitLine(xs, s.ys)
-	fig211.Line(s.name+", fit", []float64{xs[0], xs[len(xs)-1]}, []float64{a + b*xs[0], a + b*xs[len(xs)-1]})
-	fits.Add(s.name, a, b*1e6)
+	fa, fb := fitLine(xs, s.ys)
+	fig211.Line(s.name+", fit", []float64{xs[0], xs[len(xs)-1]}, []float64{fa + fb*xs[0], fa + fb*xs[len(xs)-1]})
+	fits.Add(s.name, fa, fb*1e6)
 }
 if err := display.Show(display.Row(fig211, fits)); err != nil {
 	panic(err)
