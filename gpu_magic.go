@@ -36,6 +36,14 @@ func registerGPUMagics(s *session.Session) error {
 	})
 }
 
+// The CUDA compilers of %%cuda cells and the PTX cache, in `pathnotes
+// info` after the GPU driver's lines (gpu_cmd.go adds those first).
+func init() {
+	infoLines = append(infoLines, func() string {
+		return "cuda compilers: " + strings.Join(gpu.Compilers(), "; ")
+	})
+}
+
 // variantTable lists the GPU variants, one per line.
 func variantTable() string {
 	var sb strings.Builder
