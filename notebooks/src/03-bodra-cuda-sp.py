@@ -611,8 +611,8 @@ md(r'''
 
 Each variant runs from vertex `source` on each road stand-in twice: with the report's |V|−1 passes
 (plus pathnotes' negative-cycle pass) and with early exit. **wall** is the whole call —
-allocation, copies, kernels — which is what the report's CUDA events enclosed (it copied the CSR
-before starting its clock); **kernels** is the device time from the first launch to the end of
+allocation, copies, kernels — which is what the report's CUDA events enclosed (except that the
+report copied the CSR before starting its clock, and wall includes that upload of a few MB); **kernels** is the device time from the first launch to the end of
 the last. Every result has `cpu.Dijkstra`'s distances. The CPU columns are this machine's heap
 Dijkstra and `cpu.BellmanFord` (which stops early); the report's CPU Bellman-Ford took 22 minutes
 on nyc.
