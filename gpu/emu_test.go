@@ -116,6 +116,25 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			t.Errorf("%s: %v", v.Name, err)
 		}
 	}
+	// fw-fast picks its kernels by the weights and needs two 128-wide
+	// tiles for its panel and rest kernels: run each of its modes.
+	big, err := graph.GNM(130, 400, graph.WeightRange{Min: -2, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []graph.WeightRange{{Min: 1, Max: 9}, {Min: 1, Max: 1 << 20}} {
+		pos, err := graph.GNM(130, 400, w, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pred := range []bool{false, true} {
+			for _, h := range []*graph.Graph{pos, big} {
+				if _, err := FWFast(context.Background(), h, Options{Device: dev, Pred: pred}); err != nil && !errors.As(err, new(*graph.NegativeCycleError)) {
+					t.Errorf("fw-fast: %v", err)
+				}
+			}
+		}
+	}
 	c := dev.ctx.(*emuContext)
 	loaded := map[string]*ptxemu.Module{}
 	for _, m := range c.modules {
