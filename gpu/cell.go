@@ -133,6 +133,9 @@ func (d *Device) cellErr(err error, format string, args ...any) error {
 		le.Detail = de.Detail
 	}
 	le.Name, le.Message = runtimeError(le.Code)
+	if le.Detail == le.Message {
+		le.Detail = "" // the cuda driver's description is the runtime's message
+	}
 	note := d.rebuild(err)
 	if d.lost == nil {
 		note += "; every gpu.Buffer, Module and Kernel made before is gone: allocate the buffers and run the %%cuda / %%ptx cells (or LoadPTX) again"
