@@ -291,7 +291,7 @@ md(r'''
 ## Figure 1: why Bellman-Ford needs `atomicMin`
 
 In Bodra's Bellman-Ford every thread relaxes the out-arcs of its own vertex, so two threads can
-lower the same `distance[C]` at once. Figure 1 of the report (its image is missing from our copy)
+lower the same `distance[C]` at once. Figure 1 of the report (its image is missing from the text we have)
 has thread A offering C the distance 6 and thread B offering 9: both read `distance[C]` before
 either writes, and if B's store lands last, C keeps 9. `graph.Example("bodra-fig1")` is a graph
 consistent with the numbers the text gives: S→A 1, S→B 2, A→C 5, B→C 7.
@@ -611,9 +611,9 @@ md(r'''
 
 Each variant runs from vertex `source` on each road stand-in twice: with the report's |V|−1 passes
 (plus pathnotes' negative-cycle pass) and with early exit. **wall** is the whole call —
-allocation, copies, kernels — which is what the report's CUDA events enclosed (except that the
-report copied the CSR before starting its clock, and wall includes that upload of a few MB); **kernels** is the device time from the first launch to the end of
-the last. Every result has `cpu.Dijkstra`'s distances. The CPU columns are this machine's heap
+allocation, copies, kernels — which is what the report's CUDA events enclosed, except that the
+report uploaded the CSR before starting its clock and wall includes that upload (a few MB);
+**kernels** is the device time from the first launch to the end of the last. Every result has `cpu.Dijkstra`'s distances. The CPU columns are this machine's heap
 Dijkstra and `cpu.BellmanFord` (which stops early); the report's CPU Bellman-Ford took 22 minutes
 on nyc.
 ''')
@@ -892,8 +892,8 @@ The five versions and their pathnotes names:
 | Tiled with Shared Memory (§2.3.5) | `fw-blocked` | the same phases with the tiles in shared memory |
 
 The report's versions store k as the parent of (i, j); pathnotes keeps the vertex before j (Π), so
-that paths can be rebuilt hop by hop. Its global-memory Tiled phase 1 has no barrier between the
-k steps, a race inside the tile; `fw-tiled-global` has it. And its serial baseline reads d[k][k]
+that paths can be rebuilt hop by hop. Its global-memory Tiled phase 1 has its barrier between the
+k steps commented out, a race inside the tile; `fw-tiled-global` puts it back. And its serial baseline reads d[k][k]
 where it means d[k][j]; `cpu.FloydWarshall` is a correct one.
 
 First all five against `cpu.FloydWarshall`, on graphs whose |V| is and is not a multiple of 32 (so
