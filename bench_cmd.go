@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -31,6 +32,10 @@ type benchConfig struct {
 	snap      []string
 	apspSizes []int
 	fwSnap    int
+	apspSnap  int
+	sssp      []string // generated single-source graphs (ssspGraphs keys)
+	crossN    int
+	crossDens []int
 	variants  map[string]bool // nil: all
 	runs      int
 	maxRun    time.Duration
@@ -60,6 +65,14 @@ type benchRecord struct {
 	// RelaxPerSec is n³ / kernel time for the all-pairs variants: the
 	// min-plus relaxations Floyd-Warshall does, per second.
 	RelaxPerSec float64 `json:"relaxations_per_s,omitempty"`
+	// Ceiling is RelaxPerSec over the card's int32 min-plus peak (one
+	// VIADDMNMX per relaxation: SMs × 64 per clock × clock), on Hopper.
+	Ceiling float64 `json:"fraction_of_dpx_ceiling,omitempty"`
+	// EdgesPerSec is m / kernel time for the single-source variants.
+	EdgesPerSec float64 `json:"edges_per_s,omitempty"`
+	// Host marks a CPU solver's row: its times are host-clock times of
+	// one run, not CUDA events.
+	Host bool `json:"host,omitempty"`
 	Check       string  `json:"check,omitempty"`
 	Skipped     string  `json:"skipped,omitempty"`
 }
@@ -82,6 +95,10 @@ func runBench(args []string) error {
 		"SNAP files for the single-source variants (weights 1..100, seeded)")
 	fwSnap := fs.Int("fw-snap", 2, "also time the Floyd-Warshall variants on the first `K` SNAP files (Bodra's Table 3)")
 	apspSizes := fs.String("apsp-sizes", "1024,2048,4096", "vertex counts of the random graphs for dijkstra-apsp-row (before the first SNAP file)")
+	apspSnap := fs.Int("apsp-snap", 1, "time the all-pairs Dijkstra variants on the first `K` SNAP files")
+	sssp := fs.String("sssp-graphs", "grid1024,rmat20,road264k", "generated graphs for the single-source variants, after the SNAP files: "+strings.Join(ssspGraphNames(), ", "))
+	crossN := fs.Int("cross-n", 4096, "vertex count of the all-pairs crossover cells (fw-fast against apsp-batched; 0: none)")
+	crossDens := fs.String("cross-density", "2,8,32,128,512", "arcs per vertex of the crossover cells")
 	variants := fs.String("variants", "", "comma-separated variants to time (default: all)")
 	runs := fs.Int("runs", 5, "timed runs per cell after the warm-up (3 when the warm-up takes a second or more)")
 	maxRun := fs.Duration("max-run", 6*time.Second, "skip a cell whose kernel time, extrapolated from the variant's last cell, exceeds this")
@@ -97,7 +114,7 @@ func runBench(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
-	cfg := benchConfig{fwSnap: *fwSnap, density: *density, runs: *runs, maxRun: *maxRun, maxAPSP: *maxAPSP, cpuMax: *cpuMax, source: *source,
+	cfg := benchConfig{fwSnap: *fwSnap, apspSnap: *apspSnap, crossN: *crossN, density: *density, runs: *runs, maxRun: *maxRun, maxAPSP: *maxAPSP, cpuMax: *cpuMax, source: *source,
 		pred: *pred, seed: *seed, jsonPath: *jsonPath}
 	var err error
 	if cfg.fwSizes, err = parseSizes(*fwSizes); err != nil {
@@ -105,6 +122,18 @@ func runBench(args []string) error {
 	}
 	if cfg.apspSizes, err = parseSizes(*apspSizes); err != nil {
 		return err
+	}
+	if cfg.crossDens, err = parseSizes(*crossDens); err != nil {
+		return err
+	}
+	for _, name := range strings.Split(*sssp, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if _, ok := ssspGraphs[name]; !ok {
+			return fmt.Errorf("%w: --sssp-graphs: no graph %q (known: %s)", errUsage, name, strings.Join(ssspGraphNames(), ", "))
+		}
+		cfg.sssp = append(cfg.sssp, name)
 	}
 	if *snap != "" {
 		cfg.snap = strings.Split(*snap, ",")
@@ -130,7 +159,7 @@ func runBench(args []string) error {
 	b := &bench{cfg: cfg, dev: dev, report: benchReport{Version: versionString(), Device: dev.Info().String(),
 		Driver: gpu.Describe(), Date: time.Now().UTC().Format(time.RFC3339), Config: strings.Join(args, " ")}}
 	fmt.Println(gpu.Describe())
-	fmt.Println("\n| variant | graph | n | m | runs | kernel ms (median) | min | max | wall ms | launches | relax/s | check |")
+	fmt.Println("\n| variant | graph | n | m | runs | kernel ms (median) | min | max | wall ms | launches | relax/s (of ceiling) or edges/s | check |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var snaps []*graph.Graph
 	for _, path := range cfg.snap {
@@ -143,7 +172,39 @@ func runBench(args []string) error {
 	if err := b.floydWarshall(ctx, snaps[:min(cfg.fwSnap, len(snaps))]); err != nil {
 		return err
 	}
-	return b.singleSource(ctx, snaps)
+	if err := b.crossover(ctx); err != nil {
+		return err
+	}
+	gens := slices.Clone(snaps)
+	for _, name := range cfg.sssp {
+		g, err := ssspGraphs[name]()
+		if err != nil {
+			return err
+		}
+		gens = append(gens, g.WithName(name))
+	}
+	return b.singleSource(ctx, snaps[:min(cfg.apspSnap, len(snaps))], gens)
+}
+
+// ssspGraphs are the generated graphs `--sssp-graphs` names, with the
+// weights 1..1000 of road networks: the 1024×1024 grid, R-MAT scale 20
+// with edge factor 16 (Graph500's parameters), and a road-like graph of
+// DIMACS NY's size (264,346 vertices, 733,846 arcs; Bodra's Table 1).
+var ssspGraphs = map[string]func() (*graph.Graph, error){
+	"grid1024": func() (*graph.Graph, error) { return graph.Grid(1024, 1024, roadWeights, 1) },
+	"rmat20":   func() (*graph.Graph, error) { return graph.RMAT(20, 16, graph.Graph500, roadWeights, 1) },
+	"road264k": func() (*graph.Graph, error) { return graph.RoadLike(264346, 733846, roadWeights, 1) },
+}
+
+var roadWeights = graph.WeightRange{Min: 1, Max: 1000}
+
+func ssspGraphNames() []string {
+	names := make([]string, 0, len(ssspGraphs))
+	for name := range ssspGraphs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // parseSizes parses a comma-separated list of vertex counts.
@@ -243,8 +304,13 @@ func (b *bench) emit(rec benchRecord) error {
 		fmt.Printf("| %s | %s | %d | %d | – | skipped: %s | | | | | | |\n", rec.Variant, rec.Graph, rec.N, rec.M, rec.Skipped)
 	} else {
 		relax := ""
-		if rec.RelaxPerSec > 0 {
+		switch {
+		case rec.Ceiling > 0:
+			relax = fmt.Sprintf("%.3g (%.0f%%)", rec.RelaxPerSec, 100*rec.Ceiling)
+		case rec.RelaxPerSec > 0:
 			relax = fmt.Sprintf("%.3g", rec.RelaxPerSec)
+		case rec.EdgesPerSec > 0:
+			relax = fmt.Sprintf("%.3g e/s", rec.EdgesPerSec)
 		}
 		fmt.Printf("| %s | %s | %d | %d | %d | %.3f | %.3f | %.3f | %.1f | %d | %s | %s |\n", rec.Variant, rec.Graph, rec.N, rec.M,
 			rec.Runs, rec.KernelMs, rec.MinMs, rec.MaxMs, rec.WallMs, rec.Launches, relax, rec.Check)
@@ -283,12 +349,12 @@ func (b *bench) floydWarshall(ctx context.Context, snaps []*graph.Graph) error {
 		if err != nil {
 			return err
 		}
-		if err := b.allPairsCells(ctx, g, fmt.Sprintf("GNM %d|V|", b.cfg.density), variants, b.cfg.maxRun); err != nil {
+		if err := b.allPairsCells(ctx, g, fmt.Sprintf("GNM %d|V|", b.cfg.density), variants, b.cfg.maxRun, true); err != nil {
 			return err
 		}
 	}
 	for _, g := range snaps {
-		if err := b.allPairsCells(ctx, g, g.Name(), variants, b.cfg.maxRun); err != nil {
+		if err := b.allPairsCells(ctx, g, g.Name(), variants, b.cfg.maxRun, true); err != nil {
 			return err
 		}
 	}
@@ -296,19 +362,23 @@ func (b *bench) floydWarshall(ctx context.Context, snaps []*graph.Graph) error {
 }
 
 // allPairsCells times the given all-pairs variants on g, checking every
-// result against the CPU (n ≤ cpuMax) or against the first GPU result and
-// sampled rows.
-func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, variants []gpu.Variant, maxRun time.Duration) error {
+// result against the CPU (with cpuRef, n ≤ cpuMax; the CPU solver's time
+// is a row of its own) or against the first GPU result and sampled rows.
+func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, variants []gpu.Variant, maxRun time.Duration, cpuRef bool) error {
 	n := g.N()
 	cost := float64(n) * float64(n) * float64(n)
 	var ref *graph.AllPairs
 	check := ""
-	if n <= b.cfg.cpuMax {
+	if cpuRef && n <= b.cfg.cpuMax {
+		t0 := time.Now()
 		var err error
 		if ref, err = cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{}); err != nil {
 			return err
 		}
 		check = "= cpu"
+		if err := b.emitHost(benchRecord{Variant: "fw-cpu-blocked", Graph: name, N: n, M: g.M()}, time.Since(t0), cost); err != nil {
+			return err
+		}
 	}
 	for _, v := range variants {
 		rec := benchRecord{Variant: v.Name, Graph: name, N: n, M: g.M()}
@@ -337,7 +407,62 @@ func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, 
 			rec.Check = check
 		}
 		rec.RelaxPerSec = cost / (rec.KernelMs / 1000)
+		if v.Algorithm == "Floyd-Warshall" {
+			rec.Ceiling = rec.RelaxPerSec / dpxCeiling(b.dev.Info())
+		}
 		if err := b.emit(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitHost emits the row of a CPU solver that ran once in dt; cost is its
+// relaxations (all pairs) or 0.
+func (b *bench) emitHost(rec benchRecord, dt time.Duration, cost float64) error {
+	ms := float64(dt) / float64(time.Millisecond)
+	rec.Runs, rec.Host, rec.KernelMs, rec.MinMs, rec.MaxMs, rec.WallMs = 1, true, ms, ms, ms, ms
+	rec.Check = "host clock, one run"
+	if cost > 0 {
+		rec.RelaxPerSec = cost / dt.Seconds()
+	} else {
+		rec.EdgesPerSec = float64(rec.M) / dt.Seconds()
+	}
+	return b.emit(rec)
+}
+
+// dpxCeiling is the int32 min-plus relaxations per second of a Hopper GPU,
+// one VIADDMNMX each: SMs × 64 per clock × the SM clock. Other cards have
+// no DPX unit; their ceiling is reported as 0 (no fraction is printed).
+func dpxCeiling(info gpu.DeviceInfo) float64 {
+	if info.Major != 9 || info.ClockMHz == 0 {
+		return math.Inf(1)
+	}
+	return float64(info.SMs) * 64 * float64(info.ClockMHz) * 1e6
+}
+
+// crossover times fw-fast against apsp-batched on random graphs of one
+// size and growing density, to show where all pairs by batched
+// single-source runs stops beating Floyd-Warshall (gpu.AllPairs's
+// automatic pick follows it).
+func (b *bench) crossover(ctx context.Context) error {
+	var vs []gpu.Variant
+	for _, name := range []string{gpu.VariantFWFast, gpu.VariantAPSPBatched} {
+		if v, err := gpu.Lookup(name); err == nil && b.want(name) {
+			vs = append(vs, v)
+		}
+	}
+	if b.cfg.crossN < 1 || len(vs) < 2 {
+		return nil
+	}
+	n := b.cfg.crossN
+	for _, d := range b.cfg.crossDens {
+		g, err := graph.GNM(n, min(d*n, n*(n-1)), graph.WeightRange{Min: 1, Max: 100}, b.cfg.seed)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("GNM %d|V| (auto picks %s)", d, gpu.PickAllPairs(g))
+		if err := b.allPairsCells(ctx, g, name, vs, b.cfg.maxAPSP, false); err != nil {
 			return err
 		}
 	}
@@ -356,22 +481,24 @@ func sampleRows(g *graph.Graph, r *graph.AllPairs, k int, seed uint64) error {
 	return nil
 }
 
-// singleSource times dijkstra-apsp-row on random graphs and the first SNAP
-// graph, and the single-source variants on every SNAP graph (weights
-// 1..100 drawn with cfg.seed), from cfg.source, checked against the CPU.
-func (b *bench) singleSource(ctx context.Context, snaps []*graph.Graph) error {
+// singleSource times the all-pairs Dijkstra variants (dijkstra-apsp-row,
+// apsp-batched) on random graphs and on apspSnaps, and the single-source
+// variants and cpu.Dijkstra on graphs (the SNAP files, weights 1..100
+// drawn with cfg.seed, then the generated ones), from cfg.source, checked
+// against the CPU.
+func (b *bench) singleSource(ctx context.Context, apspSnaps, graphs []*graph.Graph) error {
 	if apsp := b.allPairsVariants("Dijkstra"); len(apsp) > 0 {
 		for _, n := range b.cfg.apspSizes {
 			g, err := graph.GNM(n, min(4*n, n*(n-1)), graph.WeightRange{Min: 1, Max: 100}, b.cfg.seed)
 			if err != nil {
 				return err
 			}
-			if err := b.allPairsCells(ctx, g, "GNM 4|V|", apsp, b.cfg.maxAPSP); err != nil {
+			if err := b.allPairsCells(ctx, g, "GNM 4|V|", apsp, b.cfg.maxAPSP, true); err != nil {
 				return err
 			}
 		}
-		if len(snaps) > 0 {
-			if err := b.allPairsCells(ctx, snaps[0], snaps[0].Name(), apsp, b.cfg.maxAPSP); err != nil {
+		for _, g := range apspSnaps {
+			if err := b.allPairsCells(ctx, g, g.Name(), apsp, b.cfg.maxAPSP, true); err != nil {
 				return err
 			}
 		}
@@ -389,12 +516,17 @@ func (b *bench) singleSource(ctx context.Context, snaps []*graph.Graph) error {
 			}
 		}
 	}
-	for _, g := range snaps {
+	for _, g := range graphs {
 		if b.cfg.source < 0 || b.cfg.source >= g.N() {
 			return fmt.Errorf("%w: --source %d outside %s (n=%d)", errUsage, b.cfg.source, g.Name(), g.N())
 		}
-		want, err := cpu.Dijkstra(ctx, g, b.cfg.source, cpu.DijkstraOptions{})
+		t0 := time.Now()
+		want, err := cpu.Dijkstra(ctx, g, b.cfg.source, cpu.DijkstraOptions{Pred: b.cfg.pred})
 		if err != nil {
+			return err
+		}
+		rec := benchRecord{Variant: "dijkstra-cpu", Graph: g.Name(), N: g.N(), M: g.M(), Source: b.cfg.source}
+		if err := b.emitHost(rec, time.Since(t0), 0); err != nil {
 			return err
 		}
 		for _, c := range cells {
@@ -425,6 +557,7 @@ func (b *bench) singleSource(ctx context.Context, snaps []*graph.Graph) error {
 				return fmt.Errorf("%s on %s: distances differ from cpu.Dijkstra:\n%s", label, g.Name(), got.Diff(want, 5))
 			}
 			rec.Check = "= cpu"
+			rec.EdgesPerSec = float64(g.M()) / (rec.KernelMs / 1000)
 			if err := b.emit(rec); err != nil {
 				return err
 			}
