@@ -72,9 +72,9 @@ type benchRecord struct {
 	EdgesPerSec float64 `json:"edges_per_s,omitempty"`
 	// Host marks a CPU solver's row: its times are host-clock times of
 	// one run, not CUDA events.
-	Host bool `json:"host,omitempty"`
-	Check       string  `json:"check,omitempty"`
-	Skipped     string  `json:"skipped,omitempty"`
+	Host    bool   `json:"host,omitempty"`
+	Check   string `json:"check,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // benchReport is what --json writes.
