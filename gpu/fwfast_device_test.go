@@ -17,13 +17,13 @@ func TestFWFastDevice(t *testing.T) {
 	fwFastModes(t, testDevice(t), []int{1, 2, 127, 128, 129, 300, 1000, 2049, 4000})
 }
 
-// TestFWFastLarge spot-checks fw-fast at n = 10000 (not a multiple of its
-// tile), with predecessors, against single-source Dijkstra rows on the CPU,
-// and rebuilds the paths of those rows.
+// TestFWFastLarge spot-checks fw-fast at n = 12500 (not a multiple of its
+// tile), with and without predecessors, against sssp-fast rows on the card
+// and cpu.Dijkstra rows, and rebuilds the paths of those rows.
 func TestFWFastLarge(t *testing.T) {
 	dev := testDevice(t)
 	ctx := context.Background()
-	const n = 10000
+	const n = 12500
 	g, err := graph.GNM(n, 60*n, graph.WeightRange{Min: 1, Max: 100}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -34,15 +34,19 @@ func TestFWFastLarge(t *testing.T) {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(9, 9))
-		for range 8 {
+		for range 16 {
 			s := rng.IntN(n)
 			want, err := cpu.Dijkstra(ctx, g, s, cpu.DijkstraOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			fast, err := SSSPFast(ctx, g, s, Options{Device: dev})
+			if err != nil {
+				t.Fatal(err)
+			}
 			got := res.Row(s)
-			if !got.SameDistances(want) {
-				t.Fatalf("pred %v: row %d differs from Dijkstra:\n%s", pred, s, got.Diff(want, 5))
+			if !got.SameDistances(want) || !got.SameDistances(fast) {
+				t.Fatalf("pred %v: row %d differs from Dijkstra or sssp-fast:\n%s\n%s", pred, s, got.Diff(want, 5), got.Diff(fast, 5))
 			}
 			if pred {
 				if err := got.Verify(g); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
@@ -98,4 +99,27 @@ func TestFWFastEdges(t *testing.T) {
 			t.Errorf("negative cycle (pred %v): %v", pred, nc)
 		}
 	}
+}
+
+// TestFWFastTooLarge checks the error when the padded matrices do not fit
+// in device memory (the emulator has 4 GiB): it names the need and the
+// largest n that would fit.
+func TestFWFastTooLarge(t *testing.T) {
+	g, err := graph.FromArcs(40000, []graph.Arc{{From: 0, To: 1, Weight: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ferr := FWFast(context.Background(), g, Options{Device: emulator(t), Pred: true})
+	if ferr == nil || !strings.Contains(ferr.Error(), "n=40000") || !strings.Contains(ferr.Error(), "would fit") {
+		t.Fatalf("got %v, want a device-memory error naming n and what fits", ferr)
+	}
+	free, _, err := emulator(t).MemInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := fwFastMaxN(free, 2)
+	if fit < ffTile || uint64(fit)*uint64(fit)*8+ffStage*4 > free {
+		t.Errorf("fwFastMaxN(%d, 2) = %d does not fit", free, fit)
+	}
+	t.Log(ferr)
 }
