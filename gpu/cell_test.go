@@ -1033,3 +1033,21 @@ func TestPTXDecls(t *testing.T) {
 	_, err = parsePTXDecls(".visible .entry k(\n.param .u32 a,\n")
 	wantErr(t, "unclosed parameter list", err, "PTX line 1", "kernel k is not closed")
 }
+
+// TestCellEmptyBuffers checks buffers of no elements.
+func TestCellEmptyBuffers(t *testing.T) {
+	d := emuDevice(t)
+	b, err := d.Int32s(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.ToInt32s(); err != nil || len(got) != 0 || b.Len() != 0 || b.Bytes() != 0 {
+		t.Errorf("empty buffer: %v, %v, len %d", got, err, b.Len())
+	}
+	if err := b.Fill(1); err != nil {
+		t.Error(err)
+	}
+	if err := b.Free(); err != nil {
+		t.Error(err)
+	}
+}

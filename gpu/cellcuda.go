@@ -14,11 +14,7 @@ import (
 // data[4]" is Int32 although PTX declares a byte array). An empty name
 // means the first kernel's name.
 func LoadCellCUDA(ctx context.Context, name, source string, opts CompileOptions) (*Module, Compilation, error) {
-	label := name
-	if label == "" {
-		label = "cell"
-	}
-	comp, err := CompileCUDADetail(ctx, label, source, opts)
+	comp, err := CompileCUDADetail(ctx, name, source, opts)
 	if err != nil {
 		return nil, comp, err
 	}

@@ -54,14 +54,14 @@ type Compilation struct {
 // the log's file positions are rewritten to the cell's lines, as
 // "cell:3: error: identifier "x" is undefined".
 type CompileError struct {
-	Name     string // the module being compiled
+	Name     string // the module being compiled ("" when the cell names none)
 	Compiler string
 	Log      string
 }
 
 // Error gives the compiler and its log.
 func (e *CompileError) Error() string {
-	return fmt.Sprintf("compiling CUDA cell %s with %s failed:\n%s", e.Name, e.Compiler, e.Log)
+	return fmt.Sprintf("compiling CUDA cell%s with %s failed:\n%s", named(e.Name), e.Compiler, e.Log)
 }
 
 // CompileCUDA compiles CUDA C source (a %%cuda cell) to PTX. It tries
@@ -95,10 +95,10 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 		}
 		ptx, log, err := c.compile(ctx, name, source, opts)
 		if ctx.Err() != nil {
-			return Compilation{}, fmt.Errorf("gpu: compiling CUDA cell %s: interrupted: %w", name, ctx.Err())
+			return Compilation{}, fmt.Errorf("gpu: compiling CUDA cell%s: interrupted: %w", named(name), ctx.Err())
 		}
 		if err != nil {
-			failed = fmt.Errorf("gpu: compiling CUDA cell %s with %s: %w", name, c.describe(), err)
+			failed = fmt.Errorf("gpu: compiling CUDA cell%s with %s: %w", named(name), c.describe(), err)
 			if log != "" {
 				failed = &CompileError{Name: name, Compiler: c.describe(), Log: cellLines(log)}
 			}
@@ -125,9 +125,17 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 	if dir != "" {
 		cache = "no cached PTX for this source, arch and flags in " + dir
 	}
-	return Compilation{}, fmt.Errorf("gpu: cannot compile CUDA cell %s: no CUDA compiler (%s), and %s. "+
+	return Compilation{}, fmt.Errorf("gpu: cannot compile CUDA cell%s: no CUDA compiler (%s), and %s. "+
 		"Install the CUDA toolkit and put its bin directory (with nvcc) on PATH, or write the kernel as PTX in a %%%%ptx cell",
-		name, strings.Join(tried, "; "), cache)
+		named(name), strings.Join(tried, "; "), cache)
+}
+
+// named formats a cell's name for messages: " NAME", or nothing.
+func named(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " " + name
 }
 
 // Compilers describes the CUDA compilers this process can use, and the

@@ -47,9 +47,10 @@
 // Anything else fails the load with an *UnsupportedError per instruction
 // ("unsupported PTX instruction call.uni ... at line 12"), collected in a
 // *LoadError, as a JIT compiler fails: calls to other .func functions
-// (assert's __assertfail among them), textures and surfaces, half precision, directed rounding
-// (.rz, .rm, .rp) of float arithmetic, barriers with a thread count and
-// bar.arrive, carry arithmetic (add.cc), tensor-core and asynchronous-copy
+// (assert's __assertfail among them), textures and surfaces, half
+// precision, directed rounding (.rz, .rm, .rp) of div, sqrt and rcp (that
+// of add, sub, mul and fma runs, computed exactly and rounded once),
+// barriers with a thread count and bar.arrive, carry arithmetic (add.cc), tensor-core and asynchronous-copy
 // instructions. A modifier the interpreter does not model is an error too,
 // never silently ignored; cache operators and memory-ordering qualifiers
 // are accepted because they cannot change a result here (see Memory).
