@@ -250,3 +250,56 @@ func TestMemoryManagement(t *testing.T) {
 		t.Errorf("read back %v, %v", got, err)
 	}
 }
+
+// TestPrintfCall runs nvcc's printf call sequence: a format string and
+// an argument buffer, per lane in order, and a null format string that
+// faults as an illegal address instead of crashing.
+func TestPrintfCall(t *testing.T) {
+	src := ptxHeader + `
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.global .align 1 .b8 $str[9] = {108, 97, 110, 101, 32, 37, 100, 10, 0};
+.visible .entry k(.param .u64 k_fmt)
+{
+	.local .align 8 .b8 __local_depot0[8];
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<6>;
+	mov.u64 %rd1, __local_depot0;
+	cvta.local.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	st.local.u32 [%rd1], %r1;
+	ld.param.u64 %rd5, [k_fmt];
+	mov.u64 %rd3, $str;
+	cvta.global.u64 %rd4, %rd3;
+	add.u64 %rd4, %rd4, %rd5;
+	{
+	.param .b64 param0;
+	st.param.b64 [param0+0], %rd4;
+	.param .b64 param1;
+	st.param.b64 [param1+0], %rd2;
+	.param .b32 retval0;
+	call.uni (retval0), vprintf, (param0, param1);
+	ld.param.b32 %r2, [retval0+0];
+	}
+	ret;
+}`
+	dev := New(Options{Workers: 2})
+	var out strings.Builder
+	dev.SetPrintfOutput(&out)
+	m, err := dev.Load("printf", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _ := m.Kernel("k")
+	if _, err := dev.Launch(context.Background(), k, Dim3{1, 1, 1}, Dim3{3, 1, 1}, 0, []uint64{0}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "lane 0\nlane 1\nlane 2\n" {
+		t.Errorf("printf output %q", out.String())
+	}
+	addr, _, _ := m.Global("$str")
+	_, err = dev.Launch(context.Background(), k, Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0, []uint64{-addr})
+	var f *Fault
+	if !errors.As(err, &f) || f.Kind != IllegalAddress {
+		t.Errorf("null format string: %v, want an illegal address", err)
+	}
+}
