@@ -1,0 +1,22 @@
+// Package lab checks and times the all-pairs and single-source kernels a
+// student writes in notebook cells, for the exercises of the Greek lab
+// handout (digest-004): Floyd-Warshall on the GPU, first one launch per
+// pivot (1-D and 2-D blocks), then tiled in global memory, then tiled in
+// shared memory, each compared with the tiled CPU version.
+//
+// The student writes kernels in %%cuda cells and a Go function with a
+// fixed signature that launches them (an APSPFunc or an SSSPFunc). The
+// checker runs that function on seeded graphs of many sizes — sizes that
+// are not multiples of a tile, sparse graphs with unreachable pairs, dense
+// graphs, graphs with negative arcs — compares every cell with the CPU
+// reference and reports the first wrong one with its graph, n, position,
+// expected and actual value, and a guess at what went wrong:
+//
+//	rep, err := lab.CheckAPSP(Ctx(), myFW, lab.CheckOptions{Negative: true})
+//	rep                  // a table: one row per graph, "ok" or the first wrong cell
+//	if err != nil { ... } // the first failure, in words
+//
+// The timing functions run the student's functions beside the project's
+// own GPU variants and the CPU baseline and give a table of times and
+// speed-ups and plots of them.
+package lab

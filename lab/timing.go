@@ -1,0 +1,386 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/display"
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// APSPEntry names a student's all-pairs function for TimeAPSP.
+type APSPEntry struct {
+	Name string
+	Func APSPFunc
+}
+
+// SSSPEntry names a student's single-source function for TimeSSSP.
+type SSSPEntry struct {
+	Name string
+	Func SSSPFunc
+}
+
+// DefaultAPSPVariants are the project's GPU Floyd-Warshall variants that
+// TimeAPSP runs beside the student's functions: one launch per pivot,
+// tiled in global memory, tiled in shared memory, and the fastest.
+var DefaultAPSPVariants = []string{gpu.VariantFWHN, gpu.VariantFWTiledGlobal, gpu.VariantFWBlocked, gpu.VariantFWFast}
+
+// DefaultSSSPVariants are the project's GPU single-source variants that
+// TimeSSSP runs beside the student's functions.
+var DefaultSSSPVariants = []string{gpu.VariantDijkstraMartin, gpu.VariantSSSPFast}
+
+// TimeOptions configures TimeAPSP and TimeSSSP.
+type TimeOptions struct {
+	// Device runs the student's functions and the GPU variants; nil means
+	// gpu.Default().
+	Device *gpu.Device
+	// Variants are the project's GPU variants to time; nil means
+	// DefaultAPSPVariants or DefaultSSSPVariants, an empty slice none.
+	Variants []string
+	// CPUMaxN is the largest n the CPU baseline runs at (it is also the
+	// reference the results are checked against, so larger sizes go
+	// unchecked); 0 means every size.
+	CPUMaxN int
+	// Repeats runs everything this many times per size and keeps the
+	// fastest time; 0 means 1.
+	Repeats int
+	// Seed seeds the graphs; 0 means DefaultSeed.
+	Seed uint64
+}
+
+// Timing is a table of times: one column per solver (the CPU baseline
+// first), one row per size. Seconds holds NaN where a solver did not run
+// (or gave a wrong result: Failures says so).
+type Timing struct {
+	Title    string
+	Sizes    []int
+	Names    []string             // the solvers, in column order
+	Baseline string               // the CPU baseline's name, the speed-ups' numerator
+	Seconds  map[string][]float64 // per solver, one per size
+	// Methods says how each solver was timed.
+	Methods  map[string]string
+	Failures []string // wrong results and errors, one line each
+	Device   string
+	Driver   string
+}
+
+// column adds a solver's column of NaN.
+func (t *Timing) column(name, method string) {
+	t.Names = append(t.Names, name)
+	t.Seconds[name] = slices.Repeat([]float64{math.NaN()}, len(t.Sizes))
+	t.Methods[name] = method
+}
+
+// keep records a time, the fastest of the repeats.
+func (t *Timing) keep(name string, i int, d time.Duration) {
+	s := d.Seconds()
+	if old := t.Seconds[name][i]; math.IsNaN(old) || s < old {
+		t.Seconds[name][i] = s
+	}
+}
+
+// fail records a failure and marks the cell as not timed.
+func (t *Timing) fail(name string, n int, i int, err error) {
+	t.Failures = append(t.Failures, fmt.Sprintf("%s at n=%d: %v", name, n, err))
+	t.Seconds[name][i] = math.Inf(1)
+}
+
+// Speedup returns how many times faster solver name was than the baseline
+// at each size (NaN where either did not run).
+func (t *Timing) Speedup(name string) []float64 {
+	out := make([]float64, len(t.Sizes))
+	for i := range out {
+		b, s := t.Seconds[t.Baseline][i], t.Seconds[name][i]
+		out[i] = math.NaN()
+		if isTime(b) && isTime(s) && s > 0 {
+			out[i] = b / s
+		}
+	}
+	return out
+}
+
+// isTime says whether s is a measured time (not NaN for "not run", not
+// +Inf for "failed").
+func isTime(s float64) bool { return !math.IsNaN(s) && !math.IsInf(s, 0) }
+
+// Err returns an error listing the failures, or nil.
+func (t *Timing) Err() error {
+	if len(t.Failures) == 0 {
+		return nil
+	}
+	return fmt.Errorf("lab: %s: %d failures: %s", t.Title, len(t.Failures), failures(t.Failures))
+}
+
+// Table returns the times in seconds, one row per size, with a speed-up
+// column over the baseline for every other solver; "—" where a solver did
+// not run, "failed" where it failed.
+func (t *Timing) Table() *display.Table {
+	cols := append([]string{"n"}, t.Names...)
+	units := []string{""}
+	for range t.Names {
+		units = append(units, "s")
+	}
+	tab := display.NewTable(t.Title, cols...).Units(units...)
+	for i, n := range t.Sizes {
+		row := []any{n}
+		for _, name := range t.Names {
+			switch s := t.Seconds[name][i]; {
+			case math.IsNaN(s):
+				row = append(row, "—")
+			case math.IsInf(s, 1):
+				row = append(row, "failed")
+			default:
+				row = append(row, s)
+			}
+		}
+		tab.Add(row...)
+	}
+	for _, name := range t.Names {
+		if name != t.Baseline {
+			tab.Ratio(name+" speed-up", t.Baseline, name)
+		}
+	}
+	for _, name := range t.Names {
+		tab.Note(name + ": " + t.Methods[name])
+	}
+	if t.Driver == "emu" {
+		tab.Note("GPU columns ran on the " + t.Device + ": emulator time on the CPU, not GPU time")
+	}
+	for _, f := range t.Failures {
+		tab.Note("FAILED: " + f)
+	}
+	return tab
+}
+
+// points returns the sizes and values where values are measured.
+func (t *Timing) points(values []float64) (xs, ys []float64) {
+	for i, v := range values {
+		if isTime(v) {
+			xs, ys = append(xs, float64(t.Sizes[i])), append(ys, v)
+		}
+	}
+	return xs, ys
+}
+
+// Plot draws time against n, log-log, one line per solver that ran.
+func (t *Timing) Plot() *display.Plot {
+	p := display.NewPlot(t.Title, "n (vertices)", "time (s)").LogLog()
+	for _, name := range t.Names {
+		if xs, ys := t.points(t.Seconds[name]); len(xs) > 0 {
+			p.Line(name, xs, ys)
+		}
+	}
+	return p
+}
+
+// SpeedupPlot draws every solver's speed-up over the baseline against n.
+func (t *Timing) SpeedupPlot() *display.Plot {
+	p := display.NewPlot(t.Title+": speed-up over "+t.Baseline, "n (vertices)", "speed-up (×)").LogX()
+	for _, name := range t.Names {
+		if name == t.Baseline {
+			continue
+		}
+		if xs, ys := t.points(t.Speedup(name)); len(xs) > 0 {
+			p.Line(name, xs, ys)
+		}
+	}
+	return p
+}
+
+// String returns the table as text.
+func (t *Timing) String() string { return t.Table().Text() }
+
+// MIMEBundle shows the table.
+func (t *Timing) MIMEBundle() (data, metadata map[string]any) { return t.Table().MIMEBundle() }
+
+// Timing methods, shown under the tables.
+const (
+	methodStudent = "your function, host clock from the call to the end of Device.Synchronize (launch overhead included)"
+	methodVariant = "gpu variant, CUDA events from the first compute launch to the end of the last (Stats.Kernel)"
+	methodCPU     = "host clock around the call"
+)
+
+// newTiming is the frame TimeAPSP and TimeSSSP share: options checked, the
+// device and the table's columns.
+func newTiming(title string, sizes []int, opts TimeOptions, defaults []string, baseline string, students []string) (*Timing, *gpu.Device, []string, error) {
+	for _, n := range sizes {
+		if n < 1 {
+			return nil, nil, nil, fmt.Errorf("lab: %s: size %d: want at least 1 vertex", title, n)
+		}
+	}
+	dev, err := device(opts.Device)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("lab: %s: %w", title, err)
+	}
+	variants := opts.Variants
+	if variants == nil {
+		variants = defaults
+	}
+	t := &Timing{Title: title, Sizes: slices.Clone(sizes), Baseline: baseline, Seconds: map[string][]float64{},
+		Methods: map[string]string{}, Device: dev.Info().Name, Driver: dev.Driver()}
+	t.column(baseline, methodCPU)
+	for _, v := range variants {
+		if _, err := gpu.Lookup(v); err != nil {
+			return nil, nil, nil, fmt.Errorf("lab: %s: %w", title, err)
+		}
+		t.column(v, methodVariant)
+	}
+	for _, s := range students {
+		if s == "" || t.Methods[s] != "" {
+			return nil, nil, nil, fmt.Errorf("lab: %s: solver name %q is empty or used twice (columns: %v)", title, s, t.Names)
+		}
+		t.column(s, methodStudent)
+	}
+	return t, dev, variants, nil
+}
+
+// TimeAPSP times the student's all-pairs functions, the GPU variants of
+// opts (DefaultAPSPVariants) and the CPU baseline cpu.FloydWarshallBlocked
+// (the tiled CPU version the handout compares with), at every size of
+// sizes, on a random graph with 16·n arcs and weights 1..100 per size
+// (Floyd-Warshall's work does not depend on the arcs). Every GPU result is
+// checked against the CPU's where the CPU ran; a wrong one is a failure,
+// shown in the table and in the error.
+func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOptions) (*Timing, error) {
+	names := make([]string, len(fns))
+	for i, e := range fns {
+		if e.Func == nil {
+			return nil, fmt.Errorf("lab: TimeAPSP: entry %d (%q) has no function", i, e.Name)
+		}
+		names[i] = e.Name
+	}
+	t, dev, variants, err := newTiming("Floyd-Warshall times", sizes, opts, DefaultAPSPVariants, cpu.VariantFWBlocked, names)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range t.Sizes {
+		g, err := graph.GNM(n, min(16*n, n*(n-1)), weights, caseSeed(opts.Seed, n, 0))
+		if err != nil {
+			return t, fmt.Errorf("lab: TimeAPSP: graph with n=%d: %w", n, err)
+		}
+		for range max(opts.Repeats, 1) {
+			var want []int32
+			if opts.CPUMaxN == 0 || n <= opts.CPUMaxN {
+				t0 := time.Now()
+				ref, err := cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{})
+				if err != nil {
+					return t, fmt.Errorf("lab: TimeAPSP: CPU baseline at n=%d: %w", n, err)
+				}
+				t.keep(t.Baseline, i, time.Since(t0))
+				want = ref.Dist
+			}
+			for _, v := range variants {
+				var st gpu.Stats
+				res, err := gpu.AllPairs(ctx, v, g, gpu.Options{Device: dev, Stats: &st})
+				r := result{err: err, dt: st.Kernel}
+				if err == nil {
+					r.dist = res.Dist
+				}
+				t.record(v, n, i, r, want)
+			}
+			for _, e := range fns {
+				got, dt, err := runOnDevice(dev, g.Dense(), func(d *gpu.Buffer) error { return e.Func(dev, d, n) })
+				t.record(e.Name, n, i, result{got, err, dt}, want)
+			}
+			if err := ctx.Err(); err != nil {
+				return t, fmt.Errorf("lab: TimeAPSP: interrupted at n=%d: %w", n, err)
+			}
+		}
+	}
+	return t, t.Err()
+}
+
+// TimeSSSP times the student's single-source functions, the GPU variants
+// of opts (DefaultSSSPVariants) and cpu.Dijkstra at every size of sizes,
+// from vertex 0 of a graph where every vertex has out-degree 7 and weights
+// 1..10 (Musap's graphs, digest-001 §2.9). Results are checked against
+// the CPU's as in TimeAPSP.
+func TimeSSSP(ctx context.Context, fns []SSSPEntry, sizes []int, opts TimeOptions) (*Timing, error) {
+	names := make([]string, len(fns))
+	for i, e := range fns {
+		if e.Func == nil {
+			return nil, fmt.Errorf("lab: TimeSSSP: entry %d (%q) has no function", i, e.Name)
+		}
+		names[i] = e.Name
+	}
+	t, dev, variants, err := newTiming("Single-source times", sizes, opts, DefaultSSSPVariants, cpu.VariantDijkstra, names)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range t.Sizes {
+		g, err := degree7.build(n, caseSeed(opts.Seed, n, 1))
+		if err != nil {
+			return t, fmt.Errorf("lab: TimeSSSP: graph with n=%d: %w", n, err)
+		}
+		for range max(opts.Repeats, 1) {
+			var want []int32
+			if opts.CPUMaxN == 0 || n <= opts.CPUMaxN {
+				t0 := time.Now()
+				ref, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
+				if err != nil {
+					return t, fmt.Errorf("lab: TimeSSSP: CPU baseline at n=%d: %w", n, err)
+				}
+				t.keep(t.Baseline, i, time.Since(t0))
+				want = ref.Dist
+			}
+			for _, v := range variants {
+				var st gpu.Stats
+				res, err := gpu.SingleSource(ctx, v, g, 0, gpu.Options{Device: dev, Stats: &st})
+				r := result{err: err, dt: st.Kernel}
+				if err == nil {
+					r.dist = res.Dist
+				}
+				t.record(v, n, i, r, want)
+			}
+			for _, e := range fns {
+				t.record(e.Name, n, i, timeSSSPStudent(dev, g, e.Func), want)
+			}
+			if err := ctx.Err(); err != nil {
+				return t, fmt.Errorf("lab: TimeSSSP: interrupted at n=%d: %w", n, err)
+			}
+		}
+	}
+	return t, t.Err()
+}
+
+// result is a solver's distances and time, or its error.
+type result struct {
+	dist []int32
+	err  error
+	dt   time.Duration
+}
+
+// record keeps r's time for solver name at size index i if r is right
+// (want nil: not checked), and records a failure otherwise.
+func (t *Timing) record(name string, n, i int, r result, want []int32) {
+	switch {
+	case r.err != nil:
+		t.fail(name, n, i, r.err)
+	case want != nil && len(r.dist) != len(want):
+		t.fail(name, n, i, fmt.Errorf("%d values, want %d", len(r.dist), len(want)))
+	case want != nil && !slices.Equal(want, r.dist):
+		m := compare(want, r.dist, nil, n, "")
+		t.fail(name, n, i, fmt.Errorf("wrong result: %d values differ from the CPU's, the first at index %d: expected %s, got %s",
+			m.Wrong, m.J, formatValue(m.Expected), formatValue(m.Actual)))
+	case math.IsInf(t.Seconds[name][i], 1): // failed in an earlier repeat
+	default:
+		t.keep(name, i, r.dt)
+	}
+}
+
+// timeSSSPStudent runs a student's single-source function from vertex 0.
+func timeSSSPStudent(dev *gpu.Device, g *graph.Graph, fn SSSPFunc) result {
+	off, tgt, w, err := dev.GraphCSR(g)
+	if err != nil {
+		return result{err: fmt.Errorf("copying the graph to the device: %w", err)}
+	}
+	defer free(off, tgt, w)
+	host := slices.Repeat([]int32{Poison}, g.N())
+	got, dt, err := runOnDevice(dev, host, func(dist *gpu.Buffer) error { return fn(dev, off, tgt, w, dist, g.N(), 0) })
+	return result{dist: got, err: err, dt: dt}
+}
