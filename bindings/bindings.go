@@ -22,6 +22,7 @@ var Prelude = []string{
 	"github.com/pathnotes/pathnotes/cpu",
 	"github.com/pathnotes/pathnotes/gpu",
 	"github.com/pathnotes/pathnotes/display",
+	"github.com/pathnotes/pathnotes/lab",
 }
 
 // Symbols maps "importpath/name" to the exported symbols of that package, in

@@ -29,6 +29,7 @@ var packages = []string{
 	"github.com/pathnotes/pathnotes/cpu",
 	"github.com/pathnotes/pathnotes/gpu",
 	"github.com/pathnotes/pathnotes/display",
+	"github.com/pathnotes/pathnotes/lab",
 	"gonum.org/v1/gonum/mat",
 	"gonum.org/v1/gonum/stat",
 	"gonum.org/v1/gonum/graph/path",
