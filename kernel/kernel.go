@@ -375,22 +375,20 @@ func (k *Kernel) dispatchShell(ctx context.Context, m *Message) {
 
 // abortQueued answers every execute_request already waiting with status
 // "aborted", after a cell failed with stop_on_error; other requests waiting
-// are served as usual.
+// are served as usual. Only the requests queued when the cell failed are
+// taken: a front end that got a reply to one of them (kernel_info, say)
+// may send a new request at once, and that one must run.
 func (k *Kernel) abortQueued(ctx context.Context) {
-	for {
-		select {
-		case m := <-k.queue:
-			if m.Header.MsgType != "execute_request" {
-				k.dispatchShell(ctx, m)
-				continue
-			}
-			k.log.Info("execute aborted after an error", "msg_id", m.Header.MsgID)
-			k.busy(m, func() {
-				k.reply(k.shell, m, "execute_reply", map[string]any{"status": "aborted"})
-			})
-		default:
-			return
+	for range len(k.queue) {
+		m := <-k.queue
+		if m.Header.MsgType != "execute_request" {
+			k.dispatchShell(ctx, m)
+			continue
 		}
+		k.log.Info("execute aborted after an error", "msg_id", m.Header.MsgID)
+		k.busy(m, func() {
+			k.reply(k.shell, m, "execute_reply", map[string]any{"status": "aborted"})
+		})
 	}
 }
 
