@@ -13,10 +13,13 @@ import (
 )
 
 // TestRegistry checks that every GPU variant of DESIGN.md's table is
-// registered once, with its source, and runs through the right entry.
+// registered once, with its source, and runs through the right entry: the
+// documents' variants in DESIGN.md's order, then pathnotes' own (in the
+// order of their files' init functions).
 func TestRegistry(t *testing.T) {
 	want := []string{"fw-hn", "fw-hn-shared", "fw-row", "fw-tiled-global", "fw-blocked", "fw-gaioso",
-		"dijkstra-martin", "dijkstra-apsp-row", "bf-naive", "bf-stride", "bf-flag"}
+		"dijkstra-martin", "dijkstra-apsp-row", "bf-naive", "bf-stride", "bf-flag",
+		"apsp-batched", "bf-fast", "fw-fast", "sssp-fast"}
 	var got []string
 	for _, v := range Variants() {
 		got = append(got, v.Name)
