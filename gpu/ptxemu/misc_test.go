@@ -60,5 +60,7 @@ func TestNoOpsAndHints(t *testing.T) {
 		{"testp.finite and normal", "testp.finite.f32 %p1, %f1; testp.normal.f32 %p2, %f1; selp.u64 %rd10, 1, 0, %p1; selp.u64 %rd11, 2, 0, %p2; add.s64 %rd10, %rd10, %rd11;",
 			cycle(f32(1), 1, f32(float32(math.Inf(1))), f32(float32(math.NaN()))), nil, nil, cycle(3, 1, 0, 0)},
 		{"mov.pred", "setp.ne.s32 %p2, %r1, 0; mov.pred %p1, %p2; selp.u64 %rd10, 1, 0, %p1;", cycle(0, 5), nil, nil, cycle(0, 1)},
+		{"mov.pred of constants", "setp.ne.s32 %p2, %r1, 0; mov.pred %p1, 0; xor.pred %p3, %p2, %p1; mov.pred %p4, 1; and.pred %p3, %p3, %p4; selp.u64 %rd10, 1, 0, %p3;",
+			cycle(0, 5), nil, nil, cycle(0, 1)},
 	})
 }

@@ -194,6 +194,20 @@ func decodeMov(d *decoder, s *stmt, m *modset, in *inst) error {
 		if in.pd, err = d.predDst(s, dst); err != nil {
 			return err
 		}
+		if src.kind == argNum {
+			// mov.pred %p, 0 (or 1): nvcc emits it for conditions it
+			// folded to a constant in an unrolled loop.
+			switch src.word {
+			case "0":
+				in.mode = 0
+			case "1":
+				in.mode = 1
+			default:
+				return errorf(s, "a predicate constant must be 0 or 1, not %s", src.word)
+			}
+			in.fn = opMovPredConst
+			return nil
+		}
 		in.pa, in.paNeg, err = d.predSrc(s, src)
 		in.fn = opMovPred
 		return err
@@ -267,6 +281,10 @@ func opMovPred(w *warp, in *inst, mask uint32) {
 		v = ^v
 	}
 	w.setPred(in.pd, v, mask)
+}
+
+func opMovPredConst(w *warp, in *inst, mask uint32) {
+	w.setPred(in.pd, -uint32(in.mode), mask)
 }
 
 func opPack(w *warp, in *inst, mask uint32) {
