@@ -371,6 +371,9 @@ func TestTimeAPSP(t *testing.T) {
 				t.Errorf("%s at n=%d: %v s", name, sizes[i], s)
 			}
 		}
+		if got := tm.At(name, sizes[1]); got != tm.Seconds[name][1] {
+			t.Errorf("At(%q, %d) = %v, want %v", name, sizes[1], got, tm.Seconds[name][1])
+		}
 		if name != tm.Baseline {
 			for i, x := range tm.Speedup(name) {
 				if want := tm.Seconds[tm.Baseline][i] / tm.Seconds[name][i]; x != want {
@@ -378,6 +381,9 @@ func TestTimeAPSP(t *testing.T) {
 				}
 			}
 		}
+	}
+	if !math.IsNaN(tm.At("naive 2-D", 30)) || !math.IsNaN(tm.At("nonesuch", 20)) {
+		t.Error("At of a size or solver that did not run is not NaN")
 	}
 	text := tm.String()
 	for _, s := range []string{"naive 2-D speed-up", "fw-hn speed-up", "emulator time", "host clock"} {
@@ -402,6 +408,13 @@ func TestTimeAPSP(t *testing.T) {
 	}
 	if !math.IsInf(tm.Seconds["skipped row"][0], 1) || !strings.Contains(tm.String(), "failed") {
 		t.Errorf("the failure is not in the table:\n%s", tm)
+	}
+	tm, err = TimeAPSP(context.Background(), []APSPEntry{{"skipped row", perPivot(t, m, "fw2dOffByOne")}}, []int{40}, TimeOptions{Variants: []string{}, SkipCPU: true})
+	if err != nil || !math.IsNaN(tm.At(tm.Baseline, 40)) || !(tm.At("skipped row", 40) > 0) {
+		t.Errorf("without the CPU the result goes unchecked and the baseline untimed: err %v\n%s", err, tm)
+	}
+	if text := tm.String(); strings.Contains(text, "fw-cpu-blocked") || strings.Contains(text, "speed-up (") || !strings.Contains(text, "no CPU baseline") {
+		t.Errorf("a table without a baseline shows its column or speed-ups:\n%s", text)
 	}
 	if _, err := TimeAPSP(context.Background(), nil, []int{8}, TimeOptions{Variants: []string{"fw-nonesuch"}}); err == nil {
 		t.Error("an unknown variant was accepted")

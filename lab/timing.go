@@ -46,12 +46,19 @@ type TimeOptions struct {
 	// reference the results are checked against, so larger sizes go
 	// unchecked); 0 means every size.
 	CPUMaxN int
+	// SkipCPU leaves the CPU baseline out, and with it the check of the
+	// results: for comparisons among functions that CheckAPSP or
+	// CheckSSSP has already passed, at sizes where the CPU is slow.
+	SkipCPU bool
 	// Repeats runs everything this many times per size and keeps the
 	// fastest time; 0 means 1.
 	Repeats int
 	// Seed seeds the graphs; 0 means DefaultSeed.
 	Seed uint64
 }
+
+// cpuAt says whether the CPU baseline runs at size n.
+func (o TimeOptions) cpuAt(n int) bool { return !o.SkipCPU && (o.CPUMaxN == 0 || n <= o.CPUMaxN) }
 
 // Timing is a table of times: one column per solver (the CPU baseline
 // first), one row per size. Seconds holds NaN where a solver did not run
@@ -90,6 +97,17 @@ func (t *Timing) fail(name string, n int, i int, err error) {
 	t.Seconds[name][i] = math.Inf(1)
 }
 
+// At returns the seconds of solver name at size n: NaN when it did not
+// run there (or there is no such solver or size), +Inf when it failed.
+func (t *Timing) At(name string, n int) float64 {
+	i := slices.Index(t.Sizes, n)
+	col, ok := t.Seconds[name]
+	if i < 0 || !ok {
+		return math.NaN()
+	}
+	return col[i]
+}
+
 // Speedup returns how many times faster solver name was than the baseline
 // at each size (NaN where either did not run).
 func (t *Timing) Speedup(name string) []float64 {
@@ -118,17 +136,22 @@ func (t *Timing) Err() error {
 
 // Table returns the times in seconds, one row per size, with a speed-up
 // column over the baseline for every other solver; "—" where a solver did
-// not run, "failed" where it failed.
+// not run, "failed" where it failed. A baseline that never ran (SkipCPU)
+// is left out, with the speed-ups.
 func (t *Timing) Table() *display.Table {
-	cols := append([]string{"n"}, t.Names...)
+	names := t.Names
+	baseline := slices.ContainsFunc(t.Seconds[t.Baseline], isTime)
+	if !baseline {
+		names = slices.DeleteFunc(slices.Clone(names), func(s string) bool { return s == t.Baseline })
+	}
 	units := []string{""}
-	for range t.Names {
+	for range names {
 		units = append(units, "s")
 	}
-	tab := display.NewTable(t.Title, cols...).Units(units...)
+	tab := display.NewTable(t.Title, append([]string{"n"}, names...)...).Units(units...)
 	for i, n := range t.Sizes {
 		row := []any{n}
-		for _, name := range t.Names {
+		for _, name := range names {
 			switch s := t.Seconds[name][i]; {
 			case math.IsNaN(s):
 				row = append(row, "—")
@@ -140,13 +163,16 @@ func (t *Timing) Table() *display.Table {
 		}
 		tab.Add(row...)
 	}
-	for _, name := range t.Names {
-		if name != t.Baseline {
+	for _, name := range names {
+		if baseline && name != t.Baseline {
 			tab.Ratio(name+" speed-up", t.Baseline, name)
 		}
 	}
-	for _, name := range t.Names {
+	for _, name := range names {
 		tab.Note(name + ": " + t.Methods[name])
+	}
+	if !baseline {
+		tab.Note("no CPU baseline: results not checked here, no speed-ups")
 	}
 	if t.Driver == "emu" {
 		tab.Note("GPU columns ran on the " + t.Device + ": emulator time on the CPU, not GPU time")
@@ -265,7 +291,7 @@ func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOption
 		}
 		for range max(opts.Repeats, 1) {
 			var want []int32
-			if opts.CPUMaxN == 0 || n <= opts.CPUMaxN {
+			if opts.cpuAt(n) {
 				t0 := time.Now()
 				ref, err := cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{})
 				if err != nil {
@@ -319,7 +345,7 @@ func TimeSSSP(ctx context.Context, fns []SSSPEntry, sizes []int, opts TimeOption
 		}
 		for range max(opts.Repeats, 1) {
 			var want []int32
-			if opts.CPUMaxN == 0 || n <= opts.CPUMaxN {
+			if opts.cpuAt(n) {
 				t0 := time.Now()
 				ref, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
 				if err != nil {
