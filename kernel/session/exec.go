@@ -476,6 +476,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 		if asAssignments(assign, old) {
 			wrapCompound(assign)
 			instrument(assign)
+			splitMinMax(assign)
 			checkStatements(assign, s.hooks.gen.Load())
 			n0 := len(frameData(s.in))
 			if prog, err := s.compile(assign); err == nil {
@@ -486,6 +487,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 	}
 	wrapCompound(body)
 	instrument(body)
+	splitMinMax(body)
 	checkStatements(body, s.hooks.gen.Load())
 	n0 := len(frameData(s.in))
 	prog, err := s.compile(body)

@@ -92,6 +92,48 @@ func typeMinMax(call *ast.CallExpr) {
 	}
 }
 
+// splitMinMax rewrites top-level definitions by the session's generic min
+// and max, which yaegi cannot type when they declare a global (a := max(v,
+// w) fails with "nil reflect type"; an assignment to an existing global
+// works): a := max(x, y...) becomes a := x; a = max(a, y...), and a :=
+// max(x) becomes a := x. Run it after typeMinMax has put a typed argument
+// first, so that a takes the type max would give it.
+func splitMinMax(body *ast.BlockStmt) {
+	list := make([]ast.Stmt, 0, len(body.List))
+	for _, st := range body.List {
+		name, call := minMaxDefine(st)
+		if call == nil {
+			list = append(list, st)
+			continue
+		}
+		first := call.Args[0]
+		list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{name}, TokPos: st.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{first}})
+		if len(call.Args) > 1 {
+			call.Args[0] = ident(first.Pos(), name.Name)
+			list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{ident(name.Pos(), name.Name)}, TokPos: st.Pos(), Tok: token.ASSIGN, Rhs: []ast.Expr{call}})
+		}
+	}
+	body.List = list
+}
+
+// minMaxDefine returns the variable and the call of st when st is a := of
+// one variable by a call of min or max.
+func minMaxDefine(st ast.Stmt) (*ast.Ident, *ast.CallExpr) {
+	as, ok := st.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return nil, nil
+	}
+	name, _ := as.Lhs[0].(*ast.Ident)
+	call, ok := as.Rhs[0].(*ast.CallExpr)
+	if name == nil || name.Name == "_" || !ok || len(call.Args) == 0 || call.Ellipsis.IsValid() {
+		return nil, nil
+	}
+	if id, ok := call.Fun.(*ast.Ident); !ok || (id.Name != "min" && id.Name != "max") {
+		return nil, nil
+	}
+	return name, call
+}
+
 // numberLit returns the numeric literal e is (maybe with a sign), or nil.
 func numberLit(e ast.Expr) *ast.BasicLit {
 	if u, ok := e.(*ast.UnaryExpr); ok && (u.Op == token.SUB || u.Op == token.ADD) {
