@@ -403,7 +403,7 @@ func TestTimeAPSP(t *testing.T) {
 
 	// a wrong function is a failure, shown in the table
 	tm, err = TimeAPSP(context.Background(), []APSPEntry{{"skipped row", perPivot(t, m, "fw2dOffByOne")}}, []int{40}, TimeOptions{Variants: []string{}})
-	if err == nil || !strings.Contains(err.Error(), "skipped row at n=40: wrong result") {
+	if err == nil || !strings.Contains(err.Error(), "skipped row at n=40: wrong result") || !strings.Contains(err.Error(), "the first at cell (") {
 		t.Fatalf("a wrong function timed without failure: %v", err)
 	}
 	if !math.IsInf(tm.Seconds["skipped row"][0], 1) || !strings.Contains(tm.String(), "failed") {

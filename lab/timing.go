@@ -391,8 +391,12 @@ func (t *Timing) record(name string, n, i int, r result, want []int32) {
 		t.fail(name, n, i, fmt.Errorf("%d values, want %d", len(r.dist), len(want)))
 	case want != nil && !slices.Equal(want, r.dist):
 		m := compare(want, r.dist, nil, n, "")
-		t.fail(name, n, i, fmt.Errorf("wrong result: %d values differ from the CPU's, the first at index %d: expected %s, got %s",
-			m.Wrong, m.J, formatValue(m.Expected), formatValue(m.Actual)))
+		where := fmt.Sprintf("vertex %d", m.J)
+		if t.Baseline == cpu.VariantFWBlocked { // a distance matrix
+			where = fmt.Sprintf("cell (%d, %d)", m.J/n, m.J%n)
+		}
+		t.fail(name, n, i, fmt.Errorf("wrong result: %d values differ from the CPU's, the first at %s: expected %s, got %s",
+			m.Wrong, where, formatValue(m.Expected), formatValue(m.Actual)))
 	case math.IsInf(t.Seconds[name][i], 1): // failed in an earlier repeat
 	default:
 		t.keep(name, i, r.dt)
