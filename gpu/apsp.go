@@ -43,7 +43,7 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 // Group, Batch; Blocks caps the blocks per launch).
 func APSPBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun FastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
-	tun, err := tun.resolve(g, name)
+	tun, err := tun.resolve(g, name, 256)
 	if err != nil {
 		return nil, err
 	}

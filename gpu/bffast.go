@@ -12,7 +12,7 @@ const VariantBFFast = "bf-fast"
 func init() {
 	register(Variant{Name: VariantBFFast, Algorithm: "Bellman-Ford", Negative: true,
 		Source: "pathnotes (DESIGN.md's performance goal): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
-		Launch: "as sssp-fast with an infinite threshold: one persistent grid, one Bellman-Ford round per grid-wide step",
+		Launch: "as sssp-fast with an infinite threshold: one persistent grid, one Bellman-Ford round per step (grid-wide, or block 0's alone while the worklist is small)",
 		single: BFFast})
 }
 

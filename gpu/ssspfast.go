@@ -18,26 +18,41 @@ const ssspModule = "sssp"
 func init() {
 	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
 		Source: "pathnotes (DESIGN.md's performance goal): near-far worklists after Davidson et al.'s delta-stepping variant",
-		Launch: "one persistent grid of resident blocks (grid-wide barrier between steps), a group of lanes per worklist vertex, relaunched every 4096 steps",
+		Launch: "one persistent grid of a 1024-thread block per multiprocessor (grid-wide barrier between steps; block 0 alone with block barriers while the worklist is small), a group of lanes per worklist vertex, relaunched every 4096 steps",
 		single: SSSPFast})
 }
 
 // FastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
 // so that a benchmark can sweep them; a zero field takes its default.
+//
+// The defaults come from the first sweep on an H100 (grid1024, road264k,
+// rmat20, p2p-Gnutella30; the coordinator's log of issue #8, round 1): one
+// block per multiprocessor beat the fully occupied grid on the grid and the
+// road graph (17.3 against 33.7 ms, 7.5 against 14.7 ms) and tied on the
+// others; 1024-thread blocks beat 256 on all four; delta 4× the round-1
+// rule was better on all four (grid 28.4 against 33.7 ms); whole warps per
+// vertex beat 16 lanes on R-MAT (18.1 against 25.5 ms, bf-fast 14.2
+// against 28.2 ms). Solo mode is new in round 2 and awaits its sweep.
 type FastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means AutoDelta(g).
 	Delta int
 	// Block is the threads per block, a multiple of 32 up to 1024; 0
-	// means 256.
+	// means 1024 for sssp-fast and bf-fast, 256 for apsp-batched.
 	Block int
 	// Group is the lanes that share one worklist vertex's arcs, a power of
 	// two up to 32; 0 means AutoGroup(g).
 	Group int
-	// Blocks caps the persistent grid of sssp-fast and bf-fast; 0 means
-	// every block the device keeps resident, but no more than one per
-	// Block vertices.
+	// Blocks caps the persistent grid of sssp-fast and bf-fast (and the
+	// blocks of an apsp-batched launch); 0 means one block per
+	// multiprocessor for sssp-fast and bf-fast, every resident block for
+	// apsp-batched, and never more than one per Block vertices.
 	Blocks int
+	// Solo is the worklist size at or below which block 0 of sssp-fast's
+	// and bf-fast's grid runs steps alone, with block barriers instead of
+	// grid-wide ones; 0 means two passes of the block (2 × Block / Group
+	// vertices), a negative value turns solo mode off.
+	Solo int
 	// Steps is how many steps a persistent launch runs before it returns
 	// to the host, which then checks for cancellation and completion; 0
 	// means 4096.
@@ -47,13 +62,13 @@ type FastTuning struct {
 	Batch int
 }
 
-// AutoDelta is sssp-fast's default bucket width: 32 times the mean arc
+// AutoDelta is sssp-fast's default bucket width: 128 times the mean arc
 // weight over the mean out-degree, at least 1. A bucket then spans about
-// 32/degree "average hops", so that each bucket's worklists hold roughly a
-// warp's worth of arcs per vertex that enters: wide buckets on sparse
-// graphs (grids, roads: few arcs per vertex, long paths, where parallelism
-// is scarce) and narrow ones on dense or skewed graphs (R-MAT), where a
-// wide bucket would relax many arcs more than once.
+// 128/degree "average hops": wide buckets on sparse graphs (grids, roads:
+// few arcs per vertex, long paths, where parallelism is scarce) and
+// narrower ones on dense or skewed graphs (R-MAT), where a wide bucket
+// would relax many arcs more than once. The factor is the best of the
+// round-1 sweep (32 was the first guess; 4× it won on all four graphs).
 func AutoDelta(g *graph.Graph) int {
 	if g == nil || g.M() == 0 {
 		return 1
@@ -64,17 +79,27 @@ func AutoDelta(g *graph.Graph) int {
 	}
 	meanW := sum / float64(g.M())
 	meanDeg := float64(g.M()) / float64(g.N())
-	d := 32 * meanW / meanDeg
+	d := 128 * meanW / meanDeg
 	return int(max(1, min(d, float64(graph.MaxDistance))))
 }
 
-// AutoGroup is the default lanes per worklist vertex: the power of two at
-// or above the mean out-degree, between 1 and 32.
+// AutoGroup is the default lanes per worklist vertex: a whole warp (32)
+// when the out-degrees are skewed (the largest above 8 times the mean, as
+// in R-MAT or p2p graphs, where a narrow group leaves a hub's arcs to a
+// few lanes while the rest of the warp waits), otherwise the power of two
+// at or above the mean out-degree, between 1 and 32.
 func AutoGroup(g *graph.Graph) int {
 	if g == nil || g.N() == 0 {
 		return 1
 	}
 	deg := float64(g.M()) / float64(g.N())
+	maxDeg := 0
+	for u := range g.N() {
+		maxDeg = max(maxDeg, g.OutDegree(u))
+	}
+	if float64(maxDeg) > 8*max(deg, 1) {
+		return 32
+	}
 	grp := 1
 	for grp < 32 && float64(grp) < deg {
 		grp *= 2
@@ -82,14 +107,18 @@ func AutoGroup(g *graph.Graph) int {
 	return grp
 }
 
-// resolve fills t's zero fields with the defaults for g and checks the
-// others.
-func (t FastTuning) resolve(g *graph.Graph, what string) (FastTuning, error) {
+// maxSteps bounds FastTuning.Steps so that a launch's last step number
+// stays an int32.
+const maxSteps = 1 << 24
+
+// resolve fills t's zero fields with the defaults for g (block is the
+// default threads per block) and checks the others.
+func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning, error) {
 	if t.Delta == 0 {
 		t.Delta = AutoDelta(g)
 	}
 	if t.Block == 0 {
-		t.Block = 256
+		t.Block = block
 	}
 	if t.Group == 0 {
 		t.Group = AutoGroup(g)
@@ -104,8 +133,14 @@ func (t FastTuning) resolve(g *graph.Graph, what string) (FastTuning, error) {
 		return t, fmt.Errorf("%s: block of %d threads, want a multiple of 32 in 32..1024", what, t.Block)
 	case t.Group < 1 || t.Group > 32 || t.Group&(t.Group-1) != 0:
 		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
-	case t.Blocks < 0 || t.Steps < 1 || t.Batch < 0:
-		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps ≥ 1, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch)
+	case t.Blocks < 0 || t.Steps < 1 || t.Steps > maxSteps || t.Batch < 0:
+		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps in 1..%d, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch, maxSteps)
+	}
+	switch {
+	case t.Solo == 0:
+		t.Solo = 2 * t.Block / t.Group
+	case t.Solo < 0:
+		t.Solo = 0
 	}
 	t.Delta = min(t.Delta, math.MaxInt32)
 	return t, nil
@@ -157,7 +192,7 @@ const frontierVectors = 11
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
 func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun FastTuning) (*graph.SingleSource, error) {
-	tun, err := tun.resolve(g, name)
+	tun, err := tun.resolve(g, name, 1024)
 	if err != nil {
 		return nil, err
 	}
@@ -199,10 +234,12 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if err != nil {
 		return nil, err
 	}
-	blocks = min(blocks, max(ceilDiv(n, tun.Block), 1))
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
+	} else {
+		blocks = min(blocks, max(r.dev.info.SMs, 1))
 	}
+	blocks = min(blocks, max(ceilDiv(n, tun.Block), 1))
 	negcheck := 0
 	if negative {
 		negcheck = 1
@@ -216,7 +253,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 		for {
 			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
-				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck)); err != nil {
+				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo)); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
@@ -270,11 +307,16 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // (a group of AutoGroup(g) lanes shares a vertex's arcs); an improved
 // target below the threshold joins the next worklist, one at or above it
 // the far pile. When the worklist runs dry, the threshold becomes the least
-// pending far distance plus delta (AutoDelta(g): 32 × mean weight / mean
+// pending far distance plus delta (AutoDelta(g): 128 × mean weight / mean
 // out-degree) and the far pile is split. Steps are separated by a
-// grid-wide barrier, so the grid holds only as many blocks as the device
-// keeps resident (occupancy × multiprocessors, at most one per 256
-// vertices); the host relaunches the kernel every 4096 steps, reading one
+// grid-wide barrier, so the grid holds only blocks the device keeps
+// resident (by default one 1024-thread block per multiprocessor, at most
+// one per 1024 vertices). While a step has few vertices to look at (at
+// most FastTuning.Solo, by default two passes of one block), block 0 runs
+// the steps alone with block barriers, which cost a fraction of a
+// grid-wide one, and the other blocks wait until the worklist grows: a
+// grid or road network spends most of its thousands of steps on such
+// narrow wavefronts. The host relaunches the kernel every 4096 steps, reading one
 // flag, which is when ctx is checked: there is no host round trip per
 // step. A distance and its predecessor travel packed in one 64-bit word
 // lowered with atomicMin, so predecessors (opts.Pred) come from the arcs

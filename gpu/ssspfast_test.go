@@ -90,12 +90,19 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 
 // tunings are the schedules every graph is checked under: defaults, one
 // lane per vertex with the narrowest buckets on one block, whole warps per
-// vertex with one step per launch, and wide buckets on small blocks.
+// vertex with one step per launch, wide buckets on small blocks, and on
+// grids of 32-thread blocks (several blocks even for small graphs): grid
+// steps only, solo steps only (the other blocks waiting in the barrier
+// throughout), and a small solo bound that switches between the two modes
+// many times, across launches of a few steps.
 var tunings = []FastTuning{
 	{},
 	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
 	{Group: 32, Steps: 1},
 	{Delta: 1 << 29, Group: 4, Block: 64, Steps: 3},
+	{Block: 32, Group: 2, Solo: -1},
+	{Block: 32, Group: 1, Solo: 1 << 30, Delta: 3},
+	{Block: 32, Group: 1, Solo: 4, Steps: 5},
 }
 
 func TestEmuFrontierAwkward(t *testing.T) {
@@ -158,6 +165,7 @@ func TestEmuFrontierErrors(t *testing.T) {
 			{g, 0, FastTuning{Block: 48}, "block of 48 threads"},
 			{g, 0, FastTuning{Group: 3}, "group of 3 lanes"},
 			{g, 0, FastTuning{Delta: -2}, "delta -2"},
+			{g, 0, FastTuning{Steps: maxSteps + 1}, "steps 16777217"},
 		} {
 			if _, err := solve(ctx, c.g, c.src, Options{Device: dev}, c.tun); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("source %d, %+v: %v, want an error saying %q", c.src, c.tun, err, c.want)

@@ -6,16 +6,17 @@
 //                                                    frontier Bellman-Ford, negative cycles
 //   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
 //
-// One engine, sssp_core, serves all three. A distance and its predecessor
-// are packed in one 64-bit word, (dist << 32) | (unsigned)pred, lowered with
-// a 64-bit atomicMin, so the arc that set a vertex's final distance is its
-// predecessor: no pass after the run, and no cycle of zero-weight arcs (a
-// relaxation writes only after seeing a strictly larger distance, so along
-// predecessor arcs the times at which vertices first reached their final
-// distances strictly increase).
+// One engine, sssp_step (one step by a grid or by a block), serves all
+// three. A distance and its predecessor are packed in one 64-bit word,
+// (dist << 32) | (unsigned)pred, lowered with a 64-bit atomicMin, so the
+// arc that set a vertex's final distance is its predecessor: no pass after
+// the run, and no cycle of zero-weight arcs (a relaxation writes only after
+// seeing a strictly larger distance, so along predecessor arcs the times at
+// which vertices first reached their final distances strictly increase).
 //
 // The work is a sequence of steps separated by barriers (a device-wide one
-// for sssp_run, __syncthreads for apsp_batch):
+// for sssp_run's grid steps, __syncthreads for its solo steps and for
+// apsp_batch):
 //
 //   near step   every vertex of the current worklist relaxes its out-arcs;
 //               improved targets below the threshold join the next worklist
@@ -103,11 +104,24 @@ __device__ __forceinline__ void push(int *q, int *count, int v)
     q[atomicAdd(count, 1)] = v;
 }
 
-// sssp_core runs up to `steps` steps from the state in st. GRID selects the
-// device-wide form (all threads of the grid share one problem) or the block
-// form (the block's threads share it). Every thread takes the same branch at
-// a step's start: the values it reads there are written only before the
-// barrier that ended the step before (or by the leader when all stop).
+// problem is one single-source problem's device arrays and parameters.
+struct problem {
+    int n;
+    const int *__restrict__ off, *__restrict__ tgt, *__restrict__ w;
+    long long *dist;
+    int *relaxed, *stamp, *infar, *q0, *q1, *f0, *f1, *st;
+    int delta, group;
+    bool negcheck;
+};
+
+// sssp_step runs step `it` of p with threads tid of nthreads: the grid's
+// (GRID) or one block's. It returns 1, or 0 without doing anything when
+// the run is over (an int: the emulator does not take the predicate
+// constants nvcc emits for a bool result). Every thread takes the same branches: the values it
+// reads at the start were written only before the barrier that ended the
+// step before (or by the leader when all stop). fs (the current far pile)
+// and thr (the threshold) live in registers and are also kept in st, so
+// that a later launch or other blocks can take over.
 //
 // negcheck makes a worklist at step n or later a negative cycle: with an
 // infinite threshold every step is one Bellman-Ford round whose worklist
@@ -115,113 +129,124 @@ __device__ __forceinline__ void push(int *q, int *count, int v)
 // k every distance is at most the shortest path of k+1 arcs, so without a
 // negative cycle nothing improves from round n-1 on.
 template <bool GRID>
-__device__ void sssp_core(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
-                          long long *dist, int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1,
-                          int *st, int delta, int group, int steps, bool negcheck)
+__device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &fs, int &thr)
 {
-    const int tid = GRID ? blockIdx.x * blockDim.x + threadIdx.x : threadIdx.x;
-    const int nthreads = GRID ? gridDim.x * blockDim.x : blockDim.x;
+    int *st = p.st;
+    volatile int *vst = st;
     const bool leader = tid == 0;
     const int lane = threadIdx.x & 31;
-    const int sub = lane & (group - 1);
-    volatile int *vst = st;
-    int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
-    for (int s = 0; s < steps; s++, it++) {
-        if (vst[ST_DONE])
-            break;
-        const int ncur = vst[ST_NEAR + it % 3];
-        int *cur = (it & 1) ? q1 : q0, *nxt = (it & 1) ? q0 : q1;
-        int *nnext = st + ST_NEAR + (it + 1) % 3;
-        if (negcheck && ncur > 0 && it >= n) {
-            if (leader) {
-                st[ST_NEG] = cur[0] + 1;
-                st[ST_DONE] = 2;
-            }
-            break;
-        }
+    const int group = p.group, sub = lane & (group - 1);
+    if (vst[ST_DONE])
+        return 0;
+    const int ncur = vst[ST_NEAR + it % 3];
+    int *cur = (it & 1) ? p.q1 : p.q0, *nxt = (it & 1) ? p.q0 : p.q1;
+    int *nnext = st + ST_NEAR + (it + 1) % 3;
+    if (p.negcheck && ncur > 0 && it >= p.n) {
         if (leader) {
-            st[ST_NEAR + (it + 2) % 3] = 0;
-            st[ST_MIN + (it + 1) % 2] = INF;
+            st[ST_NEG] = cur[0] + 1;
+            st[ST_DONE] = 2;
         }
-        if (ncur > 0) {
-            if (leader)
-                st[ST_FAR + (fs ^ 1)] = 0;
-            int *far = fs ? f1 : f0, *nfar = st + ST_FAR + fs;
-            // The loop runs the same trips in every lane of a warp, so
-            // that the whole warp can take part in the broadcasts; a lane
-            // past the end of the worklist just has nothing to do.
-            for (int e0 = (tid & ~31) / group; e0 < ncur; e0 += nthreads / group) {
-                const int e = e0 + lane / group;
-                int u = 0, du = 0;
-                bool go = false;
-                if (sub == 0 && e < ncur) {
-                    u = vload(cur + e);
-                    du = dist_at(dist, u);
-                    go = du < vload(relaxed + u);
-                    if (go)
-                        relaxed[u] = du;
-                }
-                if (group > 1) {
-                    u = __shfl_sync(0xffffffffu, u, 0, group);
-                    du = __shfl_sync(0xffffffffu, du, 0, group);
-                    go = __shfl_sync(0xffffffffu, (int)go, 0, group);
-                }
-                if (!go)
-                    continue;
-                const int end = off[u + 1];
-                for (int a = off[u] + sub; a < end; a += group) {
-                    const int t = tgt[a], nd = relax_sum(du, w[a]);
-                    if (nd >= dist_at(dist, t))
-                        continue;
-                    if (nd >= dist_of(atomicMin(dist + t, pack(nd, u))))
-                        continue;
-                    if (nd < thr) {
-                        if (atomicMax(stamp + t, it + 1) < it + 1)
-                            push(nxt, nnext, t);
-                    } else if (atomicExch(infar + t, 1) == 0) {
-                        push(far, nfar, t);
-                    }
-                }
-            }
-            step_barrier<GRID>(st);
-            continue;
-        }
-        const int nfar = vst[ST_FAR + fs];
-        if (nfar == 0) {
-            if (leader)
-                st[ST_DONE] = 1;
-            break;
-        }
-        int *far = fs ? f1 : f0, *keep = fs ? f0 : f1;
-        int *least = st + ST_MIN + it % 2;
-        for (int i = tid; i < nfar; i += nthreads) {
-            const int v = vload(far + i), d = dist_at(dist, v);
-            if (d < vload(relaxed + v))
-                atomicMin(least, d);
-        }
-        step_barrier<GRID>(st);
-        thr = (int)min((long long)vload(least) + delta, (long long)INF);
-        for (int i = tid; i < nfar; i += nthreads) {
-            const int v = vload(far + i), d = dist_at(dist, v);
-            if (d >= vload(relaxed + v)) {
-                infar[v] = 0;
-            } else if (d < thr) {
-                infar[v] = 0;
-                if (atomicMax(stamp + v, it + 1) < it + 1)
-                    push(nxt, nnext, v);
-            } else {
-                push(keep, st + ST_FAR + (fs ^ 1), v);
-            }
-        }
-        fs ^= 1;
-        if (leader) {
-            st[ST_FARSEL] = fs;
-            st[ST_THR] = thr;
-        }
-        step_barrier<GRID>(st);
+        return 0;
     }
-    if (leader)
-        st[ST_STEP] = it;
+    if (leader) {
+        st[ST_NEAR + (it + 2) % 3] = 0;
+        st[ST_MIN + (it + 1) % 2] = INF;
+    }
+    if (ncur > 0) {
+        if (leader)
+            st[ST_FAR + (fs ^ 1)] = 0;
+        int *far = fs ? p.f1 : p.f0, *nfar = st + ST_FAR + fs;
+        // The loop runs the same trips in every lane of a warp, so that the
+        // whole warp can take part in the broadcasts; a lane past the end
+        // of the worklist just has nothing to do.
+        for (int e0 = (tid & ~31) / group; e0 < ncur; e0 += nthreads / group) {
+            const int e = e0 + lane / group;
+            int u = 0, du = 0;
+            bool go = false;
+            if (sub == 0 && e < ncur) {
+                u = vload(cur + e);
+                du = dist_at(p.dist, u);
+                go = du < vload(p.relaxed + u);
+                if (go)
+                    p.relaxed[u] = du;
+            }
+            if (group > 1) {
+                u = __shfl_sync(0xffffffffu, u, 0, group);
+                du = __shfl_sync(0xffffffffu, du, 0, group);
+                go = __shfl_sync(0xffffffffu, (int)go, 0, group);
+            }
+            if (!go)
+                continue;
+            const int end = p.off[u + 1];
+            for (int a = p.off[u] + sub; a < end; a += group) {
+                const int t = p.tgt[a], nd = relax_sum(du, p.w[a]);
+                if (nd >= dist_at(p.dist, t))
+                    continue;
+                if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
+                    continue;
+                if (nd < thr) {
+                    if (atomicMax(p.stamp + t, it + 1) < it + 1)
+                        push(nxt, nnext, t);
+                } else if (atomicExch(p.infar + t, 1) == 0) {
+                    push(far, nfar, t);
+                }
+            }
+        }
+        step_barrier<GRID>(st);
+        return 1;
+    }
+    const int nfar = vst[ST_FAR + fs];
+    if (nfar == 0) {
+        if (leader)
+            st[ST_DONE] = 1;
+        return 0;
+    }
+    int *far = fs ? p.f1 : p.f0, *keep = fs ? p.f0 : p.f1;
+    int *least = st + ST_MIN + it % 2;
+    for (int i = tid; i < nfar; i += nthreads) {
+        const int v = vload(far + i), d = dist_at(p.dist, v);
+        if (d < vload(p.relaxed + v))
+            atomicMin(least, d);
+    }
+    step_barrier<GRID>(st);
+    thr = (int)min((long long)vload(least) + p.delta, (long long)INF);
+    for (int i = tid; i < nfar; i += nthreads) {
+        const int v = vload(far + i), d = dist_at(p.dist, v);
+        if (d >= vload(p.relaxed + v)) {
+            p.infar[v] = 0;
+        } else if (d < thr) {
+            p.infar[v] = 0;
+            if (atomicMax(p.stamp + v, it + 1) < it + 1)
+                push(nxt, nnext, v);
+        } else {
+            push(keep, st + ST_FAR + (fs ^ 1), v);
+        }
+    }
+    fs ^= 1;
+    if (leader) {
+        st[ST_FARSEL] = fs;
+        st[ST_THR] = thr;
+    }
+    step_barrier<GRID>(st);
+    return 1;
+}
+
+// opaque hides x's value from the optimizer, so that nvcc keeps a step's
+// result in an integer register instead of predicate constants
+// (mov.pred p, 0), which the emulator does not take.
+__device__ __forceinline__ int opaque(int x)
+{
+    asm volatile("" : "+r"(x));
+    return x;
+}
+
+// small tells whether step `it` has at most solo vertices to look at: the
+// worklist, or when it is empty the far pile that the step splits.
+__device__ __forceinline__ bool small(const problem &p, int it, int fs, int solo)
+{
+    const volatile int *vst = p.st;
+    const int ncur = vst[ST_NEAR + it % 3];
+    return (ncur > 0 ? ncur : vst[ST_FAR + fs]) <= solo;
 }
 
 // init_vertex resets one vertex's distance and bookkeeping.
@@ -252,16 +277,60 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // the grid must not exceed the blocks the device keeps resident at once.
 // It returns after `steps` steps or when done; the host relaunches it until
 // st[ST_DONE] is set, which is its only read per launch.
-extern "C" __global__ void sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
-                                    long long *dist, int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1,
-                                    int *st, int delta, int group, int steps, int negcheck)
+//
+// Solo mode: a grid-wide barrier costs microseconds, a block's barrier a
+// fraction of one, and a grid or a road network spends most of its
+// thousands of steps on worklists that a single block covers in a pass or
+// two. So while a step has at most `solo` vertices to look at (small()),
+// block 0 runs the steps alone with __syncthreads between them, and the
+// other blocks wait in the grid barrier that block 0 joins when the
+// worklist outgrows solo (or the run ends, or the launch's steps are
+// spent); then all take the state over from st. solo = 0 turns it off.
+// Every block decides from the same st words, read after the same barrier,
+// and one more grid barrier before block 0 goes solo keeps it from
+// changing them while a slower block is still reading: a switch to solo
+// and back costs two grid barriers, a solo step none.
+extern "C" __global__ void __launch_bounds__(1024)
+    sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
+             int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
+             int steps, int negcheck, int solo)
 {
-    sssp_core<true>(n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, steps, negcheck != 0);
+    const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, negcheck != 0};
+    const volatile int *vst = st;
+    const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
+    int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
+    const int last = it + steps;
+    for (int more = 1; more && it < last;) {
+        if (solo > 0 && small(p, it, fs, solo)) {
+            // Block 0's steps rewrite the words small() just read: wait
+            // until every block has read them.
+            grid_barrier(st + ST_BAR);
+            if (blockIdx.x == 0) {
+                for (int go = 1; go;) {
+                    go = opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr));
+                    it += go;
+                    go = go && it < last && small(p, it, fs, solo);
+                }
+                if (threadIdx.x == 0)
+                    st[ST_STEP] = it;
+            }
+            grid_barrier(st + ST_BAR); // also orders block 0's ST_STEP before its reads
+            it = vst[ST_STEP];
+            fs = vst[ST_FARSEL];
+            thr = vst[ST_THR];
+            more = opaque(vst[ST_DONE] == 0);
+        } else {
+            more = opaque(sssp_step<true>(p, tid, nthreads, it, fs, thr));
+            it += more;
+        }
+    }
+    if (tid == 0)
+        st[ST_STEP] = it;
 }
 
 // apsp_batch solves sources first .. first+count-1 into the rows of slab
 // (count x n packed words): each block takes the next source from *next
-// and runs sssp_core's block form on it with its own scratch (7n ints per
+// and runs sssp_step's block form on it with its own scratch (7n ints per
 // block: relaxed, stamp, infar, two worklists, two far piles), then takes
 // another, until the batch is done.
 extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
@@ -293,7 +362,10 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
             st[ST_THR] = delta;
         }
         __syncthreads();
-        sssp_core<false>(n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, 0x7fffffff, false);
+        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, false};
+        int fs = 0, thr = delta;
+        for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr)); it++)
+            ;
         __syncthreads();
     }
 }
