@@ -171,29 +171,23 @@ func TestCheckAPSPMissingLastTile(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a tiled kernel without the last partial tile passed:\n%s", rep)
 	}
-	// n = 1, 2 and 31 have no full tile: nothing runs and the first case
-	// with an improvable cell fails; n = 32 is one full tile and passes.
-	for _, c := range rep.Cases {
-		if c.N == 32 && !c.OK() {
-			t.Errorf("n=32 (whole tiles) failed: %s", c.Result())
-		}
-		if c.N == 33 && c.Graph == "dense" {
-			mm := c.Mismatch
-			if mm == nil {
-				t.Fatalf("dense n=33 passed without its last tile")
-			}
-			// every pair of a dense graph on 33 vertices through vertex 32
-			// is missed; the first wrong cell is one whose best path
-			// passes 32, reported with "unchanged" when it was an arc's
-			// weight or never improved.
-			if mm.Actual <= mm.Expected {
-				t.Errorf("missing pivots can only leave cells too long: %+v", mm)
-			}
-		}
-	}
+	// n = 31 has no full tile, so nothing runs: its first failure is a
+	// cell left as the input. n = 32 is one whole tile and passes. n = 33
+	// and 50 miss the pivots of their last partial tile: every wrong cell
+	// is too long, since what did run only took minima over real paths.
 	first := rep.First()
-	if first.N > 31 && first.Graph != "dense" {
-		t.Errorf("first failure at %s n=%d, expected one of the graphs without a full tile", first.Graph, first.N)
+	if first.N != 31 || first.Mismatch == nil || !strings.Contains(first.Mismatch.Note, "unchanged since the input") {
+		t.Errorf("first failure %s n=%d: %s; want n=31, a cell left as the input", first.Graph, first.N, first.Result())
+	}
+	for _, c := range rep.Cases {
+		switch {
+		case c.N == 32 && !c.OK():
+			t.Errorf("%s n=32 (one whole tile) failed: %s", c.Graph, c.Result())
+		case c.N > 32 && c.Mismatch == nil:
+			t.Errorf("%s n=%d passed without its last partial tile", c.Graph, c.N)
+		case c.N > 32 && c.Mismatch.Actual <= c.Mismatch.Expected:
+			t.Errorf("%s n=%d: missing pivots left a cell shorter than its distance: %s", c.Graph, c.N, c.Result())
+		}
 	}
 }
 
