@@ -147,30 +147,58 @@ with `threadIdx.x` along i instead (not timed here) would give each warp 32 cell
 ''')
 
 code(r'''
-shapes := []lab.APSPEntry{
-	{Name: "1-D 128", Func: naive1D(128)},
-	{Name: "1-D 256", Func: naive1D(256)},
-	{Name: "1-D 1024", Func: naive1D(1024)},
-	{Name: "2-D 16×16", Func: naive2D(16, 16)},
-	{Name: "2-D 32×8", Func: naive2D(32, 8)},
-	{Name: "2-D 32×32", Func: naive2D(32, 32)},
+// shapes are the block shapes tried: y = 0 means 1-D blocks of x threads.
+shapes := []struct{ x, y int }{{128, 0}, {256, 0}, {1024, 0}, {16, 16}, {32, 8}, {32, 32}}
+
+// shapeName names a block shape as the table shows it.
+func shapeName(x, y int) string {
+	if y == 0 {
+		return fmt.Sprintf("1-D %d", x)
+	}
+	return fmt.Sprintf("2-D %d×%d", x, y)
+}
+
+// idleShare is the fraction of a launch's threads that fall outside the n×n
+// matrix: the partial blocks at its end (1-D) or at its right and bottom edges (2-D).
+func idleShare(n, x, y int) float64 {
+	launched := ceilDiv(n*n, x) * x
+	if y > 0 {
+		launched = ceilDiv(n, x) * x * ceilDiv(n, y) * y
+	}
+	return 1 - float64(n*n)/float64(launched)
+}
+
+var shapeEntries []lab.APSPEntry
+for _, sh := range shapes {
+	fn := naive1D(sh.x)
+	if sh.y > 0 {
+		fn = naive2D(sh.x, sh.y)
+	}
+	shapeEntries = append(shapeEntries, lab.APSPEntry{Name: shapeName(sh.x, sh.y), Func: fn})
 }
 shapeN := sizes[len(sizes)-1]
-shapeTimes, err := lab.TimeAPSP(Ctx(), shapes, []int{shapeN}, lab.TimeOptions{Device: dev, Variants: []string{}, SkipCPU: true, Seed: seed, Repeats: 2})
+shapeTimes, err := lab.TimeAPSP(Ctx(), shapeEntries, []int{shapeN}, lab.TimeOptions{Device: dev, Variants: []string{}, SkipCPU: true, Seed: seed, Repeats: 2})
 if err != nil {
 	panic(err)
 }
-shapeTimes.Table()
+shapeTable := display.NewTable(fmt.Sprintf("Task 2.1 (a): block shapes at n = %d", shapeN), "block", "threads", "time", "idle threads").Units("", "", "s", "%")
+for _, sh := range shapes {
+	shapeTable.Add(shapeName(sh.x, sh.y), sh.x*max(sh.y, 1), shapeTimes.At(shapeName(sh.x, sh.y), shapeN), 100*idleShare(shapeN, sh.x, sh.y))
+}
+shapeTable.Note("idle threads: launched threads outside the matrix, which only test the bound")
+if onEmu {
+	shapeTable.Note("emulator times on the CPU, not GPU times")
+}
+shapeTable
+
 ''')
 
 code(r'''
-import "strings"
-
-// fastest returns the entry of names with the least time at size index i.
-func fastest(t *lab.Timing, names []string, i int) (string, float64) {
+// fastest returns the name among names with the least time at size n, and the time.
+func fastest(t *lab.Timing, names []string, n int) (string, float64) {
 	best, bestS := "", 0.0
 	for _, name := range names {
-		if s := t.Seconds[name][i]; best == "" || s < bestS {
+		if s := t.At(name, n); best == "" || s < bestS {
 			best, bestS = name, s
 		}
 	}
@@ -178,33 +206,40 @@ func fastest(t *lab.Timing, names []string, i int) (string, float64) {
 }
 
 var oneD, twoD []string
-for _, e := range shapes {
-	if strings.HasPrefix(e.Name, "1-D") {
-		oneD = append(oneD, e.Name)
+for _, sh := range shapes {
+	if sh.y == 0 {
+		oneD = append(oneD, shapeName(sh.x, sh.y))
 	} else {
-		twoD = append(twoD, e.Name)
+		twoD = append(twoD, shapeName(sh.x, sh.y))
 	}
 }
-best1, s1 := fastest(shapeTimes, oneD, 0)
-best2, s2 := fastest(shapeTimes, twoD, 0)
+best1, s1 := fastest(shapeTimes, oneD, shapeN)
+best2, s2 := fastest(shapeTimes, twoD, shapeN)
 winner, ratio := "2-D", s1/s2
 if s1 < s2 {
 	winner, ratio = "1-D", s2/s1
 }
 fmt.Printf("At n = %d the best 1-D block is %s (%.4g s) and the best 2-D block is %s (%.4g s): %s blocks are %.2f× faster.\n",
 	shapeN, best1, s1, best2, s2, winner, ratio)
-if ratio < 1.1 {
-	fmt.Println("The difference is within 10%: with threadIdx.x along j both shapes coalesce, and the kernel is limited by memory traffic, which the block shape does not change.")
-} else {
-	fmt.Println("Both coalesce; the difference comes from the 1-D kernel's division and remainder per thread and from how many rows a block's reads of column k touch.")
+switch {
+case ratio < 1.1:
+	fmt.Println("Within 10%: with threadIdx.x along j both coalesce, and the kernel is bound by memory traffic, which the shape does not change.")
+case winner == "2-D":
+	fmt.Println("Both coalesce; the 1-D kernel pays a division and a remainder per thread to find (i, j).")
+default:
+	fmt.Println("Both coalesce; 2-D blocks whose width does not divide n leave threads idle at the right edge (see the idle column), 1-D blocks only in the last block.")
 }
 if onEmu {
 	fmt.Println("(emulator times: the handout's warning about emulated times applies)")
 }
-bestNaive := naive2D(32, 8)
-if winner == "1-D" {
-	bestNaive = naive1D(256)
+bestShape, _ := fastest(shapeTimes, append(oneD, twoD...), shapeN)
+var bestNaive lab.APSPFunc
+for _, e := range shapeEntries {
+	if e.Name == bestShape {
+		bestNaive = e.Func
+	}
 }
+fmt.Println("The timing table of §4.1 uses the fastest shape,", bestShape)
 ''')
 
 md(r'''
@@ -462,11 +497,11 @@ var tileNames []string
 for _, e := range tileEntries {
 	tileNames = append(tileNames, e.Name)
 }
-bestTile, bestTileS := fastest(tileTimes, tileNames, 0)
+bestTile, bestTileS := fastest(tileTimes, tileNames, shapeN)
 fmt.Printf("At n = %d the fastest tile is %s (%.4g s); ", shapeN, bestTile, bestTileS)
 for _, name := range tileNames {
 	if name != bestTile {
-		fmt.Printf("%s takes %.2f× as long; ", name, tileTimes.Seconds[name][0]/bestTileS)
+		fmt.Printf("%s takes %.2f× as long; ", name, tileTimes.At(name, shapeN)/bestTileS)
 	}
 }
 fmt.Println()
