@@ -49,7 +49,7 @@ func TestEmuAPSPBatched(t *testing.T) {
 			if tg.g.HasNegative() {
 				continue
 			}
-			for i, tun := range []FastTuning{{}, {Batch: 7, Group: 1, Delta: 1}, {Batch: 1, Blocks: 1, Group: 32}, {Batch: n - 1, Block: 64, Delta: 1 << 29}} {
+			for i, tun := range []FastTuning{{}, {Batch: 7, Group: 1, Delta: 1}, {Batch: 1, Blocks: 1, Group: 32}, {Batch: n - 1, Block: 64, Delta: 1 << 29}, {Batch: 5, Block: 32, Heavy: 2, Group: 2}} {
 				if n > 100 && i == 2 {
 					continue // one source per batch is slow on the interpreter at n = 130
 				}

@@ -32,7 +32,8 @@ func init() {
 // others; 1024-thread blocks beat 256 on all four; delta 4× the round-1
 // rule was better on all four (grid 28.4 against 33.7 ms); whole warps per
 // vertex beat 16 lanes on R-MAT (18.1 against 25.5 ms, bf-fast 14.2
-// against 28.2 ms). Solo mode is new in round 2 and awaits its sweep.
+// against 28.2 ms). Solo mode and heavy vertices are new in round 2 and
+// await their sweep.
 type FastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means AutoDelta(g).
@@ -53,6 +54,10 @@ type FastTuning struct {
 	// grid-wide ones; 0 means two passes of the block (2 × Block / Group
 	// vertices), a negative value turns solo mode off.
 	Solo int
+	// Heavy is the out-degree above which a worklist vertex is handled by
+	// a whole block instead of Group lanes (the hubs of R-MAT and other
+	// skewed graphs); 0 means Block, a negative value means never.
+	Heavy int
 	// Steps is how many steps a persistent launch runs before it returns
 	// to the host, which then checks for cancellation and completion; 0
 	// means 4096.
@@ -142,6 +147,12 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 	case t.Solo < 0:
 		t.Solo = 0
 	}
+	switch {
+	case t.Heavy == 0:
+		t.Heavy = t.Block
+	case t.Heavy < 0:
+		t.Heavy = 0
+	}
 	t.Delta = min(t.Delta, math.MaxInt32)
 	return t, nil
 }
@@ -153,7 +164,7 @@ const (
 	stNeg    = 8 // 1 + a vertex still on the worklist at round n
 	stMin    = 9 // two slots of the least pending far distance
 	stThr    = 13
-	stWords  = 16
+	stWords  = 20
 	doneOK   = 1
 	doneNegC = 2
 )
@@ -253,7 +264,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 		for {
 			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
-				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo)); err != nil {
+				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy)); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
@@ -304,7 +315,8 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // worklists (a two-bucket form of delta-stepping) on one persistent grid.
 //
 // Each step relaxes the out-arcs of the vertices on the current worklist
-// (a group of AutoGroup(g) lanes shares a vertex's arcs); an improved
+// (a group of AutoGroup(g) lanes shares a vertex's arcs, a whole block
+// those of a vertex with more than FastTuning.Heavy arcs); an improved
 // target below the threshold joins the next worklist, one at or above it
 // the far pile. When the worklist runs dry, the threshold becomes the least
 // pending far distance plus delta (AutoDelta(g): 128 × mean weight / mean

@@ -80,7 +80,7 @@ func TestFastSingleSource(t *testing.T) {
 	fastDevice(t)
 	ctx := context.Background()
 	schedules := []FastTuning{{}, {Group: 1, Block: 128}, {Group: 32, Delta: 1}, {Blocks: 1, Steps: 100},
-		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}}
+		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}, {Heavy: 16, Solo: -1}, {Heavy: -1}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -235,8 +235,8 @@ type sweepPoint struct {
 
 // fastSweep lists the schedules a sweep tries on g: the defaults, then one
 // tunable at a time around them (solo bound, delta for sssp-fast, group,
-// block size, grid size), then solo bound × delta pairs for sssp-fast.
-// About 25 points for sssp-fast and 17 for bf-fast per graph.
+// heavy degree, block size, grid size), then solo bound × delta pairs for
+// sssp-fast. About 30 points for sssp-fast and 22 for bf-fast per graph.
 func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
 	d := AutoDelta(g)
 	delta := func(f float64) int { return max(1, int(min(float64(d)*f, 1<<29))) }
@@ -257,6 +257,10 @@ func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
 	}
 	for _, grp := range []int{4, 8, 16, 32} {
 		out = append(out, sweepPoint{fmt.Sprintf("group=%d", grp), FastTuning{Group: grp}})
+	}
+	out = append(out, sweepPoint{"heavy=off", FastTuning{Heavy: -1}})
+	for _, h := range []int{128, 256, 4096, 16384} {
+		out = append(out, sweepPoint{fmt.Sprintf("heavy=%d", h), FastTuning{Heavy: h}})
 	}
 	for _, blk := range []int{256, 512} {
 		out = append(out, sweepPoint{fmt.Sprintf("block=%d", blk), FastTuning{Block: blk}})

@@ -94,7 +94,8 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // grids of 32-thread blocks (several blocks even for small graphs): grid
 // steps only, solo steps only (the other blocks waiting in the barrier
 // throughout), and a small solo bound that switches between the two modes
-// many times, across launches of a few steps.
+// many times, across launches of a few steps; then with heavy vertices
+// (more than 2 or 1 arcs, a block each) on grid steps only, and switching.
 var tunings = []FastTuning{
 	{},
 	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
@@ -103,6 +104,8 @@ var tunings = []FastTuning{
 	{Block: 32, Group: 2, Solo: -1},
 	{Block: 32, Group: 1, Solo: 1 << 30, Delta: 3},
 	{Block: 32, Group: 1, Solo: 4, Steps: 5},
+	{Block: 32, Group: 2, Heavy: 2, Solo: -1},
+	{Block: 64, Group: 1, Heavy: 1, Solo: 6, Steps: 7},
 }
 
 func TestEmuFrontierAwkward(t *testing.T) {
@@ -195,7 +198,7 @@ func TestEmuBFFastNegativeCycles(t *testing.T) {
 		{"behind a path", mustGraph(t, 6, "0->1 3, 1->2 1, 2->3 1, 3->4 1, 4->2 -4, 4->5 1"), 0},
 		{"long", ringWithChord(t, 300), 0},
 	} {
-		for _, tun := range tunings[:2] {
+		for _, tun := range append(tunings[:2:2], tunings[len(tunings)-1]) {
 			_, err := BFFastTuned(ctx, c.g, c.src, Options{Device: dev, Pred: true}, tun)
 			var nc *graph.NegativeCycleError
 			if !errors.As(err, &nc) || nc.Weight >= 0 || !slices.Contains(nc.Cycle, nc.Vertex) {

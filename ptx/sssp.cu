@@ -30,7 +30,10 @@
 // whose distance is not below it has nothing new to push and is skipped.
 // A worklist entry is handled by a group of `group` lanes (a power of two
 // up to 32) that stride over its arcs, so high-degree vertices do not stall
-// a whole warp on one lane.
+// a whole warp on one lane; a heavy vertex (more than `heavy` out-arcs, the
+// hubs of a skewed graph) is queued at the back of the worklist instead and
+// handled by a whole block, so that a hub of 100,000 arcs takes a hundred
+// trips of a block rather than thousands of a warp while the rest wait.
 #include "common.cuh"
 
 // Words of the state array (global memory for sssp_run, shared for
@@ -46,7 +49,8 @@
 #define ST_MIN 9    // 2 slots: least pending far distance
 #define ST_BAR 11   // grid barrier: arrivals, generation
 #define ST_THR 13   // the threshold
-#define ST_WORDS 16
+#define ST_HEAVY 16 // 3 counters of heavy entries, rotating as ST_NEAR's
+#define ST_WORDS 20
 
 __device__ __forceinline__ long long pack(int d, int p)
 {
@@ -110,9 +114,45 @@ struct problem {
     const int *__restrict__ off, *__restrict__ tgt, *__restrict__ w;
     long long *dist;
     int *relaxed, *stamp, *infar, *q0, *q1, *f0, *f1, *st;
-    int delta, group;
+    int delta, group, heavy;
     bool negcheck;
 };
+
+// push_vertex queues t for step it+1 on worklist q (of n entries): a light
+// vertex from the front, counted in st[ST_NEAR + (it+1)%3], a heavy one
+// (more than p.heavy out-arcs; p.heavy = 0: none) from the back, counted
+// in st[ST_HEAVY + (it+1)%3]. Each vertex is queued at most once per step,
+// so the two ends never meet.
+__device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, int t)
+{
+    const int slot = (it + 1) % 3;
+    if (p.heavy > 0 && p.off[t + 1] - p.off[t] > p.heavy)
+        q[p.n - 1 - atomicAdd(p.st + ST_HEAVY + slot, 1)] = t;
+    else
+        push(q, p.st + ST_NEAR + slot, t);
+}
+
+// relax_arcs relaxes u's arcs a0, a0+stride, ... from distance du, found
+// in step it under threshold thr: an improved target below thr is queued
+// for the next step, one at or above it joins the far pile far.
+__device__ __forceinline__ void relax_arcs(const problem &p, int u, int du, int a0, int stride, int it, int thr, int *nxt,
+                                           int *far, int *nfar)
+{
+    const int end = p.off[u + 1];
+    for (int a = p.off[u] + a0; a < end; a += stride) {
+        const int t = p.tgt[a], nd = relax_sum(du, p.w[a]);
+        if (nd >= dist_at(p.dist, t))
+            continue;
+        if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
+            continue;
+        if (nd < thr) {
+            if (atomicMax(p.stamp + t, it + 1) < it + 1)
+                push_vertex(p, nxt, it, t);
+        } else if (atomicExch(p.infar + t, 1) == 0) {
+            push(far, nfar, t);
+        }
+    }
+}
 
 // sssp_step runs step `it` of p with threads tid of nthreads: the grid's
 // (GRID) or one block's. It returns 1, or 0 without doing anything when
@@ -138,24 +178,42 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
     const int group = p.group, sub = lane & (group - 1);
     if (vst[ST_DONE])
         return 0;
-    const int ncur = vst[ST_NEAR + it % 3];
+    const int ncur = vst[ST_NEAR + it % 3], nheavy = vst[ST_HEAVY + it % 3];
     int *cur = (it & 1) ? p.q1 : p.q0, *nxt = (it & 1) ? p.q0 : p.q1;
-    int *nnext = st + ST_NEAR + (it + 1) % 3;
-    if (p.negcheck && ncur > 0 && it >= p.n) {
+    if (p.negcheck && ncur + nheavy > 0 && it >= p.n) {
         if (leader) {
-            st[ST_NEG] = cur[0] + 1;
+            st[ST_NEG] = (ncur > 0 ? cur[0] : cur[p.n - 1]) + 1;
             st[ST_DONE] = 2;
         }
         return 0;
     }
     if (leader) {
         st[ST_NEAR + (it + 2) % 3] = 0;
+        st[ST_HEAVY + (it + 2) % 3] = 0;
         st[ST_MIN + (it + 1) % 2] = INF;
     }
-    if (ncur > 0) {
+    if (ncur + nheavy > 0) {
         if (leader)
             st[ST_FAR + (fs ^ 1)] = 0;
         int *far = fs ? p.f1 : p.f0, *nfar = st + ST_FAR + fs;
+        // Heavy entries, a whole block each: thread 0 reads the distance
+        // and makes the relaxed[] check once for the block, so that all
+        // its threads relax from the same distance that relaxed[] records.
+        __shared__ int hu, hdu, hgo;
+        for (int h = GRID ? blockIdx.x : 0; h < nheavy; h += GRID ? gridDim.x : 1) {
+            if (threadIdx.x == 0) {
+                const int u = vload(cur + p.n - 1 - h), du = dist_at(p.dist, u);
+                hu = u;
+                hdu = du;
+                hgo = du < vload(p.relaxed + u);
+                if (hgo)
+                    p.relaxed[u] = du;
+            }
+            __syncthreads();
+            if (hgo)
+                relax_arcs(p, hu, hdu, threadIdx.x, blockDim.x, it, thr, nxt, far, nfar);
+            __syncthreads();
+        }
         // The loop runs the same trips in every lane of a warp, so that the
         // whole warp can take part in the broadcasts; a lane past the end
         // of the worklist just has nothing to do.
@@ -175,22 +233,8 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
                 du = __shfl_sync(0xffffffffu, du, 0, group);
                 go = __shfl_sync(0xffffffffu, (int)go, 0, group);
             }
-            if (!go)
-                continue;
-            const int end = p.off[u + 1];
-            for (int a = p.off[u] + sub; a < end; a += group) {
-                const int t = p.tgt[a], nd = relax_sum(du, p.w[a]);
-                if (nd >= dist_at(p.dist, t))
-                    continue;
-                if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
-                    continue;
-                if (nd < thr) {
-                    if (atomicMax(p.stamp + t, it + 1) < it + 1)
-                        push(nxt, nnext, t);
-                } else if (atomicExch(p.infar + t, 1) == 0) {
-                    push(far, nfar, t);
-                }
-            }
+            if (go)
+                relax_arcs(p, u, du, sub, group, it, thr, nxt, far, nfar);
         }
         step_barrier<GRID>(st);
         return 1;
@@ -217,7 +261,7 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         } else if (d < thr) {
             p.infar[v] = 0;
             if (atomicMax(p.stamp + v, it + 1) < it + 1)
-                push(nxt, nnext, v);
+                push_vertex(p, nxt, it, v);
         } else {
             push(keep, st + ST_FAR + (fs ^ 1), v);
         }
@@ -245,7 +289,7 @@ __device__ __forceinline__ int opaque(int x)
 __device__ __forceinline__ bool small(const problem &p, int it, int fs, int solo)
 {
     const volatile int *vst = p.st;
-    const int ncur = vst[ST_NEAR + it % 3];
+    const int ncur = vst[ST_NEAR + it % 3] + vst[ST_HEAVY + it % 3];
     return (ncur > 0 ? ncur : vst[ST_FAR + fs]) <= solo;
 }
 
@@ -293,9 +337,9 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 extern "C" __global__ void __launch_bounds__(1024)
     sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
              int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
-             int steps, int negcheck, int solo)
+             int steps, int negcheck, int solo, int heavy)
 {
-    const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, negcheck != 0};
+    const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy, negcheck != 0};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
@@ -334,7 +378,8 @@ extern "C" __global__ void __launch_bounds__(1024)
 // block: relaxed, stamp, infar, two worklists, two far piles), then takes
 // another, until the batch is done.
 extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
-                                      long long *slab, int first, int count, int *scratch, int *next, int delta, int group)
+                                      long long *slab, int first, int count, int *scratch, int *next, int delta, int group,
+                                      int heavy)
 {
     __shared__ int st[ST_WORDS];
     __shared__ int job;
@@ -362,7 +407,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
             st[ST_THR] = delta;
         }
         __syncthreads();
-        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, false};
+        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy, false};
         int fs = 0, thr = delta;
         for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr)); it++)
             ;
