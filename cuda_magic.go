@@ -99,7 +99,11 @@ func runCUDAMagic(ctx context.Context, s *session.Session, args, body string, _ 
 	if err != nil {
 		return nil, err
 	}
-	text := moduleSummary(m, "compiled by "+comp.Compiler)
+	how := "compiled by " + comp.Compiler
+	if comp.Compiler == "cache" {
+		how = "PTX from the cache"
+	}
+	text := moduleSummary(m, how)
 	if comp.Note != "" {
 		text += "\n" + comp.Note
 	}

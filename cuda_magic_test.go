@@ -172,7 +172,7 @@ func TestCUDACellCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, _, err := run(t, s, "%%cuda --name vec\n"+vecAddCUDA)
-	if err != nil || !strings.Contains(res, "module vec on PTX emulator") || !strings.Contains(res, "(compiler not found; using cached PTX from "+cache+")") {
+	if err != nil || !strings.Contains(res, "module vec on PTX emulator") || !strings.Contains(res, "PTX from the cache") || !strings.Contains(res, "(cached PTX from "+cache+")") {
 		t.Fatalf("%%%%cuda from the cache: %q, %v", res, err)
 	}
 	_, printed, err := run(t, s, launchCell)

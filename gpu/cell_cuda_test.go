@@ -40,14 +40,15 @@ func TestNVRTC(t *testing.T) {
 	if why := c.available(); why != "" {
 		t.Skip(why)
 	}
-	ptx, log, err := c.compile(context.Background(), "twice", "#include <stdio.h>\n__global__ void twice(int *p) {\n\tp[threadIdx.x] *= 2;\n\tif (threadIdx.x == 0) printf(\"hi\\n\");\n}\n", CompileOptions{Arch: defaultArch})
+	ptx, log, used, err := compileArch(context.Background(), c, "twice", "#include <stdio.h>\n__global__ void twice(int *p) {\n\tp[threadIdx.x] *= 2;\n\tif (threadIdx.x == 0) printf(\"hi\\n\");\n}\n", CompileOptions{Arch: defaultArch}, true)
+	t.Logf("NVRTC compiled for %s", used.Arch)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
 	if !strings.Contains(ptx, "_Z5twicePi") {
 		t.Errorf("NVRTC PTX:\n%s", ptx)
 	}
-	_, log, err = c.compile(context.Background(), "bad", "#line 1 \"cell\"\n__global__ void k(int *p) {\n\tp[0] = x;\n}\n", CompileOptions{Arch: defaultArch})
+	_, log, err = c.compile(context.Background(), "bad", "#line 1 \"cell\"\n__global__ void k(int *p) {\n\tp[0] = x;\n}\n", used)
 	if err == nil || !strings.Contains(cellLines(log), `cell:2: error: identifier "x" is undefined`) { // #line 1 numbers the next line 1
 		t.Errorf("NVRTC compile error: %v\n%s", err, log)
 	}

@@ -43,10 +43,10 @@ const defaultArch = "compute_52"
 // it (or that it came from the cache), and where the cache is.
 type Compilation struct {
 	PTX      string
-	Compiler string // e.g. "nvcc 11.8" or "NVRTC 12.4"; "cache" for a cache hit without a compiler
+	Compiler string // e.g. "nvcc 11.8" or "NVRTC 12.4"; "cache" for a cache hit
 	CacheDir string // "" when the cache is off
-	// Note is a remark for the user, e.g. "(compiler not found; using
-	// cached PTX from DIR)", or "".
+	// Note is a remark for the user, e.g. "(cached PTX from
+	// .pathnotes-ptx)", or "".
 	Note string
 }
 
@@ -64,10 +64,12 @@ func (e *CompileError) Error() string {
 	return fmt.Sprintf("compiling CUDA cell%s with %s failed:\n%s", named(e.Name), e.Compiler, e.Log)
 }
 
-// CompileCUDA compiles CUDA C source (a %%cuda cell) to PTX. It tries
-// NVRTC first where the cuda build finds libnvrtc, then `nvcc -ptx` from
-// PATH; the PTX is stored in the PTX cache (see EnvPTXCache), and with no
-// compiler at all a cached PTX of the same source, arch and flags is used.
+// CompileCUDA compiles CUDA C source (a %%cuda cell) to PTX. A PTX of
+// the same source, arch and flags in the PTX cache (see EnvPTXCache) is
+// used as it is; otherwise it tries NVRTC first where the cuda build finds
+// libnvrtc, then `nvcc -ptx` from PATH, and stores the PTX in the cache.
+// When the arch is left to its default (compute_52) and the compiler no
+// longer builds it (CUDA 13), the PTX is made for compute_75 instead.
 // A source without a #line directive is numbered from line 1 of "cell".
 func CompileCUDA(ctx context.Context, name, source string, opts CompileOptions) (ptx string, err error) {
 	c, err := CompileCUDADetail(ctx, name, source, opts)
@@ -80,12 +82,20 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	defaulted := opts.Arch == ""
 	source, opts = normalize(source, opts)
 	dir, err := PTXCacheDir()
 	if err != nil {
 		return Compilation{}, err
 	}
-	key := cacheKey(source, opts)
+	// The cache comes first: the same source, arch and flags give the same
+	// PTX, and a notebook then runs the PTX it was committed with.
+	if dir != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, cacheKey(source, opts)+".ptx")); err == nil {
+			return Compilation{PTX: string(b), Compiler: "cache", CacheDir: dir,
+				Note: fmt.Sprintf("(cached PTX from %s)", shownDir(dir))}, nil
+		}
+	}
 	var tried []string
 	var failed error // the last compiler's error: NVRTC may fail where nvcc works (host headers)
 	for _, c := range compilers() {
@@ -93,7 +103,7 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 			tried = append(tried, why)
 			continue
 		}
-		ptx, log, err := c.compile(ctx, name, source, opts)
+		ptx, log, used, err := compileArch(ctx, c, name, source, opts, defaulted)
 		if ctx.Err() != nil {
 			return Compilation{}, fmt.Errorf("gpu: compiling CUDA cell%s: interrupted: %w", named(name), ctx.Err())
 		}
@@ -105,21 +115,18 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 			continue
 		}
 		comp := Compilation{PTX: ptx, Compiler: c.describe(), CacheDir: dir}
+		if used.Arch != opts.Arch {
+			comp.Note = fmt.Sprintf("(this compiler no longer builds %s; compiled for %s)", opts.Arch, used.Arch)
+		}
 		if dir != "" {
-			if err := storePTX(dir, key, ptx); err != nil {
-				comp.Note = fmt.Sprintf("(could not cache the PTX: %v)", err)
+			if err := storePTX(dir, cacheKey(source, used), ptx); err != nil {
+				comp.Note = strings.TrimSpace(comp.Note + fmt.Sprintf(" (could not cache the PTX: %v)", err))
 			}
 		}
 		return comp, nil
 	}
 	if failed != nil {
 		return Compilation{}, failed
-	}
-	if dir != "" {
-		if b, err := os.ReadFile(filepath.Join(dir, key+".ptx")); err == nil {
-			return Compilation{PTX: string(b), Compiler: "cache", CacheDir: dir,
-				Note: fmt.Sprintf("(compiler not found; using cached PTX from %s)", dir)}, nil
-		}
 	}
 	cache := "the PTX cache is off (" + EnvPTXCache + "=off)"
 	if dir != "" {
@@ -128,6 +135,54 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 	return Compilation{}, fmt.Errorf("gpu: cannot compile CUDA cell%s: no CUDA compiler (%s), and %s. "+
 		"Install the CUDA toolkit and put its bin directory (with nvcc) on PATH, or write the kernel as PTX in a %%%%ptx cell",
 		named(name), strings.Join(tried, "; "), cache)
+}
+
+// shownDir is dir as a message shows it: relative to the working
+// directory when it is under it (".pathnotes-ptx" beside a notebook), so
+// that notebook outputs do not carry the machine's paths.
+func shownDir(dir string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return dir
+	}
+	if rel, err := filepath.Rel(wd, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return dir
+}
+
+// newerArchs are the virtual architectures tried, in order, when a
+// compiler rejects the default compute_52: CUDA 13 builds nothing older
+// than compute_75 (Turing). The PTX then needs a newer card and driver,
+// and a newer PTX ISA than the emulator reads.
+var newerArchs = []string{"compute_75", "compute_90"}
+
+// compileArch runs c with opts and, when the arch was defaulted and c
+// rejects it, with each of newerArchs; it returns the options that
+// compiled.
+func compileArch(ctx context.Context, c compiler, name, source string, opts CompileOptions, defaulted bool) (ptx, log string, used CompileOptions, err error) {
+	ptx, log, err = c.compile(ctx, name, source, opts)
+	if err == nil || !defaulted || !archRejected(err, log) {
+		return ptx, log, opts, err
+	}
+	for _, arch := range newerArchs {
+		next := opts
+		next.Arch = arch
+		ptx, log2, err2 := c.compile(ctx, name, source, next)
+		if err2 == nil || !archRejected(err2, log2) {
+			return ptx, log2, next, err2
+		}
+	}
+	return "", log, opts, err
+}
+
+// archRejected reports whether a compiler's failure is about the target
+// architecture rather than the source: NVRTC's invalid option, nvcc's
+// "Unsupported gpu architecture".
+func archRejected(err error, log string) bool {
+	text := strings.ToLower(err.Error() + " " + log)
+	return strings.Contains(text, "unsupported gpu architecture") || strings.Contains(text, "invalid_option") ||
+		strings.Contains(text, "invalid value for --gpu-architecture")
 }
 
 // named formats a cell's name for messages: " NAME", or nothing.

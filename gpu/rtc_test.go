@@ -104,7 +104,7 @@ func TestPTXCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := CompileCUDADetail(context.Background(), "k", src, CompileOptions{})
-	if err != nil || c.PTX != cellTestPTX || c.Compiler != "cache" || c.Note != "(compiler not found; using cached PTX from "+dir+")" {
+	if err != nil || c.PTX != cellTestPTX || c.Compiler != "cache" || c.Note != "(cached PTX from "+shownDir(dir)+")" {
 		t.Errorf("cache hit: %q %q, %v", c.Compiler, c.Note, err)
 	}
 	if _, err := CompileCUDA(context.Background(), "k", src, CompileOptions{Arch: "compute_80"}); err == nil {
@@ -332,5 +332,44 @@ func TestCourseKernels(t *testing.T) {
 	}
 	if s, _ := sum.ToFloat32s(); s[0] != 114 {
 		t.Errorf("atomicAdd sum = %v, want 114", s[0])
+	}
+}
+
+// archCompiler is a compiler that builds only the archs in ok, failing
+// the others as NVRTC 13 fails compute_52.
+type archCompiler struct{ ok map[string]bool }
+
+func (archCompiler) available() string { return "" }
+func (archCompiler) describe() string  { return "fake" }
+func (c archCompiler) compile(_ context.Context, _, src string, opts CompileOptions) (string, string, error) {
+	if !c.ok[opts.Arch] {
+		return "", "", errors.New("nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION")
+	}
+	if strings.Contains(src, "syntax error") {
+		return "", "cell(1): error: expected a ;", errors.New("nvrtcCompileProgram: NVRTC_ERROR_COMPILATION")
+	}
+	return "// " + opts.Arch, "", nil
+}
+
+// TestCompileArchFallback checks that a defaulted arch the compiler
+// rejects is replaced by a newer one, that a chosen arch is not, and
+// that source errors are not taken for arch errors.
+func TestCompileArchFallback(t *testing.T) {
+	ctx := context.Background()
+	c := archCompiler{ok: map[string]bool{"compute_75": true, "compute_90": true}}
+	ptx, _, used, err := compileArch(ctx, c, "k", "ok", CompileOptions{Arch: defaultArch}, true)
+	if err != nil || ptx != "// compute_75" || used.Arch != "compute_75" {
+		t.Errorf("defaulted arch: %q %q %v, want compute_75", ptx, used.Arch, err)
+	}
+	if _, _, _, err := compileArch(ctx, c, "k", "ok", CompileOptions{Arch: defaultArch}, false); err == nil {
+		t.Error("a chosen compute_52 fell back to another arch")
+	}
+	_, log, _, err := compileArch(ctx, c, "k", "syntax error", CompileOptions{Arch: defaultArch}, true)
+	if err == nil || !strings.Contains(log, "expected a ;") {
+		t.Errorf("source error: log %q, %v", log, err)
+	}
+	old := archCompiler{ok: map[string]bool{"compute_52": true}}
+	if ptx, _, used, err := compileArch(ctx, old, "k", "ok", CompileOptions{Arch: defaultArch}, true); err != nil || used.Arch != defaultArch || ptx != "// compute_52" {
+		t.Errorf("old compiler: %q %q %v", ptx, used.Arch, err)
 	}
 }
