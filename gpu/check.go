@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/pathnotes/pathnotes/graph"
 )
@@ -54,20 +56,58 @@ func checkSource(g *graph.Graph, source int, what string) error {
 // else out of range is a kernel fault. single selects the single-source
 // wording of the cell.
 func checkResult(dist []int32, n int, single bool, what string) error {
-	for c, d := range dist {
-		if d == graph.Inf || (d <= graph.MaxDistance && d >= -graph.MaxDistance) {
-			continue
-		}
-		where := fmt.Sprintf("dist[%d][%d]", c/max(n, 1), c%max(n, 1))
-		if single {
-			where = fmt.Sprintf("dist[%d]", c)
-		}
-		if uint32(d) == poison {
-			return fmt.Errorf("%s: internal error: %s was never written by the kernels (it still holds the poison value %#x)", what, where, poison)
-		}
-		return fmt.Errorf("%s: internal error: %s = %d is beyond ±%d", what, where, d, graph.MaxDistance)
+	c := firstOutOfRange(dist)
+	if c < 0 {
+		return nil
 	}
-	return nil
+	d := dist[c]
+	where := fmt.Sprintf("dist[%d][%d]", c/max(n, 1), c%max(n, 1))
+	if single {
+		where = fmt.Sprintf("dist[%d]", c)
+	}
+	if uint32(d) == poison {
+		return fmt.Errorf("%s: internal error: %s was never written by the kernels (it still holds the poison value %#x)", what, where, poison)
+	}
+	return fmt.Errorf("%s: internal error: %s = %d is beyond ±%d", what, where, d, graph.MaxDistance)
+}
+
+// firstOutOfRange returns the index of the first value of dist that is
+// neither graph.Inf nor within ±graph.MaxDistance, or -1; large results
+// (all pairs of tens of thousands of vertices) are scanned on every core.
+func firstOutOfRange(dist []int32) int {
+	scan := func(part []int32) int {
+		for i, d := range part {
+			if d != graph.Inf && (d > graph.MaxDistance || d < -graph.MaxDistance) {
+				return i
+			}
+		}
+		return -1
+	}
+	parts := runtime.GOMAXPROCS(0)
+	if len(dist) < 1<<22 || parts == 1 {
+		return scan(dist)
+	}
+	step := (len(dist) + parts - 1) / parts
+	found := make([]int, 0, parts)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(dist); lo += step {
+		hi := min(lo+step, len(dist))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i := scan(dist[lo:hi]); i >= 0 {
+				mu.Lock()
+				found = append(found, lo+i)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(found) == 0 {
+		return -1
+	}
+	return slices.Min(found)
 }
 
 // negativeCycle finds a negative cycle once a kernel has shown there is

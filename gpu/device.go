@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -145,6 +146,9 @@ type Device struct {
 	modules map[string]ModuleHandle
 	funcs   map[string]Function
 	lost    error // set when a sticky error could not be recovered from: every later call fails with it
+	// staging is two page-locked host buffers for large copies back
+	// (download), made on first use; a context reset frees them.
+	staging [2][]int32
 	// epoch counts the contexts the device has had: a Buffer or Module of
 	// the cell API made in an older one is gone.
 	epoch int
@@ -212,8 +216,36 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 	return d.ctx.MemInfo()
 }
 
+// stagingValues is the size of each staging buffer, in int32 values
+// (64 MiB).
+const stagingValues = 16 << 20
+
+// stagingBuffers returns the device's page-locked staging buffers,
+// allocating them on first use. d.mu is held.
+func (d *Device) stagingBuffers() ([2][]int32, error) {
+	if d.staging[1] != nil {
+		return d.staging, nil
+	}
+	var raw [2][]byte
+	for i := range raw {
+		b, err := d.ctx.HostAlloc(stagingValues * 4)
+		if err != nil {
+			if i == 1 {
+				_ = d.ctx.HostFree(raw[0]) // nothing else to do about a failed free
+			}
+			return d.staging, err
+		}
+		raw[i] = b
+	}
+	for i, b := range raw {
+		d.staging[i] = unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
+	}
+	return d.staging, nil
+}
+
 // forget drops the handles of a context that is gone.
 func (d *Device) forget() {
+	d.staging = [2][]int32{}
 	d.epoch++
 	d.modules = map[string]ModuleHandle{}
 	d.funcs = map[string]Function{}

@@ -60,6 +60,12 @@ type Context interface {
 	CopyIn(dst DevicePtr, src []int32) error
 	// CopyOut copies len(dst) values from device memory at src.
 	CopyOut(dst []int32, src DevicePtr) error
+	// HostAlloc allocates bytes of page-locked host memory, which the
+	// device copies to and from at full bus speed (ordinary Go memory is
+	// copied through the driver's own small staging buffers); HostFree
+	// releases it. The memory belongs to the context: a Reset frees it.
+	HostAlloc(bytes uint64) ([]byte, error)
+	HostFree(b []byte) error
 	// Memset32 sets count 32-bit words at dst to value.
 	Memset32(dst DevicePtr, value uint32, count uint64) error
 	// LoadModule loads PTX text; a JIT failure is a *DriverError whose

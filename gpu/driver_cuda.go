@@ -20,6 +20,10 @@ static const char *pathnotes_error_name(int code) {
 	return s;
 }
 
+static int pathnotes_alloc_host(void **p, size_t n) {
+	return (int)cuMemAllocHost(p, n);
+}
+
 static const char *pathnotes_error_string(int code) {
 	const char *s = 0;
 	if (cuGetErrorString((CUresult)code, &s) != CUDA_SUCCESS) return 0;
@@ -205,6 +209,35 @@ func (c *cudaCtx) CopyOut(dst []int32, src DevicePtr) error {
 	return c.do("cuMemcpyDtoH", func() error {
 		return cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src), int64(len(dst))*4)
 	})
+}
+
+// cuCode is a CUresult from a direct cgo call, an error wrap understands.
+type cuCode int
+
+func (e cuCode) Error() string { return fmt.Sprintf("CUresult %d", int(e)) }
+
+func (c *cudaCtx) HostAlloc(bytes uint64) ([]byte, error) {
+	if bytes == 0 {
+		return nil, nil
+	}
+	var p unsafe.Pointer
+	err := c.do("cuMemAllocHost", func() error {
+		if r := C.pathnotes_alloc_host(&p, C.size_t(bytes)); r != 0 {
+			return cuCode(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*byte)(p), bytes), nil
+}
+
+func (c *cudaCtx) HostFree(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return c.do("cuMemFreeHost", func() error { return cu.MemFreeHost(unsafe.Pointer(&b[0])) })
 }
 
 func (c *cudaCtx) CopyInBytes(dst DevicePtr, src []byte) error {

@@ -260,6 +260,11 @@ func (c *emuContext) Global(m ModuleHandle, name string) (DevicePtr, uint64, err
 	return DevicePtr(addr), size, nil
 }
 
+// HostAlloc is ordinary memory: the emulator copies at memory speed.
+func (c *emuContext) HostAlloc(bytes uint64) ([]byte, error) { return make([]byte, bytes), nil }
+
+func (c *emuContext) HostFree([]byte) error { return nil }
+
 func (c *emuContext) Memset32(dst DevicePtr, value uint32, count uint64) error {
 	if err := c.check(); err != nil {
 		return err

@@ -123,3 +123,44 @@ func TestFWFastTooLarge(t *testing.T) {
 	}
 	t.Log(ferr)
 }
+
+// TestLargeDownload copies a 40 MiB buffer back through the staging
+// buffers (not a multiple of their size) and checks every value, and
+// checks that the parallel result scan finds the first bad cell.
+func TestLargeDownload(t *testing.T) {
+	dev := emulator(t)
+	n := stagingValues + stagingValues/2 + 12345
+	host := make([]int32, n)
+	for i := range host {
+		host[i] = int32(i * 7)
+	}
+	r, err := dev.begin(context.Background(), "download test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.end()
+	b, err := r.upload(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int32, n)
+	if err := r.download(got, b); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != int32(i*7) {
+			t.Fatalf("value %d = %d, want %d", i, v, i*7)
+		}
+	}
+	for i := range got {
+		got[i] = graph.Inf
+	}
+	got[n-5], got[n-3] = graph.MaxDistance+1, -graph.MaxDistance-1
+	if i := firstOutOfRange(got); i != n-5 {
+		t.Errorf("firstOutOfRange = %d, want %d", i, n-5)
+	}
+	got[n-5], got[n-3] = 0, 0
+	if i := firstOutOfRange(got); i != -1 {
+		t.Errorf("firstOutOfRange = %d on a good result", i)
+	}
+}

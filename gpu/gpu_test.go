@@ -326,6 +326,8 @@ type fakeContext struct {
 var errFake = errors.New("fake context: not supported")
 
 func (f *fakeContext) MemInfo() (uint64, uint64, error)                { return f.free, f.total, nil }
+func (f *fakeContext) HostAlloc(n uint64) ([]byte, error)              { return make([]byte, n), nil }
+func (f *fakeContext) HostFree([]byte) error                           { return nil }
 func (f *fakeContext) Alloc(uint64) (DevicePtr, error)                 { return 4096, nil }
 func (f *fakeContext) Free(DevicePtr) error                            { return nil }
 func (f *fakeContext) CopyIn(DevicePtr, []int32) error                 { return nil }

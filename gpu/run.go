@@ -3,6 +3,8 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/pathnotes/pathnotes/graph"
@@ -185,12 +187,61 @@ func (r *run) download(host []int32, b buffer) error {
 	if len(host) == 0 {
 		return nil
 	}
-	err := r.timed(&r.stats.DeviceToHost, func() error { return r.dev.ctx.CopyOut(host, b.ptr) })
+	copyOut := func() error { return r.dev.ctx.CopyOut(host, b.ptr) }
+	if len(host) >= stagedCopy {
+		copyOut = func() error { return r.copyOutStaged(host, b) }
+	}
+	err := r.timed(&r.stats.DeviceToHost, copyOut)
 	if err != nil {
 		return r.fail(err, "copying %s from the device (after kernel %s)", graph.FormatBytes(uint64(len(host))*4), r.last)
 	}
 	r.stats.BytesToHost += uint64(len(host)) * 4
 	return nil
+}
+
+// stagedCopy is the size (in int32 values, 32 MiB) from which download
+// copies through page-locked staging buffers.
+const stagedCopy = 8 << 20
+
+// copyOutStaged copies b into host through the device's two page-locked
+// staging buffers: the device fills one at full bus speed while all cores
+// copy the other into host (ordinary Go memory, which the driver would
+// copy slowly through its own small buffers, touching fresh pages one
+// at a time). Without staging buffers it copies directly.
+func (r *run) copyOutStaged(host []int32, b buffer) error {
+	st, err := r.dev.stagingBuffers()
+	if err != nil {
+		return r.dev.ctx.CopyOut(host, b.ptr)
+	}
+	var busy [2]sync.WaitGroup
+	defer busy[0].Wait()
+	defer busy[1].Wait()
+	for off, k := 0, 0; off < len(host); k++ {
+		i := k & 1
+		busy[i].Wait()
+		part := min(len(st[i]), len(host)-off)
+		if err := r.dev.ctx.CopyOut(st[i][:part], b.ptr+DevicePtr(off)*4); err != nil {
+			return err
+		}
+		parallelCopy(&busy[i], host[off:off+part], st[i][:part])
+		off += part
+	}
+	return nil
+}
+
+// parallelCopy copies src into dst on one goroutine per core, counted in
+// wg.
+func parallelCopy(wg *sync.WaitGroup, dst, src []int32) {
+	parts := runtime.GOMAXPROCS(0)
+	step := (len(src) + parts - 1) / parts
+	for lo := 0; lo < len(src); lo += step {
+		hi := min(lo+step, len(src))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
 }
 
 // readInts copies b back without counting it as a bulk transfer (the small
