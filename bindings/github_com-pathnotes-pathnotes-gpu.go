@@ -123,6 +123,8 @@ type _github_com_pathnotes_pathnotes_gpu_Context struct {
 	WElapsed         func(start gpu.Event, end gpu.Event) (time.Duration, error)
 	WFree            func(p gpu.DevicePtr) error
 	WFunction        func(m gpu.ModuleHandle, name string) (gpu.Function, error)
+	WHostAlloc       func(bytes uint64) ([]byte, error)
+	WHostFree        func(b []byte) error
 	WLaunch          func(f gpu.Function, grid gpu.Dim3, block gpu.Dim3, sharedBytes int, args []uint64) error
 	WLoadModule      func(name string, ptx string) (gpu.ModuleHandle, error)
 	WMaxActiveBlocks func(f gpu.Function, blockThreads int, sharedBytes int) (int, error)
@@ -154,6 +156,12 @@ func (W _github_com_pathnotes_pathnotes_gpu_Context) Free(p gpu.DevicePtr) error
 }
 func (W _github_com_pathnotes_pathnotes_gpu_Context) Function(m gpu.ModuleHandle, name string) (gpu.Function, error) {
 	return W.WFunction(m, name)
+}
+func (W _github_com_pathnotes_pathnotes_gpu_Context) HostAlloc(bytes uint64) ([]byte, error) {
+	return W.WHostAlloc(bytes)
+}
+func (W _github_com_pathnotes_pathnotes_gpu_Context) HostFree(b []byte) error {
+	return W.WHostFree(b)
 }
 func (W _github_com_pathnotes_pathnotes_gpu_Context) Launch(f gpu.Function, grid gpu.Dim3, block gpu.Dim3, sharedBytes int, args []uint64) error {
 	return W.WLaunch(f, grid, block, sharedBytes, args)
