@@ -35,9 +35,8 @@ func init() {
 // against 28.2 ms). Round 2's sweep: solo mode did not help on the grid
 // (26.3 ms off, 28.1 default), 256-thread blocks did (18.9 ms), heavy
 // vertices of more than 128 arcs helped R-MAT (4.96 against 6.07 ms). The
-// async mode (Async, Chunk) is new in round 3: its default rule (see
-// Async) is a guess that awaits the sweep; the stepped kernel's defaults
-// stay as they were.
+// async mode (Async, Chunk) is new in round 3 and awaits its sweep; its
+// default rule and the stepped defaults above stay as they were.
 type FastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means AutoDelta(g).
