@@ -32,11 +32,8 @@ func init() {
 // others; 1024-thread blocks beat 256 on all four; delta 4× the round-1
 // rule was better on all four (grid 28.4 against 33.7 ms); whole warps per
 // vertex beat 16 lanes on R-MAT (18.1 against 25.5 ms, bf-fast 14.2
-// against 28.2 ms). Round 2's sweep: solo mode did not help on the grid
-// (26.3 ms off, 28.1 default), 256-thread blocks did (18.9 ms), heavy
-// vertices of more than 128 arcs helped R-MAT (4.96 against 6.07 ms). The
-// async mode (Async, Chunk) is new in round 3 and awaits its sweep; its
-// default rule and the stepped defaults above stay as they were.
+// against 28.2 ms). Solo mode and heavy vertices are new in round 2 and
+// await their sweep.
 type FastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means AutoDelta(g).
