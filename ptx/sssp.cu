@@ -491,18 +491,14 @@ __device__ void drain(const problem &p, int thr, int fs)
                     cnt = -1;
                     break;
                 }
-                // Positions below t are reserved (the tail only grows), so a
-                // failed claim retries from the head it returned.
-                for (h = vload64(p.st + ST_HEAD); h < t && cnt == 0;) {
-                    const int take = (int)min((u64)p.chunk, t - h);
-                    const u64 old = atomicCAS(head, h, h + take);
-                    if (old == h)
-                        cnt = take;
-                    else
-                        h = old;
-                }
-                if (cnt > 0)
+                h = vload64(p.st + ST_HEAD);
+                if (h >= t)
+                    continue;
+                const int take = (int)min((u64)p.chunk, t - h);
+                if (atomicCAS(head, h, h + take) == h) {
+                    cnt = take;
                     break;
+                }
             }
         }
         cnt = __shfl_sync(0xffffffffu, cnt, 0);
