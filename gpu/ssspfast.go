@@ -82,12 +82,6 @@ type FastTuning struct {
 	// With Async, Steps counts phases per launch, and Solo and Heavy are
 	// not used.
 	Async int
-	// Chunk is how many ring entries a warp of the async mode claims at
-	// once, 1..32 (one per lane; its groups relax them 32/Group at a
-	// time): larger chunks mean fewer claims on the ring's shared head,
-	// smaller ones spread a narrow wavefront over more warps. 0 means
-	// 32/Group, one pass of the warp's groups.
-	Chunk int
 }
 
 // AutoDelta is sssp-fast's default bucket width: 128 times the mean arc
@@ -163,13 +157,8 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
 	case t.Async < -1 || t.Async > 1:
 		return t, fmt.Errorf("%s: async %d, want -1, 0 or 1", what, t.Async)
-	case t.Chunk < 0 || t.Chunk > 32:
-		return t, fmt.Errorf("%s: chunk of %d entries, want 0..32", what, t.Chunk)
 	case t.Blocks < 0 || t.Steps < 1 || t.Steps > maxSteps || t.Batch < 0:
 		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps in 1..%d, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch, maxSteps)
-	}
-	if t.Chunk == 0 {
-		t.Chunk = 32 / t.Group
 	}
 	switch {
 	case t.Solo == 0:
@@ -312,7 +301,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if async {
 				err = r.launch(ssspModule, kernel, Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 					f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.f0.arg(), f.f1.arg(),
-					f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(tun.Chunk))
+					f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps))
 			} else {
 				err = r.launch(ssspModule, kernel, Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 					f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),

@@ -86,7 +86,7 @@ func TestFastSingleSource(t *testing.T) {
 		{Solo: -1, Async: -1}, {Solo: 1 << 30, Steps: 1000, Async: -1}, {Solo: 64, Block: 256, Blocks: 1 << 20, Async: -1},
 		{Heavy: 16, Solo: -1, Async: -1}, {Heavy: -1, Async: -1},
 		{Async: 1}, {Async: 1, Block: 256, Blocks: 1 << 20}, {Async: 1, Group: 1, Delta: 64, Steps: 3}, {Async: 1, Group: 32, Delta: 1 << 29},
-		{Async: 1, Blocks: 1, Block: 32}, {Async: 1, Block: 64, Blocks: 1 << 20, Group: 2}, {Async: 1, Chunk: 32, Group: 8}, {Async: 1, Chunk: 1}}
+		{Async: 1, Blocks: 1, Block: 32}, {Async: 1, Block: 64, Blocks: 1 << 20, Group: 2}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -248,10 +248,9 @@ type sweepPoint struct {
 // are round 2's that mattered (block 256, solo off and 1024, group 32,
 // heavy 128, delta halved and doubled); the async points sweep the block
 // and grid size (the warps that take entries from the ring), the lanes per
-// vertex, the entries a warp claims at once and, for sssp-fast, the band
-// from a quarter of AutoDelta to infinite (one phase: label correcting
-// without priority, as bf-fast's async mode). 28 points for sssp-fast and
-// 20 for bf-fast per graph.
+// vertex and, for sssp-fast, the band from a quarter of AutoDelta to
+// infinite (one phase: label correcting without priority, as bf-fast's
+// async mode). About 27 points for sssp-fast and 16 for bf-fast per graph.
 func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
 	d := AutoDelta(g)
 	delta := func(f float64) int { return max(1, int(min(float64(d)*f, 1<<29))) }
@@ -265,9 +264,6 @@ func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
 		{fmt.Sprintf("blocks=%d,block=256", sms/2), FastTuning{Blocks: sms / 2, Block: 256}}}
 	for _, grp := range []int{1, 2, 8, 32} {
 		async = append(async, sweepPoint{fmt.Sprintf("group=%d", grp), FastTuning{Group: grp}})
-	}
-	for _, c := range []int{2, 16, 32} {
-		async = append(async, sweepPoint{fmt.Sprintf("chunk=%d", c), FastTuning{Chunk: c}})
 	}
 	if !bf {
 		for _, f := range []float64{0.5, 2} {

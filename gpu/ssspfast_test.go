@@ -99,8 +99,7 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // (more than 2 or 1 arcs, a block each) on grid steps only, and switching;
 // then the async mode: defaults, one lane per vertex on 32-thread blocks
 // with the narrowest bands (many phases across launches of two), whole
-// warps with an infinite band on one block claiming 32 entries at a time
-// (32 passes), and chunks of 3 entries for 8 groups (idle groups).
+// warps with an infinite band on one block.
 var tunings = []FastTuning{
 	{},
 	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
@@ -113,8 +112,7 @@ var tunings = []FastTuning{
 	{Block: 64, Group: 1, Heavy: 1, Solo: 6, Steps: 7},
 	{Async: 1},
 	{Async: 1, Block: 32, Group: 1, Delta: 1, Steps: 2},
-	{Async: 1, Group: 32, Delta: 1 << 29, Blocks: 1, Block: 64, Chunk: 32},
-	{Async: 1, Group: 4, Block: 32, Chunk: 3},
+	{Async: 1, Group: 32, Delta: 1 << 29, Blocks: 1, Block: 64},
 }
 
 func TestEmuFrontierAwkward(t *testing.T) {
@@ -262,8 +260,7 @@ func TestEmuFrontierAsyncLaps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tun := range []FastTuning{{Async: 1, Block: 32, Group: 1, Delta: 200}, {Async: 1, Block: 64, Group: 2, Delta: 1 << 29},
-			{Async: 1, Block: 32, Group: 8, Chunk: 32, Delta: 500}} {
+		for _, tun := range []FastTuning{{Async: 1, Block: 32, Group: 1, Delta: 200}, {Async: 1, Block: 64, Group: 2, Delta: 1 << 29}} {
 			for _, s := range []struct {
 				name  string
 				solve frontierSolver

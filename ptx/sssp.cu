@@ -121,7 +121,6 @@ struct problem {
     int *relaxed, *stamp, *infar, *q0, *q1, *f0, *f1, *st;
     int delta, group, heavy;
     bool negcheck;
-    int chunk; // sssp_async: ring entries a warp claims at once, 1..32
 };
 
 // push_vertex queues t for step it+1 on worklist q (of n entries): a light
@@ -471,9 +470,7 @@ __device__ __forceinline__ void relax_async(const problem &p, int u, int du, int
 }
 
 // drain runs the ring until the phase's work is all finished. Lane 0 of
-// each warp claims up to p.chunk entries; lane i takes entry i out of the
-// ring (all are freed before any is relaxed), and the groups of the warp
-// relax them 32/group at a time.
+// each warp claims up to 32/group entries; each group takes one.
 __device__ void drain(const problem &p, int thr, int fs)
 {
     const int lane = threadIdx.x & 31, group = p.group, sub = lane & (group - 1), per = 32 / group;
@@ -494,7 +491,7 @@ __device__ void drain(const problem &p, int thr, int fs)
                 h = vload64(p.st + ST_HEAD);
                 if (h >= t)
                     continue;
-                const int take = (int)min((u64)p.chunk, t - h);
+                const int take = (int)min((u64)per, t - h);
                 if (atomicCAS(head, h, h + take) == h) {
                     cnt = take;
                     break;
@@ -505,31 +502,29 @@ __device__ void drain(const problem &p, int thr, int fs)
         h = __shfl_sync(0xffffffffu, h, 0);
         if (cnt < 0)
             return;
-        int mu = 0, mdu = 0, mgo = 0;
-        if (lane < cnt) {
-            const u64 pos = h + lane;
+        const int e = lane / group;
+        int u = 0, du = 0, go = 0;
+        if (sub == 0 && e < cnt) {
+            const u64 pos = h + e;
             volatile u64 *slot = (volatile u64 *)p.q0 + pos % (u64)(p.n + 1);
             u64 x;
             while ((unsigned)((x = *slot) >> 32) != (unsigned)(pos + 1))
                 ;
-            mu = (int)(unsigned)x;
+            u = (int)(unsigned)x;
             *slot = (u64)(unsigned)(pos + p.n + 1) << 32 | 0xffffffffu;
             __threadfence(); // the slot freed before the flag clears
-            atomicExch(p.stamp + mu, 0);
+            atomicExch(p.stamp + u, 0);
             __threadfence(); // the flag cleared before the distance is read
-            mdu = dist_at(p.dist, mu);
-            mgo = mdu < atomicMin(p.relaxed + mu, mdu);
+            du = dist_at(p.dist, u);
+            go = du < atomicMin(p.relaxed + u, du);
         }
-        // An entry relaxed in a later pass may have improved since its
-        // distance was read: relaxing from the older one is still exact,
-        // since the improvement queued it again (its flag was clear).
-        for (int b = 0; b < cnt; b += per) {
-            const int e = b + lane / group;
-            const int u = __shfl_sync(0xffffffffu, mu, e & 31), du = __shfl_sync(0xffffffffu, mdu, e & 31);
-            const int go = __shfl_sync(0xffffffffu, mgo, e & 31);
-            if (go && e < cnt)
-                relax_async(p, u, du, sub, group, thr, far, nfar);
+        if (group > 1) {
+            u = __shfl_sync(0xffffffffu, u, 0, group);
+            du = __shfl_sync(0xffffffffu, du, 0, group);
+            go = __shfl_sync(0xffffffffu, go, 0, group);
         }
+        if (go)
+            relax_async(p, u, du, sub, group, thr, far, nfar);
         __syncwarp();
         if (lane == 0) {
             __threadfence(); // this warp's pushes are reserved before its entries count finished
@@ -595,10 +590,9 @@ __device__ int split_async(const problem &p, int ph, int &fs, int &thr)
 // the grid must be resident at once. ST_STEP counts phases across launches.
 extern "C" __global__ void __launch_bounds__(1024)
     sssp_async(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
-               int *relaxed, int *queued, int *infar, int *ring, int *f0, int *f1, int *st, int delta, int group, int phases,
-               int chunk)
+               int *relaxed, int *queued, int *infar, int *ring, int *f0, int *f1, int *st, int delta, int group, int phases)
 {
-    const problem p = {n, off, tgt, w, dist, relaxed, queued, infar, ring, 0, f0, f1, st, delta, group, 0, false, chunk};
+    const problem p = {n, off, tgt, w, dist, relaxed, queued, infar, ring, 0, f0, f1, st, delta, group, 0, false};
     const volatile int *vst = st;
     int ph = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
     const int last = ph + phases;
