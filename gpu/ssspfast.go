@@ -242,13 +242,13 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	async := tun.Async > 0 || tun.Async == 0 && !negative && AutoGroup(g) < 32
 	async = async && !(negative && g.HasNegative())
 	kernel, ring := "sssp_run", 0
-	// sssp_run's two worklists of n ints, or sssp_async's ring of n+1
-	// 64-bit slots in q0's place.
+	// sssp_run's two worklists of n ints, or sssp_async's ring of n 64-bit
+	// slots in q0's place.
 	queues := []*buffer{&f.q0, &f.q1}
 	if async {
 		kernel, ring = "sssp_async", 1
 		queues = nil
-		if f.q0, err = r.alloc(2 * (n + 1)); err != nil {
+		if f.q0, err = r.alloc(2 * n); err != nil {
 			return nil, err
 		}
 	}

@@ -310,7 +310,7 @@ __device__ __forceinline__ void init_vertex(int v, long long *dist, int *relaxed
 // sssp_init prepares one run of sssp_run (ring = 0) or sssp_async (ring =
 // 1) from src: every distance INF without a predecessor, the source at 0
 // and alone on the first worklist. For sssp_async, stamp[] is the queued
-// flag (set for the source only) and q0 the ring of n+1 64-bit slots (see
+// flag (set for the source only) and q0 the ring of n 64-bit slots (see
 // ring_push): slot 0 holds the source, published for position 0, every
 // other slot v is free for position v.
 extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relaxed, int *stamp, int *infar, int *q0, int ring)
@@ -320,8 +320,6 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
         if (ring) {
             stamp[v] = v == src;
             ((unsigned long long *)q0)[v] = v == 0 ? 1ull << 32 | (unsigned)src : (unsigned long long)v << 32 | 0xffffffffu;
-            if (v == 0)
-                ((unsigned long long *)q0)[n] = (unsigned long long)n << 32 | 0xffffffffu;
         }
         if (v == src) {
             dist[v] = pack(0, NIL);
@@ -392,7 +390,7 @@ extern "C" __global__ void __launch_bounds__(1024)
 // ---- sssp_async: near-far without steps ----
 //
 // sssp_async replaces the steps of sssp_run by one asynchronous worklist
-// per phase: a ring of n+1 slots in global memory from which every warp of
+// per phase: a ring of n slots in global memory from which every warp of
 // the persistent grid claims a few entries (one per group of lanes) with a
 // compare-and-swap on the head count, relaxes their arcs, and pushes
 // improved targets below the threshold at the tail, at once, with no
@@ -400,13 +398,12 @@ extern "C" __global__ void __launch_bounds__(1024)
 // shortest-path tree is thousands of hops deep; sssp_run pays a grid-wide
 // barrier per hop, sssp_async one per phase (a delta band of distances).
 //
-// The ring's n+1 slots are 64-bit words (sequence << 32 | vertex), after
-// Vyukov's bounded queue: slot pos % (n+1) is free for the entry of
-// position pos when its sequence is pos (low 32 bits), and holds that entry
-// when it is pos + 1; the consumer frees it for the next lap by writing
-// pos + n + 1 (never pos + 1 again: that is why n+1 slots, not n, when n
-// is 1). So a consumer never takes a value of an earlier lap, and a
-// producer never overwrites one not yet taken.
+// The ring's slots are 64-bit words (sequence << 32 | vertex), after
+// Vyukov's bounded queue: slot pos % n is free for the entry of position
+// pos when its sequence is pos (low 32 bits), and holds that entry when it
+// is pos + 1; the consumer frees it for the next lap by writing pos + n.
+// So a consumer never takes a value of an earlier lap, and a producer never
+// overwrites one not yet taken.
 //
 // queued[v] (stamp[]) is set while v has an entry in the ring that no
 // warp has taken yet: v is pushed only when the flag goes from 0 to 1. A
@@ -414,7 +411,7 @@ extern "C" __global__ void __launch_bounds__(1024)
 // (fences between), so an improvement it does not see queues v again. The
 // flag is cleared only after the slot is freed, so the entries reserved
 // and not yet freed belong to distinct flagged vertices: at most n, and
-// the ring does not overflow. A producer whose slot is still
+// the ring of n slots does not overflow. A producer whose slot is still
 // held (by a consumer that claimed it a lap earlier and is about to free
 // it) waits for it; a consumer waits until its claimed slot is written.
 // Neither wait is on its own warp: a warp claims, frees its slots, and
@@ -441,7 +438,7 @@ __device__ __forceinline__ u64 vload64(const int *p) { return *(const volatile u
 __device__ __forceinline__ void ring_push(const problem &p, int v)
 {
     const u64 pos = atomicAdd((u64 *)(p.st + ST_TAIL), 1ull);
-    volatile u64 *slot = (volatile u64 *)p.q0 + pos % (u64)(p.n + 1);
+    volatile u64 *slot = (volatile u64 *)p.q0 + pos % (u64)p.n;
     while ((unsigned)(*slot >> 32) != (unsigned)pos)
         ;
     *slot = (u64)(unsigned)(pos + 1) << 32 | (unsigned)v;
@@ -506,12 +503,12 @@ __device__ void drain(const problem &p, int thr, int fs)
         int u = 0, du = 0, go = 0;
         if (sub == 0 && e < cnt) {
             const u64 pos = h + e;
-            volatile u64 *slot = (volatile u64 *)p.q0 + pos % (u64)(p.n + 1);
+            volatile u64 *slot = (volatile u64 *)p.q0 + pos % (u64)p.n;
             u64 x;
             while ((unsigned)((x = *slot) >> 32) != (unsigned)(pos + 1))
                 ;
             u = (int)(unsigned)x;
-            *slot = (u64)(unsigned)(pos + p.n + 1) << 32 | 0xffffffffu;
+            *slot = (u64)(unsigned)(pos + p.n) << 32 | 0xffffffffu;
             __threadfence(); // the slot freed before the flag clears
             atomicExch(p.stamp + u, 0);
             __threadfence(); // the flag cleared before the distance is read
