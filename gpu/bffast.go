@@ -29,12 +29,6 @@ func init() {
 // cycle found on the host from the device's distances as for the other
 // Bellman-Ford variants. Predecessors (opts.Pred) come packed with the
 // distances, as in SSSPFast. ctx is checked every 4096 rounds.
-//
-// With FastTuning.Async = 1 and no negative arc, it runs sssp-fast's
-// asynchronous kernel with an infinite threshold instead: label-correcting
-// relaxation from a ring worklist without rounds (one phase); on a graph
-// with negative arcs the rounds above always run, since the
-// negative-cycle check counts them.
 func BFFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
 	return BFFastTuned(ctx, g, source, opts, FastTuning{})
 }

@@ -18,7 +18,7 @@ const ssspModule = "sssp"
 func init() {
 	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
 		Source: "pathnotes (DESIGN.md's performance goal): near-far worklists after Davidson et al.'s delta-stepping variant",
-		Launch: "one persistent grid of a 1024-thread block per multiprocessor, a group of lanes per worklist vertex; on graphs of even degrees an asynchronous ring worklist (grid-wide barriers only between delta phases, relaunched every 4096 phases), otherwise steps (grid-wide barrier between steps; block 0 alone with block barriers while the worklist is small; relaunched every 4096 steps)",
+		Launch: "one persistent grid of a 1024-thread block per multiprocessor (grid-wide barrier between steps; block 0 alone with block barriers while the worklist is small), a group of lanes per worklist vertex, relaunched every 4096 steps",
 		single: SSSPFast})
 }
 
@@ -373,15 +373,7 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // grid or road network spends most of its thousands of steps on such
 // narrow wavefronts. The host relaunches the kernel every 4096 steps, reading one
 // flag, which is when ctx is checked: there is no host round trip per
-// step.
-//
-// On graphs whose out-degrees are not skewed (grids, road networks; see
-// FastTuning.Async) it runs the asynchronous form instead: no steps, but a
-// ring worklist from which every warp of the grid takes vertices and to
-// which it pushes the targets it improves below the threshold at once, so
-// that a shortest-path tree thousands of hops deep costs no barrier per
-// hop; a grid-wide barrier separates only the phases (the threshold
-// advances by delta when the ring runs dry, as in the split above). A distance and its predecessor travel packed in one 64-bit word
+// step. A distance and its predecessor travel packed in one 64-bit word
 // lowered with atomicMin, so predecessors (opts.Pred) come from the arcs
 // that set the final distances and never form cycles, zero-weight arcs
 // included. Weights must be non-negative.

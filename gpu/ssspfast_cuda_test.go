@@ -75,18 +75,12 @@ var fastTestGraphs = []*fastGraph{
 }
 
 // TestFastSingleSource checks sssp-fast and bf-fast against cpu.Dijkstra
-// on large graphs under several schedules, predecessors verified: the
-// stepped kernel's (Async: -1) and the async kernel's, the latter with
-// every grid size up to all resident blocks, narrow and infinite bands,
-// one lane or a whole warp per vertex, and phases split across launches.
+// on large graphs under several schedules, predecessors verified.
 func TestFastSingleSource(t *testing.T) {
 	fastDevice(t)
 	ctx := context.Background()
-	schedules := []FastTuning{{}, {Group: 1, Block: 128, Async: -1}, {Group: 32, Delta: 1, Async: -1}, {Blocks: 1, Steps: 100, Async: -1},
-		{Solo: -1, Async: -1}, {Solo: 1 << 30, Steps: 1000, Async: -1}, {Solo: 64, Block: 256, Blocks: 1 << 20, Async: -1},
-		{Heavy: 16, Solo: -1, Async: -1}, {Heavy: -1, Async: -1},
-		{Async: 1}, {Async: 1, Block: 256, Blocks: 1 << 20}, {Async: 1, Group: 1, Delta: 64, Steps: 3}, {Async: 1, Group: 32, Delta: 1 << 29},
-		{Async: 1, Blocks: 1, Block: 32}, {Async: 1, Block: 64, Blocks: 1 << 20, Group: 2}}
+	schedules := []FastTuning{{}, {Group: 1, Block: 128}, {Group: 32, Delta: 1}, {Blocks: 1, Steps: 100},
+		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}, {Heavy: 16, Solo: -1}, {Heavy: -1}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -133,15 +127,12 @@ func TestFastNegative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Async is refused for negative arcs: the stepped kernel runs instead.
-	for _, tun := range []FastTuning{{}, {Async: 1}} {
-		got, err := BFFastTuned(ctx, neg, 7, Options{Pred: true}, tun)
-		if err != nil || !got.SameDistances(want) {
-			t.Fatalf("bf-fast with negative arcs (%+v): %v", tun, err)
-		}
-		if err := got.Verify(neg); err != nil {
-			t.Error(err)
-		}
+	got, err := BFFast(ctx, neg, 7, Options{Pred: true})
+	if err != nil || !got.SameDistances(want) {
+		t.Fatalf("bf-fast with negative arcs: %v", err)
+	}
+	if err := got.Verify(neg); err != nil {
+		t.Error(err)
 	}
 	_, err = BFFast(ctx, ringWithChord(t, 20000), 0, Options{})
 	var nc *graph.NegativeCycleError
@@ -242,46 +233,43 @@ type sweepPoint struct {
 	tun  FastTuning
 }
 
-// fastSweep lists the schedules a sweep tries on g: the defaults, each
-// kernel with its defaults (async=off: the stepped sssp_run; async=on:
-// sssp_async), then one tunable at a time around each. The stepped points
-// are round 2's that mattered (block 256, solo off and 1024, group 32,
-// heavy 128, delta halved and doubled); the async points sweep the block
-// and grid size (the warps that take entries from the ring), the lanes per
-// vertex and, for sssp-fast, the band from a quarter of AutoDelta to
-// infinite (one phase: label correcting without priority, as bf-fast's
-// async mode). About 27 points for sssp-fast and 16 for bf-fast per graph.
+// fastSweep lists the schedules a sweep tries on g: the defaults, then one
+// tunable at a time around them (solo bound, delta for sssp-fast, group,
+// heavy degree, block size, grid size), then solo bound × delta pairs for
+// sssp-fast. About 30 points for sssp-fast and 22 for bf-fast per graph.
 func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
 	d := AutoDelta(g)
 	delta := func(f float64) int { return max(1, int(min(float64(d)*f, 1<<29))) }
-	out := []sweepPoint{{"default", FastTuning{}}, {"async=off", FastTuning{Async: -1}}, {"async=on", FastTuning{Async: 1}}}
-	stepped := []sweepPoint{{"block=256", FastTuning{Block: 256}}, {"solo=off", FastTuning{Solo: -1}}, {"solo=1024", FastTuning{Solo: 1024}},
-		{"group=32", FastTuning{Group: 32}}, {"heavy=128", FastTuning{Heavy: 128}}}
-	sms := dev.Info().SMs
-	async := []sweepPoint{{"block=256", FastTuning{Block: 256}}, {"block=512", FastTuning{Block: 512}},
-		{fmt.Sprintf("blocks=%d,block=512", 2*sms), FastTuning{Blocks: 2 * sms, Block: 512}},
-		{fmt.Sprintf("blocks=%d,block=256", 4*sms), FastTuning{Blocks: 4 * sms, Block: 256}},
-		{fmt.Sprintf("blocks=%d,block=256", sms/2), FastTuning{Blocks: sms / 2, Block: 256}}}
-	for _, grp := range []int{1, 2, 8, 32} {
-		async = append(async, sweepPoint{fmt.Sprintf("group=%d", grp), FastTuning{Group: grp}})
+	out := []sweepPoint{{"default", FastTuning{}}, {"solo=off", FastTuning{Solo: -1}}}
+	solos := []int{64, 256, 1024, 4096, 16384}
+	for _, solo := range solos {
+		out = append(out, sweepPoint{fmt.Sprintf("solo=%d", solo), FastTuning{Solo: solo}})
 	}
 	if !bf {
-		for _, f := range []float64{0.5, 2} {
-			stepped = append(stepped, sweepPoint{fmt.Sprintf("delta=%d", delta(f)), FastTuning{Delta: delta(f)}})
+		for _, f := range []float64{0.25, 0.5, 2, 4} {
+			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", delta(f)), FastTuning{Delta: delta(f)}})
 		}
-		for _, f := range []float64{0.25, 0.5, 2, 4, 16} {
-			async = append(async, sweepPoint{fmt.Sprintf("delta=%d", delta(f)), FastTuning{Delta: delta(f)}})
+		for _, solo := range []int{256, 4096} {
+			for _, f := range []float64{0.5, 2} {
+				out = append(out, sweepPoint{fmt.Sprintf("solo=%d,delta=%d", solo, delta(f)), FastTuning{Solo: solo, Delta: delta(f)}})
+			}
 		}
-		async = append(async, sweepPoint{"delta=inf", FastTuning{Delta: 1 << 30}})
 	}
-	for _, p := range stepped {
-		p.tun.Async = -1
-		out = append(out, sweepPoint{"async=off," + p.name, p.tun})
+	for _, grp := range []int{4, 8, 16, 32} {
+		out = append(out, sweepPoint{fmt.Sprintf("group=%d", grp), FastTuning{Group: grp}})
 	}
-	for _, p := range async {
-		p.tun.Async = 1
-		out = append(out, sweepPoint{"async=on," + p.name, p.tun})
+	out = append(out, sweepPoint{"heavy=off", FastTuning{Heavy: -1}})
+	for _, h := range []int{128, 256, 4096, 16384} {
+		out = append(out, sweepPoint{fmt.Sprintf("heavy=%d", h), FastTuning{Heavy: h}})
 	}
+	for _, blk := range []int{256, 512} {
+		out = append(out, sweepPoint{fmt.Sprintf("block=%d", blk), FastTuning{Block: blk}})
+	}
+	sms := dev.Info().SMs
+	for _, k := range []int{2, 4} {
+		out = append(out, sweepPoint{fmt.Sprintf("blocks=%d", k*sms), FastTuning{Blocks: k * sms}})
+	}
+	out = append(out, sweepPoint{fmt.Sprintf("blocks=%d,block=256", 4*sms), FastTuning{Blocks: 4 * sms, Block: 256}})
 	return out
 }
 

@@ -2,10 +2,8 @@
 // document; they are the performance goals of DESIGN.md's table).
 //
 //   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
-//                 or sssp_async                      (stepped or asynchronous)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
-//                 or sssp_async                      frontier Bellman-Ford, negative cycles
-//                                                    (stepped only)
+//                                                    frontier Bellman-Ford, negative cycles
 //   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
 //
 // One engine, sssp_step (one step by a grid or by a block), serves all
