@@ -238,24 +238,10 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 		return nil, err
 	}
 	var f frontier
-	// The async mode has no rounds to count for the negative-cycle check.
-	async := tun.Async > 0 || tun.Async == 0 && !negative && AutoGroup(g) < 32
-	async = async && !(negative && g.HasNegative())
-	kernel, ring := "sssp_run", 0
-	// sssp_run's two worklists of n ints, or sssp_async's ring of n 64-bit
-	// slots in q0's place.
-	queues := []*buffer{&f.q0, &f.q1}
-	if async {
-		kernel, ring = "sssp_async", 1
-		queues = nil
-		if f.q0, err = r.alloc(2 * n); err != nil {
-			return nil, err
-		}
-	}
 	if f.dist, err = r.alloc(2 * n); err != nil {
 		return nil, err
 	}
-	for _, b := range append([]*buffer{&f.relaxed, &f.stamp, &f.infar, &f.f0, &f.f1}, queues...) {
+	for _, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
 		if *b, err = r.alloc(n); err != nil {
 			return nil, err
 		}
@@ -263,6 +249,13 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	thr := tun.Delta
 	if negative {
 		thr = math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
+	}
+	// The async mode has no rounds to count for the negative-cycle check.
+	async := tun.Async > 0 || tun.Async == 0 && !negative && AutoGroup(g) < 32
+	async = async && !(negative && g.HasNegative())
+	kernel, ring := "sssp_run", 0
+	if async {
+		kernel, ring = "sssp_async", 1
 	}
 	state := make([]int32, stWords)
 	state[stNear] = 1

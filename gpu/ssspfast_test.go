@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
-	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -234,47 +233,4 @@ func ringWithChord(t *testing.T, n int) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
-}
-
-// TestEmuFrontierAsyncLaps runs the async mode on an emulator of four
-// workers (four blocks of the persistent grid at once, interleaved by the
-// Go scheduler) on a grid and a road-like graph, where vertices are queued
-// again and again and the ring of n slots goes round many laps: distances
-// and paths must still match the CPU's.
-func TestEmuFrontierAsyncLaps(t *testing.T) {
-	dev, err := OpenEmulator(ptxemu.Options{Workers: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	grid, err := graph.Grid(16, 16, graph.WeightRange{Min: 1, Max: 1000}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	road, err := graph.RoadLike(300, 850, graph.WeightRange{Min: 0, Max: 50}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, g := range map[string]*graph.Graph{"grid": grid, "road": road} {
-		want, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tun := range []FastTuning{{Async: 1, Block: 32, Group: 1, Delta: 200}, {Async: 1, Block: 64, Group: 2, Delta: 1 << 29}} {
-			for _, s := range []struct {
-				name  string
-				solve frontierSolver
-			}{{VariantSSSPFast, SSSPFastTuned}, {VariantBFFast, BFFastTuned}} {
-				got, err := s.solve(ctx, g, 0, Options{Device: dev, Pred: true}, tun)
-				if err != nil {
-					t.Fatalf("%s on %s (%+v): %v", s.name, name, tun, err)
-				}
-				if !got.SameDistances(want) {
-					t.Errorf("%s on %s (%+v): distances differ:\n%s", s.name, name, tun, got.Diff(want, 5))
-				} else if err := got.Verify(g); err != nil {
-					t.Errorf("%s on %s (%+v): %v", s.name, name, tun, err)
-				}
-			}
-		}
-	}
 }

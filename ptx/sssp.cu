@@ -308,16 +308,15 @@ __device__ __forceinline__ void init_vertex(int v, long long *dist, int *relaxed
 // sssp_init prepares one run of sssp_run (ring = 0) or sssp_async (ring =
 // 1) from src: every distance INF without a predecessor, the source at 0
 // and alone on the first worklist. For sssp_async, stamp[] is the queued
-// flag (set for the source only) and q0 the ring of n 64-bit slots (see
-// ring_push): slot 0 holds the source, published for position 0, every
-// other slot v is free for position v.
+// flag (set for the source only) and q0 the ring, every slot empty (-1)
+// but the source's.
 extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relaxed, int *stamp, int *infar, int *q0, int ring)
 {
     for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
         init_vertex(v, dist, relaxed, stamp, infar);
         if (ring) {
             stamp[v] = v == src;
-            ((unsigned long long *)q0)[v] = v == 0 ? 1ull << 32 | (unsigned)src : (unsigned long long)v << 32 | 0xffffffffu;
+            q0[v] = v == 0 ? src : -1;
         }
         if (v == src) {
             dist[v] = pack(0, NIL);
@@ -396,23 +395,16 @@ extern "C" __global__ void __launch_bounds__(1024)
 // shortest-path tree is thousands of hops deep; sssp_run pays a grid-wide
 // barrier per hop, sssp_async one per phase (a delta band of distances).
 //
-// The ring's slots are 64-bit words (sequence << 32 | vertex), after
-// Vyukov's bounded queue: slot pos % n is free for the entry of position
-// pos when its sequence is pos (low 32 bits), and holds that entry when it
-// is pos + 1; the consumer frees it for the next lap by writing pos + n.
-// So a consumer never takes a value of an earlier lap, and a producer never
-// overwrites one not yet taken.
-//
 // queued[v] (stamp[]) is set while v has an entry in the ring that no
 // warp has taken yet: v is pushed only when the flag goes from 0 to 1. A
-// consumer frees the slot, then clears the flag, then reads v's distance
+// consumer empties the slot, then clears the flag, then reads v's distance
 // (fences between), so an improvement it does not see queues v again. The
-// flag is cleared only after the slot is freed, so the entries reserved
-// and not yet freed belong to distinct flagged vertices: at most n, and
+// flag is cleared only after the slot is emptied, so the entries reserved
+// and not yet emptied belong to distinct flagged vertices: at most n, and
 // the ring of n slots does not overflow. A producer whose slot is still
-// held (by a consumer that claimed it a lap earlier and is about to free
+// held (by a consumer that claimed it a lap earlier and is about to empty
 // it) waits for it; a consumer waits until its claimed slot is written.
-// Neither wait is on its own warp: a warp claims, frees its slots, and
+// Neither wait is on its own warp: a warp claims, empties its slots, and
 // only then relaxes and pushes.
 //
 // The phase ends when every reserved entry is finished: ST_FIN == ST_TAIL,
@@ -431,15 +423,14 @@ typedef unsigned long long u64;
 
 __device__ __forceinline__ u64 vload64(const int *p) { return *(const volatile u64 *)p; }
 
-// ring_push reserves the tail position for v and writes its slot once
-// the slot is free for that position.
+// ring_push reserves the tail slot for v and writes it once it is empty.
 __device__ __forceinline__ void ring_push(const problem &p, int v)
 {
     const u64 pos = atomicAdd((u64 *)(p.st + ST_TAIL), 1ull);
-    volatile u64 *slot = (volatile u64 *)p.q0 + pos % (u64)p.n;
-    while ((unsigned)(*slot >> 32) != (unsigned)pos)
+    volatile int *slot = p.q0 + (int)(pos % (u64)p.n);
+    while (*slot >= 0)
         ;
-    *slot = (u64)(unsigned)(pos + 1) << 32 | (unsigned)v;
+    *slot = v;
 }
 
 // relax_async relaxes u's arcs a0, a0+stride, ... from du under threshold
@@ -476,9 +467,7 @@ __device__ void drain(const problem &p, int thr, int fs)
         int cnt = 0;
         if (lane == 0) {
             for (;;) {
-                const u64 fin = vload64(p.st + ST_FIN);
-                __threadfence(); // tail read after fin: it includes every push before those entries finished
-                const u64 t = vload64(p.st + ST_TAIL);
+                const u64 fin = vload64(p.st + ST_FIN), t = vload64(p.st + ST_TAIL);
                 if (fin == t) {
                     cnt = -1;
                     break;
@@ -500,14 +489,11 @@ __device__ void drain(const problem &p, int thr, int fs)
         const int e = lane / group;
         int u = 0, du = 0, go = 0;
         if (sub == 0 && e < cnt) {
-            const u64 pos = h + e;
-            volatile u64 *slot = (volatile u64 *)p.q0 + pos % (u64)p.n;
-            u64 x;
-            while ((unsigned)((x = *slot) >> 32) != (unsigned)(pos + 1))
+            volatile int *slot = p.q0 + (int)((h + e) % (u64)p.n);
+            while ((u = *slot) < 0)
                 ;
-            u = (int)(unsigned)x;
-            *slot = (u64)(unsigned)(pos + p.n) << 32 | 0xffffffffu;
-            __threadfence(); // the slot freed before the flag clears
+            *slot = -1;
+            __threadfence(); // the slot emptied before the flag clears
             atomicExch(p.stamp + u, 0);
             __threadfence(); // the flag cleared before the distance is read
             du = dist_at(p.dist, u);
