@@ -65,23 +65,6 @@ type FastTuning struct {
 	// Batch is how many sources apsp-batched solves per launch; 0 means
 	// as many as three quarters of the free device memory hold.
 	Batch int
-	// Async selects sssp-fast's and bf-fast's asynchronous mode: 1 runs
-	// the kernel sssp_async (a ring worklist that warps take vertices from
-	// and push improved ones to without grid-wide barriers, near-far
-	// phases of Delta with a barrier only between phases), -1 the stepped
-	// kernel sssp_run. bf-fast on a graph with negative arcs always takes
-	// the stepped kernel, which counts rounds for the negative-cycle check.
-	// 0 means, for sssp-fast, async on graphs whose out-degrees are not
-	// skewed (AutoGroup(g) below 32: grids, road networks, whose
-	// shortest-path trees are thousands of hops deep, one grid barrier
-	// each in the stepped kernel) and stepped on skewed ones (R-MAT, p2p),
-	// where the stepped kernel's heavy-vertex path and wide worklists pay;
-	// for bf-fast always stepped (its async form has no delta band at all,
-	// so its redundant work is unmeasured). Both are first guesses from
-	// round 2's diagnosis, to be settled by the card's sweep of both modes.
-	// With Async, Steps counts phases per launch, and Solo and Heavy are
-	// not used.
-	Async int
 }
 
 // AutoDelta is sssp-fast's default bucket width: 128 times the mean arc
@@ -155,8 +138,6 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 		return t, fmt.Errorf("%s: block of %d threads, want a multiple of 32 in 32..1024", what, t.Block)
 	case t.Group < 1 || t.Group > 32 || t.Group&(t.Group-1) != 0:
 		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
-	case t.Async < -1 || t.Async > 1:
-		return t, fmt.Errorf("%s: async %d, want -1, 0 or 1", what, t.Async)
 	case t.Blocks < 0 || t.Steps < 1 || t.Steps > maxSteps || t.Batch < 0:
 		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps in 1..%d, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch, maxSteps)
 	}
@@ -183,8 +164,7 @@ const (
 	stNeg    = 8 // 1 + a vertex still on the worklist at round n
 	stMin    = 9 // two slots of the least pending far distance
 	stThr    = 13
-	stTail   = 22 // low word of sssp_async's 64-bit count of ring entries pushed
-	stWords  = 26
+	stWords  = 20
 	doneOK   = 1
 	doneNegC = 2
 )
@@ -250,16 +230,8 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if negative {
 		thr = math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
 	}
-	// The async mode has no rounds to count for the negative-cycle check.
-	async := tun.Async > 0 || tun.Async == 0 && !negative && AutoGroup(g) < 32
-	async = async && !(negative && g.HasNegative())
-	kernel, ring := "sssp_run", 0
-	if async {
-		kernel, ring = "sssp_async", 1
-	}
 	state := make([]int32, stWords)
 	state[stNear] = 1
-	state[stTail] = 1 // the source's ring entry (sssp_async)
 	state[stMin], state[stMin+1] = graph.Inf, graph.Inf
 	state[stThr] = int32(thr)
 	if f.st, err = r.upload(state); err != nil {
@@ -269,7 +241,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := r.residentBlocks(kernel, tun.Block)
+	blocks, err := r.residentBlocks("sssp_run", tun.Block)
 	if err != nil {
 		return nil, err
 	}
@@ -286,21 +258,13 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	block := Dim3{tun.Block, 1, 1}
 	err = r.kernels(func() error {
 		if err := r.launch(ssspModule, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
-			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), i32(ring)); err != nil {
+			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
 			return err
 		}
 		for {
-			var err error
-			if async {
-				err = r.launch(ssspModule, kernel, Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
-					f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.f0.arg(), f.f1.arg(),
-					f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps))
-			} else {
-				err = r.launch(ssspModule, kernel, Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
-					f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
-					f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy))
-			}
-			if err != nil {
+			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
+				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy)); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {

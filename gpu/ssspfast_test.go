@@ -95,10 +95,7 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // steps only, solo steps only (the other blocks waiting in the barrier
 // throughout), and a small solo bound that switches between the two modes
 // many times, across launches of a few steps; then with heavy vertices
-// (more than 2 or 1 arcs, a block each) on grid steps only, and switching;
-// then the async mode: defaults, one lane per vertex on 32-thread blocks
-// with the narrowest bands (many phases across launches of two), whole
-// warps with an infinite band on one block.
+// (more than 2 or 1 arcs, a block each) on grid steps only, and switching.
 var tunings = []FastTuning{
 	{},
 	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
@@ -109,9 +106,6 @@ var tunings = []FastTuning{
 	{Block: 32, Group: 1, Solo: 4, Steps: 5},
 	{Block: 32, Group: 2, Heavy: 2, Solo: -1},
 	{Block: 64, Group: 1, Heavy: 1, Solo: 6, Steps: 7},
-	{Async: 1},
-	{Async: 1, Block: 32, Group: 1, Delta: 1, Steps: 2},
-	{Async: 1, Group: 32, Delta: 1 << 29, Blocks: 1, Block: 64},
 }
 
 func TestEmuFrontierAwkward(t *testing.T) {

@@ -50,10 +50,7 @@
 #define ST_BAR 11   // grid barrier: arrivals, generation
 #define ST_THR 13   // the threshold
 #define ST_HEAVY 16 // 3 counters of heavy entries, rotating as ST_NEAR's
-#define ST_HEAD 20  // sssp_async's ring: 64-bit count of entries claimed,
-#define ST_TAIL 22  // of entries reserved (pushed),
-#define ST_FIN 24   // and of entries finished (all arcs relaxed)
-#define ST_WORDS 26
+#define ST_WORDS 20
 
 __device__ __forceinline__ long long pack(int d, int p)
 {
@@ -305,25 +302,16 @@ __device__ __forceinline__ void init_vertex(int v, long long *dist, int *relaxed
     infar[v] = 0;
 }
 
-// sssp_init prepares one run of sssp_run (ring = 0) or sssp_async (ring =
-// 1) from src: every distance INF without a predecessor, the source at 0
-// and alone on the first worklist. For sssp_async, stamp[] is the queued
-// flag (set for the source only) and q0 the ring, every slot empty (-1)
-// but the source's.
-extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relaxed, int *stamp, int *infar, int *q0, int ring)
+// sssp_init prepares one run of sssp_run from src: every distance INF
+// without a predecessor, the source at 0 and alone on the first worklist.
+extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relaxed, int *stamp, int *infar, int *q0)
 {
     for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
         init_vertex(v, dist, relaxed, stamp, infar);
-        if (ring) {
-            stamp[v] = v == src;
-            q0[v] = v == 0 ? src : -1;
-        }
         if (v == src) {
             dist[v] = pack(0, NIL);
-            if (!ring) {
-                stamp[v] = 0;
-                q0[0] = v;
-            }
+            stamp[v] = 0;
+            q0[0] = v;
         }
     }
 }
@@ -382,210 +370,6 @@ extern "C" __global__ void __launch_bounds__(1024)
     }
     if (tid == 0)
         st[ST_STEP] = it;
-}
-
-// ---- sssp_async: near-far without steps ----
-//
-// sssp_async replaces the steps of sssp_run by one asynchronous worklist
-// per phase: a ring of n slots in global memory from which every warp of
-// the persistent grid claims a few entries (one per group of lanes) with a
-// compare-and-swap on the head count, relaxes their arcs, and pushes
-// improved targets below the threshold at the tail, at once, with no
-// barrier between a vertex and the vertices it improves. A grid's
-// shortest-path tree is thousands of hops deep; sssp_run pays a grid-wide
-// barrier per hop, sssp_async one per phase (a delta band of distances).
-//
-// queued[v] (stamp[]) is set while v has an entry in the ring that no
-// warp has taken yet: v is pushed only when the flag goes from 0 to 1. A
-// consumer empties the slot, then clears the flag, then reads v's distance
-// (fences between), so an improvement it does not see queues v again. The
-// flag is cleared only after the slot is emptied, so the entries reserved
-// and not yet emptied belong to distinct flagged vertices: at most n, and
-// the ring of n slots does not overflow. A producer whose slot is still
-// held (by a consumer that claimed it a lap earlier and is about to empty
-// it) waits for it; a consumer waits until its claimed slot is written.
-// Neither wait is on its own warp: a warp claims, empties its slots, and
-// only then relaxes and pushes.
-//
-// The phase ends when every reserved entry is finished: ST_FIN == ST_TAIL,
-// read in that order (both only grow, and a warp counts its entries
-// finished after its own pushes are reserved, so equality means nothing is
-// queued or in flight). Then, between grid barriers, the far pile is split
-// as in sssp_step: the threshold becomes the least pending far distance
-// plus delta, and the far vertices below it are pushed into the ring.
-// relaxed[] is lowered with atomicMin, so each distance of a vertex is
-// relaxed from by one warp only. Distances only fall and weights are
-// non-negative, so the result is exact whatever the order (label
-// correcting); the threshold only bounds the wasted work. Vertices of any
-// degree are handled by their group of lanes (no heavy path).
-
-typedef unsigned long long u64;
-
-__device__ __forceinline__ u64 vload64(const int *p) { return *(const volatile u64 *)p; }
-
-// ring_push reserves the tail slot for v and writes it once it is empty.
-__device__ __forceinline__ void ring_push(const problem &p, int v)
-{
-    const u64 pos = atomicAdd((u64 *)(p.st + ST_TAIL), 1ull);
-    volatile int *slot = p.q0 + (int)(pos % (u64)p.n);
-    while (*slot >= 0)
-        ;
-    *slot = v;
-}
-
-// relax_async relaxes u's arcs a0, a0+stride, ... from du under threshold
-// thr: an improved target below thr joins the ring unless already queued,
-// one at or above it the far pile far (counted in nfar).
-__device__ __forceinline__ void relax_async(const problem &p, int u, int du, int a0, int stride, int thr, int *far, int *nfar)
-{
-    const int end = p.off[u + 1];
-    for (int a = p.off[u] + a0; a < end; a += stride) {
-        const int t = p.tgt[a], nd = relax_sum(du, p.w[a]);
-        if (nd >= dist_at(p.dist, t))
-            continue;
-        if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
-            continue;
-        __threadfence(); // the distance before the flag and the slot
-        if (nd < thr) {
-            if (atomicExch(p.stamp + t, 1) == 0)
-                ring_push(p, t);
-        } else if (atomicExch(p.infar + t, 1) == 0) {
-            push(far, nfar, t);
-        }
-    }
-}
-
-// drain runs the ring until the phase's work is all finished. Lane 0 of
-// each warp claims up to 32/group entries; each group takes one.
-__device__ void drain(const problem &p, int thr, int fs)
-{
-    const int lane = threadIdx.x & 31, group = p.group, sub = lane & (group - 1), per = 32 / group;
-    u64 *head = (u64 *)(p.st + ST_HEAD);
-    int *far = fs ? p.f1 : p.f0, *nfar = p.st + ST_FAR + fs;
-    for (;;) {
-        u64 h = 0;
-        int cnt = 0;
-        if (lane == 0) {
-            for (;;) {
-                const u64 fin = vload64(p.st + ST_FIN), t = vload64(p.st + ST_TAIL);
-                if (fin == t) {
-                    cnt = -1;
-                    break;
-                }
-                h = vload64(p.st + ST_HEAD);
-                if (h >= t)
-                    continue;
-                const int take = (int)min((u64)per, t - h);
-                if (atomicCAS(head, h, h + take) == h) {
-                    cnt = take;
-                    break;
-                }
-            }
-        }
-        cnt = __shfl_sync(0xffffffffu, cnt, 0);
-        h = __shfl_sync(0xffffffffu, h, 0);
-        if (cnt < 0)
-            return;
-        const int e = lane / group;
-        int u = 0, du = 0, go = 0;
-        if (sub == 0 && e < cnt) {
-            volatile int *slot = p.q0 + (int)((h + e) % (u64)p.n);
-            while ((u = *slot) < 0)
-                ;
-            *slot = -1;
-            __threadfence(); // the slot emptied before the flag clears
-            atomicExch(p.stamp + u, 0);
-            __threadfence(); // the flag cleared before the distance is read
-            du = dist_at(p.dist, u);
-            go = du < atomicMin(p.relaxed + u, du);
-        }
-        if (group > 1) {
-            u = __shfl_sync(0xffffffffu, u, 0, group);
-            du = __shfl_sync(0xffffffffu, du, 0, group);
-            go = __shfl_sync(0xffffffffu, go, 0, group);
-        }
-        if (go)
-            relax_async(p, u, du, sub, group, thr, far, nfar);
-        __syncwarp();
-        if (lane == 0) {
-            __threadfence(); // this warp's pushes are reserved before its entries count finished
-            atomicAdd((u64 *)(p.st + ST_FIN), (u64)cnt);
-        }
-    }
-}
-
-// split_async ends phase ph (the ring is drained): it sets the next
-// threshold from the far pile fs and pushes the far vertices below it into
-// the ring, keeping the rest in the other pile. It returns 0, having set
-// ST_DONE, when the far pile is empty. Every block calls it after the same
-// grid barrier, so all read the same counts.
-__device__ int split_async(const problem &p, int ph, int &fs, int &thr)
-{
-    int *st = p.st;
-    const volatile int *vst = st;
-    const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
-    const int nfar = vst[ST_FAR + fs];
-    if (nfar == 0) {
-        if (tid == 0)
-            st[ST_DONE] = 1;
-        return 0;
-    }
-    if (tid == 0) {
-        st[ST_FAR + (fs ^ 1)] = 0;
-        st[ST_MIN + (ph + 1) % 2] = INF;
-    }
-    int *far = fs ? p.f1 : p.f0, *keep = fs ? p.f0 : p.f1;
-    int *least = st + ST_MIN + ph % 2;
-    for (int i = tid; i < nfar; i += nthreads) {
-        const int v = vload(far + i), d = dist_at(p.dist, v);
-        if (d < vload(p.relaxed + v))
-            atomicMin(least, d);
-    }
-    grid_barrier(st + ST_BAR);
-    thr = (int)min((long long)vload(least) + p.delta, (long long)INF);
-    for (int i = tid; i < nfar; i += nthreads) {
-        const int v = vload(far + i), d = dist_at(p.dist, v);
-        if (d >= vload(p.relaxed + v)) {
-            p.infar[v] = 0;
-        } else if (d < thr) {
-            p.infar[v] = 0;
-            if (atomicExch(p.stamp + v, 1) == 0)
-                ring_push(p, v);
-        } else {
-            push(keep, st + ST_FAR + (fs ^ 1), v);
-        }
-    }
-    fs ^= 1;
-    if (tid == 0) {
-        st[ST_FARSEL] = fs;
-        st[ST_THR] = thr;
-    }
-    grid_barrier(st + ST_BAR);
-    return 1;
-}
-
-// sssp_async is the persistent kernel of sssp-fast's and bf-fast's async
-// mode (bf-fast only without negative arcs, with an infinite threshold:
-// one phase). It runs at most `phases` phases and returns; the host
-// relaunches it until st[ST_DONE] is set. As for sssp_run, every block of
-// the grid must be resident at once. ST_STEP counts phases across launches.
-extern "C" __global__ void __launch_bounds__(1024)
-    sssp_async(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
-               int *relaxed, int *queued, int *infar, int *ring, int *f0, int *f1, int *st, int delta, int group, int phases)
-{
-    const problem p = {n, off, tgt, w, dist, relaxed, queued, infar, ring, 0, f0, f1, st, delta, group, 0, false};
-    const volatile int *vst = st;
-    int ph = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
-    const int last = ph + phases;
-    int more = 1;
-    while (more && ph < last) {
-        drain(p, thr, fs);
-        grid_barrier(st + ST_BAR);
-        more = opaque(split_async(p, ph, fs, thr));
-        ph++;
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-        st[ST_STEP] = ph;
 }
 
 // apsp_batch solves sources first .. first+count-1 into the rows of slab
