@@ -166,14 +166,13 @@ func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut
 // PickAllPairs is the rule by which AllPairs chooses a variant for name ""
 // or "auto": Floyd-Warshall (fw-fast, or fw-blocked where fw-fast is not
 // built in) for graphs with negative arcs, which the Dijkstra family cannot
-// take, and for dense graphs; apsp-batched for sparse ones, those with at
-// most n²/50 arcs (and more than 64 vertices: below that everything takes
-// microseconds and Floyd-Warshall's fixed shape wins). Floyd-Warshall does
-// n³ min-plus steps whatever the arcs; apsp-batched does about c·n·m
-// relaxations, each a global atomic some ten times dearer than a
-// Floyd-Warshall step, with c a small re-relaxation factor, so it wins
-// below a density of a few percent. The constant 1/50 is an estimate to be
-// replaced by a measured crossover.
+// take, for graphs of at most 64 vertices (everything takes microseconds)
+// and for all but the sparsest graphs; apsp-batched when m < n²/1024.
+// The constant is measured (`pathnotes bench --cross-n 4096`, H100, random
+// graphs, docs/gpu-benchmarks.md): at n = 4096 fw-fast takes 7.4 ms
+// whatever the arcs, apsp-batched 3.4 ms at 2 arcs a vertex, 7.5 ms at 4
+// (= n/1024) and 12.4 ms at 8, growing with the arcs. On p2p-Gnutella30
+// (n = 36,682, 2.4 arcs a vertex) apsp-batched takes 0.16 s and fw-fast 3.3 s.
 func PickAllPairs(g *graph.Graph) string {
 	fw := VariantFWBlocked
 	if _, err := Lookup("fw-fast"); err == nil {
@@ -183,7 +182,7 @@ func PickAllPairs(g *graph.Graph) string {
 		return fw
 	}
 	n, m := int64(g.N()), int64(g.M())
-	if g.HasNegative() || n <= 64 || 50*m > n*n {
+	if g.HasNegative() || n <= 64 || 1024*m >= n*n {
 		return fw
 	}
 	return VariantAPSPBatched

@@ -86,7 +86,7 @@ func TestEmuAllPairsAuto(t *testing.T) {
 	if _, err := Lookup("fw-fast"); err == nil {
 		fw = "fw-fast"
 	}
-	sparse, err := graph.GNM(200, 600, graph.WeightRange{Min: 1, Max: 9}, 3)
+	sparse, err := graph.GNM(200, 30, graph.WeightRange{Min: 1, Max: 9}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,28 +18,32 @@ const ssspModule = "sssp"
 func init() {
 	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
 		Source: "pathnotes (DESIGN.md's performance goal): near-far worklists after Davidson et al.'s delta-stepping variant",
-		Launch: "one persistent grid of a 1024-thread block per multiprocessor (grid-wide barrier between steps; block 0 alone with block barriers while the worklist is small), a group of lanes per worklist vertex, relaunched every 4096 steps",
+		Launch: "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps; block 0 alone with block barriers while the worklist is small), a group of lanes per worklist vertex, relaunched every 4096 steps",
 		single: SSSPFast})
 }
 
 // FastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
 // so that a benchmark can sweep them; a zero field takes its default.
 //
-// The defaults come from the first sweep on an H100 (grid1024, road264k,
-// rmat20, p2p-Gnutella30; the coordinator's log of issue #8, round 1): one
-// block per multiprocessor beat the fully occupied grid on the grid and the
-// road graph (17.3 against 33.7 ms, 7.5 against 14.7 ms) and tied on the
-// others; 1024-thread blocks beat 256 on all four; delta 4× the round-1
-// rule was better on all four (grid 28.4 against 33.7 ms); whole warps per
-// vertex beat 16 lanes on R-MAT (18.1 against 25.5 ms, bf-fast 14.2
-// against 28.2 ms). Solo mode and heavy vertices are new in round 2 and
-// await their sweep.
+// The defaults come from sweeps on an H100 (BenchmarkFastSSSP on grid1024,
+// road264k, rmat20 and p2p-Gnutella30; kernel ms in docs/gpu-benchmarks.md):
+// one block per multiprocessor beat the fully occupied grid on the grid and
+// the road graph and tied on the others; delta 4× the first rule was better
+// on all four; whole warps per vertex beat 16 lanes on R-MAT. Block size
+// and hub handling depend on the degrees: on graphs without hubs (grid,
+// road) 256-thread blocks beat 1024 (grid 18.9 against 28.1 ms, road 7.7
+// against 10.4), on skewed ones (R-MAT) 1024 beat 256 (6.1 against 8.4)
+// and relaxing vertices of more than 128 arcs with a whole block won
+// (5.0 against 6.1). Solo mode did not help on the grid (26 to 43 ms
+// against 28 with the default bound). An asynchronous worklist without
+// per-step barriers was tried and lost badly on the grid (165 ms at best).
 type FastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means AutoDelta(g).
 	Delta int
 	// Block is the threads per block, a multiple of 32 up to 1024; 0
-	// means 1024 for sssp-fast and bf-fast, 256 for apsp-batched.
+	// means, for sssp-fast and bf-fast, 1024 on graphs with hubs (see
+	// AutoGroup) and 256 on others, and 256 for apsp-batched.
 	Block int
 	// Group is the lanes that share one worklist vertex's arcs, a power of
 	// two up to 32; 0 means AutoGroup(g).
@@ -56,7 +60,8 @@ type FastTuning struct {
 	Solo int
 	// Heavy is the out-degree above which a worklist vertex is handled by
 	// a whole block instead of Group lanes (the hubs of R-MAT and other
-	// skewed graphs); 0 means Block, a negative value means never.
+	// skewed graphs); 0 means 128 on graphs with hubs and Block on others,
+	// a negative value means never.
 	Heavy int
 	// Steps is how many steps a persistent launch runs before it returns
 	// to the host, which then checks for cancellation and completion; 0
@@ -97,14 +102,10 @@ func AutoGroup(g *graph.Graph) int {
 	if g == nil || g.N() == 0 {
 		return 1
 	}
-	deg := float64(g.M()) / float64(g.N())
-	maxDeg := 0
-	for u := range g.N() {
-		maxDeg = max(maxDeg, g.OutDegree(u))
-	}
-	if float64(maxDeg) > 8*max(deg, 1) {
+	if hubs(g) {
 		return 32
 	}
+	deg := float64(g.M()) / float64(g.N())
 	grp := 1
 	for grp < 32 && float64(grp) < deg {
 		grp *= 2
@@ -112,15 +113,37 @@ func AutoGroup(g *graph.Graph) int {
 	return grp
 }
 
+// hubs reports whether g's out-degrees are skewed: the largest above 8
+// times the mean.
+func hubs(g *graph.Graph) bool {
+	if g == nil || g.N() == 0 {
+		return false
+	}
+	deg := float64(g.M()) / float64(g.N())
+	maxDeg := 0
+	for u := range g.N() {
+		maxDeg = max(maxDeg, g.OutDegree(u))
+	}
+	return float64(maxDeg) > 8*max(deg, 1)
+}
+
 // maxSteps bounds FastTuning.Steps so that a launch's last step number
 // stays an int32.
 const maxSteps = 1 << 24
 
 // resolve fills t's zero fields with the defaults for g (block is the
-// default threads per block) and checks the others.
+// default threads per block; 0 picks it by the degrees, as for sssp-fast
+// and bf-fast) and checks the others.
 func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning, error) {
+	skewed := hubs(g)
 	if t.Delta == 0 {
 		t.Delta = AutoDelta(g)
+	}
+	if block == 0 {
+		block = 256
+		if skewed {
+			block = 1024
+		}
 	}
 	if t.Block == 0 {
 		t.Block = block
@@ -148,6 +171,8 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 		t.Solo = 0
 	}
 	switch {
+	case t.Heavy == 0 && skewed:
+		t.Heavy = 128
 	case t.Heavy == 0:
 		t.Heavy = t.Block
 	case t.Heavy < 0:
@@ -203,7 +228,7 @@ const frontierVectors = 11
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
 func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun FastTuning) (*graph.SingleSource, error) {
-	tun, err := tun.resolve(g, name, 1024)
+	tun, err := tun.resolve(g, name, 0)
 	if err != nil {
 		return nil, err
 	}

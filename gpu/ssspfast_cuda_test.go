@@ -408,7 +408,7 @@ func BenchmarkFastAllPairs(b *testing.B) {
 
 // BenchmarkFastCrossover times apsp-batched against Floyd-Warshall (the
 // variant PickAllPairs would take for dense graphs) on n = 4096 at
-// densities around PickAllPairs's n²/50 rule, to measure the crossover.
+// densities around PickAllPairs's n²/1024 rule, to measure the crossover.
 func BenchmarkFastCrossover(b *testing.B) {
 	fastDevice(b)
 	ctx := context.Background()
