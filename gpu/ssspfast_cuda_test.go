@@ -165,8 +165,12 @@ func TestFastAllPairs(t *testing.T) {
 			t.Errorf("apsp-batched %+v: %v", tun, err)
 		}
 	}
+	sparse, err := graph.GNM(3001, 6000, graph.WeightRange{Min: 0, Max: 50}, 5) // below n²/1024 arcs
+	if err != nil {
+		t.Fatal(err)
+	}
 	var s Stats
-	got, err := AllPairs(ctx, "auto", g, Options{Stats: &s})
+	got, err := AllPairs(ctx, "auto", sparse, Options{Stats: &s})
 	if err != nil || got.Solver != VariantAPSPBatched || s.Variant != VariantAPSPBatched {
 		t.Errorf("auto on a sparse graph: %v, solver %q, stats %q", err, got.Solver, s.Variant)
 	}
