@@ -71,7 +71,7 @@ func APSPBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun Fas
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := r.residentBlocks("apsp_batch", tun.Block)
+	blocks, err := r.residentBlocks("apsp_batch", tun.Block, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ func init() {
 // (5.0 against 6.1). Solo mode did not help on the grid (26 to 43 ms
 // against 28 with the default bound). An asynchronous worklist without
 // per-step barriers was tried and lost badly on the grid (165 ms at best).
+// Local rounds within grid steps (Local) await their card sweep.
 type FastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means AutoDelta(g).
@@ -70,6 +71,30 @@ type FastTuning struct {
 	// Batch is how many sources apsp-batched solves per launch; 0 means
 	// as many as three quarters of the free device memory hold.
 	Batch int
+	// Local is how many rounds a block of sssp-fast's and bf-fast's grid
+	// may run on its own within a grid step, following the vertices it has
+	// just improved through a queue in its shared memory with block
+	// barriers only, before the grid-wide barrier; 0 or a negative value
+	// means none (the default until a card sweep picks one).
+	Local int
+	// LocalQueue is the entries of that shared-memory queue (two halves of
+	// this many, 8 bytes an entry in all); what overflows it joins the
+	// next step's worklist. 0 means 2048; at most 4096.
+	LocalQueue int
+}
+
+// maxLocalQueue is LQ_MAX of ptx/sssp.cu: two halves of it and two
+// counters stay within the 48 KB of shared memory a block gets without
+// opting in.
+const maxLocalQueue = 4096
+
+// localShared is the dynamic shared memory of sssp_run for t: two counters
+// and two halves of LocalQueue entries when local rounds are on.
+func (t FastTuning) localShared() int {
+	if t.Local <= 0 {
+		return 0
+	}
+	return 4 * (2 + 2*t.LocalQueue)
 }
 
 // AutoDelta is sssp-fast's default bucket width: 128 times the mean arc
@@ -161,6 +186,8 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 		return t, fmt.Errorf("%s: block of %d threads, want a multiple of 32 in 32..1024", what, t.Block)
 	case t.Group < 1 || t.Group > 32 || t.Group&(t.Group-1) != 0:
 		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
+	case t.LocalQueue < 0 || t.LocalQueue > maxLocalQueue:
+		return t, fmt.Errorf("%s: local queue of %d entries, want 1..%d (0: 2048)", what, t.LocalQueue, maxLocalQueue)
 	case t.Blocks < 0 || t.Steps < 1 || t.Steps > maxSteps || t.Batch < 0:
 		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps in 1..%d, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch, maxSteps)
 	}
@@ -178,6 +205,10 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 	case t.Heavy < 0:
 		t.Heavy = 0
 	}
+	if t.LocalQueue == 0 {
+		t.LocalQueue = 2048
+	}
+	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)
 	return t, nil
 }
@@ -200,16 +231,16 @@ const (
 // reports Workers as its multiprocessor count, so there it is exactly that:
 // a grid barrier over more blocks than run at once would wait forever for
 // blocks that never start.
-func (r *run) residentBlocks(kernel string, threads int) (int, error) {
+func (r *run) residentBlocks(kernel string, threads, shared int) (int, error) {
 	if r.dev.Driver() == "emu" {
 		return max(r.dev.info.SMs, 1), nil
 	}
-	k, err := r.occupancy(ssspModule, kernel, threads, 0)
+	k, err := r.occupancy(ssspModule, kernel, threads, shared)
 	if err != nil {
 		return 0, err
 	}
 	if k < 1 {
-		return 0, fmt.Errorf("%s: kernel %s cannot run %d threads per block on %s", r.what, kernel, threads, r.dev.info.Name)
+		return 0, fmt.Errorf("%s: kernel %s cannot run %d threads per block with %d bytes of shared memory on %s", r.what, kernel, threads, shared, r.dev.info.Name)
 	}
 	return k * max(r.dev.info.SMs, 1), nil
 }
@@ -266,7 +297,8 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := r.residentBlocks("sssp_run", tun.Block)
+	shared := tun.localShared()
+	blocks, err := r.residentBlocks("sssp_run", tun.Block, shared)
 	if err != nil {
 		return nil, err
 	}
@@ -287,9 +319,10 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			return err
 		}
 		for {
-			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, 0, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
-				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy)); err != nil {
+				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
+				i32(tun.Local), i32(tun.LocalQueue)); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
@@ -353,7 +386,11 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // the steps alone with block barriers, which cost a fraction of a
 // grid-wide one, and the other blocks wait until the worklist grows: a
 // grid or road network spends most of its thousands of steps on such
-// narrow wavefronts. The host relaunches the kernel every 4096 steps, reading one
+// narrow wavefronts. With FastTuning.Local > 0 (off by default), a block
+// also follows the vertices it improves below the threshold through a
+// queue in its shared memory for up to Local rounds within a grid step,
+// with block barriers only, so that a deep shortest-path tree needs fewer
+// grid-wide barriers. The host relaunches the kernel every 4096 steps, reading one
 // flag, which is when ctx is checked: there is no host round trip per
 // step. A distance and its predecessor travel packed in one 64-bit word
 // lowered with atomicMin, so predecessors (opts.Pred) come from the arcs

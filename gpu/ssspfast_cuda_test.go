@@ -80,7 +80,9 @@ func TestFastSingleSource(t *testing.T) {
 	fastDevice(t)
 	ctx := context.Background()
 	schedules := []FastTuning{{}, {Group: 1, Block: 128}, {Group: 32, Delta: 1}, {Blocks: 1, Steps: 100},
-		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}, {Heavy: 16, Solo: -1}, {Heavy: -1}}
+		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}, {Heavy: 16, Solo: -1}, {Heavy: -1},
+		{Local: 4}, {Local: 64, LocalQueue: 16, Solo: -1}, {Local: 8, Block: 1024, LocalQueue: maxLocalQueue},
+		{Local: 2, Heavy: 16, Group: 1, Solo: -1, Steps: 50}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -237,43 +239,36 @@ type sweepPoint struct {
 	tun  FastTuning
 }
 
-// fastSweep lists the schedules a sweep tries on g: the defaults, then one
-// tunable at a time around them (solo bound, delta for sssp-fast, group,
-// heavy degree, block size, grid size), then solo bound × delta pairs for
-// sssp-fast. About 30 points for sssp-fast and 22 for bf-fast per graph.
+// fastSweep lists the schedules a sweep tries on g: the defaults (local
+// rounds off), local rounds K ∈ {2, 4, 8, 16, 64} with the default queue,
+// K = 8 with queues of 512 and 4096 entries, K = 8 and 16 without solo
+// mode, then a few of the earlier rounds' points to compare with (solo
+// off, delta halved and doubled for sssp-fast, whole warps, no heavy
+// vertices, 1024-thread blocks, two blocks per multiprocessor). 17 points
+// for sssp-fast and 15 for bf-fast per graph; earlier rounds' other points
+// are in docs/gpu-benchmarks.md.
 func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
-	d := AutoDelta(g)
-	delta := func(f float64) int { return max(1, int(min(float64(d)*f, 1<<29))) }
-	out := []sweepPoint{{"default", FastTuning{}}, {"solo=off", FastTuning{Solo: -1}}}
-	solos := []int{64, 256, 1024, 4096, 16384}
-	for _, solo := range solos {
-		out = append(out, sweepPoint{fmt.Sprintf("solo=%d", solo), FastTuning{Solo: solo}})
+	out := []sweepPoint{{"default", FastTuning{}}}
+	for _, k := range []int{2, 4, 8, 16, 64} {
+		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), FastTuning{Local: k}})
 	}
+	for _, q := range []int{512, maxLocalQueue} {
+		out = append(out, sweepPoint{fmt.Sprintf("local=8,queue=%d", q), FastTuning{Local: 8, LocalQueue: q}})
+	}
+	for _, k := range []int{8, 16} {
+		out = append(out, sweepPoint{fmt.Sprintf("local=%d,solo=off", k), FastTuning{Local: k, Solo: -1}})
+	}
+	out = append(out, sweepPoint{"solo=off", FastTuning{Solo: -1}})
 	if !bf {
-		for _, f := range []float64{0.25, 0.5, 2, 4} {
-			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", delta(f)), FastTuning{Delta: delta(f)}})
+		d := AutoDelta(g)
+		for _, f := range []float64{0.5, 2} {
+			dl := max(1, int(min(float64(d)*f, 1<<29)))
+			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", dl), FastTuning{Delta: dl}})
 		}
-		for _, solo := range []int{256, 4096} {
-			for _, f := range []float64{0.5, 2} {
-				out = append(out, sweepPoint{fmt.Sprintf("solo=%d,delta=%d", solo, delta(f)), FastTuning{Solo: solo, Delta: delta(f)}})
-			}
-		}
-	}
-	for _, grp := range []int{4, 8, 16, 32} {
-		out = append(out, sweepPoint{fmt.Sprintf("group=%d", grp), FastTuning{Group: grp}})
-	}
-	out = append(out, sweepPoint{"heavy=off", FastTuning{Heavy: -1}})
-	for _, h := range []int{128, 256, 4096, 16384} {
-		out = append(out, sweepPoint{fmt.Sprintf("heavy=%d", h), FastTuning{Heavy: h}})
-	}
-	for _, blk := range []int{256, 512} {
-		out = append(out, sweepPoint{fmt.Sprintf("block=%d", blk), FastTuning{Block: blk}})
 	}
 	sms := dev.Info().SMs
-	for _, k := range []int{2, 4} {
-		out = append(out, sweepPoint{fmt.Sprintf("blocks=%d", k*sms), FastTuning{Blocks: k * sms}})
-	}
-	out = append(out, sweepPoint{fmt.Sprintf("blocks=%d,block=256", 4*sms), FastTuning{Blocks: 4 * sms, Block: 256}})
+	out = append(out, sweepPoint{"group=32", FastTuning{Group: 32}}, sweepPoint{"heavy=off", FastTuning{Heavy: -1}},
+		sweepPoint{"block=1024", FastTuning{Block: 1024}}, sweepPoint{fmt.Sprintf("blocks=%d", 2*sms), FastTuning{Blocks: 2 * sms}})
 	return out
 }
 

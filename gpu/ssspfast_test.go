@@ -95,7 +95,11 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // steps only, solo steps only (the other blocks waiting in the barrier
 // throughout), and a small solo bound that switches between the two modes
 // many times, across launches of a few steps; then with heavy vertices
-// (more than 2 or 1 arcs, a block each) on grid steps only, and switching.
+// (more than 2 or 1 arcs, a block each) on grid steps only, and switching;
+// then local rounds in grid steps: queues of 1 and 3 entries that overflow
+// onto the worklist all the time (with heavy vertices, which never go on
+// them, and with wide buckets), many rounds, and a single round with solo
+// steps in between. The last schedule is also the negative-cycle tests'.
 var tunings = []FastTuning{
 	{},
 	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
@@ -106,6 +110,10 @@ var tunings = []FastTuning{
 	{Block: 32, Group: 1, Solo: 4, Steps: 5},
 	{Block: 32, Group: 2, Heavy: 2, Solo: -1},
 	{Block: 64, Group: 1, Heavy: 1, Solo: 6, Steps: 7},
+	{Block: 32, Group: 1, Solo: -1, Local: 2, LocalQueue: 1},
+	{Block: 64, Group: 2, Solo: -1, Heavy: 2, Local: 64, LocalQueue: 3, Delta: 1 << 29},
+	{Block: 32, Group: 4, Solo: -1, Local: 1000, Steps: 2},
+	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5},
 }
 
 func TestEmuFrontierAwkward(t *testing.T) {
@@ -169,6 +177,8 @@ func TestEmuFrontierErrors(t *testing.T) {
 			{g, 0, FastTuning{Group: 3}, "group of 3 lanes"},
 			{g, 0, FastTuning{Delta: -2}, "delta -2"},
 			{g, 0, FastTuning{Steps: maxSteps + 1}, "steps 16777217"},
+			{g, 0, FastTuning{Local: 2, LocalQueue: maxLocalQueue + 1}, "local queue of 4097 entries"},
+			{g, 0, FastTuning{LocalQueue: -1}, "local queue of -1 entries"},
 		} {
 			if _, err := solve(ctx, c.g, c.src, Options{Device: dev}, c.tun); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("source %d, %+v: %v, want an error saying %q", c.src, c.tun, err, c.want)

@@ -28,6 +28,22 @@
 //
 // relaxed[v] is the distance v last relaxed its arcs from; a queued vertex
 // whose distance is not below it has nothing new to push and is skipped.
+//
+// Local rounds (sssp_run's grid steps, local > 0): a grid-wide barrier
+// costs microseconds and a grid's shortest-path tree is thousands of arcs
+// deep, so a block does not wait for the next step to follow what it has
+// just improved. An improved target below the threshold goes to a queue
+// in the block's shared memory instead of the next worklist, and the block
+// relaxes that queue for up to `local` rounds separated by __syncthreads;
+// what does not fit, heavy vertices and what the last round improves join
+// the next worklist as before. It is label-correcting Bellman-Ford either
+// way: the order of relaxations changes, not their fixed point. A vertex
+// may be relaxed by two blocks in one step (once from a local queue, once
+// from the worklist), which costs work but loses nothing: every
+// improvement is followed by a queueing of its vertex, locally or on the
+// worklist (where stamp[] only drops a second entry for the same step,
+// which reads the distance when it runs), and relaxed[] only skips a
+// vertex whose current distance it has already relaxed from.
 // A worklist entry is handled by a group of `group` lanes (a power of two
 // up to 32) that stride over its arcs, so high-degree vertices do not stall
 // a whole warp on one lane; a heavy vertex (more than `heavy` out-arcs, the
@@ -51,6 +67,11 @@
 #define ST_THR 13   // the threshold
 #define ST_HEAVY 16 // 3 counters of heavy entries, rotating as ST_NEAR's
 #define ST_WORDS 20
+
+// LQ_MAX bounds the local queue: two halves of LQ_MAX entries and their
+// two counters stay within the 48 KB of shared memory a block gets
+// without opting in (the host checks the same bound).
+#define LQ_MAX 4096
 
 __device__ __forceinline__ long long pack(int d, int p)
 {
@@ -116,7 +137,16 @@ struct problem {
     int *relaxed, *stamp, *infar, *q0, *q1, *f0, *f1, *st;
     int delta, group, heavy;
     bool negcheck;
+    int local, lcap; // local rounds per grid step (0: none), local queue entries
+    int *lq;         // shared: two counters, then two halves of lcap entries
 };
+
+// is_heavy tells whether t has more than p.heavy out-arcs (p.heavy = 0:
+// no vertex is heavy).
+__device__ __forceinline__ bool is_heavy(const problem &p, int t)
+{
+    return p.heavy > 0 && p.off[t + 1] - p.off[t] > p.heavy;
+}
 
 // push_vertex queues t for step it+1 on worklist q (of n entries): a light
 // vertex from the front, counted in st[ST_NEAR + (it+1)%3], a heavy one
@@ -126,17 +156,34 @@ struct problem {
 __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, int t)
 {
     const int slot = (it + 1) % 3;
-    if (p.heavy > 0 && p.off[t + 1] - p.off[t] > p.heavy)
+    if (is_heavy(p, t))
         q[p.n - 1 - atomicAdd(p.st + ST_HEAVY + slot, 1)] = t;
     else
         push(q, p.st + ST_NEAR + slot, t);
 }
 
+// queue_near queues t, improved in step it below the threshold: on the
+// block's local queue lq (counted in *lcnt) when there is one, t is light
+// and the queue has room, otherwise on the next worklist nxt unless t is
+// already there.
+__device__ __forceinline__ void queue_near(const problem &p, int t, int it, int *nxt, int *lq, int *lcnt)
+{
+    if (lq && !is_heavy(p, t)) {
+        const int i = atomicAdd(lcnt, 1);
+        if (i < p.lcap) {
+            lq[i] = t;
+            return;
+        }
+    }
+    if (atomicMax(p.stamp + t, it + 1) < it + 1)
+        push_vertex(p, nxt, it, t);
+}
+
 // relax_arcs relaxes u's arcs a0, a0+stride, ... from distance du, found
 // in step it under threshold thr: an improved target below thr is queued
-// for the next step, one at or above it joins the far pile far.
+// by queue_near, one at or above it joins the far pile far.
 __device__ __forceinline__ void relax_arcs(const problem &p, int u, int du, int a0, int stride, int it, int thr, int *nxt,
-                                           int *far, int *nfar)
+                                           int *far, int *nfar, int *lq, int *lcnt)
 {
     const int end = p.off[u + 1];
     for (int a = p.off[u] + a0; a < end; a += stride) {
@@ -145,12 +192,63 @@ __device__ __forceinline__ void relax_arcs(const problem &p, int u, int du, int 
             continue;
         if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
             continue;
-        if (nd < thr) {
-            if (atomicMax(p.stamp + t, it + 1) < it + 1)
-                push_vertex(p, nxt, it, t);
-        } else if (atomicExch(p.infar + t, 1) == 0) {
+        if (nd < thr)
+            queue_near(p, t, it, nxt, lq, lcnt);
+        else if (atomicExch(p.infar + t, 1) == 0)
             push(far, nfar, t);
+    }
+}
+
+// relax_list relaxes the out-arcs of list's count vertices with threads
+// tid of nthreads, a group of lanes per vertex; an entry whose distance is
+// not below relaxed[] is skipped. The loop runs the same trips in every
+// lane of a warp, so that the whole warp can take part in the broadcasts;
+// a lane past the end of the list just has nothing to do.
+__device__ __forceinline__ void relax_list(const problem &p, const int *list, int count, int tid, int nthreads, int it,
+                                           int thr, int *nxt, int *far, int *nfar, int *lq, int *lcnt)
+{
+    const int lane = threadIdx.x & 31;
+    const int group = p.group, sub = lane & (group - 1);
+    for (int e0 = (tid & ~31) / group; e0 < count; e0 += nthreads / group) {
+        const int e = e0 + lane / group;
+        int u = 0, du = 0;
+        bool go = false;
+        if (sub == 0 && e < count) {
+            u = vload(list + e);
+            du = dist_at(p.dist, u);
+            go = du < vload(p.relaxed + u);
+            if (go)
+                p.relaxed[u] = du;
         }
+        if (group > 1) {
+            u = __shfl_sync(0xffffffffu, u, 0, group);
+            du = __shfl_sync(0xffffffffu, du, 0, group);
+            go = __shfl_sync(0xffffffffu, (int)go, 0, group);
+        }
+        if (go)
+            relax_arcs(p, u, du, sub, group, it, thr, nxt, far, nfar, lq, lcnt);
+    }
+}
+
+// local_rounds relaxes, with the block alone, what the block's part of
+// step it queued locally (half 0 of p.lq), for up to p.local rounds: round
+// r reads half r%2 and fills the other, except the last, which queues on
+// the worklist nxt. Every thread reads a half's count between the same two
+// block barriers, so all leave the loop together.
+__device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *far, int *nfar)
+{
+    for (int r = 0; r < p.local; r++) {
+        const int rd = r & 1;
+        __syncthreads(); // the pushes into half rd are done
+        const int count = min(p.lq[rd], p.lcap);
+        if (threadIdx.x == 0)
+            p.lq[rd ^ 1] = 0; // last read in round r-1, before the barrier above
+        __syncthreads();
+        if (count == 0)
+            return;
+        const bool last = r + 1 == p.local;
+        int *fill = last ? nullptr : p.lq + 2 + (rd ^ 1) * p.lcap;
+        relax_list(p, p.lq + 2 + rd * p.lcap, count, threadIdx.x, blockDim.x, it, thr, nxt, far, nfar, fill, p.lq + (rd ^ 1));
     }
 }
 
@@ -174,8 +272,6 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
     int *st = p.st;
     volatile int *vst = st;
     const bool leader = tid == 0;
-    const int lane = threadIdx.x & 31;
-    const int group = p.group, sub = lane & (group - 1);
     if (vst[ST_DONE])
         return 0;
     const int ncur = vst[ST_NEAR + it % 3], nheavy = vst[ST_HEAVY + it % 3];
@@ -196,6 +292,14 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         if (leader)
             st[ST_FAR + (fs ^ 1)] = 0;
         int *far = fs ? p.f1 : p.f0, *nfar = st + ST_FAR + fs;
+        // The local queue's half 0 is reset before any thread can push.
+        const bool local = GRID && p.local > 0;
+        int *lq = local ? p.lq + 2 : nullptr, *lcnt = p.lq;
+        if (local) {
+            if (threadIdx.x == 0)
+                lcnt[0] = 0;
+            __syncthreads();
+        }
         // Heavy entries, a whole block each: thread 0 reads the distance
         // and makes the relaxed[] check once for the block, so that all
         // its threads relax from the same distance that relaxed[] records.
@@ -211,31 +315,12 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
             }
             __syncthreads();
             if (hgo)
-                relax_arcs(p, hu, hdu, threadIdx.x, blockDim.x, it, thr, nxt, far, nfar);
+                relax_arcs(p, hu, hdu, threadIdx.x, blockDim.x, it, thr, nxt, far, nfar, lq, lcnt);
             __syncthreads();
         }
-        // The loop runs the same trips in every lane of a warp, so that the
-        // whole warp can take part in the broadcasts; a lane past the end
-        // of the worklist just has nothing to do.
-        for (int e0 = (tid & ~31) / group; e0 < ncur; e0 += nthreads / group) {
-            const int e = e0 + lane / group;
-            int u = 0, du = 0;
-            bool go = false;
-            if (sub == 0 && e < ncur) {
-                u = vload(cur + e);
-                du = dist_at(p.dist, u);
-                go = du < vload(p.relaxed + u);
-                if (go)
-                    p.relaxed[u] = du;
-            }
-            if (group > 1) {
-                u = __shfl_sync(0xffffffffu, u, 0, group);
-                du = __shfl_sync(0xffffffffu, du, 0, group);
-                go = __shfl_sync(0xffffffffu, (int)go, 0, group);
-            }
-            if (go)
-                relax_arcs(p, u, du, sub, group, it, thr, nxt, far, nfar);
-        }
+        relax_list(p, cur, ncur, tid, nthreads, it, thr, nxt, far, nfar, lq, lcnt);
+        if (local)
+            local_rounds(p, it, thr, nxt, far, nfar);
         step_barrier<GRID>(st);
         return 1;
     }
@@ -334,12 +419,18 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // and one more grid barrier before block 0 goes solo keeps it from
 // changing them while a slower block is still reading: a switch to solo
 // and back costs two grid barriers, a solo step none.
+//
+// local > 0 turns on local rounds in grid steps (up to local rounds per
+// step, see the top of this file) with a queue of lcap entries per half in
+// the dynamic shared memory, which the host sizes (2 + 2 lcap ints).
 extern "C" __global__ void __launch_bounds__(1024)
     sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
              int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
-             int steps, int negcheck, int solo, int heavy)
+             int steps, int negcheck, int solo, int heavy, int local, int lcap)
 {
-    const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy, negcheck != 0};
+    extern __shared__ int lbuf[];
+    const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
+                       negcheck != 0, local, min(lcap, LQ_MAX), lbuf};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
@@ -407,7 +498,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
             st[ST_THR] = delta;
         }
         __syncthreads();
-        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy, false};
+        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy, false, 0, 0, nullptr};
         int fs = 0, thr = delta;
         for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr)); it++)
             ;
