@@ -262,10 +262,11 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
 // that a later launch or other blocks can take over.
 //
 // negcheck makes a worklist at step n or later a negative cycle: with an
-// infinite threshold every step is one Bellman-Ford round whose worklist
-// holds exactly the vertices improved in the round before, and after round
-// k every distance is at most the shortest path of k+1 arcs, so without a
-// negative cycle nothing improves from round n-1 on.
+// infinite threshold every step is at least one Bellman-Ford round (more
+// with local rounds) over the vertices improved in the step before, so
+// after step k every distance is at most the shortest path of k+1 arcs;
+// without a negative cycle nothing improves from step n-1 on, and the
+// worklist holds only vertices improved in the step before.
 template <bool GRID>
 __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &fs, int &thr)
 {
