@@ -34,10 +34,14 @@ func init() {
 // road) 256-thread blocks beat 1024 (grid 18.9 against 28.1 ms, road 7.7
 // against 10.4), on skewed ones (R-MAT) 1024 beat 256 (6.1 against 8.4)
 // and relaxing vertices of more than 128 arcs with a whole block won
-// (5.0 against 6.1). Solo mode did not help on the grid (26 to 43 ms
-// against 28 with the default bound). An asynchronous worklist without
-// per-step barriers was tried and lost badly on the grid (165 ms at best).
-// Local rounds within grid steps (Local) await their card sweep.
+// (5.0 against 6.1). Local rounds (Local) pay on graphs without hubs:
+// 16 rounds with solo mode off took the grid from 16.2 to 9.8 ms and the
+// road graph from 7.8 to 4.3 (bf-fast: 30.3 to 13.5 and 8.8 to 4.0), but
+// slowed R-MAT (4.3 to 7.4) and p2p-Gnutella30 (0.27 to 1.0), so they are
+// on only without hubs. Solo mode lost or tied everywhere (grid 16.2 with
+// it against 15.3 without, R-MAT 4.3 against 3.9) and is off by default.
+// An asynchronous worklist without per-step barriers was tried and lost
+// badly on the grid (165 ms at best).
 type FastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means AutoDelta(g).
@@ -56,8 +60,8 @@ type FastTuning struct {
 	Blocks int
 	// Solo is the worklist size at or below which block 0 of sssp-fast's
 	// and bf-fast's grid runs steps alone, with block barriers instead of
-	// grid-wide ones; 0 means two passes of the block (2 × Block / Group
-	// vertices), a negative value turns solo mode off.
+	// grid-wide ones; 0 or a negative value means never (the default: it
+	// measured no faster); try two passes of a block, 2 × Block / Group.
 	Solo int
 	// Heavy is the out-degree above which a worklist vertex is handled by
 	// a whole block instead of Group lanes (the hubs of R-MAT and other
@@ -74,8 +78,9 @@ type FastTuning struct {
 	// Local is how many rounds a block of sssp-fast's and bf-fast's grid
 	// may run on its own within a grid step, following the vertices it has
 	// just improved through a queue in its shared memory with block
-	// barriers only, before the grid-wide barrier; 0 or a negative value
-	// means none (the default until a card sweep picks one).
+	// barriers only, before the grid-wide barrier; 0 means 16 on graphs
+	// without hubs (see AutoGroup) and none on others, a negative value
+	// none.
 	Local int
 	// LocalQueue is the entries of that shared-memory queue (two halves of
 	// this many, 8 bytes an entry in all); what overflows it joins the
@@ -191,12 +196,7 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 	case t.Blocks < 0 || t.Steps < 1 || t.Steps > maxSteps || t.Batch < 0:
 		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps in 1..%d, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch, maxSteps)
 	}
-	switch {
-	case t.Solo == 0:
-		t.Solo = 2 * t.Block / t.Group
-	case t.Solo < 0:
-		t.Solo = 0
-	}
+	t.Solo = max(t.Solo, 0)
 	switch {
 	case t.Heavy == 0 && skewed:
 		t.Heavy = 128
@@ -207,6 +207,9 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 	}
 	if t.LocalQueue == 0 {
 		t.LocalQueue = 2048
+	}
+	if t.Local == 0 && !skewed {
+		t.Local = 16
 	}
 	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)

@@ -92,7 +92,7 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // lane per vertex with the narrowest buckets on one block, whole warps per
 // vertex with one step per launch, wide buckets on small blocks, and on
 // grids of 32-thread blocks (several blocks even for small graphs): grid
-// steps only, solo steps only (the other blocks waiting in the barrier
+// steps only (the defaults, and without local rounds), solo steps only (the other blocks waiting in the barrier
 // throughout), and a small solo bound that switches between the two modes
 // many times, across launches of a few steps; then with heavy vertices
 // (more than 2 or 1 arcs, a block each) on grid steps only, and switching;
@@ -102,6 +102,7 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // steps in between. The last schedule is also the negative-cycle tests'.
 var tunings = []FastTuning{
 	{},
+	{Local: -1},
 	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
 	{Group: 32, Steps: 1},
 	{Delta: 1 << 29, Group: 4, Block: 64, Steps: 3},
