@@ -91,9 +91,10 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // tunings are the schedules every graph is checked under: defaults, one
 // lane per vertex with the narrowest buckets on one block, whole warps per
 // vertex with one step per launch, wide buckets on small blocks, and on
-// grids of 32-thread blocks (several blocks even for small graphs): grid
-// steps only (the defaults, and without local rounds), solo steps only (the other blocks waiting in the barrier
-// throughout), and a small solo bound that switches between the two modes
+// grids of 32-thread blocks (several blocks even for small graphs): the
+// defaults and the defaults without local rounds, grid steps only, solo
+// steps only (the other blocks waiting in the barrier throughout), and a
+// small solo bound that switches between the two modes
 // many times, across launches of a few steps; then with heavy vertices
 // (more than 2 or 1 arcs, a block each) on grid steps only, and switching;
 // then local rounds in grid steps: queues of 1 and 3 entries that overflow
