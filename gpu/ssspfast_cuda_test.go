@@ -239,26 +239,25 @@ type sweepPoint struct {
 	tun  FastTuning
 }
 
-// fastSweep lists the schedules a sweep tries on g: the defaults (local
-// rounds off), local rounds K ∈ {2, 4, 8, 16, 64} with the default queue,
-// K = 8 with queues of 512 and 4096 entries, K = 8 and 16 without solo
-// mode, then a few of the earlier rounds' points to compare with (solo
-// off, delta halved and doubled for sssp-fast, whole warps, no heavy
-// vertices, 1024-thread blocks, two blocks per multiprocessor). 17 points
-// for sssp-fast and 15 for bf-fast per graph; earlier rounds' other points
-// are in docs/gpu-benchmarks.md.
+// fastSweep lists the schedules a sweep tries on g, each a change from
+// the defaults (see FastTuning): local rounds K ∈ {2, 4, 8, 16, 24, 32, 64}
+// or off, solo mode on, local queues of 1024 and 512 entries, blocks of
+// 128, 512 and 1024 threads, delta halved and doubled (sssp-fast), whole
+// warps, no heavy vertices, two blocks per multiprocessor. Earlier rounds'
+// other points are in docs/gpu-benchmarks.md and FastTuning's comment.
 func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
 	out := []sweepPoint{{"default", FastTuning{}}}
 	for _, k := range []int{2, 4, 8, 16, 64} {
 		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), FastTuning{Local: k}})
 	}
-	for _, q := range []int{512, maxLocalQueue} {
-		out = append(out, sweepPoint{fmt.Sprintf("local=8,queue=%d", q), FastTuning{Local: 8, LocalQueue: q}})
+	out = append(out, sweepPoint{"solo=2-blocks", FastTuning{Solo: 2 * 256}}, sweepPoint{"local=off", FastTuning{Local: -1}})
+	for _, k := range []int{24, 32} {
+		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), FastTuning{Local: k}})
 	}
-	for _, k := range []int{8, 16} {
-		out = append(out, sweepPoint{fmt.Sprintf("local=%d,solo=off", k), FastTuning{Local: k, Solo: -1}})
+	for _, q := range []int{1024, 512} {
+		out = append(out, sweepPoint{fmt.Sprintf("queue=%d", q), FastTuning{LocalQueue: q}})
 	}
-	out = append(out, sweepPoint{"solo=off", FastTuning{Solo: -1}})
+	out = append(out, sweepPoint{"block=512", FastTuning{Block: 512}}, sweepPoint{"block=128", FastTuning{Block: 128}})
 	if !bf {
 		d := AutoDelta(g)
 		for _, f := range []float64{0.5, 2} {
