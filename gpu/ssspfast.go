@@ -84,7 +84,7 @@ type FastTuning struct {
 	Local int
 	// LocalQueue is the entries of that shared-memory queue (two halves of
 	// this many, 8 bytes an entry in all); what overflows it joins the
-	// next step's worklist. 0 means 2048; at most 4096.
+	// next step's worklist. 0 means 1024; at most 4096.
 	LocalQueue int
 }
 
@@ -102,13 +102,15 @@ func (t FastTuning) localShared() int {
 	return 4 * (2 + 2*t.LocalQueue)
 }
 
-// AutoDelta is sssp-fast's default bucket width: 128 times the mean arc
+// AutoDelta is sssp-fast's default bucket width: 256 times the mean arc
 // weight over the mean out-degree, at least 1. A bucket then spans about
-// 128/degree "average hops": wide buckets on sparse graphs (grids, roads:
+// 256/degree "average hops": wide buckets on sparse graphs (grids, roads:
 // few arcs per vertex, long paths, where parallelism is scarce) and
 // narrower ones on dense or skewed graphs (R-MAT), where a wide bucket
-// would relax many arcs more than once. The factor is the best of the
-// round-1 sweep (32 was the first guess; 4× it won on all four graphs).
+// would relax many arcs more than once. The factor comes from the H100
+// sweeps: 32 was the first guess, 4× it won on all four graphs, and with
+// local rounds 2× that again (grid 9.4 against 9.9 ms, road 4.0 against
+// 4.3; R-MAT 3.9 against 4.3 in an earlier sweep; Gnutella even).
 func AutoDelta(g *graph.Graph) int {
 	if g == nil || g.M() == 0 {
 		return 1
@@ -119,7 +121,7 @@ func AutoDelta(g *graph.Graph) int {
 	}
 	meanW := sum / float64(g.M())
 	meanDeg := float64(g.M()) / float64(g.N())
-	d := 128 * meanW / meanDeg
+	d := 256 * meanW / meanDeg
 	return int(max(1, min(d, float64(graph.MaxDistance))))
 }
 
@@ -192,7 +194,7 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 	case t.Group < 1 || t.Group > 32 || t.Group&(t.Group-1) != 0:
 		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
 	case t.LocalQueue < 0 || t.LocalQueue > maxLocalQueue:
-		return t, fmt.Errorf("%s: local queue of %d entries, want 1..%d (0: 2048)", what, t.LocalQueue, maxLocalQueue)
+		return t, fmt.Errorf("%s: local queue of %d entries, want 1..%d (0: 1024)", what, t.LocalQueue, maxLocalQueue)
 	case t.Blocks < 0 || t.Steps < 1 || t.Steps > maxSteps || t.Batch < 0:
 		return t, fmt.Errorf("%s: blocks %d, steps %d, batch %d: want blocks ≥ 0, steps in 1..%d, batch ≥ 0", what, t.Blocks, t.Steps, t.Batch, maxSteps)
 	}
@@ -206,7 +208,7 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 		t.Heavy = 0
 	}
 	if t.LocalQueue == 0 {
-		t.LocalQueue = 2048
+		t.LocalQueue = 1024
 	}
 	if t.Local == 0 && !skewed {
 		t.Local = 16
