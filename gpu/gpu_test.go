@@ -297,7 +297,12 @@ func TestStatsString(t *testing.T) {
 // mustGraph parses arcs on n vertices.
 func mustGraph(t testing.TB, n int, arcs string) *graph.Graph {
 	t.Helper()
-	b := graph.NewBuilder(n)
+	return buildArcs(t, graph.NewBuilder(n), arcs)
+}
+
+// buildArcs adds arcs ("u->v w, ...") to b and builds the graph.
+func buildArcs(t testing.TB, b *graph.Builder, arcs string) *graph.Graph {
+	t.Helper()
 	for _, a := range strings.Split(arcs, ",") {
 		var u, v int
 		var w int32

@@ -8,7 +8,6 @@ package gpu
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -25,20 +24,7 @@ type frontierSolver func(context.Context, *graph.Graph, int, Options, FastTuning
 func awkwardGraphs(t *testing.T) map[string]*graph.Graph {
 	t.Helper()
 	build := func(n int, arcs string) *graph.Graph {
-		b := graph.NewBuilder(n).Duplicates(graph.KeepAll)
-		for _, a := range strings.Split(arcs, ",") {
-			var u, v int
-			var w int32
-			if _, err := fmt.Sscanf(strings.TrimSpace(a), "%d->%d %d", &u, &v, &w); err != nil {
-				t.Fatalf("arc %q: %v", a, err)
-			}
-			b.AddArc(u, v, w)
-		}
-		g, err := b.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
+		return buildArcs(t, graph.NewBuilder(n).Duplicates(graph.KeepAll), arcs)
 	}
 	return map[string]*graph.Graph{
 		"duplicates":      build(4, "0->1 5, 0->1 2, 0->1 9, 1->2 1, 1->2 1, 2->3 0, 0->3 3"),
