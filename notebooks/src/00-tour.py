@@ -103,6 +103,43 @@ if err != nil {
 }
 """),
 md("""
+Besides the documents' variants, `gpu` has pathnotes' own fast solvers. `gpu.AllPairs` with the
+name `"auto"` picks one for the graph — `apsp-batched` (many single-source runs at once) for very
+sparse graphs, `fw-fast` otherwise — and the result's `Solver` says which. Stats hold the device
+time of the kernels, measured with CUDA events (on the emulator: its run time on the CPU).
+"""),
+code("""
+import (
+	"os"
+	"strconv"
+)
+
+big := 2048 // vertices; PATHNOTES_SCALE shrinks it
+if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
+	if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 && v < 1 {
+		big = max(int(float64(big)*v), 100)
+	}
+}
+for _, perVertex := range []int{1, 32} {
+	rg, err := graph.GNM(big, perVertex*big, graph.WeightRange{Min: 1, Max: 100}, 11)
+	if err != nil {
+		panic(err)
+	}
+	var st gpu.Stats
+	res, err := gpu.AllPairs(Ctx(), "auto", rg, gpu.Options{Stats: &st})
+	if err != nil {
+		fmt.Println("no GPU run:", err)
+		break
+	}
+	ref, err := gpu.AllPairs(Ctx(), "fw-blocked", rg, gpu.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("n = %d, %2d arcs a vertex: auto picked %-12s kernels %v, same distances as fw-blocked: %v\\n",
+		big, perVertex, res.Solver, st.Kernel, res.SameDistances(ref))
+}
+"""),
+md("""
 ## A random graph
 
 `graph.GNM(n, m, weights, seed)` draws m distinct arcs uniformly (no self-loops), with integer
