@@ -210,7 +210,7 @@ func Compilers() []string {
 	case dir == "":
 		lines = append(lines, "PTX cache: off ("+EnvPTXCache+"=off)")
 	default:
-		lines = append(lines, "PTX cache: "+dir)
+		lines = append(lines, "PTX cache: "+shownDir(dir))
 	}
 	return lines
 }
