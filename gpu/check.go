@@ -83,26 +83,19 @@ func firstOutOfRange(dist []int32) int {
 		}
 		return -1
 	}
-	parts := runtime.GOMAXPROCS(0)
-	if len(dist) < 1<<22 || parts == 1 {
+	if len(dist) < 1<<22 || runtime.GOMAXPROCS(0) == 1 {
 		return scan(dist)
 	}
-	step := (len(dist) + parts - 1) / parts
-	found := make([]int, 0, parts)
+	var found []int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for lo := 0; lo < len(dist); lo += step {
-		hi := min(lo+step, len(dist))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if i := scan(dist[lo:hi]); i >= 0 {
-				mu.Lock()
-				found = append(found, lo+i)
-				mu.Unlock()
-			}
-		}()
-	}
+	parallelRanges(&wg, len(dist), func(lo, hi int) {
+		if i := scan(dist[lo:hi]); i >= 0 {
+			mu.Lock()
+			found = append(found, lo+i)
+			mu.Unlock()
+		}
+	})
 	wg.Wait()
 	if len(found) == 0 {
 		return -1

@@ -232,14 +232,20 @@ func (r *run) copyOutStaged(host []int32, b buffer) error {
 // parallelCopy copies src into dst on one goroutine per core, counted in
 // wg.
 func parallelCopy(wg *sync.WaitGroup, dst, src []int32) {
+	parallelRanges(wg, len(src), func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
+}
+
+// parallelRanges calls f on consecutive ranges [lo, hi) covering 0..n,
+// one goroutine per core, counted in wg.
+func parallelRanges(wg *sync.WaitGroup, n int, f func(lo, hi int)) {
 	parts := runtime.GOMAXPROCS(0)
-	step := (len(src) + parts - 1) / parts
-	for lo := 0; lo < len(src); lo += step {
-		hi := min(lo+step, len(src))
+	step := max((n+parts-1)/parts, 1)
+	for lo := 0; lo < n; lo += step {
+		hi := min(lo+step, n)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
+			f(lo, hi)
 		}()
 	}
 }

@@ -130,11 +130,15 @@ func AutoDelta(g *graph.Graph) int {
 // in R-MAT or p2p graphs, where a narrow group leaves a hub's arcs to a
 // few lanes while the rest of the warp waits), otherwise the power of two
 // at or above the mean out-degree, between 1 and 32.
-func AutoGroup(g *graph.Graph) int {
+func AutoGroup(g *graph.Graph) int { return autoGroup(g, hubs(g)) }
+
+// autoGroup is AutoGroup for a graph whose hubs(g) is known, so that
+// resolve scans the out-degrees once.
+func autoGroup(g *graph.Graph, skewed bool) int {
 	if g == nil || g.N() == 0 {
 		return 1
 	}
-	if hubs(g) {
+	if skewed {
 		return 32
 	}
 	deg := float64(g.M()) / float64(g.N())
@@ -181,7 +185,7 @@ func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning,
 		t.Block = block
 	}
 	if t.Group == 0 {
-		t.Group = AutoGroup(g)
+		t.Group = autoGroup(g, skewed)
 	}
 	if t.Steps == 0 {
 		t.Steps = 4096
