@@ -247,16 +247,24 @@ func runFW(ctx context.Context, g *graph.Graph, opts Options, name string, extra
 			return nil, err
 		}
 	}
+	return r.finishFW(g, res)
+}
+
+// finishFW ends every Floyd-Warshall variant once the matrices are back:
+// a negative diagonal entry is reported as the negative cycle, a value no
+// result may hold is an internal error, and Π rows that the tiled orders
+// left cycling round a zero-weight cycle (as the blocked CPU solver's can)
+// are rebuilt.
+func (r *run) finishFW(g *graph.Graph, res *graph.AllPairs) (*graph.AllPairs, error) {
+	n := res.N
 	for i := range n {
 		if res.Dist[i*n+i] < 0 {
 			return nil, negativeCycle(r.ctx, g, nil, i)
 		}
 	}
-	if err := checkResult(res.Dist, n, false, name); err != nil {
+	if err := checkResult(res.Dist, n, false, res.Solver); err != nil {
 		return nil, err
 	}
-	// The tiled variants' order can leave Π cycling round a zero-weight
-	// cycle, as the blocked CPU solver's can: rebuild such rows.
 	res.RepairPredecessors(g)
 	return res, nil
 }

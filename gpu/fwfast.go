@@ -165,16 +165,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 			return nil, err
 		}
 	}
-	for i := range n {
-		if res.Dist[i*n+i] < 0 {
-			return nil, negativeCycle(r.ctx, g, nil, i)
-		}
-	}
-	if err := checkResult(res.Dist, n, false, VariantFWFast); err != nil {
-		return nil, err
-	}
-	res.RepairPredecessors(g)
-	return res, nil
+	return r.finishFW(g, res)
 }
 
 // fwFastModule is the PTX module of fw-fast's kernels.
