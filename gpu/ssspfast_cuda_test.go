@@ -77,7 +77,7 @@ var fastTestGraphs = []*fastGraph{
 // TestFastSingleSource checks sssp-fast and bf-fast against cpu.Dijkstra
 // on large graphs under several schedules, predecessors verified.
 func TestFastSingleSource(t *testing.T) {
-	fastDevice(t)
+	testDevice(t)
 	ctx := context.Background()
 	schedules := []FastTuning{{}, {Group: 1, Block: 128}, {Group: 32, Delta: 1}, {Blocks: 1, Steps: 100},
 		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}, {Heavy: 16, Solo: -1}, {Heavy: -1},
@@ -114,7 +114,7 @@ func TestFastSingleSource(t *testing.T) {
 // TestFastNegative checks bf-fast with negative arcs (reduced by random
 // potentials: no negative cycle) and with a long negative cycle.
 func TestFastNegative(t *testing.T) {
-	fastDevice(t)
+	testDevice(t)
 	ctx := context.Background()
 	g := fastTestGraphs[1].get(t)
 	arcs := g.Arcs()
@@ -146,7 +146,7 @@ func TestFastNegative(t *testing.T) {
 // TestFastAllPairs checks apsp-batched against cpu.DijkstraAll with
 // batches that do not divide n, and the auto pick.
 func TestFastAllPairs(t *testing.T) {
-	fastDevice(t)
+	testDevice(t)
 	ctx := context.Background()
 	g, err := graph.GNM(3001, 9000, graph.WeightRange{Min: 0, Max: 50}, 4)
 	if err != nil {
@@ -182,7 +182,7 @@ func TestFastAllPairs(t *testing.T) {
 // p2p-Gnutella30 with predecessors, checked against the CPU row by row on
 // a sample of sources (the whole check would need another 10 GB).
 func TestFastGnutellaAllPairs(t *testing.T) {
-	fastDevice(t)
+	testDevice(t)
 	if testing.Short() {
 		t.Skip("-short: the 36,682² result takes 10.8 GB of host memory")
 	}
@@ -207,23 +207,6 @@ func TestFastGnutellaAllPairs(t *testing.T) {
 			t.Errorf("row %d: %v", src, err)
 		}
 	}
-}
-
-// fastDevice returns the default device or skips (fails under CI=true),
-// for tests and benchmarks alike.
-func fastDevice(tb testing.TB) *Device {
-	tb.Helper()
-	d, err := Default()
-	if err == nil && d.Driver() != "cuda" {
-		err = fmt.Errorf("the default device runs on the %s driver", d.Driver())
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("no CUDA device: %v", err)
-		}
-		tb.Skipf("no CUDA device: %v", err)
-	}
-	return d
 }
 
 // reportStats adds the device kernel time and launch count of the last
@@ -277,7 +260,7 @@ func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
 // the graph included). Filter with e.g.
 // -test.bench 'BenchmarkFastSSSP/grid1024/sssp-fast'.
 func BenchmarkFastSSSP(b *testing.B) {
-	dev := fastDevice(b)
+	dev := testDevice(b)
 	ctx := context.Background()
 	for _, fg := range fastBenchGraphs {
 		b.Run(fg.name, func(b *testing.B) {
@@ -319,7 +302,7 @@ func BenchmarkFastSSSP(b *testing.B) {
 //     most 20 s it also times the real thing (kernel-ms), otherwise it
 //     reports the estimate only and says so in the log.
 func BenchmarkFastBaselines(b *testing.B) {
-	fastDevice(b)
+	testDevice(b)
 	ctx := context.Background()
 	for _, fg := range fastBenchGraphs {
 		b.Run(fg.name+"/cpu-dijkstra", func(b *testing.B) {
@@ -378,7 +361,7 @@ func BenchmarkFastBaselines(b *testing.B) {
 // predecessors; ns/op is the whole call (copies of the 2 × 5.4 GB result
 // included), kernel-ms the device time.
 func BenchmarkFastAllPairs(b *testing.B) {
-	fastDevice(b)
+	testDevice(b)
 	ctx := context.Background()
 	g := fastBenchGraphs[3].get(b)
 	points := []sweepPoint{{"default", FastTuning{}}}
@@ -408,7 +391,7 @@ func BenchmarkFastAllPairs(b *testing.B) {
 // variant PickAllPairs would take for dense graphs) on n = 4096 at
 // densities around PickAllPairs's n²/1024 rule, to measure the crossover.
 func BenchmarkFastCrossover(b *testing.B) {
-	fastDevice(b)
+	testDevice(b)
 	ctx := context.Background()
 	const n = 4096
 	fw := VariantFWBlocked
