@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/internal/atomicfile"
 )
 
 // Notebook is an nbformat 4 notebook.
@@ -103,13 +105,15 @@ func Parse(b []byte) (*Notebook, error) {
 }
 
 // Write writes the notebook to path as nbformat writes notebooks: keys
-// sorted, one-space indentation, multi-line strings as lists of lines.
+// sorted, one-space indentation, multi-line strings as lists of lines. An
+// existing file is replaced atomically and keeps its permissions: when the
+// write fails (disk full, file too large) it is left as it was.
 func (nb *Notebook) Write(path string) error {
 	b, err := nb.Marshal()
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return atomicfile.WriteFile(path, b, 0o644)
 }
 
 // Marshal encodes the notebook as Write writes it. In an nbformat 4.5 or

@@ -1,0 +1,91 @@
+//go:build linux || darwin
+
+package notebook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// inPlaceChildEnv holds, in the child process of TestRunInPlaceWriteFails,
+// the notebook that the child runs and writes back.
+const inPlaceChildEnv = "PATHNOTES_TEST_IN_PLACE_NOTEBOOK"
+
+// TestRunInPlaceWriteFails runs a notebook and writes it back where it lies,
+// as `pathnotes run` does by default, in a process that may not write files
+// past the notebook's old size (RLIMIT_FSIZE): the write of the larger
+// notebook with outputs fails for real, and the notebook on disk must be
+// the old one, byte for byte, with nothing left beside it.
+func TestRunInPlaceWriteFails(t *testing.T) {
+	if path := os.Getenv(inPlaceChildEnv); path != "" {
+		inPlaceChild(t, path)
+		return
+	}
+	old, err := os.ReadFile("testdata/small.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "small.ipynb")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunInPlaceWriteFails$", "-test.v")
+	cmd.Env = append(os.Environ(), inPlaceChildEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "file too large") {
+		t.Fatalf("the child's write did not fail with EFBIG:\n%s", out)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, old) {
+		t.Fatalf("the notebook changed on a failed write; it holds now:\n%s", got)
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 1 {
+		t.Fatalf("%s holds %d files after the failed write, want the notebook only", dir, len(des))
+	}
+}
+
+// inPlaceChild runs the notebook at path, limits this process's file size
+// to the notebook's, and writes the notebook back in place.
+func inPlaceChild(t *testing.T, path string) {
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fail *CellFailure
+	if err := Run(context.Background(), nb, newSession, RunOptions{Timeout: time.Minute}); !errors.As(err, &fail) {
+		t.Fatalf("Run: %v, want the failure of the notebook's failing cell", err)
+	}
+	if b, err := nb.Marshal(); err != nil || int64(len(b)) <= st.Size() {
+		t.Fatalf("notebook with outputs: %d bytes, %v; want more than the %d of the old one", len(b), err, st.Size())
+	}
+	signal.Ignore(syscall.SIGXFSZ)
+	lim := syscall.Rlimit{Cur: uint64(st.Size()), Max: uint64(st.Size())}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	err = nb.Write(path)
+	if err == nil {
+		t.Fatal("Write past the file size limit succeeded")
+	}
+	t.Logf("Write: %v", err)
+}
