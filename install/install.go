@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/pathnotes/pathnotes/internal/atomicfile"
 )
 
 // DefaultName and DefaultDisplayName name the kernelspec when the options
@@ -217,25 +220,63 @@ func Install(ctx context.Context, opts Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("install: %w", err)
 	}
-	dir := filepath.Join(kernels, name)
-	if err := os.RemoveAll(dir); err != nil {
-		return "", fmt.Errorf("install: replacing %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("install: %w", err)
-	}
 	files := map[string][]byte{"kernel.json": append(spec, '\n')}
 	for _, logo := range []string{"logo-32x32.png", "logo-64x64.png"} {
 		if files[logo], err = assets.ReadFile("kernelspec/" + logo); err != nil {
 			return "", fmt.Errorf("install: %w", err)
 		}
 	}
-	for file, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
-			return "", fmt.Errorf("install: %w", err)
-		}
+	dir := filepath.Join(kernels, name)
+	if err := replaceDir(dir, files); err != nil {
+		return "", fmt.Errorf("install: %w", err)
 	}
 	return dir, nil
+}
+
+// replaceDir makes dir a directory holding files and nothing else. The new
+// directory is built beside dir under a temporary name and then swapped in:
+// the old one is renamed aside, the new one renamed to dir and the old one
+// removed. A failure at any step before the swap completes leaves the old
+// directory in place, and no temporary directory behind.
+func replaceDir(dir string, files map[string][]byte) (err error) {
+	parent, base := filepath.Split(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".new*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return err
+	}
+	for file, data := range files {
+		if err := atomicfile.WriteFile(filepath.Join(tmp, file), data, 0o644); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(tmp, dir)
+	}
+	old := tmp + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		return fmt.Errorf("replacing %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if rerr := os.Rename(old, dir); rerr != nil {
+			return fmt.Errorf("replacing %s: %w; the old kernelspec is left at %s: %w", dir, err, old, rerr)
+		}
+		return fmt.Errorf("replacing %s: %w", dir, err)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return fmt.Errorf("%s is installed, but removing the old one at %s: %w", dir, old, err)
+	}
+	return nil
 }
 
 // IsGoRunBinary reports whether exe is a binary of `go run`: a temporary
@@ -289,28 +330,24 @@ func PersistentExecutable(exe string) (path string, copied bool, err error) {
 }
 
 // copyFile copies an executable through a temporary file and a rename, so
-// that a kernel running the old binary keeps it intact.
+// that a kernel running the old binary keeps it intact. The copy is made
+// executable (0755) whatever the mode of the file it replaces.
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
+	out, err := atomicfile.Create(dst, 0o755)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
+	defer out.Abort()
+	if err := out.Chmod(0o755); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(0o755); err != nil {
-		tmp.Close()
+	if _, err := io.Copy(out, in); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return out.Commit()
 }
