@@ -5,13 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/internal/atomicfile"
 )
 
 // Run-time compilation of CUDA C kept in notebook cells: NVRTC where the
@@ -272,17 +273,7 @@ func storePTX(dir, key, ptx string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, key+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, werr := f.WriteString(ptx)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), filepath.Join(dir, key+".ptx"))
+	return atomicfile.WriteFile(filepath.Join(dir, key+".ptx"), []byte(ptx), 0o644)
 }
 
 // compiler is one way to turn CUDA C into PTX.
