@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/internal/atomicfile"
 )
 
 // Format names a graph file format. Every format stores a directed graph as
@@ -239,24 +241,24 @@ func Write(w io.Writer, g *Graph, f Format) error {
 
 // WriteFile writes g to path in format f; FormatAuto picks the format from
 // the extension (.gr, .mtx) and fails for others. A path ending in ".gz" is
-// gzip-compressed.
-func WriteFile(path string, g *Graph, f Format) (err error) {
+// gzip-compressed. An existing file is replaced only once the new one is
+// complete: a write that fails leaves it as it was.
+func WriteFile(path string, g *Graph, f Format) error {
 	if f == FormatAuto {
 		if f = formatFromName(path); f == FormatAuto {
 			return fmt.Errorf("graph.WriteFile %s: cannot tell the format from the extension; pass one", path)
 		}
 	}
-	file, err := os.Create(path)
+	file, err := atomicfile.Create(path, 0o666)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}()
+	defer file.Abort()
 	if !strings.HasSuffix(path, ".gz") {
-		return Write(file, g, f)
+		if err := Write(file, g, f); err != nil {
+			return err
+		}
+		return file.Commit()
 	}
 	zw, err := gzip.NewWriterLevel(file, gzip.BestCompression)
 	if err != nil {
@@ -265,7 +267,10 @@ func WriteFile(path string, g *Graph, f Format) (err error) {
 	if err := Write(zw, g, f); err != nil {
 		return err
 	}
-	return zw.Close()
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return file.Commit()
 }
 
 // arcLayout describes a text format as a header and one line per arc:
