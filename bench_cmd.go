@@ -19,6 +19,7 @@ import (
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/internal/atomicfile"
 )
 
 func init() {
@@ -322,7 +323,7 @@ func (b *bench) emit(rec benchRecord) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(b.cfg.jsonPath, append(data, '\n'), 0o644)
+	return atomicfile.WriteFile(b.cfg.jsonPath, append(data, '\n'), 0o644)
 }
 
 // allPairsVariants lists the selected all-pairs variants of one algorithm.
