@@ -55,11 +55,13 @@ type HistoryEntry struct {
 
 // History is the input history of the kernel, kept in a JSON-lines file so
 // that it survives restarts (one record per line: the source when a cell
-// starts, its output when it ends). A History with no file keeps memory only.
-// It is safe for concurrent use.
+// starts, its output when it ends). The file is only ever appended to, never
+// rewritten, so a failed write can cost at most the record being written. A
+// History with no file keeps memory only. It is safe for concurrent use.
 type History struct {
 	mu      sync.Mutex
 	file    *os.File
+	torn    bool // the file ends in part of a record: start the next on a new line
 	session int
 	entries []HistoryEntry
 	index   map[[2]int]int // (session, line) → position in entries
@@ -100,6 +102,10 @@ func OpenHistory(path string) (h *History, warnings []error, err error) {
 	if len(h.entries) > maxHistoryEntries {
 		h.entries = append([]HistoryEntry(nil), h.entries[len(h.entries)-maxHistoryEntries:]...)
 		h.reindex()
+	}
+	if h.torn, err = endsTorn(f); err != nil {
+		f.Close()
+		return nil, warnings, fmt.Errorf("history: reading %s: %w", path, err)
 	}
 	h.file = f
 	h.session = last + 1
@@ -168,11 +174,32 @@ func (h *History) add(e HistoryEntry) error {
 		return fmt.Errorf("history: %w", err)
 	}
 	// One write per record: with O_APPEND, records of kernels sharing the
-	// file do not interleave.
-	if _, err := h.file.Write(append(data, '\n')); err != nil {
+	// file do not interleave. After a record cut short (a full disk, a
+	// killed kernel), a newline first keeps that fragment from swallowing
+	// this record.
+	rec := append(data, '\n')
+	if h.torn {
+		rec = append([]byte{'\n'}, rec...)
+	}
+	n, err := h.file.Write(rec)
+	h.torn = err != nil && n > 0
+	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
 	return nil
+}
+
+// endsTorn reports whether f is non-empty and does not end in a newline.
+func endsTorn(f *os.File) (bool, error) {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false, err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return false, err
+	}
+	return last[0] != '\n', nil
 }
 
 // Close closes the history file.
