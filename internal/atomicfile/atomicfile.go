@@ -7,7 +7,9 @@
 //
 // A replaced file keeps its permission bits; a new one gets the permission
 // asked for, less the umask, as os.WriteFile gives it. A path that is a
-// symbolic link has the file it points to replaced, and stays a link.
+// symbolic link has the file it points to replaced, and stays a link. The
+// replacement is a new file: other hard links to the old one keep the old
+// content, and its owner is the user who writes it.
 package atomicfile
 
 import (
