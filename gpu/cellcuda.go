@@ -5,7 +5,65 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/gpu/internal/rtc"
 )
+
+// CUDA C cells: package rtc compiles them (NVRTC, else nvcc, with a PTX
+// cache on disk) and needs no device; LoadCellCUDA loads the PTX.
+
+// CompileOptions configure CompileCUDA: Arch is the virtual architecture
+// the PTX targets ("" means compute_52, which the emulator runs) and
+// Flags are passed to the compiler as they are (e.g. "-DN=256").
+type CompileOptions = rtc.CompileOptions
+
+// Compilation is what CompileCUDADetail did: the PTX, which compiler made
+// it ("cache" for a cache hit), where the cache is, and a note for the
+// user or "".
+type Compilation = rtc.Compilation
+
+// CompileError is CUDA C that failed to compile, with the compiler's log;
+// the log's file positions are rewritten to the cell's lines, as
+// "cell:3: error: identifier "x" is undefined".
+type CompileError = rtc.CompileError
+
+// EnvPTXCache is the environment variable that sets the PTX cache's
+// directory; "off" disables the cache. Unset, it is ".pathnotes-ptx" in
+// the working directory (the notebook's directory under Jupyter and
+// `pathnotes run`).
+const EnvPTXCache = rtc.EnvPTXCache
+
+// CompileCUDA compiles CUDA C source (a %%cuda cell) to PTX. A PTX of
+// the same source, arch and flags in the PTX cache (see EnvPTXCache) is
+// used as it is; otherwise it tries NVRTC first where the cuda build finds
+// libnvrtc, then `nvcc -ptx` from PATH, and stores the PTX in the cache.
+// When the arch is left to its default (compute_52) and the compiler no
+// longer builds it (CUDA 13), the PTX is made for compute_75 instead.
+// A source without a #line directive is numbered from line 1 of "cell".
+func CompileCUDA(ctx context.Context, name, source string, opts CompileOptions) (ptx string, err error) {
+	return rtc.CompileCUDA(ctx, name, source, opts)
+}
+
+// CompileCUDADetail is CompileCUDA reporting which compiler ran and
+// whether the PTX came from the cache.
+func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOptions) (Compilation, error) {
+	return rtc.CompileCUDADetail(ctx, name, source, opts)
+}
+
+// Compilers describes the CUDA compilers this process can use, and the
+// PTX cache, one line each (for %gpu and `pathnotes info`).
+func Compilers() []string { return rtc.Compilers() }
+
+// PTXCacheDir returns the absolute directory of the PTX cache, or "" when
+// PATHNOTES_PTX_CACHE=off.
+func PTXCacheDir() (string, error) { return rtc.PTXCacheDir() }
+
+// PTXCacheFile returns the file in which the PTX cache keeps the PTX of
+// source compiled with opts ("" when the cache is off), for a notebook's
+// author who wants to check that the cache holds a cell's PTX.
+func PTXCacheFile(source string, opts CompileOptions) (string, error) {
+	return rtc.PTXCacheFile(source, opts)
+}
 
 // LoadCellCUDA compiles CUDA C (a %%cuda cell) with CompileCUDADetail,
 // loads the PTX on the default device as module name and registers it for
