@@ -259,33 +259,6 @@ func TestNegativeCycleSearch(t *testing.T) {
 	}
 }
 
-// TestPredCycle checks the cycle finder of predecessor arrays.
-func TestPredCycle(t *testing.T) {
-	for _, c := range []struct {
-		pred []int32
-		want []int
-	}{
-		{[]int32{-1, 0, 1, 2}, nil},
-		{[]int32{-1, 3, 1, 2}, []int{1, 2, 3}},
-		{[]int32{0}, []int{0}},
-		{[]int32{-1, 0, 0, 4, 3}, []int{3, 4}},
-	} {
-		got := predCycle(c.pred)
-		if len(got) != len(c.want) {
-			t.Errorf("predCycle(%v) = %v, want %v", c.pred, got, c.want)
-			continue
-		}
-		// A cycle may start anywhere; rotate to the smallest vertex.
-		if len(got) > 0 {
-			i := slices.Index(got, slices.Min(got))
-			got = append(got[i:], got[:i]...)
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("predCycle(%v) = %v, want %v", c.pred, got, c.want)
-		}
-	}
-}
-
 // TestStatsString checks the one-line summary.
 func TestStatsString(t *testing.T) {
 	s := Stats{Variant: "fw-hn", Device: "H100", Launches: 3, BytesToDevice: 4096}
