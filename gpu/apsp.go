@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // VariantAPSPBatched is pathnotes' all-pairs variant for sparse graphs.
@@ -110,7 +111,7 @@ func APSPBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun Fas
 			if err := r.fill(next, 0); err != nil {
 				return err
 			}
-			if err := r.launch(ssspModule, "apsp_batch", Dim3{min(blocks, count), 1, 1}, Dim3{tun.Block, 1, 1}, 0,
+			if err := r.launch(ptx.SSSP, "apsp_batch", Dim3{min(blocks, count), 1, 1}, Dim3{tun.Block, 1, 1}, 0,
 				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), next.arg(),
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err

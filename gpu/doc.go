@@ -59,8 +59,9 @@
 //
 // # Building with CUDA
 //
-// Without build tags the package needs neither cgo nor CUDA, and every call
-// returns ErrNoCUDA. The cuda driver, on gorgonia.org/cu, is built with
+// Without build tags the package needs neither cgo nor CUDA: the cuda
+// driver is missing (PATHNOTES_GPU=cuda gives ErrNoCUDA) and everything
+// runs on the emulator. The cuda driver, on gorgonia.org/cu, is built with
 // the tag cuda and needs the CUDA headers and libcuda at build time:
 //
 //	CGO_CFLAGS="-I$PWD/gpu/cudacompat" go build -tags cuda ./...

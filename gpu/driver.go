@@ -32,8 +32,8 @@ type (
 // (Device and its runs), so a new driver, such as an interpreter of the PTX
 // subset the kernels use, plugs in here without touching them.
 type Driver interface {
-	// Name is the driver's short name: "cuda", or "none" when the binary
-	// has no GPU support.
+	// Name is the driver's short name: "cuda", or "emu" for the PTX
+	// emulator (the value of PATHNOTES_GPU that selects it).
 	Name() string
 	// Version describes the driver, e.g. "CUDA driver API 13.0".
 	Version() (string, error)
@@ -133,8 +133,9 @@ func (e *DriverError) Error() string {
 	return msg
 }
 
-// ErrNoCUDA is the error of every call in a binary built without the cuda
-// build tag.
+// ErrNoCUDA is the error of asking for the cuda driver (PATHNOTES_GPU=cuda)
+// in a binary built without the cuda build tag; unset, PATHNOTES_GPU then
+// means the emulator.
 var ErrNoCUDA = errors.New("gpu: this binary was built without CUDA; rebuild it with `-tags cuda` " +
 	"(CGO_CFLAGS=\"-I$PWD/gpu/cudacompat\" go build -tags cuda) on a machine with the CUDA headers and libcuda")
 

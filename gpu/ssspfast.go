@@ -6,14 +6,11 @@ import (
 	"math"
 
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // VariantSSSPFast is pathnotes' own work-efficient single-source variant.
 const VariantSSSPFast = "sssp-fast"
-
-// ssspModule is ptx/sssp.cu's module: the kernels of sssp-fast, bf-fast
-// and apsp-batched.
-const ssspModule = "sssp"
 
 func init() {
 	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
@@ -244,7 +241,7 @@ func (r *run) residentBlocks(kernel string, threads, shared int) (int, error) {
 	if r.dev.Driver() == "emu" {
 		return max(r.dev.info.SMs, 1), nil
 	}
-	k, err := r.occupancy(ssspModule, kernel, threads, shared)
+	k, err := r.occupancy(ptx.SSSP, kernel, threads, shared)
 	if err != nil {
 		return 0, err
 	}
@@ -323,12 +320,12 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	}
 	block := Dim3{tun.Block, 1, 1}
 	err = r.kernels(func() error {
-		if err := r.launch(ssspModule, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
+		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
 			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
 			return err
 		}
 		for {
-			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			if err := r.launch(ptx.SSSP, "sssp_run", Dim3{blocks, 1, 1}, block, shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
 				i32(tun.Local), i32(tun.LocalQueue)); err != nil {
@@ -374,7 +371,7 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 		return nil
 	}
 	grid := Dim3{min(ceilDiv(count, 256), 4096), 1, 1}
-	return r.launch(ssspModule, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
+	return r.launch(ptx.SSSP, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
 }
 
 // SSSPFast runs variant "sssp-fast", pathnotes' work-efficient
