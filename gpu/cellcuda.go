@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pathnotes/pathnotes/gpu/internal/rtc"
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
 // CUDA C cells: package rtc compiles them (NVRTC, else nvcc, with a PTX
@@ -88,7 +89,7 @@ func LoadCellCUDA(ctx context.Context, name, source string, opts CompileOptions)
 // firstKernel names a module after its first kernel (demangled), for cells
 // that do not name theirs.
 func firstKernel(ptx string) (string, error) {
-	decls, err := parsePTXDecls(ptx)
+	decls, err := ptxemu.ParseDecls("", ptx)
 	if err != nil {
 		return "", err
 	}

@@ -137,15 +137,10 @@ func decodeKernel(m *Module, f *function) (*Kernel, []error) {
 // scope first, then the function's) and the dynamic shared array.
 func (d *decoder) layout(f *function) {
 	k := d.k
-	off := 0
-	for _, p := range f.params {
-		size := int(p.typ.size) * p.count
-		off = int(roundUp(uint64(off), uint64(max(p.align, 1))))
-		k.params = append(k.params, Param{Name: p.name, Size: size, Offset: off})
-		d.syms[p.name] = symbol{sp: spaceParam, addr: uint64(off)}
-		off += size
+	k.params, k.paramBytes = paramLayout(f.params)
+	for _, p := range k.params {
+		d.syms[p.Name] = symbol{sp: spaceParam, addr: uint64(p.Offset)}
 	}
-	k.paramBytes = off
 	for name, a := range d.mod.globals {
 		d.syms[name] = symbol{sp: spaceGlobal, addr: a.addr}
 	}

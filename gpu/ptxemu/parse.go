@@ -113,15 +113,21 @@ type parser struct {
 	toks []token
 	pos  int
 	mod  *module
+	// declsOnly skips function bodies (ParseDecls): the declarations of
+	// PTX whose instructions the interpreter does not know.
+	declsOnly bool
 }
 
-func parse(name, src string) (*module, error) {
+func parse(name, src string) (*module, error) { return parseModule(name, src, false) }
+
+// parseModule is parse, skipping function bodies when declsOnly is set.
+func parseModule(name, src string, declsOnly bool) (*module, error) {
 	toks, err := lex(src)
 	if err != nil {
 		err.(*SyntaxError).Module = name
 		return nil, err
 	}
-	p := &parser{toks: toks, mod: &module{name: name}}
+	p := &parser{toks: toks, mod: &module{name: name}, declsOnly: declsOnly}
 	if err := p.module(); err != nil {
 		if se, ok := err.(*SyntaxError); ok {
 			se.Module = name
@@ -460,7 +466,11 @@ func (p *parser) function() error {
 		return err
 	}
 	f.hasBody = true
-	if err := p.body(f); err != nil {
+	if p.declsOnly {
+		if err := p.skipBody(f); err != nil {
+			return err
+		}
+	} else if err := p.body(f); err != nil {
 		return err
 	}
 	p.mod.funcs = append(p.mod.funcs, f)
@@ -525,6 +535,22 @@ func (p *parser) params() ([]paramDecl, error) {
 		}
 	}
 	return out, nil
+}
+
+// skipBody skips the statements up to the "}" that closes the function.
+func (p *parser) skipBody(f *function) error {
+	for depth := 1; depth > 0; {
+		if p.eof() {
+			return p.errorf(p.peek(), "function %s: missing }", f.name)
+		}
+		switch p.next().text {
+		case "{":
+			depth++
+		case "}":
+			depth--
+		}
+	}
+	return nil
 }
 
 // body reads statements up to the "}" that closes the function.
