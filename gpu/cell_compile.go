@@ -18,7 +18,7 @@ import (
 // Flags are passed to the compiler as they are (e.g. "-DN=256").
 type CompileOptions = rtc.CompileOptions
 
-// Compilation is what CompileCUDADetail did: the PTX, which compiler made
+// Compilation is what LoadCellCUDA's compiler did: the PTX, which compiler made
 // it ("cache" for a cache hit), where the cache is, and a note for the
 // user or "".
 type Compilation = rtc.Compilation
@@ -45,19 +45,9 @@ func CompileCUDA(ctx context.Context, name, source string, opts CompileOptions) 
 	return rtc.CompileCUDA(ctx, name, source, opts)
 }
 
-// CompileCUDADetail is CompileCUDA reporting which compiler ran and
-// whether the PTX came from the cache.
-func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOptions) (Compilation, error) {
-	return rtc.CompileCUDADetail(ctx, name, source, opts)
-}
-
 // Compilers describes the CUDA compilers this process can use, and the
 // PTX cache, one line each (for %gpu and `pathnotes info`).
 func Compilers() []string { return rtc.Compilers() }
-
-// PTXCacheDir returns the absolute directory of the PTX cache, or "" when
-// PATHNOTES_PTX_CACHE=off.
-func PTXCacheDir() (string, error) { return rtc.PTXCacheDir() }
 
 // PTXCacheFile returns the file in which the PTX cache keeps the PTX of
 // source compiled with opts ("" when the cache is off), for a notebook's
@@ -66,14 +56,14 @@ func PTXCacheFile(source string, opts CompileOptions) (string, error) {
 	return rtc.PTXCacheFile(source, opts)
 }
 
-// LoadCellCUDA compiles CUDA C (a %%cuda cell) with CompileCUDADetail,
+// LoadCellCUDA compiles CUDA C (a %%cuda cell) as CompileCUDA does,
 // loads the PTX on the default device as module name and registers it for
 // GetKernel, GetVar and Launch, as LoadCellPTX does. The element types of
 // its __device__ and __constant__ variables come from the source ("int
 // data[4]" is Int32 although PTX declares a byte array). An empty name
 // means the first kernel's name.
 func LoadCellCUDA(ctx context.Context, name, source string, opts CompileOptions) (*Module, Compilation, error) {
-	comp, err := CompileCUDADetail(ctx, name, source, opts)
+	comp, err := rtc.CompileCUDADetail(ctx, name, source, opts)
 	if err != nil {
 		return nil, comp, err
 	}

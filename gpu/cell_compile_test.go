@@ -3,23 +3,11 @@ package gpu
 import (
 	"context"
 	"math"
-	"os"
-	"os/exec"
 	"slices"
 	"testing"
-)
 
-// needNVCC skips a test that needs nvcc when it is not on PATH, or fails
-// it under CI=true (CI installs Debian's CUDA toolkit).
-func needNVCC(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("nvcc"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("nvcc is not on PATH: CI must install the CUDA toolkit (.ci/run does)")
-		}
-		t.Skip("nvcc is not on PATH (no CUDA toolkit here): the compiler tests need it")
-	}
-}
+	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
+)
 
 // courseCUDA are kernels in the style of the course (its chapters 1 and
 // 2, the Greek lab handout's Floyd-Warshall): what nvcc emits for
@@ -99,7 +87,7 @@ __global__ void mathf(float *x, float *sum, int n) {
 // TestCourseKernels compiles courseCUDA with nvcc and runs every kernel on
 // the emulator against results computed here.
 func TestCourseKernels(t *testing.T) {
-	needNVCC(t)
+	testenv.NeedNVCC(t)
 	t.Setenv(EnvPTXCache, "off")
 	ptx, err := CompileCUDA(context.Background(), "course", courseCUDA, CompileOptions{})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/pathnotes/pathnotes/gpu/internal/rtc"
 )
 
 // The cell API's tests on the card (built with the cuda tag, run as
@@ -38,7 +40,7 @@ func TestCardTextureLimits(t *testing.T) {
 // compiler's own tests are package rtc's).
 func TestNVRTC(t *testing.T) {
 	t.Setenv(EnvPTXCache, "off")
-	c, err := CompileCUDADetail(context.Background(), "twice", "#include <stdio.h>\n__global__ void twice(int *p) {\n\tp[threadIdx.x] *= 2;\n\tif (threadIdx.x == 0) printf(\"hi\\n\");\n}\n", CompileOptions{})
+	c, err := rtc.CompileCUDADetail(context.Background(), "twice", "#include <stdio.h>\n__global__ void twice(int *p) {\n\tp[threadIdx.x] *= 2;\n\tif (threadIdx.x == 0) printf(\"hi\\n\");\n}\n", CompileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

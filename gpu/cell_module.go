@@ -17,7 +17,7 @@ import (
 type Module struct {
 	dev     *Device
 	name    string
-	handle  ModuleHandle
+	handle  moduleHandle
 	epoch   int
 	ptx     string
 	decls   ptxemu.Decls
@@ -34,7 +34,7 @@ type Module struct {
 type Kernel struct {
 	mod   *Module
 	entry ptxemu.Entry
-	fn    Function
+	fn    funcHandle
 	epoch int // of fn
 }
 
@@ -293,7 +293,7 @@ func (k *Kernel) Time(grid, block Dim3, sharedBytes int, args ...any) (time.Dura
 	if err := k.mod.usable(); err != nil {
 		return 0, err
 	}
-	var events [2]Event
+	var events [2]eventHandle
 	for i := range events {
 		e, err := d.ctx.NewEvent()
 		if err != nil {
@@ -347,7 +347,7 @@ func (k *Kernel) launch(grid, block Dim3, shared int, args []any) error {
 			return d.cellErr(err, "launching %s", k.Name())
 		}
 		le := &LaunchError{Kernel: k.Name(), Grid: grid, Block: block, Shared: shared, Err: err, Code: ErrorCode(err)}
-		var de *DriverError
+		var de *driverError
 		if errors.As(err, &de) {
 			le.Detail = de.Detail
 		} else {

@@ -59,7 +59,7 @@ var cellTestPTX = mustReadFile("testdata/celltest.ptx")
 // emuDevice opens a fresh emulated device for one test.
 func emuDevice(t *testing.T) *Device {
 	t.Helper()
-	d, err := OpenEmulator(ptxemu.Options{Workers: 2})
+	d, err := openEmulator(ptxemu.Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,9 +549,9 @@ func TestCellRegistry(t *testing.T) {
 	if _, err := LoadCellPTX("mine", cellTestPTX); err != nil {
 		t.Fatal(err)
 	}
-	mods := CellModules()
+	mods := cellModules()
 	if len(mods) < 2 || mods[len(mods)-1].Name() != "mine" || mods[len(mods)-2].Name() != "params" {
-		t.Errorf("CellModules: %v", mods)
+		t.Errorf("cellModules: %v", mods)
 	}
 	d, _ := Default()
 	a, _ := d.Float32s([]float32{1, 2})

@@ -33,8 +33,8 @@
 //
 // # The device API and its drivers
 //
-// A Device (Open, Default) is one GPU; Devices and Describe list them with
-// their limits. The variants run on the device through a small Driver
+// A Device (Open, Default) is one GPU; Describe lists them with their
+// limits. The variants run on the device through a small driver
 // interface (memory, copies, memset, module loading, launches,
 // synchronisation, events), never through a CUDA type, so that another
 // driver can be added without touching them. PTX comes from package ptx,

@@ -86,10 +86,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	defer r.end()
 	n := g.N()
 	mode := fwFastMode(g, opts.Pred)
-	matrices := 1
-	if opts.Pred {
-		matrices = 2
-	}
+	matrices := opts.matrices()
 	ld := ceilDiv(n, ffTile) * ffTile
 	stage := min(n*n, ffStage)
 	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + uint64(stage)*4

@@ -4,22 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-)
 
-// needNVCC skips a test that needs nvcc when it is not on PATH, or fails
-// it under CI=true (CI installs Debian's CUDA toolkit).
-func needNVCC(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("nvcc"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("nvcc is not on PATH: CI must install the CUDA toolkit (.ci/run does)")
-		}
-		t.Skip("nvcc is not on PATH (no CUDA toolkit here): the compiler tests need it")
-	}
-}
+	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
+)
 
 // skipIfNVRTC skips a test that expects no compiler at all when this build
 // has NVRTC (the cuda build on a machine with libnvrtc).
@@ -33,7 +22,7 @@ func skipIfNVRTC(t *testing.T) {
 // TestCompileCUDA compiles a kernel with nvcc, caches the PTX, and maps a
 // compile error to the cell's lines.
 func TestCompileCUDA(t *testing.T) {
-	needNVCC(t)
+	testenv.NeedNVCC(t)
 	t.Setenv(EnvPTXCache, t.TempDir())
 	src := "__global__ void twice(int *p) {\n\tp[threadIdx.x] *= 2;\n}\n"
 	c, err := CompileCUDADetail(context.Background(), "twice", src, CompileOptions{})
