@@ -7,31 +7,22 @@ import (
 	"go/constant"
 	"go/token"
 	"reflect"
-	"time"
 )
 
 func init() {
 	Symbols["github.com/pathnotes/pathnotes/gpu/gpu"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"APSPBatched":           reflect.ValueOf(gpu.APSPBatched),
-		"APSPBatchedTuned":      reflect.ValueOf(gpu.APSPBatchedTuned),
-		"ActiveDriver":          reflect.ValueOf(gpu.ActiveDriver),
 		"AllPairs":              reflect.ValueOf(gpu.AllPairs),
-		"AutoDelta":             reflect.ValueOf(gpu.AutoDelta),
-		"AutoGroup":             reflect.ValueOf(gpu.AutoGroup),
 		"BFFast":                reflect.ValueOf(gpu.BFFast),
-		"BFFastTuned":           reflect.ValueOf(gpu.BFFastTuned),
 		"BFFlag":                reflect.ValueOf(gpu.BFFlag),
 		"BFNaive":               reflect.ValueOf(gpu.BFNaive),
 		"BFStride":              reflect.ValueOf(gpu.BFStride),
-		"CellModules":           reflect.ValueOf(gpu.CellModules),
 		"CompileCUDA":           reflect.ValueOf(gpu.CompileCUDA),
-		"CompileCUDADetail":     reflect.ValueOf(gpu.CompileCUDADetail),
 		"Compilers":             reflect.ValueOf(gpu.Compilers),
 		"Default":               reflect.ValueOf(gpu.Default),
 		"Describe":              reflect.ValueOf(gpu.Describe),
 		"DescribeCells":         reflect.ValueOf(gpu.DescribeCells),
-		"Devices":               reflect.ValueOf(gpu.Devices),
 		"DijkstraAPSPRow":       reflect.ValueOf(gpu.DijkstraAPSPRow),
 		"DijkstraMartin":        reflect.ValueOf(gpu.DijkstraMartin),
 		"Dim":                   reflect.ValueOf(gpu.Dim),
@@ -57,12 +48,9 @@ func init() {
 		"LoadCellPTX":           reflect.ValueOf(gpu.LoadCellPTX),
 		"Lookup":                reflect.ValueOf(gpu.Lookup),
 		"Open":                  reflect.ValueOf(gpu.Open),
-		"OpenEmulator":          reflect.ValueOf(gpu.OpenEmulator),
-		"PTXCacheDir":           reflect.ValueOf(gpu.PTXCacheDir),
 		"PTXCacheFile":          reflect.ValueOf(gpu.PTXCacheFile),
 		"PickAllPairs":          reflect.ValueOf(gpu.PickAllPairs),
 		"SSSPFast":              reflect.ValueOf(gpu.SSSPFast),
-		"SSSPFastTuned":         reflect.ValueOf(gpu.SSSPFastTuned),
 		"SetPrintfOutput":       reflect.ValueOf(gpu.SetPrintfOutput),
 		"SingleSource":          reflect.ValueOf(gpu.SingleSource),
 		"Uint32":                reflect.ValueOf(gpu.Uint32),
@@ -88,131 +76,16 @@ func init() {
 		"Compilation":    reflect.ValueOf((*gpu.Compilation)(nil)),
 		"CompileError":   reflect.ValueOf((*gpu.CompileError)(nil)),
 		"CompileOptions": reflect.ValueOf((*gpu.CompileOptions)(nil)),
-		"Context":        reflect.ValueOf((*gpu.Context)(nil)),
 		"Device":         reflect.ValueOf((*gpu.Device)(nil)),
 		"DeviceInfo":     reflect.ValueOf((*gpu.DeviceInfo)(nil)),
 		"DevicePtr":      reflect.ValueOf((*gpu.DevicePtr)(nil)),
 		"Dim3":           reflect.ValueOf((*gpu.Dim3)(nil)),
-		"Driver":         reflect.ValueOf((*gpu.Driver)(nil)),
-		"DriverError":    reflect.ValueOf((*gpu.DriverError)(nil)),
 		"ElemType":       reflect.ValueOf((*gpu.ElemType)(nil)),
-		"Event":          reflect.ValueOf((*gpu.Event)(nil)),
-		"FastTuning":     reflect.ValueOf((*gpu.FastTuning)(nil)),
-		"Function":       reflect.ValueOf((*gpu.Function)(nil)),
 		"Kernel":         reflect.ValueOf((*gpu.Kernel)(nil)),
 		"LaunchError":    reflect.ValueOf((*gpu.LaunchError)(nil)),
 		"Module":         reflect.ValueOf((*gpu.Module)(nil)),
-		"ModuleHandle":   reflect.ValueOf((*gpu.ModuleHandle)(nil)),
 		"Options":        reflect.ValueOf((*gpu.Options)(nil)),
 		"Stats":          reflect.ValueOf((*gpu.Stats)(nil)),
 		"Variant":        reflect.ValueOf((*gpu.Variant)(nil)),
-
-		// interface wrapper definitions
-		"_Context": reflect.ValueOf((*_github_com_pathnotes_pathnotes_gpu_Context)(nil)),
-		"_Driver":  reflect.ValueOf((*_github_com_pathnotes_pathnotes_gpu_Driver)(nil)),
 	}
-}
-
-// _github_com_pathnotes_pathnotes_gpu_Context is an interface wrapper for Context type
-type _github_com_pathnotes_pathnotes_gpu_Context struct {
-	IValue           interface{}
-	WAlloc           func(bytes uint64) (gpu.DevicePtr, error)
-	WCopyIn          func(dst gpu.DevicePtr, src []int32) error
-	WCopyOut         func(dst []int32, src gpu.DevicePtr) error
-	WDestroyEvent    func(e gpu.Event) error
-	WElapsed         func(start gpu.Event, end gpu.Event) (time.Duration, error)
-	WFree            func(p gpu.DevicePtr) error
-	WFunction        func(m gpu.ModuleHandle, name string) (gpu.Function, error)
-	WHostAlloc       func(bytes uint64) ([]byte, error)
-	WHostFree        func(b []byte) error
-	WLaunch          func(f gpu.Function, grid gpu.Dim3, block gpu.Dim3, sharedBytes int, args []uint64) error
-	WLoadModule      func(name string, ptx string) (gpu.ModuleHandle, error)
-	WMaxActiveBlocks func(f gpu.Function, blockThreads int, sharedBytes int) (int, error)
-	WMemInfo         func() (free uint64, total uint64, err error)
-	WMemset32        func(dst gpu.DevicePtr, value uint32, count uint64) error
-	WNewEvent        func() (gpu.Event, error)
-	WRecord          func(e gpu.Event) error
-	WReset           func() error
-	WSynchronize     func() error
-}
-
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Alloc(bytes uint64) (gpu.DevicePtr, error) {
-	return W.WAlloc(bytes)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) CopyIn(dst gpu.DevicePtr, src []int32) error {
-	return W.WCopyIn(dst, src)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) CopyOut(dst []int32, src gpu.DevicePtr) error {
-	return W.WCopyOut(dst, src)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) DestroyEvent(e gpu.Event) error {
-	return W.WDestroyEvent(e)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Elapsed(start gpu.Event, end gpu.Event) (time.Duration, error) {
-	return W.WElapsed(start, end)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Free(p gpu.DevicePtr) error {
-	return W.WFree(p)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Function(m gpu.ModuleHandle, name string) (gpu.Function, error) {
-	return W.WFunction(m, name)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) HostAlloc(bytes uint64) ([]byte, error) {
-	return W.WHostAlloc(bytes)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) HostFree(b []byte) error {
-	return W.WHostFree(b)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Launch(f gpu.Function, grid gpu.Dim3, block gpu.Dim3, sharedBytes int, args []uint64) error {
-	return W.WLaunch(f, grid, block, sharedBytes, args)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) LoadModule(name string, ptx string) (gpu.ModuleHandle, error) {
-	return W.WLoadModule(name, ptx)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) MaxActiveBlocks(f gpu.Function, blockThreads int, sharedBytes int) (int, error) {
-	return W.WMaxActiveBlocks(f, blockThreads, sharedBytes)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) MemInfo() (free uint64, total uint64, err error) {
-	return W.WMemInfo()
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Memset32(dst gpu.DevicePtr, value uint32, count uint64) error {
-	return W.WMemset32(dst, value, count)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) NewEvent() (gpu.Event, error) {
-	return W.WNewEvent()
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Record(e gpu.Event) error {
-	return W.WRecord(e)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Reset() error {
-	return W.WReset()
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Context) Synchronize() error {
-	return W.WSynchronize()
-}
-
-// _github_com_pathnotes_pathnotes_gpu_Driver is an interface wrapper for Driver type
-type _github_com_pathnotes_pathnotes_gpu_Driver struct {
-	IValue       interface{}
-	WDeviceCount func() (int, error)
-	WDeviceInfo  func(ordinal int) (gpu.DeviceInfo, error)
-	WName        func() string
-	WOpen        func(ordinal int) (gpu.Context, error)
-	WVersion     func() (string, error)
-}
-
-func (W _github_com_pathnotes_pathnotes_gpu_Driver) DeviceCount() (int, error) {
-	return W.WDeviceCount()
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Driver) DeviceInfo(ordinal int) (gpu.DeviceInfo, error) {
-	return W.WDeviceInfo(ordinal)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Driver) Name() string {
-	return W.WName()
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Driver) Open(ordinal int) (gpu.Context, error) {
-	return W.WOpen(ordinal)
-}
-func (W _github_com_pathnotes_pathnotes_gpu_Driver) Version() (string, error) {
-	return W.WVersion()
 }

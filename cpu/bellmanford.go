@@ -112,69 +112,24 @@ func bellmanFord(ctx context.Context, g *graph.Graph, source, limit int, what st
 		var cycle []int
 		switch {
 		case late >= 0:
-			cycle = cycleBehind(pred, late)
+			// n steps back from late lie on a cycle; failing that, any
+			// cycle of the predecessor graph is negative.
+			if cycle = graph.PredCycleFrom(pred, late); cycle == nil {
+				cycle = graph.PredCycle(pred)
+			}
 			if cycle == nil && pass > 3*n {
 				// Not expected: report the vertex without its cycle
 				// rather than run on.
 				return nil, nil, negativeCycle(g, late, nil)
 			}
 		case pass >= 8 && pass&(pass-1) == 0:
-			cycle = predCycle(pred)
+			cycle = graph.PredCycle(pred)
 		}
 		if cycle != nil {
 			return nil, nil, negativeCycle(g, cycle[0], cycle)
 		}
 	}
 	return dist, pred, nil
-}
-
-// cycleBehind walks predecessors len(pred) steps back from v, which ends on
-// a cycle when v changed after n passes, and returns that cycle; it falls
-// back to searching the whole predecessor graph.
-func cycleBehind(pred []int32, v int) []int {
-	x := v
-	for range len(pred) {
-		if pred[x] == graph.Nil {
-			return predCycle(pred)
-		}
-		x = int(pred[x])
-	}
-	return cycleFrom(pred, x)
-}
-
-// predCycle returns a cycle of the predecessor graph, or nil if it has
-// none. Each vertex has at most one predecessor, so one walk per unvisited
-// vertex, stamped with its start, finds any cycle in O(n).
-func predCycle(pred []int32) []int {
-	stamp := make([]int32, len(pred)) // 0: unvisited, s+1: seen on the walk from s
-	for s := range pred {
-		if stamp[s] != 0 {
-			continue
-		}
-		x := s
-		for x != int(graph.Nil) && stamp[x] == 0 {
-			stamp[x] = int32(s + 1)
-			x = int(pred[x])
-		}
-		if x != int(graph.Nil) && stamp[x] == int32(s+1) {
-			return cycleFrom(pred, x)
-		}
-	}
-	return nil
-}
-
-// cycleFrom returns the cycle of the predecessor graph through x in arc
-// order, starting at its smallest vertex.
-func cycleFrom(pred []int32, x int) []int {
-	cycle := []int{x}
-	for y := int(pred[x]); y != x; y = int(pred[y]) {
-		if y == int(graph.Nil) || len(cycle) > len(pred) {
-			return nil
-		}
-		cycle = append(cycle, y)
-	}
-	slices.Reverse(cycle) // the walk went against the arcs
-	return rotateTo(cycle, slices.Min(cycle))
 }
 
 // rotateTo rotates a cycle so that it starts at v (unchanged if v is not on

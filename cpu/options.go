@@ -178,17 +178,7 @@ func negativeCycle(g *graph.Graph, v int, cycle []int) error {
 	e := &graph.NegativeCycleError{Vertex: v, Labels: cloneLabels(g)}
 	if len(cycle) > 0 {
 		e.Cycle = cycle
-		e.Weight = cycleWeight(g, cycle)
+		e.Weight = g.CycleWeight(cycle)
 	}
 	return e
-}
-
-// cycleWeight adds the lightest arc weights along a cycle.
-func cycleWeight(g *graph.Graph, cycle []int) int64 {
-	var sum int64
-	for i, u := range cycle {
-		w, _ := g.Weight(u, cycle[(i+1)%len(cycle)])
-		sum += int64(w)
-	}
-	return sum
 }

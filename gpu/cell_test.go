@@ -59,7 +59,7 @@ var cellTestPTX = mustReadFile("testdata/celltest.ptx")
 // emuDevice opens a fresh emulated device for one test.
 func emuDevice(t *testing.T) *Device {
 	t.Helper()
-	d, err := OpenEmulator(ptxemu.Options{Workers: 2})
+	d, err := openEmulator(ptxemu.Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,9 +549,9 @@ func TestCellRegistry(t *testing.T) {
 	if _, err := LoadCellPTX("mine", cellTestPTX); err != nil {
 		t.Fatal(err)
 	}
-	mods := CellModules()
+	mods := cellModules()
 	if len(mods) < 2 || mods[len(mods)-1].Name() != "mine" || mods[len(mods)-2].Name() != "params" {
-		t.Errorf("CellModules: %v", mods)
+		t.Errorf("cellModules: %v", mods)
 	}
 	d, _ := Default()
 	a, _ := d.Float32s([]float32{1, 2})
@@ -579,7 +579,7 @@ func TestCellRegistry(t *testing.T) {
 
 // TestPTXDecls reads kernel signatures and variables, and demangles names.
 func TestPTXDecls(t *testing.T) {
-	decls, err := parsePTXDecls(cellTestPTX)
+	decls, err := ptxemu.ParseDecls("celltest", cellTestPTX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,8 +611,13 @@ func TestPTXDecls(t *testing.T) {
 			t.Errorf("demangle(%q) = %q, want %q", in, got, want)
 		}
 	}
-	_, err = parsePTXDecls(".visible .entry k(\n.param .u32 a,\n")
-	wantErr(t, "unclosed parameter list", err, "PTX line 1", "kernel k is not closed")
+	_, err = ptxemu.ParseDecls("k", ".visible .entry k(\n.param .u32 a,\n")
+	wantErr(t, "unclosed parameter list", err, "ptx module k: line 2", "expected .param")
+	// Instructions the emulator does not run do not stop the declarations.
+	decls, err = ptxemu.ParseDecls("new", ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p) {\n\tnewop.xyz %r1, %r2;\n\tret;\n}\n")
+	if err != nil || len(decls.Entries) != 1 || len(decls.Entries[0].Params) != 1 || decls.Entries[0].Params[0].Type != "u64" {
+		t.Errorf("declarations beside an unknown instruction: %+v, %v", decls, err)
+	}
 }
 
 // TestCellEmptyBuffers checks buffers of no elements.

@@ -22,7 +22,7 @@ import (
 // path. Sources 0 and n/2 for single-source variants.
 func TestCardMatchesEmulator(t *testing.T) {
 	card := testDevice(t)
-	emu, err := OpenEmulator(ptxemu.Options{})
+	emu, err := openEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,10 +70,10 @@ func (i DeviceInfo) String() string {
 // GPU call in the process then says so on stderr, and Describe says why.
 const EnvDriver = "PATHNOTES_GPU"
 
-// ActiveDriver returns the driver PATHNOTES_GPU selects, or an error that
+// activeDriver returns the driver PATHNOTES_GPU selects, or an error that
 // says why there is none (cuda asked for but built without CUDA, switched
 // off, unknown name).
-func ActiveDriver() (Driver, error) {
+func activeDriver() (gpuDriver, error) {
 	switch v := strings.TrimSpace(os.Getenv(EnvDriver)); v {
 	case "":
 		return defaultDriver(), nil
@@ -88,9 +88,9 @@ func ActiveDriver() (Driver, error) {
 	}
 }
 
-// Devices describes every device of the active driver.
-func Devices() ([]DeviceInfo, error) {
-	drv, err := ActiveDriver()
+// listDevices describes every device of the active driver.
+func listDevices() ([]DeviceInfo, error) {
+	drv, err := activeDriver()
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func Devices() ([]DeviceInfo, error) {
 // Describe returns the lines `pathnotes info` and the %gpu magic print: the
 // active driver (or why there is none) and every device.
 func Describe() string {
-	drv, err := ActiveDriver()
+	drv, err := activeDriver()
 	if err != nil {
 		return "gpu driver: none (" + err.Error() + ")"
 	}
@@ -120,7 +120,7 @@ func Describe() string {
 		v = "version unknown: " + err.Error()
 	}
 	fmt.Fprintf(&sb, "gpu driver: %s (%s); PTX modules %s\n", drv.Name(), v, strings.Join(ptx.Names(), ", "))
-	infos, err := Devices()
+	infos, err := listDevices()
 	switch {
 	case err != nil:
 		fmt.Fprintf(&sb, "gpu devices: %v", err)
@@ -139,12 +139,12 @@ func Describe() string {
 // once per driver context, on first use.
 type Device struct {
 	info DeviceInfo
-	drv  Driver
+	drv  gpuDriver
 
 	mu      sync.Mutex // held by the run in progress
-	ctx     Context
-	modules map[string]ModuleHandle
-	funcs   map[string]Function
+	ctx     deviceContext
+	modules map[string]moduleHandle
+	funcs   map[string]funcHandle
 	lost    error // set when a sticky error could not be recovered from: every later call fails with it
 	// staging is two page-locked host buffers for large copies back
 	// (download), made on first use; a context reset frees them.
@@ -164,7 +164,7 @@ var (
 // the first time; later calls return the same Device, as long as
 // PATHNOTES_GPU still selects its driver.
 func Open(ordinal int) (*Device, error) {
-	drv, err := ActiveDriver()
+	drv, err := activeDriver()
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,8 @@ func Default() (*Device, error) { return Open(0) }
 // Info describes the device.
 func (d *Device) Info() DeviceInfo { return d.info }
 
-// Driver returns the name of the driver the device runs on.
+// Driver returns the name of the driver the device runs on: "cuda" or
+// "emu".
 func (d *Device) Driver() string { return d.drv.Name() }
 
 // MemInfo returns the device's free and total memory in bytes.
@@ -247,8 +248,8 @@ func (d *Device) stagingBuffers() ([2][]int32, error) {
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
 	d.epoch++
-	d.modules = map[string]ModuleHandle{}
-	d.funcs = map[string]Function{}
+	d.modules = map[string]moduleHandle{}
+	d.funcs = map[string]funcHandle{}
 }
 
 // rebuild tries to recover from a sticky error by resetting the context,
@@ -270,7 +271,7 @@ func (d *Device) rebuild(cause error) string {
 
 // function returns kernel name of PTX module mod, loading the module the
 // first time. d.mu is held.
-func (d *Device) function(mod, name string) (Function, error) {
+func (d *Device) function(mod, name string) (funcHandle, error) {
 	key := mod + "." + name
 	if f, ok := d.funcs[key]; ok {
 		return f, nil

@@ -249,7 +249,7 @@ func TestDeviceErrors(t *testing.T) {
 	}
 	_, err = d.ctx.LoadModule("broken", ".version 7.8\n.target sm_52\n.address_size 64\n.visible .entry broken()\n{\n\tbogus.instruction;\n}\n")
 	r.end()
-	var de *DriverError
+	var de *driverError
 	if !errors.As(err, &de) || de.Log == "" || de.Sticky {
 		t.Errorf("loading broken PTX: %v, want a non-sticky driver error with the JIT log", err)
 	} else {
@@ -303,15 +303,8 @@ func TestIllegalAddressChild(t *testing.T) {
 	}
 	d := testDevice(t)
 	ctx := context.Background()
-	r, err := d.begin(ctx, "bad-launch", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = r.kernels(func() error {
-		return r.launch(ptx.FloydWarshall, "fw_hn", Dim3{4, 4, 1}, block2D, 0, i32(128), i32(0), 0, 0)
-	})
-	r.end()
-	var de *DriverError
+	err := nullMatrixLaunch(t, d)
+	var de *driverError
 	if !errors.As(err, &de) || !de.Sticky || !strings.Contains(err.Error(), "CUDA_ERROR_ILLEGAL_ADDRESS") {
 		t.Fatalf("fw_hn on a null pointer: %v, want a sticky illegal-address error", err)
 	}

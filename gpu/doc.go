@@ -20,8 +20,25 @@
 //	DijkstraAPSPRow  dijkstra-apsp-row  one thread per source               Bodra
 //	BFNaive, BFStride, BFFlag           bf-naive, bf-stride, bf-flag        Bodra
 //
-// Variants lists them with their sources; Lookup, AllPairs and SingleSource
-// run one by name, so notebooks and `pathnotes bench` can loop over them.
+// Beside them are pathnotes' own solvers, which follow no document and aim
+// at speed: FWFast (fw-fast, blocked Floyd-Warshall on 128×128 tiles),
+// SSSPFast and BFFast (sssp-fast and bf-fast, near-far worklists on one
+// persistent grid) and APSPBatched (apsp-batched, one source per block);
+// PickAllPairs chooses between fw-fast and apsp-batched for a graph.
+//
+// Variants lists them all with their sources; Lookup, AllPairs and
+// SingleSource run one by name, so notebooks and `pathnotes bench` can loop
+// over them.
+//
+// # Files
+//
+// The package's files are named by layer: driver_*.go (the cuda and emu
+// drivers behind one small interface), device*.go (devices, their errors),
+// cell_*.go (the API for kernels written in notebook cells: buffers,
+// modules, launches, printf, CUDA C compiled by gpu/internal/rtc),
+// variants_*.go (the documents' variants), fast_*.go (pathnotes' own
+// solvers) and solve_*.go (what both kinds of solver share: runs, input
+// and result checks).
 //
 // Distances are int32 and graph.Inf (INT_MAX) means unreachable, as in the
 // documents: a kernel relaxes only when both operands are finite. Inputs
@@ -33,8 +50,8 @@
 //
 // # The device API and its drivers
 //
-// A Device (Open, Default) is one GPU; Devices and Describe list them with
-// their limits. The variants run on the device through a small Driver
+// A Device (Open, Default) is one GPU; Describe lists them with their
+// limits. The variants run on the device through a small driver
 // interface (memory, copies, memset, module loading, launches,
 // synchronisation, events), never through a CUDA type, so that another
 // driver can be added without touching them. PTX comes from package ptx,
@@ -59,8 +76,9 @@
 //
 // # Building with CUDA
 //
-// Without build tags the package needs neither cgo nor CUDA, and every call
-// returns ErrNoCUDA. The cuda driver, on gorgonia.org/cu, is built with
+// Without build tags the package needs neither cgo nor CUDA: the cuda
+// driver is missing (PATHNOTES_GPU=cuda gives ErrNoCUDA) and everything
+// runs on the emulator. The cuda driver, on gorgonia.org/cu, is built with
 // the tag cuda and needs the CUDA headers and libcuda at build time:
 //
 //	CGO_CFLAGS="-I$PWD/gpu/cudacompat" go build -tags cuda ./...

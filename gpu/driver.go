@@ -18,22 +18,22 @@ func (d Dim3) Threads() int { return d.X * d.Y * d.Z }
 // String formats the shape as "(x,y,z)".
 func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
 
-// ModuleHandle, Function and Event are a driver's opaque handles for a loaded
+// moduleHandle, funcHandle and eventHandle are a driver's opaque handles for a loaded
 // module, a kernel in it and a timing event; they are valid only in the
-// Context that returned them.
+// deviceContext that returned them.
 type (
-	ModuleHandle uintptr
-	Function     uintptr
-	Event        uintptr
+	moduleHandle uintptr
+	funcHandle   uintptr
+	eventHandle  uintptr
 )
 
-// Driver is the small interface the GPU API is built on: device discovery
-// and a Context per device. The variants never see it; they call the API
+// gpuDriver is the small interface the GPU API is built on: device discovery
+// and a deviceContext per device. The variants never see it; they call the API
 // (Device and its runs), so a new driver, such as an interpreter of the PTX
 // subset the kernels use, plugs in here without touching them.
-type Driver interface {
-	// Name is the driver's short name: "cuda", or "none" when the binary
-	// has no GPU support.
+type gpuDriver interface {
+	// Name is the driver's short name: "cuda", or "emu" for the PTX
+	// emulator (the value of PATHNOTES_GPU that selects it).
 	Name() string
 	// Version describes the driver, e.g. "CUDA driver API 13.0".
 	Version() (string, error)
@@ -42,14 +42,14 @@ type Driver interface {
 	// DeviceInfo describes device ordinal without opening it.
 	DeviceInfo(ordinal int) (DeviceInfo, error)
 	// Open creates (or attaches to) the device's context.
-	Open(ordinal int) (Context, error)
+	Open(ordinal int) (deviceContext, error)
 }
 
-// Context is the work interface of one device: memory, modules, launches,
+// deviceContext is the work interface of one device: memory, modules, launches,
 // synchronisation and timing. Its methods are called by one goroutine at a
 // time (the Device serialises them); launches are asynchronous and an
 // error from a kernel may surface only at the next Synchronize.
-type Context interface {
+type deviceContext interface {
 	// MemInfo returns the free and total device memory in bytes.
 	MemInfo() (free, total uint64, err error)
 	// Alloc allocates bytes of device memory.
@@ -68,25 +68,25 @@ type Context interface {
 	HostFree(b []byte) error
 	// Memset32 sets count 32-bit words at dst to value.
 	Memset32(dst DevicePtr, value uint32, count uint64) error
-	// LoadModule loads PTX text; a JIT failure is a *DriverError whose
+	// LoadModule loads PTX text; a JIT failure is a *driverError whose
 	// Log holds the compiler's messages.
-	LoadModule(name, ptx string) (ModuleHandle, error)
+	LoadModule(name, ptx string) (moduleHandle, error)
 	// Function looks up a kernel by name in a loaded module.
-	Function(m ModuleHandle, name string) (Function, error)
+	Function(m moduleHandle, name string) (funcHandle, error)
 	// MaxActiveBlocks returns how many blocks of f, with this many threads
 	// and bytes of dynamic shared memory, one multiprocessor runs at once.
-	MaxActiveBlocks(f Function, blockThreads, sharedBytes int) (int, error)
+	MaxActiveBlocks(f funcHandle, blockThreads, sharedBytes int) (int, error)
 	// Launch enqueues a kernel. Each argument is one parameter's value in
 	// the low bytes of a 64-bit slot (pointers use all 8, int32 the low 4).
-	Launch(f Function, grid, block Dim3, sharedBytes int, args []uint64) error
+	Launch(f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) error
 	// Synchronize waits for all enqueued work and reports its first error.
 	Synchronize() error
 	// NewEvent creates a timing event; Record enqueues it; Elapsed
 	// waits for end and returns the device time between the two.
-	NewEvent() (Event, error)
-	Record(e Event) error
-	Elapsed(start, end Event) (time.Duration, error)
-	DestroyEvent(e Event) error
+	NewEvent() (eventHandle, error)
+	Record(e eventHandle) error
+	Elapsed(start, end eventHandle) (time.Duration, error)
+	DestroyEvent(e eventHandle) error
 	// Reset discards the context with everything in it (memory, modules,
 	// events) and starts a fresh one: the way back from a sticky error
 	// such as an illegal address, after which every call would fail.
@@ -94,8 +94,8 @@ type Context interface {
 }
 
 // cellContext is what the cell API (Buffer, Module, Kernel) needs of a
-// Context beyond the variants' int32 paths: copies of any element type and
-// the module variables. Both drivers implement it; a Context without it
+// deviceContext beyond the variants' int32 paths: copies of any element type and
+// the module variables. Both drivers implement it; a deviceContext without it
 // (a test's fake) makes the cell API report that it is unsupported.
 type cellContext interface {
 	// CopyInBytes copies host bytes to device memory at dst.
@@ -105,11 +105,11 @@ type cellContext interface {
 	// Global returns the address and size in bytes of a module's
 	// __device__ (.global) or __constant__ (.const) variable, as
 	// cuModuleGetGlobal does.
-	Global(m ModuleHandle, name string) (DevicePtr, uint64, error)
+	Global(m moduleHandle, name string) (DevicePtr, uint64, error)
 }
 
-// DriverError is an error reported by the driver.
-type DriverError struct {
+// driverError is an error reported by the driver.
+type driverError struct {
 	Op     string // the driver call, e.g. "cuLaunchKernel"
 	Code   int    // the driver's result code
 	Name   string // the code's name, e.g. "CUDA_ERROR_ILLEGAL_ADDRESS"
@@ -122,7 +122,7 @@ type DriverError struct {
 }
 
 // Error formats the call, the code's name and description, and the JIT log.
-func (e *DriverError) Error() string {
+func (e *driverError) Error() string {
 	msg := fmt.Sprintf("%s: %s (%d)", e.Op, e.Name, e.Code)
 	if e.Detail != "" {
 		msg += ": " + e.Detail
@@ -133,13 +133,14 @@ func (e *DriverError) Error() string {
 	return msg
 }
 
-// ErrNoCUDA is the error of every call in a binary built without the cuda
-// build tag.
+// ErrNoCUDA is the error of asking for the cuda driver (PATHNOTES_GPU=cuda)
+// in a binary built without the cuda build tag; unset, PATHNOTES_GPU then
+// means the emulator.
 var ErrNoCUDA = errors.New("gpu: this binary was built without CUDA; rebuild it with `-tags cuda` " +
 	"(CGO_CFLAGS=\"-I$PWD/gpu/cudacompat\" go build -tags cuda) on a machine with the CUDA headers and libcuda")
 
 // isSticky reports whether err is a driver error that broke the context.
 func isSticky(err error) bool {
-	var de *DriverError
+	var de *driverError
 	return errors.As(err, &de) && de.Sticky
 }

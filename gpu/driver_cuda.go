@@ -2,7 +2,7 @@
 
 package gpu
 
-// The cuda driver: the Context interface on the CUDA driver API through
+// The cuda driver: the deviceContext interface on the CUDA driver API through
 // gorgonia.org/cu. This file also includes cuda.h itself, for the error
 // names and descriptions (cuGetErrorName, cuGetErrorString) and the
 // version of the headers it was built against.
@@ -50,7 +50,7 @@ import (
 var driverRelease = regexp.MustCompile(`\b\d{3}\.\d+(\.\d+)?\b`)
 
 // cudaDriver returns the CUDA driver.
-func cudaDriver() (Driver, error) { return cudaDrv{}, nil }
+func cudaDriver() (gpuDriver, error) { return cudaDrv{}, nil }
 
 type cudaDrv struct{}
 
@@ -134,7 +134,7 @@ func (cudaDrv) DeviceInfo(ordinal int) (DeviceInfo, error) {
 
 // Open retains the device's primary context, the one the CUDA runtime and
 // other libraries in the process share.
-func (cudaDrv) Open(ordinal int) (Context, error) {
+func (cudaDrv) Open(ordinal int) (deviceContext, error) {
 	dev, err := cu.GetDevice(ordinal)
 	if err != nil {
 		return nil, wrap("cuDeviceGet", err)
@@ -158,7 +158,7 @@ type cudaCtx struct {
 	modules []cu.Module
 	funcs   []cu.Function
 	events  []cu.Event
-	spare   []Event // destroyed events' slots, reused so the table stays small
+	spare   []eventHandle // destroyed events' slots, reused so the table stays small
 }
 
 // do runs f with the context current on a locked OS thread.
@@ -259,7 +259,7 @@ func (c *cudaCtx) CopyOutBytes(dst []byte, src DevicePtr) error {
 }
 
 // Global looks a module variable up with cuModuleGetGlobal.
-func (c *cudaCtx) Global(m ModuleHandle, name string) (DevicePtr, uint64, error) {
+func (c *cudaCtx) Global(m moduleHandle, name string) (DevicePtr, uint64, error) {
 	c.mu.Lock()
 	if m < 1 || int(m) > len(c.modules) {
 		c.mu.Unlock()
@@ -287,7 +287,7 @@ const jitLogSize = 1 << 14
 // and info logs for the error. The log buffers are C memory because the
 // driver writes to them through pointers gorgonia.org/cu passes as
 // integers.
-func (c *cudaCtx) LoadModule(name, text string) (ModuleHandle, error) {
+func (c *cudaCtx) LoadModule(name, text string) (moduleHandle, error) {
 	errBuf := (*byte)(C.calloc(jitLogSize, 1))
 	infoBuf := (*byte)(C.calloc(jitLogSize, 1))
 	defer C.free(unsafe.Pointer(errBuf))
@@ -300,7 +300,7 @@ func (c *cudaCtx) LoadModule(name, text string) (ModuleHandle, error) {
 		return err
 	})
 	if err != nil {
-		if de, ok := err.(*DriverError); ok {
+		if de, ok := err.(*driverError); ok {
 			de.Log = strings.TrimSpace(C.GoString((*C.char)(unsafe.Pointer(errBuf))) + "\n" + C.GoString((*C.char)(unsafe.Pointer(infoBuf))))
 		}
 		return 0, err
@@ -308,10 +308,10 @@ func (c *cudaCtx) LoadModule(name, text string) (ModuleHandle, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.modules = append(c.modules, m)
-	return ModuleHandle(len(c.modules)), nil
+	return moduleHandle(len(c.modules)), nil
 }
 
-func (c *cudaCtx) Function(m ModuleHandle, name string) (Function, error) {
+func (c *cudaCtx) Function(m moduleHandle, name string) (funcHandle, error) {
 	c.mu.Lock()
 	if m < 1 || int(m) > len(c.modules) {
 		c.mu.Unlock()
@@ -330,10 +330,10 @@ func (c *cudaCtx) Function(m ModuleHandle, name string) (Function, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.funcs = append(c.funcs, f)
-	return Function(len(c.funcs)), nil
+	return funcHandle(len(c.funcs)), nil
 }
 
-func (c *cudaCtx) function(f Function) (cu.Function, error) {
+func (c *cudaCtx) function(f funcHandle) (cu.Function, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if f < 1 || int(f) > len(c.funcs) {
@@ -342,7 +342,7 @@ func (c *cudaCtx) function(f Function) (cu.Function, error) {
 	return c.funcs[f-1], nil
 }
 
-func (c *cudaCtx) MaxActiveBlocks(f Function, threads, shared int) (int, error) {
+func (c *cudaCtx) MaxActiveBlocks(f funcHandle, threads, shared int) (int, error) {
 	fn, err := c.function(f)
 	if err != nil {
 		return 0, err
@@ -355,7 +355,7 @@ func (c *cudaCtx) MaxActiveBlocks(f Function, threads, shared int) (int, error) 
 	return k, err
 }
 
-func (c *cudaCtx) Launch(f Function, grid, block Dim3, shared int, args []uint64) error {
+func (c *cudaCtx) Launch(f funcHandle, grid, block Dim3, shared int, args []uint64) error {
 	fn, err := c.function(f)
 	if err != nil {
 		return err
@@ -373,7 +373,7 @@ func (c *cudaCtx) Synchronize() error {
 	return c.do("cuCtxSynchronize", cu.Synchronize)
 }
 
-func (c *cudaCtx) NewEvent() (Event, error) {
+func (c *cudaCtx) NewEvent() (eventHandle, error) {
 	var e cu.Event
 	err := c.do("cuEventCreate", func() (err error) {
 		e, err = cu.MakeEvent(cu.DefaultEvent)
@@ -391,10 +391,10 @@ func (c *cudaCtx) NewEvent() (Event, error) {
 		return h, nil
 	}
 	c.events = append(c.events, e)
-	return Event(len(c.events)), nil
+	return eventHandle(len(c.events)), nil
 }
 
-func (c *cudaCtx) event(e Event) (cu.Event, error) {
+func (c *cudaCtx) event(e eventHandle) (cu.Event, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e < 1 || int(e) > len(c.events) {
@@ -403,7 +403,7 @@ func (c *cudaCtx) event(e Event) (cu.Event, error) {
 	return c.events[e-1], nil
 }
 
-func (c *cudaCtx) Record(e Event) error {
+func (c *cudaCtx) Record(e eventHandle) error {
 	ev, err := c.event(e)
 	if err != nil {
 		return err
@@ -411,7 +411,7 @@ func (c *cudaCtx) Record(e Event) error {
 	return c.do("cuEventRecord", func() error { return ev.Record(cu.NoStream) })
 }
 
-func (c *cudaCtx) Elapsed(start, end Event) (time.Duration, error) {
+func (c *cudaCtx) Elapsed(start, end eventHandle) (time.Duration, error) {
 	s, err := c.event(start)
 	if err != nil {
 		return 0, err
@@ -432,7 +432,7 @@ func (c *cudaCtx) Elapsed(start, end Event) (time.Duration, error) {
 }
 
 // DestroyEvent destroys the event and frees its handle for reuse.
-func (c *cudaCtx) DestroyEvent(e Event) error {
+func (c *cudaCtx) DestroyEvent(e eventHandle) error {
 	ev, err := c.event(e)
 	if err != nil {
 		return err
@@ -482,13 +482,13 @@ var stickyCodes = map[int]bool{
 	C.CUDA_ERROR_ECC_UNCORRECTABLE:     true,
 }
 
-// wrap turns a gorgonia.org/cu result into a *DriverError with the
+// wrap turns a gorgonia.org/cu result into a *driverError with the
 // driver's own name and description of the code.
 func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := err.(*DriverError); ok {
+	if _, ok := err.(*driverError); ok {
 		return err
 	}
 	v := reflect.ValueOf(err)
@@ -496,7 +496,7 @@ func wrap(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	code := int(v.Int())
-	de := &DriverError{Op: op, Code: code, Name: err.Error(), Sticky: stickyCodes[code]}
+	de := &driverError{Op: op, Code: code, Name: err.Error(), Sticky: stickyCodes[code]}
 	if s := C.pathnotes_error_name(C.int(code)); s != nil {
 		de.Name = C.GoString(s)
 	}

@@ -1,6 +1,6 @@
 package gpu
 
-// The emu driver: the Context interface on ptxemu, an interpreter of the
+// The emu driver: the deviceContext interface on ptxemu, an interpreter of the
 // kernels' PTX on the CPU. It needs no GPU, no CUDA and no cgo, runs every
 // variant exactly (slowly), and checks what a card does not: every access
 // against its allocation, barriers every thread must reach, warp
@@ -30,7 +30,7 @@ var emuNotice sync.Once
 
 // defaultDriver is the driver of an unset PATHNOTES_GPU: cuda when it
 // loads and sees a device, the emulator otherwise, remembering why.
-func defaultDriver() Driver {
+func defaultDriver() gpuDriver {
 	drv, err := cudaDriver()
 	var why string
 	switch {
@@ -90,7 +90,7 @@ func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
 
 // Open creates the emulated device's context; the first one in a process
 // opened as a fallback prints why the emulator runs the GPU calls.
-func (e emuDriver) Open(ordinal int) (Context, error) {
+func (e emuDriver) Open(ordinal int) (deviceContext, error) {
 	if ordinal != 0 {
 		return nil, fmt.Errorf("the emulator has one device, not %d", ordinal+1)
 	}
@@ -99,14 +99,14 @@ func (e emuDriver) Open(ordinal int) (Context, error) {
 			fmt.Fprintf(os.Stderr, "pathnotes: GPU work runs on the PTX emulator (CPU, exact, slow): %s\n", e.why)
 		})
 	}
-	return &emuContext{opts: e.opts, dev: ptxemu.New(e.opts), events: map[Event]time.Time{}}, nil
+	return &emuContext{opts: e.opts, dev: ptxemu.New(e.opts), events: map[eventHandle]time.Time{}}, nil
 }
 
-// OpenEmulator returns a Device on the PTX emulator whatever PATHNOTES_GPU
+// openEmulator returns a Device on the PTX emulator whatever PATHNOTES_GPU
 // says, so that a variant can be checked on it (Options.Device) beside a
 // real GPU. opts sets its workers, memory size and checks.
-func OpenEmulator(opts ptxemu.Options) (*Device, error) {
-	drv := emuDriver{why: "opened with OpenEmulator", opts: opts}
+func openEmulator(opts ptxemu.Options) (*Device, error) {
+	drv := emuDriver{why: "opened with openEmulator", opts: opts}
 	info, err := drv.DeviceInfo(0)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (d *Device) EmulatorStats() (stats ptxemu.Stats, ok bool) {
 	return c.dev.Stats(), true
 }
 
-// emuContext is the Context of the emulated device. Launches run to the
+// emuContext is the deviceContext of the emulated device. Launches run to the
 // end before Launch returns; a fault is kept, as CUDA keeps a sticky
 // error, and returned by every later call until Reset.
 type emuContext struct {
@@ -142,8 +142,8 @@ type emuContext struct {
 	dev     *ptxemu.Device
 	modules []*ptxemu.Module
 	kernels []*ptxemu.Kernel
-	events  map[Event]time.Time
-	next    Event
+	events  map[eventHandle]time.Time
+	next    eventHandle
 	sticky  error
 }
 
@@ -167,9 +167,9 @@ var cuNames = map[int]string{
 	cuLaunchFailed: "CUDA_ERROR_LAUNCH_FAILED", cuInvalidHandle: "CUDA_ERROR_INVALID_HANDLE",
 }
 
-// emuError wraps an emulator error as a *DriverError.
+// emuError wraps an emulator error as a *driverError.
 func emuError(op string, code int, err error, sticky bool) error {
-	return &DriverError{Op: op, Code: code, Name: cuNames[code], Detail: err.Error(), Sticky: sticky}
+	return &driverError{Op: op, Code: code, Name: cuNames[code], Detail: err.Error(), Sticky: sticky}
 }
 
 // check returns the sticky error, if any.
@@ -246,7 +246,7 @@ func (c *emuContext) CopyOutBytes(dst []byte, src DevicePtr) error {
 
 // Global finds a .global or .const variable; the emulator keeps .const
 // variables in global memory too, as a GPU does.
-func (c *emuContext) Global(m ModuleHandle, name string) (DevicePtr, uint64, error) {
+func (c *emuContext) Global(m moduleHandle, name string) (DevicePtr, uint64, error) {
 	if err := c.check(); err != nil {
 		return 0, 0, err
 	}
@@ -277,20 +277,20 @@ func (c *emuContext) Memset32(dst DevicePtr, value uint32, count uint64) error {
 
 // LoadModule decodes the PTX; unsupported instructions fail it like a JIT
 // error, with the list in Log.
-func (c *emuContext) LoadModule(name, ptx string) (ModuleHandle, error) {
+func (c *emuContext) LoadModule(name, ptx string) (moduleHandle, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}
 	m, err := c.dev.Load(name, ptx)
 	if err != nil {
-		return 0, &DriverError{Op: "emuModuleLoadData", Code: cuInvalidPTX, Name: cuNames[cuInvalidPTX],
+		return 0, &driverError{Op: "emuModuleLoadData", Code: cuInvalidPTX, Name: cuNames[cuInvalidPTX],
 			Detail: "the PTX emulator cannot run this module", Log: err.Error()}
 	}
 	c.modules = append(c.modules, m)
-	return ModuleHandle(len(c.modules)), nil
+	return moduleHandle(len(c.modules)), nil
 }
 
-func (c *emuContext) Function(m ModuleHandle, name string) (Function, error) {
+func (c *emuContext) Function(m moduleHandle, name string) (funcHandle, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}
@@ -302,17 +302,17 @@ func (c *emuContext) Function(m ModuleHandle, name string) (Function, error) {
 		return 0, emuError("emuModuleGetFunction", cuNotFound, err, false)
 	}
 	c.kernels = append(c.kernels, k)
-	return Function(len(c.kernels)), nil
+	return funcHandle(len(c.kernels)), nil
 }
 
-func (c *emuContext) kernel(f Function) (*ptxemu.Kernel, error) {
+func (c *emuContext) kernel(f funcHandle) (*ptxemu.Kernel, error) {
 	if f < 1 || int(f) > len(c.kernels) {
 		return nil, emuError("emuLaunchKernel", cuInvalidHandle, fmt.Errorf("no function %d", f), false)
 	}
 	return c.kernels[f-1], nil
 }
 
-func (c *emuContext) MaxActiveBlocks(f Function, blockThreads, sharedBytes int) (int, error) {
+func (c *emuContext) MaxActiveBlocks(f funcHandle, blockThreads, sharedBytes int) (int, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}
@@ -331,7 +331,7 @@ func (c *emuContext) MaxActiveBlocks(f Function, blockThreads, sharedBytes int) 
 // an error at once that leaves the context usable; a fault during the run
 // (an illegal address, a divergent barrier) becomes the sticky error that
 // Synchronize and every later call return, as on a GPU.
-func (c *emuContext) Launch(f Function, grid, block Dim3, sharedBytes int, args []uint64) error {
+func (c *emuContext) Launch(f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -366,7 +366,7 @@ func (c *emuContext) Launch(f Function, grid, block Dim3, sharedBytes int, args 
 // finished when Launch returns.
 func (c *emuContext) Synchronize() error { return c.check() }
 
-func (c *emuContext) NewEvent() (Event, error) {
+func (c *emuContext) NewEvent() (eventHandle, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}
@@ -376,7 +376,7 @@ func (c *emuContext) NewEvent() (Event, error) {
 }
 
 // Record notes the host time: launches before it have finished.
-func (c *emuContext) Record(e Event) error {
+func (c *emuContext) Record(e eventHandle) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -390,7 +390,7 @@ func (c *emuContext) Record(e Event) error {
 // Elapsed returns the interpreter's wall time between two recorded events.
 // It is not GPU time: the PTX runs interpreted on the CPU, thousands of
 // times slower than on a card, and its time says nothing about a GPU's.
-func (c *emuContext) Elapsed(start, end Event) (time.Duration, error) {
+func (c *emuContext) Elapsed(start, end eventHandle) (time.Duration, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}
@@ -402,13 +402,13 @@ func (c *emuContext) Elapsed(start, end Event) (time.Duration, error) {
 	return e.Sub(s), nil
 }
 
-func (c *emuContext) DestroyEvent(e Event) error {
+func (c *emuContext) DestroyEvent(e eventHandle) error {
 	delete(c.events, e)
 	return nil
 }
 
 // Reset discards memory, modules, events and the sticky error.
 func (c *emuContext) Reset() error {
-	*c = emuContext{opts: c.opts, dev: ptxemu.New(c.opts), events: map[Event]time.Time{}}
+	*c = emuContext{opts: c.opts, dev: ptxemu.New(c.opts), events: map[eventHandle]time.Time{}}
 	return nil
 }

@@ -3,6 +3,6 @@
 package gpu
 
 // cudaDriver reports that the binary was built without the cuda tag: the
-// package then needs neither cgo nor the CUDA headers, and every GPU call
-// returns ErrNoCUDA.
-func cudaDriver() (Driver, error) { return nil, ErrNoCUDA }
+// package then needs neither cgo nor the CUDA headers, PATHNOTES_GPU=cuda
+// fails with ErrNoCUDA, and the default driver is the emulator.
+func cudaDriver() (gpuDriver, error) { return nil, ErrNoCUDA }

@@ -27,7 +27,7 @@ var (
 // emulator returns the shared emulated device of these tests.
 func emulator(t *testing.T) *Device {
 	t.Helper()
-	emuOnce.Do(func() { emuDev, emuErr = OpenEmulator(ptxemu.Options{}) })
+	emuOnce.Do(func() { emuDev, emuErr = openEmulator(ptxemu.Options{}) })
 	if emuErr != nil {
 		t.Fatal(emuErr)
 	}
@@ -98,7 +98,7 @@ func TestEmuNegativeCycles(t *testing.T) {
 // PTX module decodes on the emulator and that running every variant (with
 // predecessors, on a graph of two tiles) launches each one.
 func TestEmuEveryKernelRuns(t *testing.T) {
-	dev, err := OpenEmulator(ptxemu.Options{})
+	dev, err := openEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +166,9 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 // fallback to the emulator when CUDA is unusable.
 func TestEmuDriverSelection(t *testing.T) {
 	t.Setenv(EnvDriver, "emu")
-	drv, err := ActiveDriver()
+	drv, err := activeDriver()
 	if err != nil || drv.Name() != "emu" {
-		t.Fatalf("%s=emu: ActiveDriver() = %v, %v", EnvDriver, drv, err)
+		t.Fatalf("%s=emu: activeDriver() = %v, %v", EnvDriver, drv, err)
 	}
 	want := "gpu driver: emu (PTX interpreter on the CPU; selected by PATHNOTES_GPU=emu); PTX modules "
 	if d := Describe(); !strings.HasPrefix(d, want) || !strings.Contains(d, "PTX emulator (") {
@@ -184,17 +184,17 @@ func TestEmuDriverSelection(t *testing.T) {
 	}
 	if _, err := cudaDriver(); err == nil {
 		t.Setenv(EnvDriver, "cuda")
-		if drv, err := ActiveDriver(); err != nil || drv.Name() != "cuda" {
+		if drv, err := activeDriver(); err != nil || drv.Name() != "cuda" {
 			t.Errorf("%s=cuda: %v, %v", EnvDriver, drv, err)
 		}
 	} else {
 		t.Setenv(EnvDriver, "cuda")
-		if _, err2 := ActiveDriver(); !errors.Is(err2, err) {
+		if _, err2 := activeDriver(); !errors.Is(err2, err) {
 			t.Errorf("%s=cuda without CUDA: %v, want %v", EnvDriver, err2, err)
 		}
 	}
 	t.Setenv(EnvDriver, "")
-	drv, err = ActiveDriver()
+	drv, err = activeDriver()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,20 +252,13 @@ func TestEmuNoticeChild(t *testing.T) {
 // kernel, block, thread, PTX line and address, after which the device
 // resets and works again.
 func TestEmuIllegalAddress(t *testing.T) {
-	dev, err := OpenEmulator(ptxemu.Options{})
+	dev, err := openEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	r, err := dev.begin(ctx, "bad-launch", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = r.kernels(func() error {
-		return r.launch(ptx.FloydWarshall, "fw_hn", Dim3{4, 4, 1}, block2D, 0, i32(128), i32(0), 0, 0)
-	})
-	r.end()
-	var de *DriverError
+	err = nullMatrixLaunch(t, dev)
+	var de *driverError
 	if !errors.As(err, &de) || !de.Sticky || de.Name != "CUDA_ERROR_ILLEGAL_ADDRESS" {
 		t.Fatalf("fw_hn on a null matrix: %v, want a sticky illegal-address error", err)
 	}
@@ -284,12 +277,12 @@ func TestEmuIllegalAddress(t *testing.T) {
 // the emulator cannot run (a JIT failure, with the list in Log) and a
 // launch shape it refuses.
 func TestEmuDriverErrors(t *testing.T) {
-	dev, err := OpenEmulator(ptxemu.Options{})
+	dev, err := openEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = dev.ctx.LoadModule("broken", ".version 7.8\n.target sm_52\n.address_size 64\n.visible .entry broken()\n{\n\tbogus.instruction;\n}\n")
-	var de *DriverError
+	var de *driverError
 	if !errors.As(err, &de) || de.Sticky || de.Name != "CUDA_ERROR_INVALID_PTX" || !strings.Contains(de.Log, "unsupported PTX instruction bogus.instruction at line 6") {
 		t.Errorf("loading broken PTX: %v", err)
 	}
@@ -312,7 +305,7 @@ func TestEmuDriverErrors(t *testing.T) {
 // TestEmuStats checks the run statistics on the emulator and the
 // interpreter's own counts.
 func TestEmuStats(t *testing.T) {
-	dev, err := OpenEmulator(ptxemu.Options{})
+	dev, err := openEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // TestRegistry checks that every GPU variant of DESIGN.md's table is
@@ -94,8 +95,8 @@ func TestArgumentChecks(t *testing.T) {
 // TestDriverSelection checks PATHNOTES_GPU's values.
 func TestDriverSelection(t *testing.T) {
 	t.Setenv(EnvDriver, "emu")
-	if drv, err := ActiveDriver(); err != nil || drv.Name() != "emu" {
-		t.Errorf("%s=emu: ActiveDriver() = %v, %v, want the emulator", EnvDriver, drv, err)
+	if drv, err := activeDriver(); err != nil || drv.Name() != "emu" {
+		t.Errorf("%s=emu: activeDriver() = %v, %v, want the emulator", EnvDriver, drv, err)
 	}
 	if d := Describe(); !strings.HasPrefix(d, "gpu driver: emu (") || !strings.Contains(d, "PATHNOTES_GPU=emu") {
 		t.Errorf("%s=emu: Describe() = %q", EnvDriver, d)
@@ -105,8 +106,8 @@ func TestDriverSelection(t *testing.T) {
 		"metal": `PATHNOTES_GPU="metal": want cuda, emu or off`,
 	} {
 		t.Setenv(EnvDriver, value)
-		if _, err := ActiveDriver(); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s=%s: ActiveDriver() = %v, want %q", EnvDriver, value, err, want)
+		if _, err := activeDriver(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s=%s: activeDriver() = %v, want %q", EnvDriver, value, err, want)
 		}
 		if d := Describe(); !strings.HasPrefix(d, "gpu driver: none (") || !strings.Contains(d, want) {
 			t.Errorf("%s=%s: Describe() = %q", EnvDriver, value, d)
@@ -259,33 +260,6 @@ func TestNegativeCycleSearch(t *testing.T) {
 	}
 }
 
-// TestPredCycle checks the cycle finder of predecessor arrays.
-func TestPredCycle(t *testing.T) {
-	for _, c := range []struct {
-		pred []int32
-		want []int
-	}{
-		{[]int32{-1, 0, 1, 2}, nil},
-		{[]int32{-1, 3, 1, 2}, []int{1, 2, 3}},
-		{[]int32{0}, []int{0}},
-		{[]int32{-1, 0, 0, 4, 3}, []int{3, 4}},
-	} {
-		got := predCycle(c.pred)
-		if len(got) != len(c.want) {
-			t.Errorf("predCycle(%v) = %v, want %v", c.pred, got, c.want)
-			continue
-		}
-		// A cycle may start anywhere; rotate to the smallest vertex.
-		if len(got) > 0 {
-			i := slices.Index(got, slices.Min(got))
-			got = append(got[i:], got[:i]...)
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("predCycle(%v) = %v, want %v", c.pred, got, c.want)
-		}
-	}
-}
-
 // TestStatsString checks the one-line summary.
 func TestStatsString(t *testing.T) {
 	s := Stats{Variant: "fw-hn", Device: "H100", Launches: 3, BytesToDevice: 4096}
@@ -318,7 +292,7 @@ func buildArcs(t testing.TB, b *graph.Builder, arcs string) *graph.Graph {
 	return g
 }
 
-// fakeContext is a Context without a GPU: a fixed amount of memory and
+// fakeContext is a deviceContext without a GPU: a fixed amount of memory and
 // allocations that succeed (no copies or launches), for the checks that
 // come before any kernel runs and for the handling of driver errors.
 type fakeContext struct {
@@ -330,28 +304,28 @@ type fakeContext struct {
 
 var errFake = errors.New("fake context: not supported")
 
-func (f *fakeContext) MemInfo() (uint64, uint64, error)                { return f.free, f.total, nil }
-func (f *fakeContext) HostAlloc(n uint64) ([]byte, error)              { return make([]byte, n), nil }
-func (f *fakeContext) HostFree([]byte) error                           { return nil }
-func (f *fakeContext) Alloc(uint64) (DevicePtr, error)                 { return 4096, nil }
-func (f *fakeContext) Free(DevicePtr) error                            { return nil }
-func (f *fakeContext) CopyIn(DevicePtr, []int32) error                 { return nil }
-func (f *fakeContext) CopyOut([]int32, DevicePtr) error                { return errFake }
-func (f *fakeContext) Memset32(DevicePtr, uint32, uint64) error        { return nil }
-func (f *fakeContext) LoadModule(string, string) (ModuleHandle, error) { return 1, nil }
-func (f *fakeContext) Function(ModuleHandle, string) (Function, error) { return 1, nil }
-func (f *fakeContext) MaxActiveBlocks(Function, int, int) (int, error) {
+func (f *fakeContext) MemInfo() (uint64, uint64, error)                  { return f.free, f.total, nil }
+func (f *fakeContext) HostAlloc(n uint64) ([]byte, error)                { return make([]byte, n), nil }
+func (f *fakeContext) HostFree([]byte) error                             { return nil }
+func (f *fakeContext) Alloc(uint64) (DevicePtr, error)                   { return 4096, nil }
+func (f *fakeContext) Free(DevicePtr) error                              { return nil }
+func (f *fakeContext) CopyIn(DevicePtr, []int32) error                   { return nil }
+func (f *fakeContext) CopyOut([]int32, DevicePtr) error                  { return errFake }
+func (f *fakeContext) Memset32(DevicePtr, uint32, uint64) error          { return nil }
+func (f *fakeContext) LoadModule(string, string) (moduleHandle, error)   { return 1, nil }
+func (f *fakeContext) Function(moduleHandle, string) (funcHandle, error) { return 1, nil }
+func (f *fakeContext) MaxActiveBlocks(funcHandle, int, int) (int, error) {
 	return 1, nil
 }
-func (f *fakeContext) Launch(Function, Dim3, Dim3, int, []uint64) error { return f.launchErr }
-func (f *fakeContext) Synchronize() error                               { return nil }
-func (f *fakeContext) NewEvent() (Event, error)                         { return 1, nil }
-func (f *fakeContext) Record(Event) error                               { return nil }
-func (f *fakeContext) Elapsed(Event, Event) (time.Duration, error)      { return 0, nil }
-func (f *fakeContext) DestroyEvent(Event) error                         { return nil }
-func (f *fakeContext) Reset() error                                     { f.resets++; return f.resetErr }
+func (f *fakeContext) Launch(funcHandle, Dim3, Dim3, int, []uint64) error      { return f.launchErr }
+func (f *fakeContext) Synchronize() error                                      { return nil }
+func (f *fakeContext) NewEvent() (eventHandle, error)                          { return 1, nil }
+func (f *fakeContext) Record(eventHandle) error                                { return nil }
+func (f *fakeContext) Elapsed(eventHandle, eventHandle) (time.Duration, error) { return 0, nil }
+func (f *fakeContext) DestroyEvent(eventHandle) error                          { return nil }
+func (f *fakeContext) Reset() error                                            { f.resets++; return f.resetErr }
 
-func fakeDevice(ctx Context) *Device {
+func fakeDevice(ctx deviceContext) *Device {
 	d := &Device{info: DeviceInfo{Name: "Fake GPU", MaxThreadsPerBlock: 1024, SharedPerBlock: 48 << 10,
 		MaxBlock: [3]int{1024, 1024, 64}, MaxGrid: [3]int{1<<31 - 1, 65535, 65535}}, ctx: ctx}
 	d.forget()
@@ -386,12 +360,12 @@ func TestDeviceMemoryCheck(t *testing.T) {
 // leaves the device usable.
 func TestStickyErrors(t *testing.T) {
 	g := mustGraph(t, 3, "0->1 1, 1->2 1")
-	sticky := &DriverError{Op: "cuLaunchKernel", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS", Sticky: true}
+	sticky := &driverError{Op: "cuLaunchKernel", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS", Sticky: true}
 
 	ok := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: sticky}
 	d := fakeDevice(ok)
 	_, err := FWHN(context.Background(), g, Options{Device: d})
-	if !errors.As(err, new(*DriverError)) || !strings.Contains(err.Error(), "context has been reset") || ok.resets != 1 || d.lost != nil {
+	if !errors.As(err, new(*driverError)) || !strings.Contains(err.Error(), "context has been reset") || ok.resets != 1 || d.lost != nil {
 		t.Errorf("sticky error with a working reset: %v (resets %d, lost %v)", err, ok.resets, d.lost)
 	}
 
@@ -411,9 +385,24 @@ func TestStickyErrors(t *testing.T) {
 		t.Errorf("a lost device was reset %d times, want 1", broken.resets)
 	}
 
-	refused := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: &DriverError{Op: "cuLaunchKernel", Code: 1, Name: "CUDA_ERROR_INVALID_VALUE"}}
+	refused := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: &driverError{Op: "cuLaunchKernel", Code: 1, Name: "CUDA_ERROR_INVALID_VALUE"}}
 	d = fakeDevice(refused)
 	if _, err := FWHN(context.Background(), g, Options{Device: d}); err == nil || refused.resets != 0 || d.lost != nil {
 		t.Errorf("non-sticky error: %v (resets %d)", err, refused.resets)
 	}
+}
+
+// nullMatrixLaunch runs fw_hn on d with null matrices, which faults at
+// the first load, and returns the run's error.
+func nullMatrixLaunch(t *testing.T, d *Device) error {
+	t.Helper()
+	r, err := d.begin(context.Background(), "bad-launch", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.kernels(func() error {
+		return r.launch(ptx.FloydWarshall, "fw_hn", Dim3{4, 4, 1}, block2D, 0, i32(128), i32(0), 0, 0)
+	})
+	r.end()
+	return err
 }

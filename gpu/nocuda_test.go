@@ -18,8 +18,8 @@ func TestNoCUDA(t *testing.T) {
 		t.Errorf("unset %s: Describe() = %q, want the emulator and the reason", EnvDriver, d)
 	}
 	t.Setenv(EnvDriver, "cuda")
-	if _, err := Devices(); !errors.Is(err, ErrNoCUDA) {
-		t.Errorf("Devices() = %v, want ErrNoCUDA", err)
+	if _, err := listDevices(); !errors.Is(err, ErrNoCUDA) {
+		t.Errorf("listDevices() = %v, want ErrNoCUDA", err)
 	}
 	if _, err := Open(0); !errors.Is(err, ErrNoCUDA) {
 		t.Errorf("Open(0) = %v, want ErrNoCUDA", err)

@@ -8,6 +8,15 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
+// matrices is how many n×n int32 matrices an all-pairs run keeps: D, and
+// Π when Pred is set.
+func (o Options) matrices() int {
+	if o.Pred {
+		return 2
+	}
+	return 1
+}
+
 // Variant names, as DESIGN.md lists them; they go in the results' Solver
 // field.
 const (

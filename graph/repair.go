@@ -27,12 +27,12 @@ func (r *AllPairs) RepairPredecessors(g *Graph) int {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			state := make([]uint8, n)
+			stamp := make([]int32, n)
 			queue := make([]int32, 0, n)
 			count := 0
 			for i := w; i < n; i += workers {
 				dist, pred := r.Dist[i*n:(i+1)*n], r.Pred[i*n:(i+1)*n]
-				if !predCycle(i, pred, state) {
+				if !rowCycle(i, pred, stamp) {
 					continue
 				}
 				rebuildRow(g, i, dist, pred, queue)
@@ -47,39 +47,15 @@ func (r *AllPairs) RepairPredecessors(g *Graph) int {
 	return repaired
 }
 
-// predCycle reports whether following pred from some vertex loops without
-// reaching the source i. state is scratch space of length n.
-func predCycle(i int, pred []int32, state []uint8) bool {
-	const (
-		unseen = iota
-		onPath
-		done
-	)
-	clear(state)
-	state[i] = done
-	for v := range pred {
-		x := v
-		for state[x] == unseen {
-			state[x] = onPath
-			p := pred[x]
-			if p < 0 || int(p) >= len(pred) {
-				break // no predecessor: unreachable, or the source
-			}
-			x = int(p)
-		}
-		if state[x] == onPath && pred[x] >= 0 {
-			return true
-		}
-		for y := v; state[y] == onPath; {
-			state[y] = done
-			p := pred[y]
-			if p < 0 || int(p) >= len(pred) {
-				break
-			}
-			y = int(p)
-		}
-	}
-	return false
+// rowCycle reports whether following the predecessors of row i loops
+// without reaching the source i (a cycle through i does not count: the
+// source's own predecessor is ignored). stamp is scratch space of length n.
+func rowCycle(i int, pred []int32, stamp []int32) bool {
+	own := pred[i]
+	pred[i] = Nil
+	found := predCycle(pred, stamp) != nil
+	pred[i] = own
+	return found
 }
 
 // rebuildRow replaces pred with a breadth-first tree of the arcs that are

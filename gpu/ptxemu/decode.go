@@ -137,15 +137,10 @@ func decodeKernel(m *Module, f *function) (*Kernel, []error) {
 // scope first, then the function's) and the dynamic shared array.
 func (d *decoder) layout(f *function) {
 	k := d.k
-	off := 0
-	for _, p := range f.params {
-		size := int(p.typ.size) * p.count
-		off = int(roundUp(uint64(off), uint64(max(p.align, 1))))
-		k.params = append(k.params, Param{Name: p.name, Size: size, Offset: off})
-		d.syms[p.name] = symbol{sp: spaceParam, addr: uint64(off)}
-		off += size
+	k.params, k.paramBytes = paramLayout(f.params)
+	for _, p := range k.params {
+		d.syms[p.Name] = symbol{sp: spaceParam, addr: uint64(p.Offset)}
 	}
-	k.paramBytes = off
 	for name, a := range d.mod.globals {
 		d.syms[name] = symbol{sp: spaceGlobal, addr: a.addr}
 	}
@@ -484,65 +479,6 @@ func immediate(op operand, t ptxType) (uint64, error) {
 	return 0, fmt.Errorf("floating-point literal %q for a .%s operand", w, t)
 }
 
-// modset is an instruction's modifiers (the opcode's dotted parts). An
-// operation's decoder takes those it understands; any left over make the
-// instruction unsupported, so that no modifier is silently ignored.
-type modset struct {
-	list []string
-	used []bool
-}
-
-func newModset(mods []string) *modset { return &modset{list: mods, used: make([]bool, len(mods))} }
-
-// take consumes modifier name if present.
-func (m *modset) take(name string) bool {
-	for i, s := range m.list {
-		if !m.used[i] && s == name {
-			m.used[i] = true
-			return true
-		}
-	}
-	return false
-}
-
-// takeAny consumes the first of names present and returns it ("" if none).
-func (m *modset) takeAny(names ...string) string {
-	for i, s := range m.list {
-		if m.used[i] {
-			continue
-		}
-		for _, n := range names {
-			if s == n {
-				m.used[i] = true
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-// takeType consumes the first unused type modifier.
-func (m *modset) takeType() (ptxType, bool) {
-	for i, s := range m.list {
-		if t, ok := typeFor(s); ok && !m.used[i] {
-			m.used[i] = true
-			return t, true
-		}
-	}
-	return ptxType{}, false
-}
-
-// rest lists the modifiers nobody took.
-func (m *modset) rest() []string {
-	var r []string
-	for i, s := range m.list {
-		if !m.used[i] {
-			r = append(r, "."+s)
-		}
-	}
-	return r
-}
-
 // opDecoder decodes one operation into in.
 type opDecoder func(d *decoder, s *stmt, m *modset, in *inst) error
 
@@ -600,4 +536,32 @@ func (d *decoder) srcs(s *stmt, in *inst, t ptxType, from, n int) error {
 		*dst[i] = r
 	}
 	return nil
+}
+
+// dstArgs checks that s has one of the operand counts n and decodes its
+// first operand as the destination register in.d.
+func (d *decoder) dstArgs(s *stmt, in *inst, n ...int) error {
+	if err := args(s, n...); err != nil {
+		return err
+	}
+	var err error
+	in.d, err = d.dst(s, s.args[0])
+	return err
+}
+
+// countOrPred decodes the operands of a warp or block vote: the
+// destination, a register (in.d) when toReg (a count or a ballot mask),
+// else a predicate (in.pd), and the predicate voted on, s.args[src].
+func (d *decoder) countOrPred(s *stmt, in *inst, toReg bool, src int) error {
+	var err error
+	if toReg {
+		in.d, err = d.dst(s, s.args[0])
+	} else {
+		in.pd, err = d.predDst(s, s.args[0])
+	}
+	if err != nil {
+		return err
+	}
+	in.pa, in.paNeg, err = d.predSrc(s, s.args[src])
+	return err
 }

@@ -52,8 +52,9 @@ type Kernel struct {
 // Param describes a kernel parameter.
 type Param struct {
 	Name   string
-	Size   int // bytes
-	Offset int // in the parameter buffer
+	Type   string // PTX type without the dot: "u32", "f64"; "b8" for an aggregate
+	Size   int    // bytes
+	Offset int    // in the parameter buffer
 }
 
 // constReg is a register slot holding an immediate operand.

@@ -40,7 +40,7 @@ func TestEveryEmbeddedModuleDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, _ := m.Kernel("fw_hn")
-	want := []Param{{"fw_hn_param_0", 4, 0}, {"fw_hn_param_1", 4, 4}, {"fw_hn_param_2", 8, 8}, {"fw_hn_param_3", 8, 16}}
+	want := []Param{{"fw_hn_param_0", "u32", 4, 0}, {"fw_hn_param_1", "u32", 4, 4}, {"fw_hn_param_2", "u64", 8, 8}, {"fw_hn_param_3", "u64", 8, 16}}
 	if got := k.Params(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("fw_hn parameters %v, want %v", got, want)
 	}

@@ -352,13 +352,10 @@ func decodeSelp(d *decoder, s *stmt, m *modset, in *inst) error {
 	if !ok || t.kind == kindPred {
 		return unsupported(s, "")
 	}
-	if err := args(s, 4); err != nil {
+	if err := d.dstArgs(s, in, 4); err != nil {
 		return err
 	}
 	var err error
-	if in.d, err = d.dst(s, s.args[0]); err != nil {
-		return err
-	}
 	if err := d.srcs(s, in, t, 1, 2); err != nil {
 		return err
 	}
@@ -393,13 +390,10 @@ func decodeSlct(d *decoder, s *stmt, m *modset, in *inst) error {
 	if !ok1 || !ok2 || !(ct.kind == kindSint && ct.size == 4 || ct.kind == kindFloat && ct.size == 4) {
 		return unsupported(s, "")
 	}
-	if err := args(s, 4); err != nil {
+	if err := d.dstArgs(s, in, 4); err != nil {
 		return err
 	}
 	var err error
-	if in.d, err = d.dst(s, s.args[0]); err != nil {
-		return err
-	}
 	if err := d.srcs(s, in, t, 1, 2); err != nil {
 		return err
 	}

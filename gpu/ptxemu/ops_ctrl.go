@@ -114,16 +114,7 @@ func decodeBar(d *decoder, s *stmt, m *modset, in *inst) error {
 		if len(s.args) == 4 {
 			return unsupported(s, "barriers with a thread count")
 		}
-		var err error
-		if in.mode == barRedPopc {
-			in.d, err = d.dst(s, s.args[0])
-		} else {
-			in.pd, err = d.predDst(s, s.args[0])
-		}
-		if err != nil {
-			return err
-		}
-		if in.pa, in.paNeg, err = d.predSrc(s, s.args[2]); err != nil {
+		if err := d.countOrPred(s, in, in.mode == barRedPopc, 2); err != nil {
 			return err
 		}
 		in.fn, in.ctrl = opBarSync, true
@@ -362,13 +353,10 @@ func decodeCvta(d *decoder, s *stmt, m *modset, in *inst) error {
 	if !ok || t.size != 4 && t.size != 8 || !t.isInt() {
 		return unsupported(s, "")
 	}
-	if err := args(s, 2); err != nil {
+	if err := d.dstArgs(s, in, 2); err != nil {
 		return err
 	}
 	var err error
-	if in.d, err = d.dst(s, s.args[0]); err != nil {
-		return err
-	}
 	if in.a, err = d.src(s, s.args[1], t); err != nil {
 		return err
 	}

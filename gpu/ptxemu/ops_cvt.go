@@ -76,13 +76,10 @@ func decodeCvt(d *decoder, s *stmt, m *modset, in *inst) error {
 			return unsupported(s, "")
 		}
 	}
-	if err := args(s, 2); err != nil {
+	if err := d.dstArgs(s, in, 2); err != nil {
 		return err
 	}
 	var err error
-	if in.d, err = d.dst(s, s.args[0]); err != nil {
-		return err
-	}
 	if in.a, err = d.src(s, s.args[1], st); err != nil {
 		return err
 	}

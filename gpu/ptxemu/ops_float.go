@@ -137,12 +137,8 @@ func decodeFloat(d *decoder, s *stmt, m *modset, in *inst, op string) error {
 	if fn == nil {
 		return unsupported(s, "")
 	}
-	if err := args(s, nsrc+1); err != nil {
-		return err
-	}
 	in.t = t
-	var err error
-	if in.d, err = d.dst(s, s.args[0]); err != nil {
+	if err := d.dstArgs(s, in, nsrc+1); err != nil {
 		return err
 	}
 	in.fn = fn

@@ -195,12 +195,8 @@ func decodeArith(d *decoder, s *stmt, m *modset, in *inst) error {
 	if fn == nil {
 		return unsupported(s, "")
 	}
-	if err := args(s, nsrc+1); err != nil {
-		return err
-	}
 	in.t = t
-	var err error
-	if in.d, err = d.dst(s, s.args[0]); err != nil {
+	if err := d.dstArgs(s, in, nsrc+1); err != nil {
 		return err
 	}
 	// Shift amounts and bit positions are .u32 whatever the type.
@@ -219,6 +215,7 @@ func decodeArith(d *decoder, s *stmt, m *modset, in *inst) error {
 	}
 	regs := []*int32{&in.a, &in.b, &in.c, &in.e}
 	for i := range nsrc {
+		var err error
 		if *regs[i], err = d.src(s, s.args[1+i], srcT[i]); err != nil {
 			return err
 		}

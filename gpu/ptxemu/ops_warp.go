@@ -167,19 +167,11 @@ func decodeVote(d *decoder, s *stmt, m *modset, in *inst) error {
 	if err := args(s, n); err != nil {
 		return err
 	}
-	var err error
-	if in.mode == voteBallot {
-		in.d, err = d.dst(s, s.args[0])
-	} else {
-		in.pd, err = d.predDst(s, s.args[0])
-	}
-	if err != nil {
-		return err
-	}
-	if in.pa, in.paNeg, err = d.predSrc(s, s.args[1]); err != nil {
+	if err := d.countOrPred(s, in, in.mode == voteBallot, 1); err != nil {
 		return err
 	}
 	if sync {
+		var err error
 		if in.e, err = d.src(s, s.args[2], typeNames["b32"]); err != nil {
 			return err
 		}
@@ -302,13 +294,10 @@ func decodeRedux(d *decoder, s *stmt, m *modset, in *inst) error {
 		return unsupported(s, "")
 	}
 	in.mode = atomOps[op]
-	if err := args(s, 3); err != nil {
+	if err := d.dstArgs(s, in, 3); err != nil {
 		return err
 	}
 	var err error
-	if in.d, err = d.dst(s, s.args[0]); err != nil {
-		return err
-	}
 	if in.a, err = d.src(s, s.args[1], t); err != nil {
 		return err
 	}

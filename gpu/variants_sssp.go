@@ -30,21 +30,28 @@ func (r *run) uploadCSR(g *graph.Graph) (csr, error) {
 // csrBytes is the device memory of g's CSR arrays.
 func csrBytes(g *graph.Graph) uint64 { return uint64(g.N()+1+2*g.M()) * 4 }
 
-// startSingle is the common beginning of the single-source variants.
-func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, vectors int) (*run, error) {
+// startSingle is the common beginning of the single-source variants: it
+// checks the source, starts the run, reserves the CSR and vectors n+1
+// int32 vectors, and uploads the CSR. On success the caller ends the run.
+func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, vectors int) (*run, csr, error) {
 	if err := checkSource(g, source, name); err != nil {
-		return nil, err
+		return nil, csr{}, err
 	}
 	r, err := start(ctx, g, name, negative, opts)
 	if err != nil {
-		return nil, err
+		return nil, csr{}, err
 	}
 	need := csrBytes(g) + uint64(vectors)*uint64(g.N()+1)*4
 	if err := r.reserve(need, fmt.Sprintf("n=%d, m=%d", g.N(), g.M())); err != nil {
 		r.end()
-		return nil, err
+		return nil, csr{}, err
 	}
-	return r, nil
+	gr, err := r.uploadCSR(g)
+	if err != nil {
+		r.end()
+		return nil, csr{}, err
+	}
+	return r, gr, nil
 }
 
 // finishSingle copies distances (and predecessors) back into a result.
@@ -86,16 +93,12 @@ func finishSingle(r *run, g *graph.Graph, source int, dist, pred buffer, withPre
 // must be non-negative; ctx is checked between launches.
 func DijkstraMartin(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
 	const name = VariantDijkstraMartin
-	r, err := startSingle(ctx, g, source, opts, name, false, 5)
+	r, gr, err := startSingle(ctx, g, source, opts, name, false, 5)
 	if err != nil {
 		return nil, err
 	}
 	defer r.end()
 	n := g.N()
-	gr, err := r.uploadCSR(g)
-	if err != nil {
-		return nil, err
-	}
 	var c, f, u, round, pred buffer
 	for _, b := range []*buffer{&c, &f, &u, &round} {
 		if *b, err = r.alloc(n); err != nil {
@@ -196,16 +199,12 @@ func BFFlag(ctx context.Context, g *graph.Graph, source int, opts Options) (*gra
 
 // runBF is the host loop shared by the Bellman-Ford variants.
 func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKernels) (*graph.SingleSource, error) {
-	r, err := startSingle(ctx, g, source, opts, k.name, true, 6)
+	r, gr, err := startSingle(ctx, g, source, opts, k.name, true, 6)
 	if err != nil {
 		return nil, err
 	}
 	defer r.end()
 	n := g.N()
-	gr, err := r.uploadCSR(g)
-	if err != nil {
-		return nil, err
-	}
 	var dist, prev, flag, last, changed, pred buffer
 	for _, b := range []*buffer{&dist, &prev, &flag, &last} {
 		if *b, err = r.alloc(n); err != nil {

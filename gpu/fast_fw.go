@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // VariantFWFast is pathnotes' own Floyd-Warshall, built for speed rather
@@ -85,10 +86,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	defer r.end()
 	n := g.N()
 	mode := fwFastMode(g, opts.Pred)
-	matrices := 1
-	if opts.Pred {
-		matrices = 2
-	}
+	matrices := opts.matrices()
 	ld := ceilDiv(n, ffTile) * ffTile
 	stage := min(n*n, ffStage)
 	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + uint64(stage)*4
@@ -139,14 +137,14 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		nb := ld / ffTile
 		for s := range nb {
 			args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-			if err := r.launch(fwFastModule, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, Dim3{1024, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, Dim3{1024, 1, 1}, 0, args...); err != nil {
 				return err
 			}
 			if nb > 1 {
-				if err := r.launch(fwFastModule, "ff_panels_"+mode.suffix, Dim3{nb, 2, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+				if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 2, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
 					return err
 				}
-				if err := r.launch(fwFastModule, "ff_rest_"+mode.suffix, Dim3{nb, nb, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+				if err := r.launch(ptx.FWFast, "ff_rest_"+mode.suffix, Dim3{nb, nb, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
 					return err
 				}
 			}
@@ -168,9 +166,6 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	return r.finishFW(g, res)
 }
 
-// fwFastModule is the PTX module of fw-fast's kernels.
-const fwFastModule = "fwfast"
-
 // ffMove copies the n×n host matrix host to or from (in) the padded device
 // matrix m of side ld, through the staging buffer buf, a band of rows at a
 // time: ff_scatter turns graph.Inf into the internal infinity inf on the
@@ -188,13 +183,13 @@ func (r *run) ffMove(host []int32, m, buf buffer, n, ld int, inf int32, in bool)
 			if err := r.copyIn(stage, part); err != nil {
 				return err
 			}
-			if err := r.launch(fwFastModule, "ff_scatter", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_scatter", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
 				return err
 			}
 			continue
 		}
 		args[5], args[6] = m.arg(), stage.arg()
-		if err := r.launch(fwFastModule, "ff_gather", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, "ff_gather", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
 			return err
 		}
 		if err := r.download(part, stage); err != nil {

@@ -79,7 +79,7 @@ var fastTestGraphs = []*fastGraph{
 func TestFastSingleSource(t *testing.T) {
 	testDevice(t)
 	ctx := context.Background()
-	schedules := []FastTuning{{}, {Group: 1, Block: 128}, {Group: 32, Delta: 1}, {Blocks: 1, Steps: 100},
+	schedules := []fastTuning{{}, {Group: 1, Block: 128}, {Group: 32, Delta: 1}, {Blocks: 1, Steps: 100},
 		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}, {Heavy: 16, Solo: -1}, {Heavy: -1},
 		{Local: 4}, {Local: 64, LocalQueue: 16, Solo: -1}, {Local: 8, Block: 1024, LocalQueue: maxLocalQueue},
 		{Local: 2, Heavy: 16, Group: 1, Solo: -1, Steps: 50}}
@@ -94,7 +94,7 @@ func TestFastSingleSource(t *testing.T) {
 				for _, s := range []struct {
 					name  string
 					solve frontierSolver
-				}{{VariantSSSPFast, SSSPFastTuned}, {VariantBFFast, BFFastTuned}} {
+				}{{VariantSSSPFast, ssspFastTuned}, {VariantBFFast, bfFastTuned}} {
 					got, err := s.solve(ctx, g, src, Options{Pred: true}, tun)
 					if err != nil {
 						t.Errorf("%s on %s from %d (%+v): %v", s.name, fg.name, src, tun, err)
@@ -156,8 +156,8 @@ func TestFastAllPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tun := range []FastTuning{{}, {Batch: 1000}, {Batch: 7, Group: 1}, {Batch: 2999, Group: 32, Delta: 1}} {
-		got, err := APSPBatchedTuned(ctx, g, Options{Pred: true}, tun)
+	for _, tun := range []fastTuning{{}, {Batch: 1000}, {Batch: 7, Group: 1}, {Batch: 2999, Group: 32, Delta: 1}} {
+		got, err := apspBatchedTuned(ctx, g, Options{Pred: true}, tun)
 		if err != nil {
 			t.Fatalf("%+v: %v", tun, err)
 		}
@@ -219,38 +219,38 @@ func reportStats(b *testing.B, s Stats) {
 // sweepPoint is one schedule of a sweep.
 type sweepPoint struct {
 	name string
-	tun  FastTuning
+	tun  fastTuning
 }
 
 // fastSweep lists the schedules a sweep tries on g, each a change from
-// the defaults (see FastTuning): local rounds K ∈ {2, 4, 8, 16, 24, 32, 64}
+// the defaults (see fastTuning): local rounds K ∈ {2, 4, 8, 16, 24, 32, 64}
 // or off, solo mode on, local queues of 1024 and 512 entries, blocks of
 // 128, 512 and 1024 threads, delta halved and doubled (sssp-fast), whole
 // warps, no heavy vertices, two blocks per multiprocessor. Earlier rounds'
-// other points are in docs/gpu-benchmarks.md and FastTuning's comment.
+// other points are in docs/gpu-benchmarks.md and fastTuning's comment.
 func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
-	out := []sweepPoint{{"default", FastTuning{}}}
+	out := []sweepPoint{{"default", fastTuning{}}}
 	for _, k := range []int{2, 4, 8, 16, 64} {
-		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), FastTuning{Local: k}})
+		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), fastTuning{Local: k}})
 	}
-	out = append(out, sweepPoint{"solo=2-blocks", FastTuning{Solo: 2 * 256}}, sweepPoint{"local=off", FastTuning{Local: -1}})
+	out = append(out, sweepPoint{"solo=2-blocks", fastTuning{Solo: 2 * 256}}, sweepPoint{"local=off", fastTuning{Local: -1}})
 	for _, k := range []int{24, 32} {
-		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), FastTuning{Local: k}})
+		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), fastTuning{Local: k}})
 	}
 	for _, q := range []int{1024, 512} {
-		out = append(out, sweepPoint{fmt.Sprintf("queue=%d", q), FastTuning{LocalQueue: q}})
+		out = append(out, sweepPoint{fmt.Sprintf("queue=%d", q), fastTuning{LocalQueue: q}})
 	}
-	out = append(out, sweepPoint{"block=512", FastTuning{Block: 512}}, sweepPoint{"block=128", FastTuning{Block: 128}})
+	out = append(out, sweepPoint{"block=512", fastTuning{Block: 512}}, sweepPoint{"block=128", fastTuning{Block: 128}})
 	if !bf {
-		d := AutoDelta(g)
+		d := autoDelta(g)
 		for _, f := range []float64{0.5, 2} {
 			dl := max(1, int(min(float64(d)*f, 1<<29)))
-			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", dl), FastTuning{Delta: dl}})
+			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", dl), fastTuning{Delta: dl}})
 		}
 	}
 	sms := dev.Info().SMs
-	out = append(out, sweepPoint{"group=32", FastTuning{Group: 32}}, sweepPoint{"heavy=off", FastTuning{Heavy: -1}},
-		sweepPoint{"block=1024", FastTuning{Block: 1024}}, sweepPoint{fmt.Sprintf("blocks=%d", 2*sms), FastTuning{Blocks: 2 * sms}})
+	out = append(out, sweepPoint{"group=32", fastTuning{Group: 32}}, sweepPoint{"heavy=off", fastTuning{Heavy: -1}},
+		sweepPoint{"block=1024", fastTuning{Block: 1024}}, sweepPoint{fmt.Sprintf("blocks=%d", 2*sms), fastTuning{Blocks: 2 * sms}})
 	return out
 }
 
@@ -268,7 +268,7 @@ func BenchmarkFastSSSP(b *testing.B) {
 			for _, s := range []struct {
 				name  string
 				solve frontierSolver
-			}{{VariantSSSPFast, SSSPFastTuned}, {VariantBFFast, BFFastTuned}} {
+			}{{VariantSSSPFast, ssspFastTuned}, {VariantBFFast, bfFastTuned}} {
 				for _, p := range fastSweep(g, dev, s.name == VariantBFFast) {
 					b.Run(s.name+"/"+p.name, func(b *testing.B) {
 						var st Stats
@@ -364,21 +364,21 @@ func BenchmarkFastAllPairs(b *testing.B) {
 	testDevice(b)
 	ctx := context.Background()
 	g := fastBenchGraphs[3].get(b)
-	points := []sweepPoint{{"default", FastTuning{}}}
+	points := []sweepPoint{{"default", fastTuning{}}}
 	for _, grp := range []int{4, 8, 16, 32} {
-		points = append(points, sweepPoint{fmt.Sprintf("group=%d", grp), FastTuning{Group: grp}})
+		points = append(points, sweepPoint{fmt.Sprintf("group=%d", grp), fastTuning{Group: grp}})
 	}
 	for _, blk := range []int{128, 512} {
-		points = append(points, sweepPoint{fmt.Sprintf("block=%d", blk), FastTuning{Block: blk}})
+		points = append(points, sweepPoint{fmt.Sprintf("block=%d", blk), fastTuning{Block: blk}})
 	}
 	for _, batch := range []int{1024, 4096, 12288} {
-		points = append(points, sweepPoint{fmt.Sprintf("batch=%d", batch), FastTuning{Batch: batch}})
+		points = append(points, sweepPoint{fmt.Sprintf("batch=%d", batch), fastTuning{Batch: batch}})
 	}
 	for _, p := range points {
 		b.Run(p.name, func(b *testing.B) {
 			var st Stats
 			for b.Loop() {
-				if _, err := APSPBatchedTuned(ctx, g, Options{Pred: true, Stats: &st}, p.tun); err != nil {
+				if _, err := apspBatchedTuned(ctx, g, Options{Pred: true, Stats: &st}, p.tun); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,9 @@
-package gpu
+// Package rtc compiles CUDA C kept in notebook cells to PTX: NVRTC where
+// the cuda build finds libnvrtc at run time, else `nvcc -ptx` from PATH;
+// the PTX is cached on disk so that a notebook runs where no compiler
+// exists (CI runs the notebooks on the emulator without a CUDA toolkit).
+// It needs no device; package gpu loads what it compiles.
+package rtc
 
 import (
 	"bytes"
@@ -14,11 +19,6 @@ import (
 
 	"github.com/pathnotes/pathnotes/internal/atomicfile"
 )
-
-// Run-time compilation of CUDA C kept in notebook cells: NVRTC where the
-// cuda build finds libnvrtc at run time, else `nvcc -ptx` from PATH; the
-// PTX is cached on disk so that a notebook runs where no compiler exists
-// (CI runs the notebooks on the emulator without a CUDA toolkit).
 
 // CompileOptions configure CompileCUDA.
 type CompileOptions struct {

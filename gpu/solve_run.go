@@ -65,7 +65,7 @@ type run struct {
 	out    *Stats
 	start  time.Time
 	bufs   []DevicePtr
-	events []Event
+	events []eventHandle
 	last   string // the kernel launched last, for error messages
 
 	progress func(done, total int) // Options.Progress
@@ -260,7 +260,7 @@ func (r *run) readInts(host []int32, b buffer) error {
 }
 
 // event creates an event the run destroys at its end.
-func (r *run) event() (Event, error) {
+func (r *run) event() (eventHandle, error) {
 	e, err := r.dev.ctx.NewEvent()
 	if err != nil {
 		return 0, r.fail(err, "creating an event")

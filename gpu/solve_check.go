@@ -3,7 +3,6 @@ package gpu
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -104,87 +103,13 @@ func firstOutOfRange(dist []int32) int {
 }
 
 // negativeCycle finds a negative cycle once a kernel has shown there is
-// one, and returns it as a *graph.NegativeCycleError. It runs in-place
-// Bellman-Ford passes on the host, recording each vertex's predecessor,
-// from the distances start (nil: 0 everywhere, which reaches every cycle;
-// graph.Inf marks vertices not reached), until the predecessor graph has a
-// cycle: any such cycle is negative, because every arc on it was tight when
-// set and the last one set was strictly improving. hint names a vertex the
-// kernel saw on or behind the cycle, reported if no cycle turns up within
-// 2n passes.
+// one, with graph.FindNegativeCycle from the distances start (nil: 0
+// everywhere; graph.Inf marks vertices not reached), and returns it as a
+// *graph.NegativeCycleError. hint names a vertex the kernel saw on or
+// behind the cycle, reported if the search finds none.
 func negativeCycle(ctx context.Context, g *graph.Graph, start []int32, hint int) error {
-	n := g.N()
-	const unreached = math.MaxInt64
-	d := make([]int64, n)
-	for v := range d {
-		if start != nil && start[v] == graph.Inf {
-			d[v] = unreached
-		} else if start != nil {
-			d[v] = int64(start[v])
-		}
-	}
-	pred := make([]int32, n)
-	for v := range pred {
-		pred[v] = graph.Nil
-	}
-	for pass := 0; pass < 2*n && ctx.Err() == nil; pass++ {
-		changed := false
-		for u := 0; u < n; u++ {
-			if d[u] == unreached {
-				continue
-			}
-			ts, ws := g.Out(u)
-			for k, t := range ts {
-				if nd := d[u] + int64(ws[k]); nd < d[t] {
-					d[t], pred[t], changed = nd, int32(u), true
-				}
-			}
-		}
-		if !changed {
-			break
-		}
-		if cycle := predCycle(pred); cycle != nil {
-			var w int64
-			for i, u := range cycle {
-				a, _ := g.Weight(u, cycle[(i+1)%len(cycle)])
-				w += int64(a)
-			}
-			return &graph.NegativeCycleError{Vertex: cycle[0], Cycle: cycle, Weight: w, Labels: slices.Clone(g.Labels())}
-		}
+	if cycle := graph.FindNegativeCycle(ctx, g, start); cycle != nil {
+		return &graph.NegativeCycleError{Vertex: cycle[0], Cycle: cycle, Weight: g.CycleWeight(cycle), Labels: slices.Clone(g.Labels())}
 	}
 	return &graph.NegativeCycleError{Vertex: hint, Labels: slices.Clone(g.Labels())}
-}
-
-// predCycle returns a cycle of the predecessor graph (pred[v] is the vertex
-// before v) in arc order, or nil if it has none.
-func predCycle(pred []int32) []int {
-	const (
-		unseen = iota
-		onPath
-		done
-	)
-	state := make([]uint8, len(pred))
-	for s := range pred {
-		if state[s] != unseen {
-			continue
-		}
-		v := s
-		for v >= 0 && state[v] == unseen {
-			state[v] = onPath
-			v = int(pred[v])
-		}
-		if v >= 0 && state[v] == onPath {
-			// v is on a cycle: collect it backwards, then reverse.
-			cycle := []int{v}
-			for u := int(pred[v]); u != v; u = int(pred[u]) {
-				cycle = append(cycle, u)
-			}
-			slices.Reverse(cycle)
-			return cycle
-		}
-		for u := s; u >= 0 && state[u] == onPath; u = int(pred[u]) {
-			state[u] = done
-		}
-	}
-	return nil
 }

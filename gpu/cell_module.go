@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
 // Module is PTX text loaded into a device (cuModuleLoadData): its kernels
@@ -15,10 +17,10 @@ import (
 type Module struct {
 	dev     *Device
 	name    string
-	handle  ModuleHandle
+	handle  moduleHandle
 	epoch   int
 	ptx     string
-	decls   ptxDecls
+	decls   ptxemu.Decls
 	kernels map[string]*Kernel // by PTX name, made on first use
 	// varTypes are element types the CUDA source declares (an int array
 	// is a .b8 array in PTX), preferred to the PTX type.
@@ -31,8 +33,8 @@ type Module struct {
 // Kernel is a __global__ function of a Module, ready to launch.
 type Kernel struct {
 	mod   *Module
-	entry ptxEntry
-	fn    Function
+	entry ptxemu.Entry
+	fn    funcHandle
 	epoch int // of fn
 }
 
@@ -41,7 +43,7 @@ type Kernel struct {
 // (the cuda driver's JIT; the emulator decodes it, and fails on
 // instructions it does not run); a compile error carries the log.
 func (d *Device) LoadPTX(name, ptx string) (*Module, error) {
-	decls, err := parsePTXDecls(ptx)
+	decls, err := ptxemu.ParseDecls(name, ptx)
 	if err != nil {
 		return nil, fmt.Errorf("gpu: LoadPTX %s: %w", name, err)
 	}
@@ -119,11 +121,11 @@ func (m *Module) String() string {
 
 // signature formats a kernel as "vecAdd(.u64 a, .u32 n)", with PTX
 // parameter names shortened to what follows the kernel's name.
-func signature(name string, e ptxEntry) string {
+func signature(name string, e ptxemu.Entry) string {
 	ps := make([]string, len(e.Params))
 	for i, p := range e.Params {
 		p.Name = strings.TrimPrefix(p.Name, e.Name+"_")
-		ps[i] = p.String()
+		ps[i] = paramString(p)
 	}
 	return name + "(" + strings.Join(ps, ", ") + ")"
 }
@@ -143,10 +145,10 @@ func (m *Module) usable() error {
 // its PTX name ("_Z6vecAddPfS_S_i"). The error lists the kernels the
 // module has.
 func (m *Module) Kernel(name string) (*Kernel, error) {
-	var found []ptxEntry
+	var found []ptxemu.Entry
 	for _, e := range m.decls.Entries {
 		if e.Name == name {
-			found = []ptxEntry{e}
+			found = []ptxemu.Entry{e}
 			break
 		}
 		if demangle(e.Name) == name {
@@ -195,7 +197,7 @@ func (m *Module) Var(name string) (*Buffer, error) { return m.VarAs(name, 0) }
 // VarAs is Var with the element type t (0: as Var decides), for a .b8
 // array that holds floats, say.
 func (m *Module) VarAs(name string, t ElemType) (*Buffer, error) {
-	var decl *ptxVar
+	var decl *ptxemu.Var
 	for i := range m.decls.Vars {
 		if m.decls.Vars[i].Name == name {
 			decl = &m.decls.Vars[i]
@@ -291,7 +293,7 @@ func (k *Kernel) Time(grid, block Dim3, sharedBytes int, args ...any) (time.Dura
 	if err := k.mod.usable(); err != nil {
 		return 0, err
 	}
-	var events [2]Event
+	var events [2]eventHandle
 	for i := range events {
 		e, err := d.ctx.NewEvent()
 		if err != nil {
@@ -345,7 +347,7 @@ func (k *Kernel) launch(grid, block Dim3, shared int, args []any) error {
 			return d.cellErr(err, "launching %s", k.Name())
 		}
 		le := &LaunchError{Kernel: k.Name(), Grid: grid, Block: block, Shared: shared, Err: err, Code: ErrorCode(err)}
-		var de *DriverError
+		var de *driverError
 		if errors.As(err, &de) {
 			le.Detail = de.Detail
 		} else {

@@ -30,10 +30,10 @@ func init() {
 // Bellman-Ford variants. Predecessors (opts.Pred) come packed with the
 // distances, as in SSSPFast. ctx is checked every 4096 rounds.
 func BFFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	return BFFastTuned(ctx, g, source, opts, FastTuning{})
+	return bfFastTuned(ctx, g, source, opts, fastTuning{})
 }
 
-// BFFastTuned is BFFast with explicit tunables (Delta is not used).
-func BFFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun FastTuning) (*graph.SingleSource, error) {
+// bfFastTuned is BFFast with explicit tunables (Delta is not used).
+func bfFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun fastTuning) (*graph.SingleSource, error) {
 	return runFrontier(ctx, g, source, opts, VariantBFFast, true, tun)
 }

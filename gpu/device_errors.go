@@ -102,7 +102,7 @@ func runtimeCode(driverCode int) int { return driverCode }
 
 // ErrorCode returns the CUDA runtime error number of err, as
 // cudaGetLastError would give it: 0 for nil, the code of a *LaunchError or
-// *DriverError found in err's chain, and -1 for any other error.
+// driver error found in err's chain, and -1 for any other error.
 func ErrorCode(err error) int {
 	if err == nil {
 		return 0
@@ -111,7 +111,7 @@ func ErrorCode(err error) int {
 	if errors.As(err, &le) {
 		return le.Code
 	}
-	var de *DriverError
+	var de *driverError
 	if errors.As(err, &de) {
 		return runtimeCode(de.Code)
 	}
@@ -129,7 +129,7 @@ func ErrorString(err error) string {
 	if errors.As(err, &le) {
 		return le.Message
 	}
-	var de *DriverError
+	var de *driverError
 	if errors.As(err, &de) {
 		_, msg := runtimeError(runtimeCode(de.Code))
 		return msg

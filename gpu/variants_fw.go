@@ -211,10 +211,7 @@ func runFW(ctx context.Context, g *graph.Graph, opts Options, name string, extra
 	}
 	defer r.end()
 	n := g.N()
-	matrices := 1
-	if opts.Pred {
-		matrices = 2
-	}
+	matrices := opts.matrices()
 	cells := uint64(n) * uint64(n)
 	if err := r.reserve((cells*uint64(matrices)+uint64(extra))*4, fmt.Sprintf("n=%d (%d int32 matrices)", n, matrices)); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // VariantAPSPBatched is pathnotes' all-pairs variant for sparse graphs.
@@ -36,12 +37,12 @@ const apspScratch = 7
 // batches. The host result needs one n×n int32 matrix (two with
 // opts.Pred), checked with graph.CheckMatrixSize.
 func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
-	return APSPBatchedTuned(ctx, g, opts, FastTuning{})
+	return apspBatchedTuned(ctx, g, opts, fastTuning{})
 }
 
-// APSPBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
+// apspBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
 // Group, Batch; Blocks caps the blocks per launch).
-func APSPBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun FastTuning) (*graph.AllPairs, error) {
+func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
 	tun, err := tun.resolve(g, name, 256)
 	if err != nil {
@@ -53,10 +54,7 @@ func APSPBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun Fas
 	}
 	defer r.end()
 	n := g.N()
-	matrices := 1
-	if opts.Pred {
-		matrices = 2
-	}
+	matrices := opts.matrices()
 	if err := graph.CheckMatrixSize(n, matrices); err != nil {
 		return nil, fmt.Errorf("%s: host memory: %w", name, err)
 	}
@@ -110,7 +108,7 @@ func APSPBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun Fas
 			if err := r.fill(next, 0); err != nil {
 				return err
 			}
-			if err := r.launch(ssspModule, "apsp_batch", Dim3{min(blocks, count), 1, 1}, Dim3{tun.Block, 1, 1}, 0,
+			if err := r.launch(ptx.SSSP, "apsp_batch", Dim3{min(blocks, count), 1, 1}, Dim3{tun.Block, 1, 1}, 0,
 				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), next.arg(),
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err

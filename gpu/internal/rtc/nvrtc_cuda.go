@@ -1,6 +1,6 @@
 //go:build cuda
 
-package gpu
+package rtc
 
 // NVRTC, the CUDA run-time compiler, loaded with dlopen when first needed,
 // so that a cuda build starts and runs everything else on a machine that

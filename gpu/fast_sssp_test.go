@@ -16,8 +16,8 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// frontierSolver is SSSPFastTuned or BFFastTuned.
-type frontierSolver func(context.Context, *graph.Graph, int, Options, FastTuning) (*graph.SingleSource, error)
+// frontierSolver is ssspFastTuned or bfFastTuned.
+type frontierSolver func(context.Context, *graph.Graph, int, Options, fastTuning) (*graph.SingleSource, error)
 
 // awkwardGraphs returns small graphs with the cases a worklist SSSP gets
 // wrong most easily. All weights are non-negative.
@@ -41,7 +41,7 @@ func awkwardGraphs(t *testing.T) map[string]*graph.Graph {
 // checkFrontier runs solve from each source and compares distances with
 // the CPU's (Bellman-Ford when the graph has negative arcs); with pred it
 // verifies every path.
-func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Graph, tun FastTuning, pred bool, sources ...int) {
+func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Graph, tun fastTuning, pred bool, sources ...int) {
 	t.Helper()
 	ctx := context.Background()
 	for _, s := range sources {
@@ -87,7 +87,7 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // onto the worklist all the time (with heavy vertices, which never go on
 // them, and with wide buckets), many rounds, and a single round with solo
 // steps in between. The last schedule is also the negative-cycle tests'.
-var tunings = []FastTuning{
+var tunings = []fastTuning{
 	{},
 	{Local: -1},
 	{Delta: 1, Group: 1, Blocks: 1, Block: 32},
@@ -108,7 +108,7 @@ func TestEmuFrontierAwkward(t *testing.T) {
 	for _, solver := range []struct {
 		name  string
 		solve frontierSolver
-	}{{VariantSSSPFast, SSSPFastTuned}, {VariantBFFast, BFFastTuned}} {
+	}{{VariantSSSPFast, ssspFastTuned}, {VariantBFFast, bfFastTuned}} {
 		for gname, g := range awkwardGraphs(t) {
 			for _, tun := range tunings {
 				all := make([]int, g.N())
@@ -131,9 +131,9 @@ func TestEmuFrontierRandom(t *testing.T) {
 			srcs := slices.Compact([]int{0, n / 3, n - 1})
 			for i, tun := range tunings {
 				if !tg.g.HasNegative() {
-					checkFrontier(t, VariantSSSPFast+" on "+tg.name, SSSPFastTuned, tg.g, tun, i%2 == 0, srcs...)
+					checkFrontier(t, VariantSSSPFast+" on "+tg.name, ssspFastTuned, tg.g, tun, i%2 == 0, srcs...)
 				}
-				checkFrontier(t, VariantBFFast+" on "+tg.name, BFFastTuned, tg.g, tun, i%2 == 1, srcs...)
+				checkFrontier(t, VariantBFFast+" on "+tg.name, bfFastTuned, tg.g, tun, i%2 == 1, srcs...)
 			}
 		}
 	}
@@ -150,23 +150,23 @@ func TestEmuFrontierErrors(t *testing.T) {
 	}
 	g := mustGraph(t, 3, "0->1 2, 1->2 3")
 	neg := mustGraph(t, 3, "0->1 2, 1->2 -3")
-	for _, solve := range []frontierSolver{SSSPFastTuned, BFFastTuned} {
+	for _, solve := range []frontierSolver{ssspFastTuned, bfFastTuned} {
 		for _, c := range []struct {
 			g    *graph.Graph
 			src  int
-			tun  FastTuning
+			tun  fastTuning
 			want string
 		}{
-			{empty, 0, FastTuning{}, "source 0 out of range"},
-			{g, -1, FastTuning{}, "source -1 out of range 0..2"},
-			{g, 3, FastTuning{}, "source 3 out of range 0..2"},
-			{nil, 0, FastTuning{}, "nil graph"},
-			{g, 0, FastTuning{Block: 48}, "block of 48 threads"},
-			{g, 0, FastTuning{Group: 3}, "group of 3 lanes"},
-			{g, 0, FastTuning{Delta: -2}, "delta -2"},
-			{g, 0, FastTuning{Steps: maxSteps + 1}, "steps 16777217"},
-			{g, 0, FastTuning{Local: 2, LocalQueue: maxLocalQueue + 1}, "local queue of 4097 entries"},
-			{g, 0, FastTuning{LocalQueue: -1}, "local queue of -1 entries"},
+			{empty, 0, fastTuning{}, "source 0 out of range"},
+			{g, -1, fastTuning{}, "source -1 out of range 0..2"},
+			{g, 3, fastTuning{}, "source 3 out of range 0..2"},
+			{nil, 0, fastTuning{}, "nil graph"},
+			{g, 0, fastTuning{Block: 48}, "block of 48 threads"},
+			{g, 0, fastTuning{Group: 3}, "group of 3 lanes"},
+			{g, 0, fastTuning{Delta: -2}, "delta -2"},
+			{g, 0, fastTuning{Steps: maxSteps + 1}, "steps 16777217"},
+			{g, 0, fastTuning{Local: 2, LocalQueue: maxLocalQueue + 1}, "local queue of 4097 entries"},
+			{g, 0, fastTuning{LocalQueue: -1}, "local queue of -1 entries"},
 		} {
 			if _, err := solve(ctx, c.g, c.src, Options{Device: dev}, c.tun); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("source %d, %+v: %v, want an error saying %q", c.src, c.tun, err, c.want)
@@ -197,7 +197,7 @@ func TestEmuBFFastNegativeCycles(t *testing.T) {
 		{"long", ringWithChord(t, 300), 0},
 	} {
 		for _, tun := range append(tunings[:2:2], tunings[len(tunings)-1]) {
-			_, err := BFFastTuned(ctx, c.g, c.src, Options{Device: dev, Pred: true}, tun)
+			_, err := bfFastTuned(ctx, c.g, c.src, Options{Device: dev, Pred: true}, tun)
 			var nc *graph.NegativeCycleError
 			if !errors.As(err, &nc) || nc.Weight >= 0 || !slices.Contains(nc.Cycle, nc.Vertex) {
 				t.Errorf("%s (%+v): %v, want a negative cycle through the vertex named", c.name, tun, err)

@@ -6,14 +6,11 @@ import (
 	"math"
 
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // VariantSSSPFast is pathnotes' own work-efficient single-source variant.
 const VariantSSSPFast = "sssp-fast"
-
-// ssspModule is ptx/sssp.cu's module: the kernels of sssp-fast, bf-fast
-// and apsp-batched.
-const ssspModule = "sssp"
 
 func init() {
 	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
@@ -22,7 +19,7 @@ func init() {
 		single: SSSPFast})
 }
 
-// FastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
+// fastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
 // so that a benchmark can sweep them; a zero field takes its default.
 //
 // The defaults come from sweeps on an H100 (BenchmarkFastSSSP on grid1024,
@@ -42,16 +39,16 @@ func init() {
 // it against 15.3 without, R-MAT 4.3 against 3.9) and is off by default.
 // An asynchronous worklist without per-step barriers was tried and lost
 // badly on the grid (165 ms at best).
-type FastTuning struct {
+type fastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
-	// apsp-batched); 0 means AutoDelta(g).
+	// apsp-batched); 0 means autoDelta(g).
 	Delta int
 	// Block is the threads per block, a multiple of 32 up to 1024; 0
 	// means, for sssp-fast and bf-fast, 1024 on graphs with hubs (see
-	// AutoGroup) and 256 on others, and 256 for apsp-batched.
+	// autoGroup) and 256 on others, and 256 for apsp-batched.
 	Block int
 	// Group is the lanes that share one worklist vertex's arcs, a power of
-	// two up to 32; 0 means AutoGroup(g).
+	// two up to 32; 0 means autoGroup(g, hubs(g)).
 	Group int
 	// Blocks caps the persistent grid of sssp-fast and bf-fast (and the
 	// blocks of an apsp-batched launch); 0 means one block per
@@ -79,7 +76,7 @@ type FastTuning struct {
 	// may run on its own within a grid step, following the vertices it has
 	// just improved through a queue in its shared memory with block
 	// barriers only, before the grid-wide barrier; 0 means 16 on graphs
-	// without hubs (see AutoGroup) and none on others, a negative value
+	// without hubs (see autoGroup) and none on others, a negative value
 	// none.
 	Local int
 	// LocalQueue is the entries of that shared-memory queue (two halves of
@@ -95,14 +92,14 @@ const maxLocalQueue = 4096
 
 // localShared is the dynamic shared memory of sssp_run for t: two counters
 // and two halves of LocalQueue entries when local rounds are on.
-func (t FastTuning) localShared() int {
+func (t fastTuning) localShared() int {
 	if t.Local <= 0 {
 		return 0
 	}
 	return 4 * (2 + 2*t.LocalQueue)
 }
 
-// AutoDelta is sssp-fast's default bucket width: 256 times the mean arc
+// autoDelta is sssp-fast's default bucket width: 256 times the mean arc
 // weight over the mean out-degree, at least 1. A bucket then spans about
 // 256/degree "average hops": wide buckets on sparse graphs (grids, roads:
 // few arcs per vertex, long paths, where parallelism is scarce) and
@@ -111,7 +108,7 @@ func (t FastTuning) localShared() int {
 // sweeps: 32 was the first guess, 4× it won on all four graphs, and with
 // local rounds 2× that again (grid 9.4 against 9.9 ms, road 4.0 against
 // 4.3; R-MAT 3.9 against 4.3 in an earlier sweep; Gnutella even).
-func AutoDelta(g *graph.Graph) int {
+func autoDelta(g *graph.Graph) int {
 	if g == nil || g.M() == 0 {
 		return 1
 	}
@@ -125,15 +122,11 @@ func AutoDelta(g *graph.Graph) int {
 	return int(max(1, min(d, float64(graph.MaxDistance))))
 }
 
-// AutoGroup is the default lanes per worklist vertex: a whole warp (32)
-// when the out-degrees are skewed (the largest above 8 times the mean, as
-// in R-MAT or p2p graphs, where a narrow group leaves a hub's arcs to a
-// few lanes while the rest of the warp waits), otherwise the power of two
-// at or above the mean out-degree, between 1 and 32.
-func AutoGroup(g *graph.Graph) int { return autoGroup(g, hubs(g)) }
-
-// autoGroup is AutoGroup for a graph whose hubs(g) is known, so that
-// resolve scans the out-degrees once.
+// autoGroup is the default lanes per worklist vertex: a whole warp (32)
+// when the out-degrees are skewed (skewed = hubs(g): the largest above 8
+// times the mean, as in R-MAT or p2p graphs, where a narrow group leaves a
+// hub's arcs to a few lanes while the rest of the warp waits), otherwise
+// the power of two at or above the mean out-degree, between 1 and 32.
 func autoGroup(g *graph.Graph, skewed bool) int {
 	if g == nil || g.N() == 0 {
 		return 1
@@ -163,17 +156,17 @@ func hubs(g *graph.Graph) bool {
 	return float64(maxDeg) > 8*max(deg, 1)
 }
 
-// maxSteps bounds FastTuning.Steps so that a launch's last step number
+// maxSteps bounds fastTuning.Steps so that a launch's last step number
 // stays an int32.
 const maxSteps = 1 << 24
 
 // resolve fills t's zero fields with the defaults for g (block is the
 // default threads per block; 0 picks it by the degrees, as for sssp-fast
 // and bf-fast) and checks the others.
-func (t FastTuning) resolve(g *graph.Graph, what string, block int) (FastTuning, error) {
+func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning, error) {
 	skewed := hubs(g)
 	if t.Delta == 0 {
-		t.Delta = AutoDelta(g)
+		t.Delta = autoDelta(g)
 	}
 	if block == 0 {
 		block = 256
@@ -244,7 +237,7 @@ func (r *run) residentBlocks(kernel string, threads, shared int) (int, error) {
 	if r.dev.Driver() == "emu" {
 		return max(r.dev.info.SMs, 1), nil
 	}
-	k, err := r.occupancy(ssspModule, kernel, threads, shared)
+	k, err := r.occupancy(ptx.SSSP, kernel, threads, shared)
 	if err != nil {
 		return 0, err
 	}
@@ -267,21 +260,17 @@ const frontierVectors = 11
 
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
-func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun FastTuning) (*graph.SingleSource, error) {
+func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun fastTuning) (*graph.SingleSource, error) {
 	tun, err := tun.resolve(g, name, 0)
 	if err != nil {
 		return nil, err
 	}
-	r, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors)
+	r, gr, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors)
 	if err != nil {
 		return nil, err
 	}
 	defer r.end()
 	n := g.N()
-	gr, err := r.uploadCSR(g)
-	if err != nil {
-		return nil, err
-	}
 	var f frontier
 	if f.dist, err = r.alloc(2 * n); err != nil {
 		return nil, err
@@ -323,12 +312,12 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	}
 	block := Dim3{tun.Block, 1, 1}
 	err = r.kernels(func() error {
-		if err := r.launch(ssspModule, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
+		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
 			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
 			return err
 		}
 		for {
-			if err := r.launch(ssspModule, "sssp_run", Dim3{blocks, 1, 1}, block, shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			if err := r.launch(ptx.SSSP, "sssp_run", Dim3{blocks, 1, 1}, block, shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
 				i32(tun.Local), i32(tun.LocalQueue)); err != nil {
@@ -374,7 +363,7 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 		return nil
 	}
 	grid := Dim3{min(ceilDiv(count, 256), 4096), 1, 1}
-	return r.launch(ssspModule, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
+	return r.launch(ptx.SSSP, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
 }
 
 // SSSPFast runs variant "sssp-fast", pathnotes' work-efficient
@@ -382,22 +371,23 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // worklists (a two-bucket form of delta-stepping) on one persistent grid.
 //
 // Each step relaxes the out-arcs of the vertices on the current worklist
-// (a group of AutoGroup(g) lanes shares a vertex's arcs, a whole block
-// those of a vertex with more than FastTuning.Heavy arcs); an improved
+// (a group of lanes shares a vertex's arcs: a warp on graphs with hubs, else
+// the mean out-degree rounded up to a power of two; a whole block shares
+// those of a vertex with very many arcs); an improved
 // target below the threshold joins the next worklist, one at or above it
 // the far pile. When the worklist runs dry, the threshold becomes the least
-// pending far distance plus delta (AutoDelta(g): 128 × mean weight / mean
+// pending far distance plus delta (by default 128 × mean weight / mean
 // out-degree) and the far pile is split. Steps are separated by a
 // grid-wide barrier, so the grid holds only blocks the device keeps
 // resident (by default one 1024-thread block per multiprocessor, at most
 // one per 1024 vertices). While a step has few vertices to look at (at
-// most FastTuning.Solo, by default two passes of one block), block 0 runs
+// most two passes of one block, by default), block 0 runs
 // the steps alone with block barriers, which cost a fraction of a
 // grid-wide one, and the other blocks wait until the worklist grows: a
 // grid or road network spends most of its thousands of steps on such
-// narrow wavefronts. With FastTuning.Local > 0 (off by default), a block
-// also follows the vertices it improves below the threshold through a
-// queue in its shared memory for up to Local rounds within a grid step,
+// narrow wavefronts. A tuning that is off by default lets a block also
+// follow the vertices it improves below the threshold through a queue in
+// its shared memory for some rounds within a grid step,
 // with block barriers only, so that a deep shortest-path tree needs fewer
 // grid-wide barriers. The host relaunches the kernel every 4096 steps, reading one
 // flag, which is when ctx is checked: there is no host round trip per
@@ -406,10 +396,10 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // that set the final distances and never form cycles, zero-weight arcs
 // included. Weights must be non-negative.
 func SSSPFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	return SSSPFastTuned(ctx, g, source, opts, FastTuning{})
+	return ssspFastTuned(ctx, g, source, opts, fastTuning{})
 }
 
-// SSSPFastTuned is SSSPFast with explicit tunables, for sweeps.
-func SSSPFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun FastTuning) (*graph.SingleSource, error) {
+// ssspFastTuned is SSSPFast with explicit tunables, for sweeps.
+func ssspFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun fastTuning) (*graph.SingleSource, error) {
 	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun)
 }

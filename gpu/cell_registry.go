@@ -57,8 +57,8 @@ func loadCell(name, ptx, origin string, varTypes map[string]ElemType) (*Module, 
 	return m, nil
 }
 
-// CellModules returns the modules of the cells, oldest first.
-func CellModules() []*Module {
+// cellModules returns the modules of the cells, oldest first.
+func cellModules() []*Module {
 	cells.Lock()
 	defer cells.Unlock()
 	return append([]*Module(nil), cells.mods...)
@@ -68,7 +68,7 @@ func CellModules() []*Module {
 // its PTX name) of the latest cell module that has one. The error lists
 // the known kernels.
 func GetKernel(name string) (*Kernel, error) {
-	mods := CellModules()
+	mods := cellModules()
 	for i := len(mods) - 1; i >= 0; i-- {
 		for _, e := range mods[i].decls.Entries {
 			if e.Name == name || demangle(e.Name) == name {
@@ -91,7 +91,7 @@ func GetKernel(name string) (*Kernel, error) {
 // GetVar returns the __device__ or __constant__ variable called name of
 // the latest cell module that has one (see Module.Var).
 func GetVar(name string) (*Buffer, error) {
-	mods := CellModules()
+	mods := cellModules()
 	var known []string
 	for i := len(mods) - 1; i >= 0; i-- {
 		for _, v := range mods[i].Vars() {
@@ -116,7 +116,7 @@ func Launch(name string, grid, block Dim3, args ...any) error {
 
 // DescribeCells lists the modules of the cells, one per line, for %gpu.
 func DescribeCells() string {
-	mods := CellModules()
+	mods := cellModules()
 	if len(mods) == 0 {
 		return "cell modules: none (define kernels in %%cuda or %%ptx cells)"
 	}

@@ -127,7 +127,7 @@ func (d *Device) cellErr(err error, format string, args ...any) error {
 	if d.last != nil {
 		le.Kernel, le.Grid, le.Block, le.Shared = d.last.Kernel, d.last.Grid, d.last.Block, d.last.Shared
 	}
-	var de *DriverError
+	var de *driverError
 	if errors.As(err, &de) {
 		le.Code = runtimeCode(de.Code)
 		le.Detail = de.Detail

@@ -17,14 +17,14 @@ import (
 func TestEmuAPSPBatched(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
-	check := func(name string, g *graph.Graph, tun FastTuning, pred bool) {
+	check := func(name string, g *graph.Graph, tun fastTuning, pred bool) {
 		t.Helper()
 		want, err := cpu.DijkstraAll(ctx, g, cpu.APSPOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var s Stats
-		got, err := APSPBatchedTuned(ctx, g, Options{Device: dev, Pred: pred, Stats: &s}, tun)
+		got, err := apspBatchedTuned(ctx, g, Options{Device: dev, Pred: pred, Stats: &s}, tun)
 		if err != nil {
 			t.Errorf("%s (%+v): %v", name, tun, err)
 			return
@@ -49,7 +49,7 @@ func TestEmuAPSPBatched(t *testing.T) {
 			if tg.g.HasNegative() {
 				continue
 			}
-			for i, tun := range []FastTuning{{}, {Batch: 7, Group: 1, Delta: 1}, {Batch: 1, Blocks: 1, Group: 32}, {Batch: n - 1, Block: 64, Delta: 1 << 29}, {Batch: 5, Block: 32, Heavy: 2, Group: 2}} {
+			for i, tun := range []fastTuning{{}, {Batch: 7, Group: 1, Delta: 1}, {Batch: 1, Blocks: 1, Group: 32}, {Batch: n - 1, Block: 64, Delta: 1 << 29}, {Batch: 5, Block: 32, Heavy: 2, Group: 2}} {
 				if n > 100 && i == 2 {
 					continue // one source per batch is slow on the interpreter at n = 130
 				}
@@ -58,7 +58,7 @@ func TestEmuAPSPBatched(t *testing.T) {
 		}
 	}
 	for name, g := range awkwardGraphs(t) {
-		check(name, g, FastTuning{Batch: 3}, true)
+		check(name, g, fastTuning{Batch: 3}, true)
 	}
 	empty, err := graph.NewBuilder(0).Build()
 	if err != nil {
@@ -71,7 +71,7 @@ func TestEmuAPSPBatched(t *testing.T) {
 	if _, err := APSPBatched(ctx, neg, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -3") {
 		t.Errorf("negative arc: %v", err)
 	}
-	if _, err := APSPBatchedTuned(ctx, neg, Options{Device: dev}, FastTuning{Batch: -1}); err == nil || !strings.Contains(err.Error(), "batch -1") {
+	if _, err := apspBatchedTuned(ctx, neg, Options{Device: dev}, fastTuning{Batch: -1}); err == nil || !strings.Contains(err.Error(), "batch -1") {
 		t.Errorf("batch -1: %v", err)
 	}
 }
