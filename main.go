@@ -6,6 +6,11 @@
 //	pathnotes <command> [arguments]
 //
 // Run `pathnotes help` for the list of commands.
+//
+// This file is the composition root: the command table, and the wiring of
+// the packages (the session's bindings, presenter, magics and display
+// publisher; the sections of `pathnotes info`). The commands' bodies are
+// in internal/cli.
 package main
 
 import (
@@ -14,32 +19,79 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
-	"sort"
-	"strings"
+
+	"github.com/traefik/yaegi/interp"
+
+	"github.com/pathnotes/pathnotes/bindings"
+	"github.com/pathnotes/pathnotes/display"
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/internal/cli"
+	"github.com/pathnotes/pathnotes/internal/magics"
+	"github.com/pathnotes/pathnotes/kernel"
+	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
 // command is one subcommand of pathnotes.
 type command struct {
+	name    string
 	summary string
 	run     func(args []string) error
 }
 
-// commands holds every subcommand; files of package main register theirs in init.
-var commands = map[string]command{}
-
-func init() {
-	commands["version"] = command{"print the version", func([]string) error {
-		fmt.Println(versionString())
-		return nil
-	}}
-	commands["info"] = command{"describe this build, the machine and the GPU driver", runInfo}
-	commands["help"] = command{"list the commands", func([]string) error { usage(os.Stdout); return nil }}
+// commands lists the subcommands in the order help shows them.
+func commands() []command {
+	return []command{
+		{"kernel", "run the Jupyter kernel on a connection file (Jupyter starts it)",
+			func(args []string) error { return cli.Kernel(args, newSession) }},
+		{"install", "install the Jupyter kernelspec (--user, --sys-prefix or --prefix DIR)", cli.Install},
+		{"run", "run notebooks without Jupyter and write them with their outputs",
+			func(args []string) error { return cli.Run(args, newSession) }},
+		{"info", "describe this build, the machine and the GPU driver",
+			func(args []string) error { return cli.Info(os.Stdout, args, infoSections) }},
+		{"bench", "time the GPU variants over sizes and data sets (CUDA events, median of runs)", cli.Bench},
+		{"version", "print the version", cli.VersionCommand},
+		{"help", "list the commands", func([]string) error { usage(os.Stdout); return nil }},
+	}
 }
 
-// errUsage marks an error caused by bad arguments: main prints usage with it.
-var errUsage = errors.New("usage")
+// infoSections are the lines of `pathnotes info` after the version and the
+// CPU, in order: the GPU driver (or why there is none: built without CUDA,
+// PATHNOTES_GPU=off) and every device with its limits, then the CUDA
+// compilers of %%cuda cells and the PTX cache.
+var infoSections = []func() string{gpu.Describe, magics.Compilers}
+
+// newSession starts the interpreter session of a kernel or of a notebook
+// run by `pathnotes run`, so that both behave the same: the standard
+// library (always loaded by the session), the bindings of the project's
+// packages with their doc comments for inspection, the packages a cell may
+// use without an import line, rich display of graph values and traces
+// through display.Present, the kernel's magics, %gpu, %%cuda and %%ptx, and
+// the display package publishing to the session. The caller closes it.
+func newSession() (*session.Session, error) {
+	s, err := session.New(session.Options{
+		Symbols: []interp.Exports{bindings.Symbols},
+		Prelude: bindings.Prelude,
+		Doc:     bindings.Doc,
+		Present: func(v any) session.Renderer { return display.Present(v) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range kernel.Magics() {
+		if err := s.RegisterMagic(m); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("registering %%%s: %w", m.Name, err)
+		}
+	}
+	if err := magics.Register(s); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("registering the GPU magics: %w", err)
+	}
+	display.SetPublisher(func(data, metadata map[string]any, displayID string, update bool) {
+		s.Display(session.Bundle{Data: data, Metadata: metadata}, displayID, update)
+	})
+	return s, nil
+}
 
 func main() {
 	if len(os.Args) < 2 {
@@ -50,7 +102,7 @@ func main() {
 	if name == "-h" || name == "--help" {
 		name = "help"
 	}
-	cmd, ok := commands[name]
+	cmd, ok := lookup(name)
 	if !ok {
 		fmt.Fprintf(os.Stderr, "pathnotes: unknown command %q\n\n", name)
 		usage(os.Stderr)
@@ -61,56 +113,28 @@ func main() {
 			return
 		}
 		fmt.Fprintf(os.Stderr, "pathnotes %s: %v\n", name, err)
-		if errors.Is(err, errUsage) {
+		if errors.Is(err, cli.ErrUsage) {
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
 }
 
+// lookup finds the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "pathnotes: a Jupyter kernel for Go, for shortest paths on CPUs and GPUs")
 	fmt.Fprintln(w, "\nUsage: pathnotes <command> [arguments]\n\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun `pathnotes <command> -h` for a command's flags.")
-}
-
-// versionString names the module version (from the build info) and Go.
-func versionString() string {
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " " + s.Value[:12]
-			}
-		}
-	}
-	return fmt.Sprintf("pathnotes %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
-
-// infoLines are extra lines of `pathnotes info`, added by other files of the
-// command (the GPU driver, for example) in their init functions.
-var infoLines []func() string
-
-func runInfo(args []string) error {
-	fs := flag.NewFlagSet("info", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	fmt.Println(versionString())
-	fmt.Printf("cpu: %d logical cores (GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	for _, f := range infoLines {
-		fmt.Println(strings.TrimRight(f(), "\n"))
-	}
-	return nil
 }

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pathnotes/pathnotes/internal/cli"
 	"github.com/pathnotes/pathnotes/kernel/notebook"
+	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
 // TestNotebooksRun executes every notebook of notebooks/ the way
@@ -29,7 +33,7 @@ func TestNotebooksRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := t.TempDir()
-			if err := runNotebook(context.Background(), abs, out, 5*time.Minute); err != nil {
+			if err := cli.RunNotebook(context.Background(), abs, out, 5*time.Minute, newSession); err != nil {
 				t.Fatalf("pathnotes run: %v", err)
 			}
 			nb, err := notebook.Read(filepath.Join(out, filepath.Base(p)))
@@ -53,17 +57,70 @@ func TestNotebooksRun(t *testing.T) {
 	}
 }
 
-// TestCommands checks that every subcommand has a summary and that the
-// ones later issues rely on are registered.
+// TestCommands checks that every subcommand has a summary and a function,
+// that names are unique, and that the README's commands are all there.
 func TestCommands(t *testing.T) {
-	for _, name := range []string{"kernel", "install", "run", "info", "version", "help"} {
-		if _, ok := commands[name]; !ok {
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		if c.summary == "" || c.run == nil {
+			t.Errorf("command %q has no summary or no function", c.name)
+		}
+		if seen[c.name] {
+			t.Errorf("command %q is listed twice", c.name)
+		}
+		seen[c.name] = true
+	}
+	for _, name := range []string{"kernel", "install", "run", "info", "bench", "version", "help"} {
+		if _, ok := lookup(name); !ok {
 			t.Errorf("command %q is not registered", name)
 		}
 	}
-	for name, c := range commands {
-		if c.summary == "" || c.run == nil {
-			t.Errorf("command %q has no summary or no function", name)
+}
+
+// TestSessionPresents checks the session that the kernel and `pathnotes
+// run` start: graph results and traces show through display (HTML), other
+// values keep their text, and the GPU magics are registered.
+func TestSessionPresents(t *testing.T) {
+	s, err := newSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range []struct {
+		code string
+		html bool
+	}{
+		{"g, _ := graph.Example(\"karaula-fig3.1\")\nvar tr graph.FWTrace\nr, _ := cpu.FloydWarshall(Ctx(), g, cpu.FWOptions{Trace: &tr})\nr", true},
+		{"&tr", true},
+		{"42", false},
+	} {
+		code, html := c.code, c.html
+		b, err := s.Execute(context.Background(), code, discard{})
+		if err != nil || b == nil {
+			t.Fatalf("%q: %v, %v", code, b, err)
+		}
+		if _, ok := b.Data["text/html"]; ok != html || b.Data["text/plain"] == nil {
+			t.Errorf("%q: bundle with types %v, want HTML %v and text", code, keys(b.Data), html)
 		}
 	}
+	b, err := s.Execute(context.Background(), "%help", discard{})
+	if err != nil || b == nil || !strings.Contains(fmt.Sprint(b.Data["text/plain"]), "%%cuda") {
+		t.Errorf("%%help does not list %%%%cuda: %v, %v", b, err)
+	}
+}
+
+// discard is a cell output that drops everything.
+type discard struct{}
+
+func (discard) Stream(string, string)                {}
+func (discard) Display(session.Bundle, string, bool) {}
+func (discard) ClearOutput(bool)                     {}
+func (discard) Input(string, bool) (string, error)   { return "", errors.New("no input") }
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -46,6 +46,7 @@ func init() {
 		"PNG":                reflect.ValueOf(display.PNG),
 		"PredMatrix":         reflect.ValueOf(display.PredMatrix),
 		"PredecessorCells":   reflect.ValueOf(display.PredecessorCells),
+		"Present":            reflect.ValueOf(display.Present),
 		"Row":                reflect.ValueOf(display.Row),
 		"SVG":                reflect.ValueOf(display.SVG),
 		"Seconds":            reflect.ValueOf(display.Seconds),

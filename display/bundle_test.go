@@ -123,6 +123,8 @@ func TestOfPicksViews(t *testing.T) {
 		{r, "*display.Group"},
 		{&graph.AllPairs{N: 1, Dist: []int32{0}}, "*display.Matrix"},
 		{s, "*display.Table"},
+		{blockedTrace(), "*display.FWTraceView"},
+		{musapTrace(), "*display.DijkstraTraceView"},
 		{graph.Path{Vertices: []int{0}}, "display.Bundle"},
 		{image.NewGray(image.Rect(0, 0, 2, 2)), "display.Bundle"},
 		{errors.New("boom"), "display.Bundle"},
@@ -144,5 +146,23 @@ func TestOfPicksViews(t *testing.T) {
 	}
 	if data := bundle(t, Of(image.NewGray(image.Rect(0, 0, 2, 3)))); decodePNG(t, str(t, data, MIMEPNG)).Bounds().Dy() != 3 {
 		t.Error("image.Image did not become its PNG")
+	}
+}
+
+// Present gives the values this package draws their views, as Of does, and
+// leaves every other value (paths and errors included) to the caller's
+// text form.
+func TestPresent(t *testing.T) {
+	for _, v := range []any{example(t, "karaula-fig3.1"), &graph.AllPairs{N: 1, Dist: []int32{0}},
+		&graph.SingleSource{Source: 0, Dist: []int32{0}}, blockedTrace(), musapTrace(), image.NewGray(image.Rect(0, 0, 1, 1)), Text("x")} {
+		got, want := Present(v), Of(v)
+		if got == nil || fmt.Sprintf("%T", got) != fmt.Sprintf("%T", want) {
+			t.Errorf("Present(%T) = %T, want %T", v, got, want)
+		}
+	}
+	for _, v := range []any{42, "s", errors.New("boom"), graph.Path{Vertices: []int{0}}, []int{1}} {
+		if r := Present(v); r != nil {
+			t.Errorf("Present(%T) = %T, want nil", v, r)
+		}
 	}
 }

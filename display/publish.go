@@ -130,19 +130,37 @@ func emit(v any, displayID string, update bool) error {
 	return viewErr
 }
 
-// Of returns the Renderer that displays v:
+// Of returns the Renderer that displays v: Present's for the values it
+// presents; a graph.Path's text; "error: " and the message for an error;
+// the fmt %v text of anything else.
+func Of(v any) Renderer {
+	if r := Present(v); r != nil {
+		return r
+	}
+	switch x := v.(type) {
+	case graph.Path:
+		return Text(x.String())
+	case error:
+		return Text("error: " + x.Error())
+	}
+	return Text(fmt.Sprintf("%v", v))
+}
+
+// Present returns the rich Renderer of the values this package draws, and
+// nil for any other value (whose caller keeps its own text form):
 //
 //   - a Renderer is itself;
 //   - a *graph.Graph is a drawing (Graph), a sampled drawing with a summary,
 //     or a summary alone, by size;
 //   - a *graph.AllPairs shows its distance and predecessor matrices side by
-//     side, a *graph.SingleSource its distance table, a graph.Path its text;
-//   - an image.Image is encoded as PNG;
-//   - anything else is its fmt %v text.
+//     side, a *graph.SingleSource its distance table;
+//   - a *graph.FWTrace and a *graph.DijkstraTrace are their step views
+//     (FWTrace, DijkstraTrace);
+//   - an image.Image is encoded as PNG.
 //
-// A program that wires the kernel can pass trailing values through Of so
-// that graph values display richly without having a MIMEBundle method.
-func Of(v any) Renderer {
+// The kernel shows a cell's trailing value through Present, so that graph
+// values, results and traces display richly without a MIMEBundle method.
+func Present(v any) Renderer {
 	switch x := v.(type) {
 	case Renderer:
 		return x
@@ -155,16 +173,16 @@ func Of(v any) Renderer {
 		return DistMatrix(x)
 	case *graph.SingleSource:
 		return SingleSource(x)
-	case graph.Path:
-		return Text(x.String())
+	case *graph.FWTrace:
+		return FWTrace(x)
+	case *graph.DijkstraTrace:
+		return DijkstraTrace(x)
 	case image.Image:
 		var buf bytes.Buffer
 		if err := png.Encode(&buf, x); err != nil {
 			return errorBundle(fmt.Errorf("display: encoding %T as PNG: %w", v, err))
 		}
 		return PNG(buf.Bytes())
-	case error:
-		return Text("error: " + x.Error())
 	}
-	return Text(fmt.Sprintf("%v", v))
+	return nil
 }

@@ -115,26 +115,40 @@ func KernelsDir(ctx context.Context, scope Scope, prefix string) (string, error)
 // computes it: $JUPYTER_DATA_DIR, else ~/Library/Jupyter on macOS,
 // %APPDATA%\jupyter on Windows, and $XDG_DATA_HOME/jupyter or
 // ~/.local/share/jupyter elsewhere.
-func UserDataDir() (string, error) {
-	if d := os.Getenv("JUPYTER_DATA_DIR"); d != "" {
+func UserDataDir() (string, error) { return hostPlatform().userDataDir() }
+
+// platform is what the per-OS directories depend on: the operating system
+// (a GOOS value), the environment and the home directory. hostPlatform is
+// this process's; tests pass others, to check every OS's rules on any
+// machine.
+type platform struct {
+	goos   string
+	getenv func(key string) string
+	home   func() (string, error)
+}
+
+func hostPlatform() platform { return platform{runtime.GOOS, os.Getenv, os.UserHomeDir} }
+
+func (p platform) userDataDir() (string, error) {
+	if d := p.getenv("JUPYTER_DATA_DIR"); d != "" {
 		return d, nil
 	}
-	if runtime.GOOS == "windows" {
-		if d := os.Getenv("APPDATA"); d != "" {
+	if p.goos == "windows" {
+		if d := p.getenv("APPDATA"); d != "" {
 			return filepath.Join(d, "jupyter"), nil
 		}
 	}
-	home, err := os.UserHomeDir()
+	home, err := p.home()
 	if err != nil {
 		return "", fmt.Errorf("install: no home directory for the Jupyter data directory: %w", err)
 	}
-	switch runtime.GOOS {
+	switch p.goos {
 	case "darwin":
 		return filepath.Join(home, "Library", "Jupyter"), nil
 	case "windows":
 		return filepath.Join(home, "AppData", "Roaming", "jupyter"), nil
 	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := p.getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "jupyter"), nil
 	}
 	return filepath.Join(home, ".local", "share", "jupyter"), nil
@@ -294,14 +308,16 @@ func IsGoRunBinary(exe string) bool {
 
 // BinDir returns where `go install` puts binaries: $GOBIN, else the bin
 // directory of the first entry of $GOPATH, else ~/go/bin.
-func BinDir() (string, error) {
-	if d := os.Getenv("GOBIN"); d != "" {
+func BinDir() (string, error) { return hostPlatform().binDir() }
+
+func (p platform) binDir() (string, error) {
+	if d := p.getenv("GOBIN"); d != "" {
 		return d, nil
 	}
-	if gp := filepath.SplitList(os.Getenv("GOPATH")); len(gp) > 0 && gp[0] != "" {
+	if gp := filepath.SplitList(p.getenv("GOPATH")); len(gp) > 0 && gp[0] != "" {
 		return filepath.Join(gp[0], "bin"), nil
 	}
-	home, err := os.UserHomeDir()
+	home, err := p.home()
 	if err != nil {
 		return "", fmt.Errorf("install: no home directory for ~/go/bin: %w", err)
 	}

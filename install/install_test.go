@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,16 +96,54 @@ func TestUserDataDir(t *testing.T) {
 		t.Errorf("with JUPYTER_DATA_DIR: %s", d)
 	}
 	t.Setenv("JUPYTER_DATA_DIR", "")
-	t.Setenv("XDG_DATA_HOME", "/xdg")
-	t.Setenv("HOME", "/home/u")
-	d, _ := UserDataDir()
-	want := map[string]string{"darwin": "/home/u/Library/Jupyter", "linux": "/xdg/jupyter"}[runtime.GOOS]
-	if want != "" && d != want {
-		t.Errorf("user data dir %s, want %s", d, want)
+	d, err := UserDataDir()
+	if err != nil {
+		t.Fatal(err)
 	}
 	k, _ := KernelsDir(context.Background(), User, "")
 	if k != filepath.Join(d, "kernels") {
 		t.Errorf("user kernels dir %s", k)
+	}
+}
+
+// fakePlatform is an operating system with the given environment and home
+// directory ("" for none).
+func fakePlatform(goos, home string, env map[string]string) platform {
+	return platform{goos: goos, getenv: func(k string) string { return env[k] }, home: func() (string, error) {
+		if home == "" {
+			return "", errors.New("$HOME is not defined")
+		}
+		return home, nil
+	}}
+}
+
+// TestPlatformDirs checks the Jupyter data directory and go install's bin
+// directory of each operating system, whatever this one is.
+func TestPlatformDirs(t *testing.T) {
+	j := filepath.Join
+	tests := []struct {
+		goos, home string
+		env        map[string]string
+		data, bin  string // "" for an error
+	}{
+		{"linux", "/home/u", nil, j("/home/u", ".local", "share", "jupyter"), j("/home/u", "go", "bin")},
+		{"linux", "/home/u", map[string]string{"XDG_DATA_HOME": "/xdg", "GOPATH": "/gp"}, j("/xdg", "jupyter"), j("/gp", "bin")},
+		{"freebsd", "/home/u", map[string]string{"XDG_DATA_HOME": "/xdg"}, j("/xdg", "jupyter"), j("/home/u", "go", "bin")},
+		{"darwin", "/Users/u", map[string]string{"XDG_DATA_HOME": "/xdg"}, j("/Users/u", "Library", "Jupyter"), j("/Users/u", "go", "bin")},
+		{"darwin", "/Users/u", map[string]string{"JUPYTER_DATA_DIR": "/jd", "GOBIN": "/gobin"}, "/jd", "/gobin"},
+		{"windows", "/users/u", map[string]string{"APPDATA": "/appdata", "XDG_DATA_HOME": "/xdg"}, j("/appdata", "jupyter"), j("/users/u", "go", "bin")},
+		{"windows", "/users/u", nil, j("/users/u", "AppData", "Roaming", "jupyter"), j("/users/u", "go", "bin")},
+		{"windows", "", map[string]string{"APPDATA": "/appdata"}, j("/appdata", "jupyter"), ""},
+		{"linux", "", map[string]string{"GOBIN": "/gobin"}, "", "/gobin"},
+	}
+	for _, tt := range tests {
+		p := fakePlatform(tt.goos, tt.home, tt.env)
+		if d, err := p.userDataDir(); d != tt.data || (err == nil) != (tt.data != "") {
+			t.Errorf("%s, home %q, env %v: data dir %q, %v; want %q", tt.goos, tt.home, tt.env, d, err, tt.data)
+		}
+		if d, err := p.binDir(); d != tt.bin || (err == nil) != (tt.bin != "") {
+			t.Errorf("%s, home %q, env %v: bin dir %q, %v; want %q", tt.goos, tt.home, tt.env, d, err, tt.bin)
+		}
 	}
 }
 

@@ -403,6 +403,12 @@ func TestTimeAPSP(t *testing.T) {
 	if !math.IsInf(tm.Seconds["skipped row"][0], 1) || !strings.Contains(tm.String(), "failed") {
 		t.Errorf("the failure is not in the table:\n%s", tm)
 	}
+	// with repeats, every run is checked and the fastest kept
+	tm, err = TimeAPSP(context.Background(), []APSPEntry{{"naive 2-D", perPivot(t, m, "fw2d")}, {"skipped row", perPivot(t, m, "fw2dOffByOne")}},
+		[]int{20}, TimeOptions{Variants: []string{}, Repeats: 2})
+	if err == nil || !strings.Contains(err.Error(), "skipped row at n=20: run 1 of 2: wrong result") || !(tm.At("naive 2-D", 20) > 0) {
+		t.Errorf("two repeats: %v\n%s", err, tm)
+	}
 	tm, err = TimeAPSP(context.Background(), []APSPEntry{{"skipped row", perPivot(t, m, "fw2dOffByOne")}}, []int{40}, TimeOptions{Variants: []string{}, SkipCPU: true})
 	if err != nil || !math.IsNaN(tm.At(tm.Baseline, 40)) || !(tm.At("skipped row", 40) > 0) {
 		t.Errorf("without the CPU the result goes unchecked and the baseline untimed: err %v\n%s", err, tm)

@@ -11,6 +11,7 @@ import (
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/internal/bench"
 )
 
 // APSPEntry names a student's all-pairs function for TimeAPSP.
@@ -83,13 +84,8 @@ func (t *Timing) column(name, method string) {
 	t.Methods[name] = method
 }
 
-// keep records a time, the fastest of the repeats.
-func (t *Timing) keep(name string, i int, d time.Duration) {
-	s := d.Seconds()
-	if old := t.Seconds[name][i]; math.IsNaN(old) || s < old {
-		t.Seconds[name][i] = s
-	}
-}
+// keep records the time of solver name at size index i.
+func (t *Timing) keep(name string, i int, d time.Duration) { t.Seconds[name][i] = d.Seconds() }
 
 // fail records a failure and marks the cell as not timed.
 func (t *Timing) fail(name string, n int, i int, err error) {
@@ -284,38 +280,39 @@ func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOption
 	if err != nil {
 		return nil, err
 	}
+	repeats := max(opts.Repeats, 1)
 	for i, n := range t.Sizes {
 		g, err := graph.GNM(n, min(16*n, n*(n-1)), weights, caseSeed(opts.Seed, n, 0))
 		if err != nil {
 			return t, fmt.Errorf("lab: TimeAPSP: graph with n=%d: %w", n, err)
 		}
-		for range max(opts.Repeats, 1) {
-			var want []int32
-			if opts.cpuAt(n) {
-				t0 := time.Now()
-				ref, err := cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{})
+		var want []int32
+		if opts.cpuAt(n) {
+			ref, s, err := bench.Measure(bench.Plan{Runs: repeats}, bench.HostRun(func() (any, error) {
+				return cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{})
+			}))
+			if err != nil {
+				return t, fmt.Errorf("lab: TimeAPSP: CPU baseline at n=%d: %w", n, err)
+			}
+			t.keep(t.Baseline, i, s.Min)
+			want = ref.(*graph.AllPairs).Dist
+		}
+		for _, v := range variants {
+			t.measure(v, n, i, repeats, want, func(st *gpu.Stats) ([]int32, error) {
+				res, err := gpu.AllPairs(ctx, v, g, gpu.Options{Device: dev, Stats: st})
 				if err != nil {
-					return t, fmt.Errorf("lab: TimeAPSP: CPU baseline at n=%d: %w", n, err)
+					return nil, err
 				}
-				t.keep(t.Baseline, i, time.Since(t0))
-				want = ref.Dist
-			}
-			for _, v := range variants {
-				var st gpu.Stats
-				res, err := gpu.AllPairs(ctx, v, g, gpu.Options{Device: dev, Stats: &st})
-				r := result{err: err, dt: st.Kernel}
-				if err == nil {
-					r.dist = res.Dist
-				}
-				t.record(v, n, i, r, want)
-			}
-			for _, e := range fns {
-				got, dt, err := runOnDevice(dev, g.Dense(), func(d *gpu.Buffer) error { return e.Func(dev, d, n) })
-				t.record(e.Name, n, i, result{got, err, dt}, want)
-			}
-			if err := ctx.Err(); err != nil {
-				return t, fmt.Errorf("lab: TimeAPSP: interrupted at n=%d: %w", n, err)
-			}
+				return res.Dist, nil
+			})
+		}
+		for _, e := range fns {
+			t.measure(e.Name, n, i, repeats, want, hostTimed(func() ([]int32, time.Duration, error) {
+				return runOnDevice(dev, g.Dense(), func(d *gpu.Buffer) error { return e.Func(dev, d, n) })
+			}))
+		}
+		if err := ctx.Err(); err != nil {
+			return t, fmt.Errorf("lab: TimeAPSP: interrupted at n=%d: %w", n, err)
 		}
 	}
 	return t, t.Err()
@@ -338,79 +335,101 @@ func TimeSSSP(ctx context.Context, fns []SSSPEntry, sizes []int, opts TimeOption
 	if err != nil {
 		return nil, err
 	}
+	repeats := max(opts.Repeats, 1)
 	for i, n := range t.Sizes {
 		g, err := degree7.build(n, caseSeed(opts.Seed, n, 1))
 		if err != nil {
 			return t, fmt.Errorf("lab: TimeSSSP: graph with n=%d: %w", n, err)
 		}
-		for range max(opts.Repeats, 1) {
-			var want []int32
-			if opts.cpuAt(n) {
-				t0 := time.Now()
-				ref, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
+		var want []int32
+		if opts.cpuAt(n) {
+			ref, s, err := bench.Measure(bench.Plan{Runs: repeats}, bench.HostRun(func() (any, error) {
+				return cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
+			}))
+			if err != nil {
+				return t, fmt.Errorf("lab: TimeSSSP: CPU baseline at n=%d: %w", n, err)
+			}
+			t.keep(t.Baseline, i, s.Min)
+			want = ref.(*graph.SingleSource).Dist
+		}
+		for _, v := range variants {
+			t.measure(v, n, i, repeats, want, func(st *gpu.Stats) ([]int32, error) {
+				res, err := gpu.SingleSource(ctx, v, g, 0, gpu.Options{Device: dev, Stats: st})
 				if err != nil {
-					return t, fmt.Errorf("lab: TimeSSSP: CPU baseline at n=%d: %w", n, err)
+					return nil, err
 				}
-				t.keep(t.Baseline, i, time.Since(t0))
-				want = ref.Dist
-			}
-			for _, v := range variants {
-				var st gpu.Stats
-				res, err := gpu.SingleSource(ctx, v, g, 0, gpu.Options{Device: dev, Stats: &st})
-				r := result{err: err, dt: st.Kernel}
-				if err == nil {
-					r.dist = res.Dist
-				}
-				t.record(v, n, i, r, want)
-			}
-			for _, e := range fns {
-				t.record(e.Name, n, i, timeSSSPStudent(dev, g, e.Func), want)
-			}
-			if err := ctx.Err(); err != nil {
-				return t, fmt.Errorf("lab: TimeSSSP: interrupted at n=%d: %w", n, err)
-			}
+				return res.Dist, nil
+			})
+		}
+		for _, e := range fns {
+			t.measure(e.Name, n, i, repeats, want, hostTimed(func() ([]int32, time.Duration, error) {
+				return timeSSSPStudent(dev, g, e.Func)
+			}))
+		}
+		if err := ctx.Err(); err != nil {
+			return t, fmt.Errorf("lab: TimeSSSP: interrupted at n=%d: %w", n, err)
 		}
 	}
 	return t, t.Err()
 }
 
-// result is a solver's distances and time, or its error.
-type result struct {
-	dist []int32
-	err  error
-	dt   time.Duration
+// measure times solver name at size n (index i) through bench.Measure:
+// repeats runs, the fastest kept. Every run's distances are checked
+// against want (nil: not checked); an error or a wrong result is the
+// cell's failure.
+func (t *Timing) measure(name string, n, i, repeats int, want []int32, run func(st *gpu.Stats) ([]int32, error)) {
+	_, s, err := bench.Measure(bench.Plan{Runs: repeats}, func(st *gpu.Stats) (any, error) {
+		dist, err := run(st)
+		if err != nil {
+			return nil, err
+		}
+		return nil, t.check(n, dist, want)
+	})
+	if err != nil {
+		t.fail(name, n, i, err)
+		return
+	}
+	t.keep(name, i, s.Min)
 }
 
-// record keeps r's time for solver name at size index i if r is right
-// (want nil: not checked), and records a failure otherwise.
-func (t *Timing) record(name string, n, i int, r result, want []int32) {
+// hostTimed turns a student's run, timed on the host clock (runOnDevice),
+// into the run measure wants.
+func hostTimed(f func() ([]int32, time.Duration, error)) func(st *gpu.Stats) ([]int32, error) {
+	return func(st *gpu.Stats) ([]int32, error) {
+		dist, dt, err := f()
+		st.Kernel, st.Wall = dt, dt
+		return dist, err
+	}
+}
+
+// check compares a solver's distances at size n with the CPU's (want nil:
+// not checked).
+func (t *Timing) check(n int, got, want []int32) error {
 	switch {
-	case r.err != nil:
-		t.fail(name, n, i, r.err)
-	case want != nil && len(r.dist) != len(want):
-		t.fail(name, n, i, fmt.Errorf("%d values, want %d", len(r.dist), len(want)))
-	case want != nil && !slices.Equal(want, r.dist):
-		m := compare(want, r.dist, nil, n, "")
+	case want == nil:
+		return nil
+	case len(got) != len(want):
+		return fmt.Errorf("%d values, want %d", len(got), len(want))
+	case !slices.Equal(want, got):
+		m := compare(want, got, nil, n, "")
 		where := fmt.Sprintf("vertex %d", m.J)
 		if t.Baseline == cpu.VariantFWBlocked { // a distance matrix
 			where = fmt.Sprintf("cell (%d, %d)", m.J/n, m.J%n)
 		}
-		t.fail(name, n, i, fmt.Errorf("wrong result: %d values differ from the CPU's, the first at %s: expected %s, got %s",
-			m.Wrong, where, formatValue(m.Expected), formatValue(m.Actual)))
-	case math.IsInf(t.Seconds[name][i], 1): // failed in an earlier repeat
-	default:
-		t.keep(name, i, r.dt)
+		return fmt.Errorf("wrong result: %d values differ from the CPU's, the first at %s: expected %s, got %s",
+			m.Wrong, where, formatValue(m.Expected), formatValue(m.Actual))
 	}
+	return nil
 }
 
-// timeSSSPStudent runs a student's single-source function from vertex 0.
-func timeSSSPStudent(dev *gpu.Device, g *graph.Graph, fn SSSPFunc) result {
+// timeSSSPStudent runs a student's single-source function from vertex 0,
+// returning its distances and host-clock time.
+func timeSSSPStudent(dev *gpu.Device, g *graph.Graph, fn SSSPFunc) ([]int32, time.Duration, error) {
 	off, tgt, w, err := dev.GraphCSR(g)
 	if err != nil {
-		return result{err: fmt.Errorf("copying the graph to the device: %w", err)}
+		return nil, 0, fmt.Errorf("copying the graph to the device: %w", err)
 	}
 	defer free(off, tgt, w)
 	host := slices.Repeat([]int32{Poison}, g.N())
-	got, dt, err := runOnDevice(dev, host, func(dist *gpu.Buffer) error { return fn(dev, off, tgt, w, dist, g.N(), 0) })
-	return result{dist: got, err: err, dt: dt}
+	return runOnDevice(dev, host, func(dist *gpu.Buffer) error { return fn(dev, off, tgt, w, dist, g.N(), 0) })
 }

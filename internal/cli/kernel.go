@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -17,17 +17,15 @@ import (
 	"github.com/pathnotes/pathnotes/kernel"
 )
 
-func init() {
-	commands["kernel"] = command{"run the Jupyter kernel on a connection file (Jupyter starts it)", runKernel}
-}
-
 // Environment variables of the kernel's log.
 const (
 	logFileEnv  = "PATHNOTES_LOG"       // a file to log to instead of standard error
 	logLevelEnv = "PATHNOTES_LOG_LEVEL" // debug (every message), info, warn (default) or error
 )
 
-func runKernel(args []string) error {
+// Kernel is `pathnotes kernel CONNECTION_FILE`: the Jupyter kernel, with
+// cells run in sessions that newSession starts.
+func Kernel(args []string, newSession NewSession) error {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: pathnotes kernel CONNECTION_FILE\n\n"+
@@ -40,7 +38,7 @@ func runKernel(args []string) error {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return fmt.Errorf("%w: want one connection file, got %d arguments", errUsage, fs.NArg())
+		return fmt.Errorf("%w: want one connection file, got %d arguments", ErrUsage, fs.NArg())
 	}
 	ci, err := kernel.ReadConnectionFile(fs.Arg(0))
 	if err != nil {
@@ -144,10 +142,10 @@ func watchParent(ctx context.Context, stop func(), log *slog.Logger) {
 	}
 }
 
-// kernelVersion is the module version (and revision) of versionString,
+// kernelVersion is the module version (and revision) of Version,
 // without the Go version and platform, which kernel_info reports apart.
 func kernelVersion() string {
-	v, _, _ := strings.Cut(strings.TrimPrefix(versionString(), "pathnotes "), " (go")
+	v, _, _ := strings.Cut(strings.TrimPrefix(Version(), "pathnotes "), " (go")
 	return v
 }
 

@@ -1,10 +1,12 @@
-package main
+package cli
 
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pathnotes/pathnotes/internal/bench"
 )
 
 // TestBenchEmulator runs `pathnotes bench` on the PTX emulator with tiny
@@ -14,7 +16,7 @@ import (
 func TestBenchEmulator(t *testing.T) {
 	t.Setenv("PATHNOTES_GPU", "emu")
 	out := filepath.Join(t.TempDir(), "bench.json")
-	err := runBench([]string{"--fw-sizes", "70", "--fw-snap", "0", "--snap", "data/snap/p2p-Gnutella04.txt.gz",
+	err := Bench([]string{"--fw-sizes", "70", "--fw-snap", "0", "--snap", "../../data/snap/p2p-Gnutella04.txt.gz",
 		"--apsp-snap", "0", "--apsp-sizes", "40", "--cross-n", "130", "--cross-density", "2", "--sssp-graphs", "",
 		"--runs", "1", "--variants", "fw-fast,apsp-batched,sssp-fast,bf-fast", "--json", out})
 	if err != nil {
@@ -24,7 +26,7 @@ func TestBenchEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep benchReport
+	var rep bench.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,10 @@
-package main
+package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,12 +16,8 @@ import (
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/graph"
-	"github.com/pathnotes/pathnotes/internal/atomicfile"
+	"github.com/pathnotes/pathnotes/internal/bench"
 )
-
-func init() {
-	commands["bench"] = command{"time the GPU variants over sizes and data sets (CUDA events, median of runs)", runBench}
-}
 
 // benchConfig holds the flags of `pathnotes bench`.
 type benchConfig struct {
@@ -48,47 +41,11 @@ type benchConfig struct {
 	jsonPath  string
 }
 
-// benchRecord is one cell of the benchmark: a variant on one input.
-type benchRecord struct {
-	Variant  string  `json:"variant"`
-	Graph    string  `json:"graph"`
-	N        int     `json:"n"`
-	M        int     `json:"m"`
-	Source   int     `json:"source,omitempty"`
-	Runs     int     `json:"runs"`
-	KernelMs float64 `json:"kernel_ms_median"`
-	MinMs    float64 `json:"kernel_ms_min"`
-	MaxMs    float64 `json:"kernel_ms_max"`
-	WallMs   float64 `json:"wall_ms_median"`
-	H2DMs    float64 `json:"h2d_ms"`
-	D2HMs    float64 `json:"d2h_ms"`
-	Launches int     `json:"launches"`
-	// RelaxPerSec is n³ / kernel time for the all-pairs variants: the
-	// min-plus relaxations Floyd-Warshall does, per second.
-	RelaxPerSec float64 `json:"relaxations_per_s,omitempty"`
-	// Ceiling is RelaxPerSec over the card's int32 min-plus peak (one
-	// VIADDMNMX per relaxation: SMs × 64 per clock × clock), on Hopper.
-	Ceiling float64 `json:"fraction_of_dpx_ceiling,omitempty"`
-	// EdgesPerSec is m / kernel time for the single-source variants.
-	EdgesPerSec float64 `json:"edges_per_s,omitempty"`
-	// Host marks a CPU solver's row: its times are host-clock times of
-	// one run, not CUDA events.
-	Host    bool   `json:"host,omitempty"`
-	Check   string `json:"check,omitempty"`
-	Skipped string `json:"skipped,omitempty"`
-}
-
-// benchReport is what --json writes.
-type benchReport struct {
-	Version string        `json:"version"`
-	Device  string        `json:"device"`
-	Driver  string        `json:"driver"`
-	Date    string        `json:"date"`
-	Config  string        `json:"config"`
-	Records []benchRecord `json:"records"`
-}
-
-func runBench(args []string) error {
+// Bench is `pathnotes bench`: it times the GPU variants and the CPU
+// solvers over sizes and data sets (CUDA events, median of runs), checks
+// every result, and prints a Markdown table (and, with --json, writes the
+// records).
+func Bench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fwSizes := fs.String("fw-sizes", "1024,2048,4096,8192,16384", "vertex counts of the Floyd-Warshall random graphs")
 	density := fs.Int("density", 60, "arcs per vertex of the random graphs (Gaioso et al.'s 60|V|)")
@@ -113,7 +70,7 @@ func runBench(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+		return fmt.Errorf("%w: unexpected arguments %q", ErrUsage, fs.Args())
 	}
 	cfg := benchConfig{fwSnap: *fwSnap, apspSnap: *apspSnap, crossN: *crossN, density: *density, runs: *runs, maxRun: *maxRun, maxAPSP: *maxAPSP, cpuMax: *cpuMax, source: *source,
 		pred: *pred, seed: *seed, jsonPath: *jsonPath}
@@ -132,7 +89,7 @@ func runBench(args []string) error {
 			continue
 		}
 		if _, ok := ssspGraphs[name]; !ok {
-			return fmt.Errorf("%w: --sssp-graphs: no graph %q (known: %s)", errUsage, name, strings.Join(ssspGraphNames(), ", "))
+			return fmt.Errorf("%w: --sssp-graphs: no graph %q (known: %s)", ErrUsage, name, strings.Join(ssspGraphNames(), ", "))
 		}
 		cfg.sssp = append(cfg.sssp, name)
 	}
@@ -143,13 +100,13 @@ func runBench(args []string) error {
 		cfg.variants = map[string]bool{}
 		for _, v := range strings.Split(*variants, ",") {
 			if _, err := gpu.Lookup(v); err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
+				return fmt.Errorf("%w: %v", ErrUsage, err)
 			}
 			cfg.variants[v] = true
 		}
 	}
 	if cfg.runs < 1 || cfg.density < 1 {
-		return fmt.Errorf("%w: --runs and --density must be positive", errUsage)
+		return fmt.Errorf("%w: --runs and --density must be positive", ErrUsage)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -157,11 +114,10 @@ func runBench(args []string) error {
 	if err != nil {
 		return err
 	}
-	b := &bench{cfg: cfg, dev: dev, report: benchReport{Version: versionString(), Device: dev.Info().String(),
+	b := &benchRun{cfg: cfg, dev: dev, report: bench.Report{Version: Version(), Device: dev.Info().String(),
 		Driver: gpu.Describe(), Date: time.Now().UTC().Format(time.RFC3339), Config: strings.Join(args, " ")}}
 	fmt.Println(gpu.Describe())
-	fmt.Println("\n| variant | graph | n | m | runs | kernel ms (median) | min | max | wall ms | launches | relax/s (of ceiling) or edges/s | check |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("\n" + bench.TableHeader)
 	var snaps []*graph.Graph
 	for _, path := range cfg.snap {
 		g, err := graph.ReadFileContext(ctx, path, graph.ReadOptions{Weights: graph.WeightRange{Min: 1, Max: 100}, Seed: cfg.seed})
@@ -217,7 +173,7 @@ func parseSizes(s string) ([]int, error) {
 		}
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%w: bad size %q", errUsage, f)
+			return nil, fmt.Errorf("%w: bad size %q", ErrUsage, f)
 		}
 		out = append(out, n)
 	}
@@ -225,109 +181,51 @@ func parseSizes(s string) ([]int, error) {
 	return out, nil
 }
 
-// bench runs the cells and keeps, per variant, its last cell's cost and
-// time, to skip cells that would run too long.
-type bench struct {
-	cfg    benchConfig
-	dev    *gpu.Device
-	report benchReport
-	last   map[string][2]float64 // variant → {cost, kernel seconds}
+// benchRun runs the cells; its predictor knows each variant's last cell,
+// to skip cells that would run too long.
+type benchRun struct {
+	cfg     benchConfig
+	dev     *gpu.Device
+	report  bench.Report
+	predict bench.Predictor
 }
 
-func (b *bench) want(v string) bool { return b.cfg.variants == nil || b.cfg.variants[v] }
+func (b *benchRun) want(v string) bool { return b.cfg.variants == nil || b.cfg.variants[v] }
 
-// predict extrapolates a variant's kernel time to a cell of the given cost
-// (n³ for all pairs, n·(n+m) for Bellman-Ford's n passes) from its last
-// cell; 0 when there is none.
-func (b *bench) predict(v string, cost float64) time.Duration {
-	l, ok := b.last[v]
-	if !ok || l[0] == 0 {
-		return 0
-	}
-	return time.Duration(l[1] * cost / l[0] * float64(time.Second))
-}
-
-// measure runs once to warm up (and returns that run's result for the
-// checks), then times the cell: cfg.runs runs, 3 when the warm-up took a
-// second or more, 1 when it took 10 s or more. Kernel times come from CUDA
-// events.
-func (b *bench) measure(rec *benchRecord, cost float64, run func(opts gpu.Options) (any, error)) (any, error) {
-	opts := gpu.Options{Pred: b.cfg.pred, Device: b.dev}
-	var warm gpu.Stats
-	opts.Stats = &warm
-	first, err := run(opts)
+// measure times one GPU cell through bench.Measure (a warm-up run, whose
+// result it returns for the checks, then cfg.runs runs), fills rec, and
+// records the cell's cost and time for the predictor.
+func (b *benchRun) measure(rec *bench.Record, cost float64, run func(opts gpu.Options) (any, error)) (any, error) {
+	first, s, err := bench.Measure(bench.Plan{Runs: b.cfg.runs, WarmUp: true}, func(st *gpu.Stats) (any, error) {
+		return run(gpu.Options{Pred: b.cfg.pred, Device: b.dev, Stats: st})
+	})
 	if err != nil {
 		return nil, err
 	}
-	n := b.cfg.runs
-	switch {
-	case warm.Kernel >= 10*time.Second:
-		n = 1
-	case warm.Kernel >= time.Second:
-		n = min(n, 3)
-	}
-	all := make([]gpu.Stats, n)
-	for i := range all {
-		opts.Stats = &all[i]
-		if _, err := run(opts); err != nil {
-			return nil, err
-		}
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	kernel := make([]float64, n)
-	wall := make([]float64, n)
-	for i, s := range all {
-		kernel[i], wall[i] = ms(s.Kernel), ms(s.Wall)
-	}
-	rec.Runs, rec.Launches = n, all[0].Launches
-	rec.KernelMs, rec.MinMs, rec.MaxMs = median(kernel), slices.Min(kernel), slices.Max(kernel)
-	rec.WallMs, rec.H2DMs, rec.D2HMs = median(wall), ms(all[0].HostToDevice), ms(all[0].DeviceToHost)
-	if b.last == nil {
-		b.last = map[string][2]float64{}
-	}
-	b.last[rec.Variant] = [2]float64{cost, rec.KernelMs / 1000}
+	rec.SetSummary(s)
+	b.predict.Observe(rec.Variant, cost, s.Kernel)
 	return first, nil
 }
 
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // emit prints a cell as a table row and rewrites the JSON file.
-func (b *bench) emit(rec benchRecord) error {
+func (b *benchRun) emit(rec bench.Record) error {
 	b.report.Records = append(b.report.Records, rec)
-	if rec.Skipped != "" {
-		fmt.Printf("| %s | %s | %d | %d | – | skipped: %s | | | | | | |\n", rec.Variant, rec.Graph, rec.N, rec.M, rec.Skipped)
-	} else {
-		relax := ""
-		switch {
-		case rec.Ceiling > 0:
-			relax = fmt.Sprintf("%.3g (%.0f%%)", rec.RelaxPerSec, 100*rec.Ceiling)
-		case rec.RelaxPerSec > 0:
-			relax = fmt.Sprintf("%.3g", rec.RelaxPerSec)
-		case rec.EdgesPerSec > 0:
-			relax = fmt.Sprintf("%.3g e/s", rec.EdgesPerSec)
-		}
-		fmt.Printf("| %s | %s | %d | %d | %d | %.3f | %.3f | %.3f | %.1f | %d | %s | %s |\n", rec.Variant, rec.Graph, rec.N, rec.M,
-			rec.Runs, rec.KernelMs, rec.MinMs, rec.MaxMs, rec.WallMs, rec.Launches, relax, rec.Check)
-	}
+	fmt.Println(rec.Row())
 	if b.cfg.jsonPath == "" {
 		return nil
 	}
-	data, err := json.MarshalIndent(b.report, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(b.cfg.jsonPath, append(data, '\n'), 0o644)
+	return b.report.WriteFile(b.cfg.jsonPath)
+}
+
+// emitHost emits the row of a CPU solver that ran once in dt; cost is its
+// relaxations (all pairs) or 0.
+func (b *benchRun) emitHost(rec bench.Record, dt time.Duration, cost float64) error {
+	rec.SetHost(dt, cost)
+	return b.emit(rec)
 }
 
 // allPairsVariants lists the selected all-pairs variants of one algorithm.
-func (b *bench) allPairsVariants(algorithm string) []gpu.Variant {
+func (b *benchRun) allPairsVariants(algorithm string) []gpu.Variant {
 	var out []gpu.Variant
 	for _, v := range gpu.Variants() {
 		if v.AllPairs && v.Algorithm == algorithm && b.want(v.Name) {
@@ -340,7 +238,7 @@ func (b *bench) allPairsVariants(algorithm string) []gpu.Variant {
 // floydWarshall times the Floyd-Warshall variants on GTgraph-style random
 // graphs (graph.GNM, density·n arcs, weights 1..100), then on the given
 // SNAP graphs.
-func (b *bench) floydWarshall(ctx context.Context, snaps []*graph.Graph) error {
+func (b *benchRun) floydWarshall(ctx context.Context, snaps []*graph.Graph) error {
 	variants := b.allPairsVariants("Floyd-Warshall")
 	if len(variants) == 0 {
 		return nil
@@ -365,7 +263,7 @@ func (b *bench) floydWarshall(ctx context.Context, snaps []*graph.Graph) error {
 // allPairsCells times the given all-pairs variants on g, checking every
 // result against the CPU (with cpuRef, n ≤ cpuMax; the CPU solver's time
 // is a row of its own) or against the first GPU result and sampled rows.
-func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, variants []gpu.Variant, maxRun time.Duration, cpuRef bool) error {
+func (b *benchRun) allPairsCells(ctx context.Context, g *graph.Graph, name string, variants []gpu.Variant, maxRun time.Duration, cpuRef bool) error {
 	n := g.N()
 	cost := float64(n) * float64(n) * float64(n)
 	var ref *graph.AllPairs
@@ -377,13 +275,13 @@ func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, 
 			return err
 		}
 		check = "= cpu"
-		if err := b.emitHost(benchRecord{Variant: "fw-cpu-blocked", Graph: name, N: n, M: g.M()}, time.Since(t0), cost); err != nil {
+		if err := b.emitHost(bench.Record{Variant: "fw-cpu-blocked", Graph: name, N: n, M: g.M()}, time.Since(t0), cost); err != nil {
 			return err
 		}
 	}
 	for _, v := range variants {
-		rec := benchRecord{Variant: v.Name, Graph: name, N: n, M: g.M()}
-		if p := b.predict(v.Name, cost); p > maxRun {
+		rec := bench.Record{Variant: v.Name, Graph: name, N: n, M: g.M()}
+		if p := b.predict.Predict(v.Name, cost); p > maxRun {
 			rec.Skipped = fmt.Sprintf("about %.0f s per run, extrapolated (n³) from its last size", p.Seconds())
 			if err := b.emit(rec); err != nil {
 				return err
@@ -397,7 +295,7 @@ func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, 
 		got := res.(*graph.AllPairs)
 		switch {
 		case ref == nil:
-			if err := sampleRows(g, got, 64, b.cfg.seed); err != nil {
+			if err := bench.SampleRows(g, got, 64, b.cfg.seed); err != nil {
 				return fmt.Errorf("%s on %s n=%d: %w", v.Name, name, n, err)
 			}
 			ref, check = got, "= "+v.Name+", 64 rows verified"
@@ -409,7 +307,7 @@ func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, 
 		}
 		rec.RelaxPerSec = cost / (rec.KernelMs / 1000)
 		if v.Algorithm == "Floyd-Warshall" {
-			rec.Ceiling = rec.RelaxPerSec / dpxCeiling(b.dev.Info())
+			rec.Ceiling = rec.RelaxPerSec / bench.DPXCeiling(b.dev.Info())
 		}
 		if err := b.emit(rec); err != nil {
 			return err
@@ -418,35 +316,11 @@ func (b *bench) allPairsCells(ctx context.Context, g *graph.Graph, name string, 
 	return nil
 }
 
-// emitHost emits the row of a CPU solver that ran once in dt; cost is its
-// relaxations (all pairs) or 0.
-func (b *bench) emitHost(rec benchRecord, dt time.Duration, cost float64) error {
-	ms := float64(dt) / float64(time.Millisecond)
-	rec.Runs, rec.Host, rec.KernelMs, rec.MinMs, rec.MaxMs, rec.WallMs = 1, true, ms, ms, ms, ms
-	rec.Check = "host clock, one run"
-	if cost > 0 {
-		rec.RelaxPerSec = cost / dt.Seconds()
-	} else {
-		rec.EdgesPerSec = float64(rec.M) / dt.Seconds()
-	}
-	return b.emit(rec)
-}
-
-// dpxCeiling is the int32 min-plus relaxations per second of a Hopper GPU,
-// one VIADDMNMX each: SMs × 64 per clock × the SM clock. Other cards have
-// no DPX unit; their ceiling is reported as 0 (no fraction is printed).
-func dpxCeiling(info gpu.DeviceInfo) float64 {
-	if info.Major != 9 || info.ClockMHz == 0 {
-		return math.Inf(1)
-	}
-	return float64(info.SMs) * 64 * float64(info.ClockMHz) * 1e6
-}
-
 // crossover times fw-fast against apsp-batched on random graphs of one
 // size and growing density, to show where all pairs by batched
 // single-source runs stops beating Floyd-Warshall (gpu.AllPairs's
 // automatic pick follows it).
-func (b *bench) crossover(ctx context.Context) error {
+func (b *benchRun) crossover(ctx context.Context) error {
 	var vs []gpu.Variant
 	for _, name := range []string{gpu.VariantFWFast, gpu.VariantAPSPBatched} {
 		if v, err := gpu.Lookup(name); err == nil && b.want(name) {
@@ -470,24 +344,12 @@ func (b *bench) crossover(ctx context.Context) error {
 	return nil
 }
 
-// sampleRows verifies k random rows of r against g (triangle inequality on
-// every arc, every finite distance attained by an arc).
-func sampleRows(g *graph.Graph, r *graph.AllPairs, k int, seed uint64) error {
-	rng := rand.New(rand.NewPCG(seed, 11))
-	for range k {
-		if err := r.Row(rng.IntN(r.N)).Verify(g); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // singleSource times the all-pairs Dijkstra variants (dijkstra-apsp-row,
 // apsp-batched) on random graphs and on apspSnaps, and the single-source
 // variants and cpu.Dijkstra on graphs (the SNAP files, weights 1..100
 // drawn with cfg.seed, then the generated ones), from cfg.source, checked
 // against the CPU.
-func (b *bench) singleSource(ctx context.Context, apspSnaps, graphs []*graph.Graph) error {
+func (b *benchRun) singleSource(ctx context.Context, apspSnaps, graphs []*graph.Graph) error {
 	if apsp := b.allPairsVariants("Dijkstra"); len(apsp) > 0 {
 		for _, n := range b.cfg.apspSizes {
 			g, err := graph.GNM(n, min(4*n, n*(n-1)), graph.WeightRange{Min: 1, Max: 100}, b.cfg.seed)
@@ -519,14 +381,14 @@ func (b *bench) singleSource(ctx context.Context, apspSnaps, graphs []*graph.Gra
 	}
 	for _, g := range graphs {
 		if b.cfg.source < 0 || b.cfg.source >= g.N() {
-			return fmt.Errorf("%w: --source %d outside %s (n=%d)", errUsage, b.cfg.source, g.Name(), g.N())
+			return fmt.Errorf("%w: --source %d outside %s (n=%d)", ErrUsage, b.cfg.source, g.Name(), g.N())
 		}
 		t0 := time.Now()
 		want, err := cpu.Dijkstra(ctx, g, b.cfg.source, cpu.DijkstraOptions{Pred: b.cfg.pred})
 		if err != nil {
 			return err
 		}
-		rec := benchRecord{Variant: "dijkstra-cpu", Graph: g.Name(), N: g.N(), M: g.M(), Source: b.cfg.source}
+		rec := bench.Record{Variant: "dijkstra-cpu", Graph: g.Name(), N: g.N(), M: g.M(), Source: b.cfg.source}
 		if err := b.emitHost(rec, time.Since(t0), 0); err != nil {
 			return err
 		}
@@ -535,12 +397,12 @@ func (b *bench) singleSource(ctx context.Context, apspSnaps, graphs []*graph.Gra
 			if c.early {
 				label += " (early exit)"
 			}
-			rec := benchRecord{Variant: label, Graph: g.Name(), N: g.N(), M: g.M(), Source: b.cfg.source}
+			rec := bench.Record{Variant: label, Graph: g.Name(), N: g.N(), M: g.M(), Source: b.cfg.source}
 			cost := float64(g.N()) * float64(g.N()+g.M())
 			if strings.HasPrefix(c.name, "dijkstra") {
 				cost = float64(g.N() + g.M())
 			}
-			if p := b.predict(label, cost); p > b.cfg.maxRun {
+			if p := b.predict.Predict(label, cost); p > b.cfg.maxRun {
 				rec.Skipped = fmt.Sprintf("about %.0f s per run, extrapolated from its last graph", p.Seconds())
 				if err := b.emit(rec); err != nil {
 					return err

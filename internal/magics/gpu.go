@@ -1,4 +1,8 @@
-package main
+// Package magics joins cell sessions to the gpu package: the %gpu line
+// magic and the %%cuda and %%ptx cell magics, which Register adds to a
+// session, and the device-side printf of the kernels those cells load,
+// which goes to the cells' output.
+package magics
 
 import (
 	"context"
@@ -10,13 +14,13 @@ import (
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
-// registerGPUMagics gives the kernel the %gpu line magic: `%gpu` prints
-// what `pathnotes info` prints about the GPU driver and devices, then the
-// modules of %%cuda and %%ptx cells and the CUDA compilers; `%gpu
-// variants` lists the GPU variants with their launch shapes and sources.
-// It registers the %%cuda and %%ptx cell magics too.
-func registerGPUMagics(s *session.Session) error {
-	if err := registerCUDAMagics(s); err != nil {
+// Register gives session s the %gpu line magic and the %%cuda and %%ptx
+// cell magics. `%gpu` prints what `pathnotes info` prints about the GPU
+// driver and devices, then the modules of %%cuda and %%ptx cells and the
+// CUDA compilers; `%gpu variants` lists the GPU variants with their launch
+// shapes and sources.
+func Register(s *session.Session) error {
+	if err := registerCellMagics(s); err != nil {
 		return err
 	}
 	return s.RegisterMagic(session.Magic{
@@ -26,7 +30,7 @@ func registerGPUMagics(s *session.Session) error {
 		Run: func(_ context.Context, _ *session.Session, args, _ string, _ session.Output) (*session.Bundle, error) {
 			switch strings.TrimSpace(args) {
 			case "":
-				text := gpu.Describe() + "\n" + gpu.DescribeCells() + "\ncuda compilers: " + strings.Join(gpu.Compilers(), "; ")
+				text := gpu.Describe() + "\n" + gpu.DescribeCells() + "\n" + Compilers()
 				return session.TextBundle(text), nil
 			case "variants":
 				return session.TextBundle(variantTable()), nil
@@ -36,12 +40,10 @@ func registerGPUMagics(s *session.Session) error {
 	})
 }
 
-// The CUDA compilers of %%cuda cells and the PTX cache, in `pathnotes
-// info` after the GPU driver's lines (gpu_cmd.go adds those first).
-func init() {
-	infoLines = append(infoLines, func() string {
-		return "cuda compilers: " + strings.Join(gpu.Compilers(), "; ")
-	})
+// Compilers is the line that names the CUDA compilers of %%cuda cells and
+// the PTX cache, as %gpu and `pathnotes info` print it.
+func Compilers() string {
+	return "cuda compilers: " + strings.Join(gpu.Compilers(), "; ")
 }
 
 // variantTable lists the GPU variants, one per line.

@@ -1,4 +1,4 @@
-package main
+package magics
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/traefik/yaegi/interp"
+
+	"github.com/pathnotes/pathnotes/bindings"
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
@@ -45,11 +48,14 @@ func cellSession(t *testing.T) (*session.Session, string) {
 	t.Setenv(gpu.EnvDriver, "emu")
 	cache := t.TempDir()
 	t.Setenv(gpu.EnvPTXCache, cache)
-	s, err := newSession()
+	s, err := session.New(session.Options{Symbols: []interp.Exports{bindings.Symbols}, Prelude: bindings.Prelude})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	if err := Register(s); err != nil {
+		t.Fatal(err)
+	}
 	return s, cache
 }
 
@@ -185,10 +191,10 @@ func TestCUDACellCache(t *testing.T) {
 }
 
 // cellTestPTX is gpu's test PTX (see gpu/cell_test.go for its source).
-var cellTestPTX = mustReadFile("gpu/testdata/celltest.ptx")
+var cellTestPTX = mustReadFile("../../gpu/testdata/celltest.ptx")
 
 // printfTestPTX is gpu's printf test PTX (see gpu/cell_test.go).
-var printfTestPTX = mustReadFile("gpu/testdata/printf.ptx")
+var printfTestPTX = mustReadFile("../../gpu/testdata/printf.ptx")
 
 // mustReadFile returns a test data file's text; the tests cannot run
 // without it.

@@ -1,4 +1,4 @@
-package main
+package magics
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
-// registerCUDAMagics gives the kernel the %%cuda and %%ptx cell magics:
+// registerCellMagics gives session s the %%cuda and %%ptx cell magics:
 // a cell of CUDA C or PTX whose kernels a Go cell then launches with
 // gpu.Launch, gpu.GetKernel and gpu.GetVar.
-func registerCUDAMagics(s *session.Session) error {
+func registerCellMagics(s *session.Session) error {
 	for _, m := range []session.Magic{{
 		Name:  "cuda",
 		Cell:  true,
@@ -94,7 +94,7 @@ func runCUDAMagic(ctx context.Context, s *session.Session, args, body string, _ 
 	if err != nil {
 		return nil, err
 	}
-	routePrintf(ctx, s)
+	routePrintf(s)
 	m, comp, err := gpu.LoadCellCUDA(ctx, a.name, cudaCellSource(body), gpu.CompileOptions{Arch: a.arch, Flags: a.flags})
 	if err != nil {
 		return nil, err
@@ -116,12 +116,12 @@ func runCUDAMagic(ctx context.Context, s *session.Session, args, body string, _ 
 func cudaCellSource(body string) string { return "#line 1 \"cell\"\n" + body }
 
 // runPTXMagic loads a %%ptx cell.
-func runPTXMagic(ctx context.Context, s *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
+func runPTXMagic(_ context.Context, s *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
 	a, err := parseCellArgs("ptx", args, false)
 	if err != nil {
 		return nil, err
 	}
-	routePrintf(ctx, s)
+	routePrintf(s)
 	m, err := gpu.LoadCellPTX(a.name, body)
 	if err != nil {
 		return nil, err
@@ -149,9 +149,8 @@ func moduleSummary(m *gpu.Module, origin string) string {
 	return line + fmt.Sprintf("; %s, PTX %s", origin, graph.FormatBytes(uint64(len(m.PTX()))))
 }
 
-// routePrintf sends the output of device-side printf on the emulator to
-// the session's standard output (the cell's output), once per session:
-// the interpreter's os.Stdout is the session's pipe, not the process's.
-func routePrintf(ctx context.Context, s *session.Session) {
-	_, _ = s.RunCode(ctx, "import (\n\t_pnos \"os\"\n\t_pngpu \"github.com/pathnotes/pathnotes/gpu\"\n)\n_pngpu.SetPrintfOutput(_pnos.Stdout)")
-}
+// routePrintf sends the device-side printf of kernels run on the emulator
+// to the standard output of session s, whose text goes to the running
+// cell's output as the cells' own prints do: the kernels of a %%cuda or
+// %%ptx cell are launched by later Go cells of the same session.
+func routePrintf(s *session.Session) { gpu.SetPrintfOutput(s.Stdout()) }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,11 +10,9 @@ import (
 	"github.com/pathnotes/pathnotes/install"
 )
 
-func init() {
-	commands["install"] = command{"install the Jupyter kernelspec (--user, --sys-prefix or --prefix DIR)", runInstall}
-}
-
-func runInstall(args []string) error {
+// Install is `pathnotes install`: it writes the Jupyter kernelspec that
+// starts this binary's kernel.
+func Install(args []string) error {
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
 	user := fs.Bool("user", false, "install for the current user (the default)")
 	sysPrefix := fs.Bool("sys-prefix", false, "install into sys.prefix of the Python that runs jupyter")
@@ -29,7 +27,7 @@ func runInstall(args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+		return fmt.Errorf("%w: unexpected arguments %q", ErrUsage, fs.Args())
 	}
 	opts := install.Options{Scope: install.User, Name: *name, DisplayName: *display}
 	chosen := 0
@@ -45,7 +43,7 @@ func runInstall(args []string) error {
 		chosen++
 	}
 	if chosen > 1 {
-		return fmt.Errorf("%w: choose one of --user, --sys-prefix and --prefix", errUsage)
+		return fmt.Errorf("%w: choose one of --user, --sys-prefix and --prefix", ErrUsage)
 	}
 
 	exe, err := os.Executable()

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,17 +15,15 @@ import (
 	"github.com/pathnotes/pathnotes/kernel/notebook"
 )
 
-func init() {
-	commands["run"] = command{"run notebooks without Jupyter and write them with their outputs", runNotebooks}
-}
-
 // runFlags are the options of `pathnotes run`.
 type runFlags struct {
 	out     string
 	timeout time.Duration
 }
 
-func runNotebooks(args []string) error {
+// Run is `pathnotes run`: it runs notebooks without Jupyter, each in a
+// fresh session that newSession starts, and writes them with their outputs.
+func Run(args []string, newSession NewSession) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var f runFlags
 	fs.StringVar(&f.out, "out", ".", "write each notebook as `DIR`/NAME.ipynb (the default, the current directory, replaces a notebook run where it lies)")
@@ -54,10 +52,10 @@ func runNotebooks(args []string) error {
 	}
 	if len(paths) == 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: no notebook to run", errUsage)
+		return fmt.Errorf("%w: no notebook to run", ErrUsage)
 	}
 	if f.timeout < 0 {
-		return fmt.Errorf("%w: --timeout %v is negative", errUsage, f.timeout)
+		return fmt.Errorf("%w: --timeout %v is negative", ErrUsage, f.timeout)
 	}
 	out, err := filepath.Abs(f.out)
 	if err != nil {
@@ -71,7 +69,7 @@ func runNotebooks(args []string) error {
 	defer stop()
 	failed := 0
 	for _, p := range paths {
-		if err := runNotebook(ctx, p, out, f.timeout); err != nil {
+		if err := RunNotebook(ctx, p, out, f.timeout, newSession); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%s: interrupted", p)
 			}
@@ -85,9 +83,10 @@ func runNotebooks(args []string) error {
 	return nil
 }
 
-// runNotebook runs one notebook from its own directory and writes it to
-// dir. A failing cell is reported with its traceback.
-func runNotebook(ctx context.Context, path, dir string, timeout time.Duration) error {
+// RunNotebook runs one notebook from its own directory in a session that
+// newSession starts, and writes it to dir. A failing cell is reported with
+// its traceback.
+func RunNotebook(ctx context.Context, path, dir string, timeout time.Duration, newSession NewSession) error {
 	nb, err := notebook.Read(path)
 	if err != nil {
 		return err
