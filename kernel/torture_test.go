@@ -197,10 +197,9 @@ func TestTortureWrongShapes(t *testing.T) {
 // TestTortureRawTCPPeers connects to every port with plain TCP and sends
 // what is not ZMTP: an HTTP request, a greeting cut short, a greeting
 // followed by zeros; each connection is then dropped, and a new client
-// must still get answers. (A peer that connects and stays silent is left
-// out: zmq4 greets a new connection in its accept loop without a
-// deadline, so it holds off later connections to that port until it
-// leaves.)
+// must still get answers. A peer that connects and stays silent is
+// TestSilentPeerDoesNotBlockConnections's case: zmq4 by itself greets a
+// new connection in its accept loop without a deadline.
 func TestTortureRawTCPPeers(t *testing.T) {
 	tk, c := startTorture(t)
 	ci := tk.k.Connection()
