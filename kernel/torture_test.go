@@ -13,6 +13,7 @@ package kernel
 // check those cells without the wire.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -60,6 +61,7 @@ func assertAlive(t *testing.T, c *testClient, after string) {
 			t.Fatalf("after %s: %s answered kernel_info with %s %v", after, ch.name, m.Header.MsgType, r)
 		}
 	}
+	ping(t, c, after)
 	reply, outs := c.execute("torture", nil)
 	if r := content(t, reply); r["status"] != "ok" {
 		t.Fatalf("after %s: reading torture failed: %v", after, r)
@@ -73,6 +75,33 @@ func assertAlive(t *testing.T, c *testClient, after string) {
 		}
 	}
 	t.Fatalf("after %s: reading torture published %v", after, types(outs))
+}
+
+// ping checks that the heartbeat echoes a ping within waitFor.
+func ping(t *testing.T, c *testClient, when string) {
+	t.Helper()
+	msg := []byte("ping " + newID())
+	echoed := make(chan string, 1)
+	go func() {
+		if err := c.hb.Send(zmq4.NewMsg(msg)); err != nil {
+			echoed <- "send: " + err.Error()
+			return
+		}
+		m, err := c.hb.Recv()
+		if err != nil {
+			echoed <- "receive: " + err.Error()
+			return
+		}
+		echoed <- string(bytes.Join(m.Frames, nil))
+	}()
+	select {
+	case got := <-echoed:
+		if got != string(msg) {
+			t.Fatalf("%s: the heartbeat echoed %q", when, got)
+		}
+	case <-time.After(waitFor):
+		t.Fatalf("%s: no heartbeat within %v", when, waitFor)
+	}
 }
 
 // signedFrames is an execute_request that sets torture to 0, signed with
@@ -434,6 +463,7 @@ func TestTortureInterruptWhileShowingAResult(t *testing.T) {
 	id := c.send(c.shell, "execute_request", executeContent(
 		"type forever struct{}\nfunc (forever) String() string { for {} }\nforever{}", nil))
 	time.Sleep(300 * time.Millisecond)
+	ping(t, c, "while a cell spins")
 	c.reply(c.controlMsgs, c.send(c.control, "interrupt_request", map[string]any{}))
 	m, err := c.replyWithin(c.shellMsgs, id, 2*time.Second)
 	if err != nil {
@@ -443,4 +473,72 @@ func TestTortureInterruptWhileShowingAResult(t *testing.T) {
 		t.Errorf("reply %v, want Interrupted", r)
 	}
 	assertAlive(t, c, "an interrupted String method")
+}
+
+// TestTortureInterruptStorm sends 200 interrupt requests while no cell
+// runs, on control and shell: each is answered, and none reaches the cells
+// that run after them.
+func TestTortureInterruptStorm(t *testing.T) {
+	_, c := startTorture(t)
+	var ids []string
+	for i := range 200 {
+		sock := c.control
+		if i%2 == 1 {
+			sock = c.shell
+		}
+		ids = append(ids, c.send(sock, "interrupt_request", map[string]any{}))
+	}
+	for i, id := range ids {
+		msgs := c.controlMsgs
+		if i%2 == 1 {
+			msgs = c.shellMsgs
+		}
+		if r := content(t, c.reply(msgs, id)); r["status"] != "ok" {
+			t.Fatalf("interrupt_reply %d: %v", i, r)
+		}
+	}
+	if v := c.value("import \"time\"\ntime.Sleep(200 * time.Millisecond)\ntorture + 1"); v != "4243" {
+		t.Errorf("the cell after the interrupts: %s", v)
+	}
+	assertAlive(t, c, "200 interrupts while idle")
+}
+
+// TestTortureBackgroundPrinter leaves a goroutine printing between and
+// during later cells: their results and the kernel's answers are not
+// disturbed by it.
+func TestTortureBackgroundPrinter(t *testing.T) {
+	_, c := startTorture(t)
+	reply, _ := c.execute("import \"time\"\nstop := make(chan bool)\ngo func() {\n"+
+		"\tfor {\n\t\tselect {\n\t\tcase <-stop:\n\t\t\treturn\n\t\tdefault:\n"+
+		"\t\t\tfmt.Println(\"noise\")\n\t\t\ttime.Sleep(time.Millisecond)\n\t\t}\n\t}\n}()", nil)
+	if r := content(t, reply); r["status"] != "ok" {
+		t.Fatalf("starting the printer: %v", r)
+	}
+	noisy := 0
+	for i := range 20 {
+		reply, outs := c.execute(fmt.Sprintf("time.Sleep(5 * time.Millisecond)\ntorture + %d", i), nil)
+		if r := content(t, reply); r["status"] != "ok" {
+			t.Fatalf("cell %d: %v", i, r)
+		}
+		if strings.Contains(streamText(t, outs, "stdout"), "noise") {
+			noisy++
+		}
+		results := 0
+		for _, m := range outs {
+			if m.Header.MsgType == "execute_result" {
+				results++
+				if v := content(t, m)["data"].(map[string]any)["text/plain"]; v != strconv.Itoa(4242+i) {
+					t.Errorf("cell %d: result %v", i, v)
+				}
+			}
+		}
+		if results != 1 {
+			t.Fatalf("cell %d published %v", i, types(outs))
+		}
+	}
+	if noisy == 0 {
+		t.Error("the printer's output reached none of the cells: it did not run")
+	}
+	assertAlive(t, c, "a goroutine printing all along")
+	c.execute("close(stop)", nil)
 }
