@@ -508,9 +508,11 @@ func TestTortureInterruptStorm(t *testing.T) {
 // disturbed by it.
 func TestTortureBackgroundPrinter(t *testing.T) {
 	_, c := startTorture(t)
-	reply, _ := c.execute("import \"time\"\nstop := make(chan bool)\ngo func() {\n"+
+	// The goroutine takes the channel as an argument: yaegi's goroutines
+	// that read global variables race with the cells that run meanwhile.
+	reply, _ := c.execute("import \"time\"\nstop := make(chan bool)\ngo func(stop chan bool) {\n"+
 		"\tfor {\n\t\tselect {\n\t\tcase <-stop:\n\t\t\treturn\n\t\tdefault:\n"+
-		"\t\t\tfmt.Println(\"noise\")\n\t\t\ttime.Sleep(time.Millisecond)\n\t\t}\n\t}\n}()", nil)
+		"\t\t\tfmt.Println(\"noise\")\n\t\t\ttime.Sleep(time.Millisecond)\n\t\t}\n\t}\n}(stop)", nil)
 	if r := content(t, reply); r["status"] != "ok" {
 		t.Fatalf("starting the printer: %v", r)
 	}
