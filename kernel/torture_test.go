@@ -119,7 +119,9 @@ func signedFrames(n int) [][]byte {
 // stdin, a signed execute_request cut after each of its frames, empty
 // messages, parent and metadata frames that are not JSON, identities
 // without a message, and a message with many identities and extra buffers.
-// None may run, none may stop the kernel.
+// Each broken one sets torture to 0 if it runs: none may run, none may stop
+// the kernel; the well-formed ones (a header without msg_id, the many
+// identities) must run.
 func TestTortureTruncatedAndMalformedFrames(t *testing.T) {
 	tk, c := startTorture(t)
 	content, _ := json.Marshal(executeContent("torture = 0", nil))
@@ -142,7 +144,7 @@ func TestTortureTruncatedAndMalformedFrames(t *testing.T) {
 		"binary garbage":        {{0xff, 0xfe, 0x00, 0x01}, []byte("<IDS|MSG>"), {0xff}, {0x00}, {0xc3, 0x28}, {0xff}, {0xff}, {0xff}},
 		"header JSON of a list": handFrames(testKey, nil, `[1,2,3]`, `{}`, `{}`, string(content)),
 		"header JSON null":      handFrames(testKey, nil, `null`, `{}`, `{}`, string(content)),
-		"header without msg_id": handFrames(testKey, nil, `{"msg_type":"execute_request"}`, `{}`, `{}`, `{"code":"anonymous := 1"}`),
+		"header without msg_id": handFrames(testKey, nil, `{"msg_type":"execute_request"}`, `{}`, `{}`, `{"code":"anonymous := 7"}`),
 		"invalid UTF-8 in JSON": handFrames(testKey, nil, "{\"msg_type\":\"ex\xffecute_request\",\"msg_id\":\"\xc3\x28\"}", `{}`, `{}`, string(content)),
 		"signature of the wrong length": append([][]byte{[]byte("<IDS|MSG>"), []byte(strings.Repeat("ab", 1000))},
 			signedFrames(-1)[2:]...),
@@ -158,6 +160,9 @@ func TestTortureTruncatedAndMalformedFrames(t *testing.T) {
 			c.sendFrames(ch.sock, frames...)
 			assertAlive(t, c, ch.name+": "+name)
 		}
+	}
+	if v := c.value("anonymous"); v != "7" {
+		t.Errorf("the request without msg_id did not run: anonymous = %s", v)
 	}
 	// The long message is well formed: it runs, with its identities.
 	c.sendFrames(c.shell, many...)
@@ -277,29 +282,35 @@ func TestTortureVanishingPeer(t *testing.T) {
 func TestTortureHugeCode(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	_, c := startTorture(t)
-	const size = 20 << 20
 	var b strings.Builder
-	b.Grow(size + 100)
+	b.Grow(20<<20 + 100)
 	b.WriteString("huge := \"")
-	for b.Len() < size-10 {
+	for b.Len() < 20<<20-10 {
 		b.WriteString("abcdefghij")
 	}
 	b.WriteString("\"\nlen(huge)")
-	code := b.String()
-	want := strconv.Itoa(b.Len() - len("huge := \"") - len("\"\nlen(huge)"))
-	b.Reset()
-	id := c.send(c.shell, "execute_request", executeContent(code, nil))
-	code = ""
+	size := b.Len()
+	want := strconv.Itoa(size - len("huge := \"") - len("\"\nlen(huge)"))
+	id := c.send(c.shell, "execute_request", executeContent(b.String(), nil))
 	m := c.reply(c.shellMsgs, id)
 	if r := content(t, m); r["status"] != "ok" {
 		t.Fatalf("20 MB cell: %v", r)
 	}
+	var echoed, result bool
 	for _, out := range c.outputs(id) {
-		if out.Header.MsgType == "execute_result" {
+		switch out.Header.MsgType {
+		case "execute_input":
+			echo := content(t, out)["code"].(string)
+			echoed = len(echo) == size && strings.HasSuffix(echo, "abcdefghij\"\nlen(huge)")
+		case "execute_result":
+			result = true
 			if v := content(t, out)["data"].(map[string]any)["text/plain"]; v != want {
 				t.Errorf("len(huge) = %v, want %s", v, want)
 			}
 		}
+	}
+	if !echoed || !result {
+		t.Errorf("the 20 MB cell's execute_input echoed it whole: %v; it published a result: %v", echoed, result)
 	}
 	c.execute("huge = \"\"", nil)
 	assertAlive(t, c, "a 20 MB cell")
