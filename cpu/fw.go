@@ -13,7 +13,7 @@ import (
 // carry a sum out of int32.
 type number interface{ ~int32 | ~int64 }
 
-// FloydWarshall solves all pairs with the plain triple loop of digest-000
+// FloydWarshall solves all pairs with the plain triple loop of [Karaula 2017]
 // §3.2 (variant "fw-cpu-naive"): for k, i, j in order, D[i,j] is relaxed
 // through k only when D[i,k] and D[k,j] are both finite, and Π[i,j] becomes
 // Π[k,j] only on a strict improvement, so that Π matches the documents'

@@ -126,7 +126,7 @@ func TestPTXCache(t *testing.T) {
 	}
 }
 
-// courseCUDA are kernels in the style of the course (digest-001 chapter
+// courseCUDA are kernels in the style of the course ([Musap 2016] chapter
 // 1 and 2, the Greek lab handout's Floyd-Warshall): what nvcc emits for
 // them at -O3 for compute_52 must run on the emulator.
 const courseCUDA = `#include <stdio.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes notebooks/01-karaula-fw.ipynb, without outputs.
 
-The notebook reproduces Karaula (2017), digest-000: the worked examples of
+The notebook reproduces Karaula (2017) [Karaula 2017]: the worked examples of
 §2-§4 asserted cell by cell, and the experiments of §5 rebuilt beside the
 thesis's numbers. Run it with `pathnotes run` to fill in the outputs:
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes notebooks/02-musap-dijkstra.ipynb, without outputs.
 
-The notebook reproduces Musap (2016), digest-001: the CUDA exercises of
+The notebook reproduces Musap (2016) [Musap 2016]: the CUDA exercises of
 chapter 1, the worked Dijkstra example of §2.5 in its sequential and
 frontier forms, the frontier with ties, the relax race, and the degree-7
 experiment of §2.9 (Figs. 2.11-2.12). Run it with `pathnotes run` to fill in
@@ -873,7 +873,7 @@ md(r'''
 `dijkstra-martin` is the thesis's GPU version: one thread per vertex in blocks of 512, and per
 while-iteration a relax launch, a minimum launch (a shared-memory reduction per block, whose
 partial minima the host copies back and reduces, as the thesis does), and an update launch, until
-the minimum is ∞. It fixes what the digest found in the listing: the reduction's last warp
+the minimum is ∞. It fixes what a reading of the listing finds: the reduction's last warp
 synchronises explicitly (the thesis's warp-synchronous tail races on Volta and later GPUs), the
 host buffer of partial minima is allocated once, and the CSR has n+1 offsets. A run makes three
 launches per while-iteration (the last has no update, the first launch initialises), so the

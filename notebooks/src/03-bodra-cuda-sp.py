@@ -2,7 +2,7 @@
 """Writes notebooks/03-bodra-cuda-sp.ipynb, without outputs.
 
 The notebook reproduces Bodra, "Accelerating Shortest Path Algorithms on the
-GPU using CUDA" (digest-002): the Figure 1 race, the three Bellman-Ford
+GPU using CUDA" [Bodra]: the Figure 1 race, the three Bellman-Ford
 variants on road-network-sized graphs, the one-thread-per-source Dijkstra and
 the five Floyd-Warshall variants on the SNAP Gnutella graphs, each beside the
 paper's tables. Run it with `pathnotes run` to fill in the outputs:
@@ -536,7 +536,7 @@ pathnotes has the three variants with the report's thread mappings and launch sh
 | Stride (§2.1.2) | `bf-stride` | the same with grid-stride loops on half the blocks |
 | Stride with Flag (§2.1.3) | `bf-flag` | as Stride; only vertices whose distance changed last pass relax |
 
-They fix what the digest found in the listing: Stride and Flag launch at least one block (the
+They fix what a reading of the listing finds: Stride and Flag launch at least one block (the
 report's half grid is zero blocks for |V| ≤ 1024), the CSR works for vertices without out-arcs,
 and one more pass after the |V|−1 detects a negative cycle. `Options.EarlyExit` adds what the
 report's flag array almost gives: stop after the first pass that changes nothing.
@@ -794,7 +794,7 @@ for i, d := range roadSets {
 	}
 }
 lo, hi := ratioRange(paperRatio)
-check(math.Abs(lo-2.19) < 0.01 && math.Abs(hi-2.78) < 0.01, "Naive ÷ Flag from Table 1 spans %.2f–%.2f, the digest says 2.19–2.78", lo, hi)
+check(math.Abs(lo-2.19) < 0.01 && math.Abs(hi-2.78) < 0.01, "Naive ÷ Flag from Table 1 spans %.2f–%.2f, Table 1 gives 2.19–2.78", lo, hi)
 if len(hereRatio) == 0 {
 	fmt.Println(noGPU + ": only the report's lines")
 } else {
@@ -1112,7 +1112,7 @@ for _, r := range fwRatios {
 	}
 	rt.Add(row...)
 }
-check(math.Abs(table3[gpu.VariantFWRow][0]/table3[gpu.VariantFWBlocked][0]-12.68) < 0.01, "Naive ÷ Tiled Shared on gnutella04 from Table 3 is not the digest's 12.68")
+check(math.Abs(table3[gpu.VariantFWRow][0]/table3[gpu.VariantFWBlocked][0]-12.68) < 0.01, "Naive ÷ Tiled Shared on gnutella04 from Table 3 is not Table 3's 12.68")
 rt.Note("—: not both run (the one-launch-per-k variants run on the first graph only)")
 display.Column(fig6, rt)
 ''')

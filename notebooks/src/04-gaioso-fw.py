@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes notebooks/04-gaioso-fw.ipynb, without outputs.
 
-The notebook reproduces Gaioso et al., digest-003: sequential Floyd-Warshall,
+The notebook reproduces [Gaioso et al.]: sequential Floyd-Warshall,
 Harish & Narayanan's one launch per k, Katz & Kider's three phases and the
 authors' two-kernel version with persistent phase-1 blocks, timed on random
 graphs with |E| = 6|V|, 60|V| and 600|V|, beside the paper's claims. Run it

@@ -1,4 +1,4 @@
-"""Cells shared by the two notebooks of the Greek lab handout (digest-004):
+"""Cells shared by the two notebooks of the Greek lab handout [Lab handout]:
 notebooks/05-apsp-lab.ipynb (the exercises, with skeleton kernels) and
 notebooks/05-apsp-lab-solutions.ipynb (working answers). The generators
 05-apsp-lab.py and 05-apsp-lab-solutions.py load this file.

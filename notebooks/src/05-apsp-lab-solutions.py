@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes notebooks/05-apsp-lab-solutions.ipynb, without outputs.
 
-Working answers to the exercises of the Greek lab handout (digest-004 §2):
+Working answers to the exercises of the Greek lab handout ([Lab handout] §2):
 Floyd-Warshall in CUDA with one launch per pivot (1-D and 2-D blocks),
 tiled in global memory, tiled in shared memory; each passes lab.CheckAPSP
 and is timed against the CPU's tiled version, and the handout's questions
@@ -26,7 +26,7 @@ md, code = nb.md, nb.code
 md(r'''
 # Floyd-Warshall on the GPU: the lab's solutions
 
-Worked answers to the exercises of a Greek parallel-systems lab handout (digest-004; no author,
+Worked answers to the exercises of a Greek parallel-systems lab handout ([Lab handout]; no author,
 course or date survives in the text): all-pairs shortest paths with Floyd-Warshall in CUDA, in
 three versions,
 
@@ -335,7 +335,7 @@ Three, one per phase, in the straightforward design: phase 2 needs all of phase 
 phase 3 all of phase 2's row and column, and there is no barrier across blocks inside an ordinary
 launch. Row and column tiles of phase 2 share one kernel (the block's `y` picks which). Strictly,
 one `__global__` function with the phase as an argument would also do, so what cannot go below
-three is the number of *launches* per round, not of functions. Gaioso et al. (digest-003, variant
+three is the number of *launches* per round, not of functions. Gaioso et al. ([Gaioso et al.], variant
 `fw-gaioso`) get to two launches per round by having every phase-2 block recompute the diagonal
 tile itself, trading redundant work for a launch. The cell below counts the launches of the run
 just checked.

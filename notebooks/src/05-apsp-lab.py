@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes notebooks/05-apsp-lab.ipynb, without outputs.
 
-The exercises of the Greek lab handout (digest-004 §2 and §4.1) as a
+The exercises of the Greek lab handout ([Lab handout] §2 and §4.1) as a
 notebook: skeleton CUDA kernels to fill in, the Go functions that launch
 them, lab.CheckAPSP after each version and lab.TimeAPSP at the end, and the
 handout's questions. The skeleton runs as it is (its kernels compile and do
@@ -27,7 +27,7 @@ md, code = nb.md, nb.code
 md(r'''
 # Lab: Floyd-Warshall on the GPU
 
-This notebook turns a Greek parallel-systems lab handout (digest-004) into exercises you can run
+This notebook turns a Greek parallel-systems lab handout [Lab handout] into exercises you can run
 here. You write all-pairs shortest paths with the Floyd-Warshall algorithm in CUDA, three times:
 
 1. **Task 2.1** — the textbook algorithm (the handout's Algorithm 1), with 1-D and with 2-D thread
