@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes notebooks/05-apsp-lab-solutions.ipynb, without outputs.
+"""Writes notebooks/05-apsp-lab-solutions.ipynb, keeping the outputs of unchanged code cells.
 
 Working answers to the exercises of the Greek lab handout ([Lab handout] §2):
 Floyd-Warshall in CUDA with one launch per pivot (1-D and 2-D blocks),
@@ -89,8 +89,7 @@ func kernel(name string) *gpu.Kernel {
 	return k
 }
 
-// ceilDiv is ⌈a/b⌉: the blocks that cover a cells, the tiles that cover a rows.
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+''' + lab05.CEIL_DIV + r'''
 
 // naive1D launches fwNaive1D for every k on blocks of threads threads.
 func naive1D(threads int) lab.APSPFunc {
@@ -106,19 +105,7 @@ func naive1D(threads int) lab.APSPFunc {
 	}
 }
 
-// naive2D launches fwNaive2D for every k on bx×by blocks.
-func naive2D(bx, by int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
-		k := kernel("fwNaive2D")
-		grid, block := gpu.Dim(ceilDiv(n, bx), ceilDiv(n, by)), gpu.Dim(bx, by)
-		for p := 0; p < n; p++ {
-			if err := k.Launch(grid, block, d, n, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+''' + lab05.NAIVE_2D + r'''
 
 // mustPass checks fn and panics, so that the notebook fails, unless every case passes.
 func mustPass(name string, fn lab.APSPFunc) *lab.Report {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes notebooks/05-apsp-lab.ipynb, without outputs.
+"""Writes notebooks/05-apsp-lab.ipynb, keeping the outputs of unchanged code cells.
 
 The exercises of the Greek lab handout ([Lab handout] §2 and §4.1) as a
 notebook: skeleton CUDA kernels to fill in, the Go functions that launch
@@ -78,8 +78,7 @@ func kernel(name string) *gpu.Kernel {
 	return k
 }
 
-// ceilDiv is ⌈a/b⌉: the blocks that cover a cells, the tiles that cover a rows.
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+''' + lab05.CEIL_DIV + r'''
 ''')
 
 md(r'''
@@ -133,19 +132,7 @@ func naive1D(threads int) lab.APSPFunc {
 	}
 }
 
-// naive2D launches fwNaive2D for every k on bx×by blocks.
-func naive2D(bx, by int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
-		k := kernel("fwNaive2D")
-		grid, block := gpu.Dim(ceilDiv(n, bx), ceilDiv(n, by)), gpu.Dim(bx, by)
-		for p := 0; p < n; p++ {
-			if err := k.Launch(grid, block, d, n, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+''' + lab05.NAIVE_2D + r'''
 
 tryCheck("naive, 1-D blocks of 256", naive1D(256))
 tryCheck("naive, 2-D blocks of 32×8", naive2D(32, 8))
