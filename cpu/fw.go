@@ -19,7 +19,7 @@ type number interface{ ~int32 | ~int64 }
 // Π[k,j] only on a strict improvement, so that Π matches the documents'
 // traces cell for cell. Π starts as Nil on the diagonal and where there is
 // no arc, and as i where there is one. W takes the lightest of parallel
-// arcs, where the thesis's fw.cpp kept the last one read (build the graph
+// arcs, where the thesis's C++ program (Appendix 1) kept the last one read (build the graph
 // with graph.KeepLast to reproduce that).
 //
 // It is the reference the fast variants are checked against and the

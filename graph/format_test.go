@@ -490,7 +490,7 @@ func TestReadFigure1Files(t *testing.T) {
 	}
 }
 
-// TestReadSample2 rebuilds [Bodra]'s sample2 as its utils.py (Listing 8) wrote it: a
+// TestReadSample2 rebuilds [Bodra]'s sample2 as its weight script (Listing 8) wrote it: a
 // complete digraph on 100 vertices whose header "100 9900" lost its newline
 // and merged with the first arc "0 1 w". The paper's reader took E=99000 and
 // lost the arc; ours refuses the file and says why.
