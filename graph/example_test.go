@@ -65,5 +65,5 @@ func ExampleExample() {
 	fmt.Println(g.Notes()[0])
 	// Output:
 	// karaula-fig3.1 5 9
-	// [Karaula 2017] §3.1, Fig. 3.1: the Floyd-Warshall trace example (D^(k), Π^(k) for k = 0..5).
+	// [Karaula 2017] §3.1, Example 6, Fig. 3.1: the Floyd-Warshall trace example (D^(k), Π^(k) for k = 0..5).
 }

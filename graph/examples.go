@@ -21,7 +21,7 @@ var examples = []example{
 		labels: []string{"a", "b", "c", "d", "e"},
 		arcs:   "a->b 1, b->c 2, c->d 2, c->e 4, d->b 1, d->c 3, e->d 5",
 		notes: []string{
-			"[Karaula 2017] §2.2, Fig. 2.3: weighted digraph with 7 arcs; its distance matrix is matrix (2).",
+			"[Karaula 2017] §2.2, Example 3, Fig. 2.3: weighted digraph with 7 arcs; its distance matrix is matrix (2).",
 			"The path a->b->c->e->d weighs 12 but d(a,d) = 5; the cycle b->c->d->b weighs 5; e cannot reach a.",
 		},
 	},
@@ -30,7 +30,7 @@ var examples = []example{
 		labels: []string{"a", "b", "c", "d", "e"},
 		arcs:   "a->b, b->c, c->d, c->e, d->b, d->c, e->d",
 		notes: []string{
-			"[Karaula 2017] §2.3.3, matrix (1): the arcs of Fig. 2.3 with unit weights, so that distances are hop counts (matrix (1)).",
+			"[Karaula 2017] §2.3.3, Example 4, matrix (1): the arcs of Fig. 2.3 with unit weights, so that distances are hop counts (matrix (1)).",
 		},
 	},
 	{
@@ -38,7 +38,7 @@ var examples = []example{
 		labels: []string{"a", "b", "c", "d", "e"},
 		arcs:   "a->b 5, a->d 2, b->c 2, c->a 3, c->e 7, d->c 4, d->e 1, e->a 1, e->b 3",
 		notes: []string{
-			"[Karaula 2017] §3.1, Fig. 3.1: the Floyd-Warshall trace example (D^(k), Π^(k) for k = 0..5).",
+			"[Karaula 2017] §3.1, Example 6, Fig. 3.1: the Floyd-Warshall trace example (D^(k), Π^(k) for k = 0..5).",
 			"The thesis numbers a..e as 1..5 and prints Π 1-based with NIL; pathnotes numbers them 0..4 with Nil = -1.",
 		},
 	},
@@ -47,7 +47,7 @@ var examples = []example{
 		labels: []string{"a", "b", "c", "d"},
 		arcs:   "a->b 5, a->c 9, b->c 1, c->d 2, d->b 3",
 		notes: []string{
-			"[Karaula 2017] §4.5, Fig. 4.10: the blocked Floyd-Warshall example, traced with tile 2 (primary tile 0 covers a,b; tile 1 covers c,d).",
+			"[Karaula 2017] §4.5, Example 7, Fig. 4.10: the blocked Floyd-Warshall example, traced with tile 2 (primary tile 0 covers a,b; tile 1 covers c,d).",
 		},
 	},
 	{
