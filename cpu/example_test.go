@@ -77,6 +77,23 @@ func ExampleDijkstra() {
 	// s -> a -> b -> d (weight 7)
 }
 
+// DijkstraAll solves all pairs as one Dijkstra run per source, in
+// parallel; Row gives one source's answer.
+func ExampleDijkstraAll() {
+	g, err := graph.Example("musap-sabcd")
+	if err != nil {
+		panic(err)
+	}
+	r, err := cpu.DijkstraAll(context.Background(), g, cpu.APSPOptions{Pred: true})
+	if err != nil {
+		panic(err)
+	}
+	p, _ := r.Path(1, 4)
+	fmt.Println(r.Solver, r.Row(0).Dist, p)
+	// Output:
+	// dijkstra-cpu [0 2 5 6 7] a -> b -> d (weight 5)
+}
+
 // BellmanFord accepts negative arcs and reports a negative cycle as a
 // *graph.NegativeCycleError.
 func ExampleBellmanFord() {
