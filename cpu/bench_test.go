@@ -16,7 +16,7 @@ import (
 // run; BENCHMARKS.md records the command and the numbers.
 
 // fwBenchGraph is a G(n,m) graph of density 0.15 with weights 1..100, the
-// density of digest-000's "dense" class.
+// density of [Karaula 2017]'s "dense" class (§5).
 func fwBenchGraph(b *testing.B, n int) *graph.Graph {
 	g, err := graph.GNP(n, 0.15, graph.WeightRange{Min: 1, Max: 100}, 1)
 	if err != nil {

@@ -2,7 +2,7 @@
 // references that every GPU variant is checked against, and the fast paths
 // that a notebook compares the GPU with.
 //
-//	FloydWarshall         fw-cpu-naive    digest-000 §3.2, the triple loop with Π
+//	FloydWarshall         fw-cpu-naive    [Karaula 2017] §3.2, the triple loop with Π
 //	FloydWarshallBlocked  fw-cpu-blocked  3-phase tiled FW, parallel over tiles
 //	Dijkstra, DijkstraAll dijkstra-cpu    heap SSSP; APSP as parallel SSSP
 //	BellmanFord           bf-cpu          early exit, negative-cycle report

@@ -10,7 +10,7 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// matrix parses a matrix written as in the digests: rows separated by "|"
+// matrix parses a matrix written as in docs/sources.md's examples: rows separated by "|"
 // (or newlines), "∞" for no path. With oneBased, entries are the
 // documents' 1-based vertex numbers with "NIL", converted to 0-based/Nil.
 func matrix(t *testing.T, text string, oneBased bool) []int32 {
@@ -56,7 +56,7 @@ func allPairsSolvers(t *testing.T, g *graph.Graph) map[string]*graph.AllPairs {
 	return out
 }
 
-// TestKaraulaFig23 checks digest-000 Ex. 3-5: matrices (1) and (2), the
+// TestKaraulaFig23 checks [Karaula 2017] §2.2-§2.3.3 (Fig. 2.3, matrices (1) and (2)): matrices (1) and (2), the
 // path a->b->c->e->d of weight 12 against d(a,d) = 5, and the cycle
 // b->c->d->b of weight 5.
 func TestKaraulaFig23(t *testing.T) {
@@ -104,7 +104,7 @@ func TestKaraulaFig23(t *testing.T) {
 	}
 }
 
-// TestKaraulaFig31Trace checks digest-000 Ex. 6: D^(k) and Π^(k) for
+// TestKaraulaFig31Trace checks [Karaula 2017] §3.1, Fig. 3.1: D^(k) and Π^(k) for
 // k = 0..5, Π converted from the thesis's 1-based numbering.
 func TestKaraulaFig31Trace(t *testing.T) {
 	steps := []struct{ d, p string }{
@@ -146,7 +146,7 @@ func TestKaraulaFig31Trace(t *testing.T) {
 	if !slices.Equal(res.Dist, tr.Steps[5].Dist) || !slices.Equal(res.Pred, tr.Steps[5].Pred) {
 		t.Error("the result differs from the last trace step")
 	}
-	// Paths rebuilt from Π^(5), as the digest lists them.
+	// Paths rebuilt from Π^(5) (Karaula prints Π^(5) in §3.1).
 	for _, c := range []struct {
 		from, to int
 		want     string
@@ -158,7 +158,7 @@ func TestKaraulaFig31Trace(t *testing.T) {
 	}
 }
 
-// TestKaraulaFig410BlockedTrace checks digest-000 Ex. 7: blocked FW with
+// TestKaraulaFig410BlockedTrace checks [Karaula 2017] §4.5, Fig. 4.10: blocked FW with
 // tile 2, state after each phase of rounds 0 and 1.
 func TestKaraulaFig410BlockedTrace(t *testing.T) {
 	w := struct{ d, p string }{"0 5 9 ∞ | ∞ 0 1 ∞ | ∞ ∞ 0 2 | ∞ 3 ∞ 0",
@@ -213,7 +213,7 @@ func TestKaraulaFig410BlockedTrace(t *testing.T) {
 	}
 }
 
-// TestMusapDijkstraTrace checks digest-001 §3a: distances, settle order,
+// TestMusapDijkstraTrace checks [Musap 2016] §2.5: distances, settle order,
 // the sequential table and the frontier (Algorithm 2) table.
 func TestMusapDijkstraTrace(t *testing.T) {
 	g := example(t, "musap-sabcd")

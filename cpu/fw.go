@@ -13,13 +13,13 @@ import (
 // carry a sum out of int32.
 type number interface{ ~int32 | ~int64 }
 
-// FloydWarshall solves all pairs with the plain triple loop of digest-000
+// FloydWarshall solves all pairs with the plain triple loop of [Karaula 2017]
 // §3.2 (variant "fw-cpu-naive"): for k, i, j in order, D[i,j] is relaxed
 // through k only when D[i,k] and D[k,j] are both finite, and Π[i,j] becomes
 // Π[k,j] only on a strict improvement, so that Π matches the documents'
 // traces cell for cell. Π starts as Nil on the diagonal and where there is
 // no arc, and as i where there is one. W takes the lightest of parallel
-// arcs, where the thesis's fw.cpp kept the last one read (build the graph
+// arcs, where the thesis's C++ program (Appendix 1) kept the last one read (build the graph
 // with graph.KeepLast to reproduce that).
 //
 // It is the reference the fast variants are checked against and the

@@ -26,7 +26,7 @@ const DefaultTile = 64
 const fastBlockedBound = int64(graph.MaxDistance) / 8
 
 // FloydWarshallBlocked solves all pairs with the 3-phase blocked
-// Floyd-Warshall of Venkataraman et al. as digest-000 §3.4 and digest-004
+// Floyd-Warshall of Venkataraman et al. as [Karaula 2017] §4.5 and [Lab handout]
 // §2.4 describe it (variant "fw-cpu-blocked"), the fast CPU path. The
 // matrix is cut into Tile×Tile tiles (the last row and column of tiles may
 // be smaller, so any n works); each round r takes the diagonal tile r as
@@ -43,7 +43,7 @@ const fastBlockedBound = int64(graph.MaxDistance) / 8
 // rule as FloydWarshall (Π[i,j] = Π[k,j] on a strict improvement, pivots in
 // increasing order within each cell), so traces match the documents' cell
 // for cell; with opts.Trace the state after each phase of each round is
-// recorded (digest-000 Ex. 7 with Tile 2).
+// recorded ([Karaula 2017] §4.5, Fig. 4.10 with Tile 2).
 //
 // Unlike the thesis's CUDA code, the edge tiles are bounded rather than
 // read past the matrix. Negative arcs are allowed; a negative cycle is

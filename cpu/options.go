@@ -11,7 +11,7 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// Variant names, as DESIGN.md lists them; they go in the results' Solver
+// Variant names, as docs/design.md lists them; they go in the results' Solver
 // field and in traces.
 const (
 	VariantFWNaive   = "fw-cpu-naive"

@@ -140,7 +140,7 @@ func TestGraphPathHighlighted(t *testing.T) {
 
 func TestGraphTreeHighlighted(t *testing.T) {
 	g := example(t, "musap-sabcd")
-	// Distances and predecessors of digest-001: s=0 a=2 b=5 c=6 d=7.
+	// Distances and predecessors of [Musap 2016] §2.5: s=0 a=2 b=5 c=6 d=7.
 	s := &graph.SingleSource{Source: 0, Dist: []int32{0, 2, 5, 6, 7}, Pred: []int32{-1, 0, 1, 2, 2}, Labels: g.Labels()}
 	_, els := svgOf(t, Graph(g).Tree(s))
 	if n := len(byClass(els, "g", "arc tree")); n != 4 {

@@ -203,7 +203,7 @@ func example(t *testing.T, name string) *graph.Graph {
 	return g
 }
 
-// fwReference runs the textbook Floyd-Warshall of digest-000 §3.1 on g,
+// fwReference runs the textbook Floyd-Warshall of [Karaula 2017] §3.1 on g,
 // recording D and Π after every k: an independent source of traces.
 func fwReference(g *graph.Graph) *graph.FWTrace {
 	n := g.N()

@@ -152,7 +152,7 @@ func (m *Matrix) Labels(labels ...string) *Matrix {
 	return m
 }
 
-// OneBased writes vertex numbers from 1, as digest-000 prints Π (NIL stays
+// OneBased writes vertex numbers from 1, as [Karaula 2017] prints Π (NIL stays
 // NIL). Predecessor cells then show numbers even when the matrix has
 // labels; headers show 1..n when it has none.
 func (m *Matrix) OneBased() *Matrix { m.oneBased = true; return m }

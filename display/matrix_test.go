@@ -8,7 +8,7 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// karaulaD5 and karaulaP5 are D^(5) and Π^(5) of digest-000 Ex. 6 (Π with
+// karaulaD5 and karaulaP5 are D^(5) and Π^(5) of [Karaula 2017] §3.1, Fig. 3.1 (Π with
 // 0-based vertex numbers).
 var (
 	karaulaD5 = []int32{0, 5, 6, 2, 3, 5, 0, 2, 7, 8, 3, 8, 0, 5, 6, 2, 4, 4, 0, 1, 1, 3, 5, 3, 0}
@@ -33,7 +33,7 @@ func TestMatrixInfinityAndLabels(t *testing.T) {
 			t.Errorf("header cell %d = %+v, want <th>%s</th>", j, rows[0][j], h)
 		}
 	}
-	// Row a of W: 0 5 ∞ 2 ∞ (digest-000 Ex. 6, k=0).
+	// Row a of W: 0 5 ∞ 2 ∞ ([Karaula 2017] §3.1, Fig. 3.1, k=0).
 	want := []string{"a", "0", "5", "∞", "2", "∞"}
 	for j, w := range want {
 		if rows[1][j].text != w {
@@ -60,7 +60,7 @@ func TestPredMatrixNilAndOneBased(t *testing.T) {
 	if !strings.Contains(str(t, labelled, MIMEText), "d    e    e    d  NIL    d") {
 		t.Errorf("labelled Π row d missing:\n%s", labelled[MIMEText])
 	}
-	// digest-000 prints Π^(5) row d as "5 5 4 NIL 4".
+	// [Karaula 2017] prints Π^(5) row d as "5 5 4 NIL 4".
 	oneBased := bundle(t, PredMatrix(r).OneBased())
 	text := str(t, oneBased, MIMEText)
 	if !strings.Contains(text, "d    5    5    4  NIL    4") {
@@ -213,7 +213,7 @@ func TestMatrixArgumentErrors(t *testing.T) {
 func TestAllPairsSideBySide(t *testing.T) {
 	data := bundle(t, Of(karaulaResult()))
 	text := str(t, data, MIMEText)
-	// D and Π of row d next to each other, as digest-000 prints them.
+	// D and Π of row d next to each other, as [Karaula 2017] prints them.
 	if !strings.Contains(text, "d  2  4  4  0  1    d    e    e    d  NIL    d") {
 		t.Errorf("text is not side by side:\n%s", text)
 	}

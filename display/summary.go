@@ -13,7 +13,7 @@ import (
 type GraphSummary struct {
 	Name             string
 	N, M             int
-	Density          float64 // m / (n(n-1)), digest-000's ρ
+	Density          float64 // m / (n(n-1)), [Karaula 2017]'s ρ
 	MinOut, MaxOut   int
 	MeanDegree       float64 // m / n, the mean of in- and of out-degrees
 	MaxOutVertex     int     // a vertex with MaxOut arcs out

@@ -8,7 +8,7 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// benchTable is digest-000 Table 1's first rows (dense graphs, seconds).
+// benchTable is [Karaula 2017] Table 1's first rows (dense graphs, seconds).
 func benchTable() *Table {
 	t := NewTable("FW, dense graphs", "|V|", "CPU", "CUDA v1", "note").Units("", "s", "s", "")
 	t.Add(5, 1.0e-06, 0.0516, "")

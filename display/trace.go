@@ -23,7 +23,7 @@ func (f failed) Err() error { return f.err }
 
 // FWTraceView shows a Floyd-Warshall trace step by step: D and Π side by
 // side after every step, the cells each step changed highlighted. For the
-// plain algorithm a step is one k (D⁽ᵏ⁾, Π⁽ᵏ⁾ as digest-000 prints them);
+// plain algorithm a step is one k (D⁽ᵏ⁾, Π⁽ᵏ⁾ as [Karaula 2017] prints them);
 // for the blocked algorithm it is one phase of one round, with the primary
 // tile framed and the tiles the phase updated shaded.
 //
@@ -76,7 +76,7 @@ func (v *FWTraceView) Err() error {
 }
 
 // OneBased numbers predecessors (and unlabelled headers) from 1 with NIL,
-// as digest-000 prints Π.
+// as [Karaula 2017] prints Π.
 func (v *FWTraceView) OneBased() *FWTraceView { v.oneBased = true; return v }
 
 // Steps shows only steps from..to (inclusive indices into the trace's
@@ -240,7 +240,7 @@ func superscript(k int) string {
 }
 
 // DijkstraTraceView shows a single-source trace as the two tables of
-// digest-001: the sequential settle order with the distances C after each
+// [Musap 2016] §2.5: the sequential settle order with the distances C after each
 // step, and the frontier iterations (F before relaxing, C after, the
 // minimum mssp, F and U after the update).
 type DijkstraTraceView struct {
@@ -326,7 +326,7 @@ func vector(d []int32) string {
 }
 
 // perVertex reports whether distances get one column per vertex (small
-// graphs, as digest-001 prints them) rather than one vector column.
+// graphs, as [Musap 2016] prints them) rather than one vector column.
 func (v *DijkstraTraceView) perVertex() bool { return v.t.N <= 10 }
 
 // distCells returns the distance cells of one row.

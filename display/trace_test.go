@@ -34,7 +34,7 @@ func TestFWTraceMatchesKaraulaExample(t *testing.T) {
 	tr := fwReference(example(t, "karaula-fig3.1"))
 	data := bundle(t, FWTrace(tr).OneBased())
 	text := str(t, data, MIMEText)
-	// digest-000 Ex. 6, k=5: D row d "2 4 4 0 1", Π row d "5 5 4 NIL 4".
+	// [Karaula 2017] §3.1, Fig. 3.1, k=5: D row d "2 4 4 0 1", Π row d "5 5 4 NIL 4".
 	if !strings.Contains(text, "d  2*  4*  4  0  1     d   5*   5*    4  NIL    4") {
 		t.Errorf("k=5 row d missing:\n%s", text)
 	}
@@ -195,8 +195,8 @@ func TestFWTraceRejectsInconsistentTraces(t *testing.T) {
 	}
 }
 
-// musapTrace is digest-001's Dijkstra example from s, with the completion
-// a→d 6, b→d 2, written out by hand from the digest's tables.
+// musapTrace is [Musap 2016]'s Dijkstra example (§2.5) from s, with the completion
+// a→d 6, b→d 2, written out by hand from Figs. 2.4–2.6.
 func musapTrace() *graph.DijkstraTrace {
 	inf := graph.Inf
 	return &graph.DijkstraTrace{

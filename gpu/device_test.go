@@ -97,7 +97,7 @@ func TestExamples(t *testing.T) {
 	testDevice(t)
 	checkExamples(t, nil)
 	ctx := context.Background()
-	// Karaula Ex. 6: Π^(5), 1-based in the thesis (NIL = -1 here).
+	// [Karaula 2017] §3.1, Fig. 3.1: Π^(5), 1-based in the thesis (NIL = -1 here).
 	g, _ := graph.Example("karaula-fig3.1")
 	res, err := FWBlocked(ctx, g, Options{Pred: true})
 	if err != nil {

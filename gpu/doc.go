@@ -6,7 +6,7 @@
 // # Variants
 //
 // Each function keeps its document's thread mapping, block and tile shapes
-// and host loop, fixes the bugs the digests list (each doc comment says
+// and host loop, fixes the bugs found in the documents' listings (each doc comment says
 // which), is correct for every n (tiles are padded with INF, loads are
 // guarded), and checks ctx between launches:
 //

@@ -14,7 +14,7 @@ const VariantAPSPBatched = "apsp-batched"
 
 func init() {
 	register(Variant{Name: VariantAPSPBatched, Algorithm: "Dijkstra", AllPairs: true,
-		Source: "pathnotes (DESIGN.md's performance goal): sssp-fast's near-far worklists, one source per block, batches of sources",
+		Source: "pathnotes' own (no source document): sssp-fast's near-far worklists, one source per block, batches of sources",
 		Launch: "per batch one launch of resident 256-thread blocks, each taking sources from a counter, and one unpack launch",
 		all:    APSPBatched})
 }

@@ -11,7 +11,7 @@ const VariantBFFast = "bf-fast"
 
 func init() {
 	register(Variant{Name: VariantBFFast, Algorithm: "Bellman-Ford", Negative: true,
-		Source: "pathnotes (DESIGN.md's performance goal): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
+		Source: "pathnotes' own (no source document): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
 		Launch: "as sssp-fast with an infinite threshold: one persistent grid, at least one Bellman-Ford round per step (more in a block's local rounds)",
 		single: BFFast})
 }

@@ -14,7 +14,7 @@ const VariantSSSPFast = "sssp-fast"
 
 func init() {
 	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
-		Source: "pathnotes (DESIGN.md's performance goal): near-far worklists after Davidson et al.'s delta-stepping variant",
+		Source: "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
 		Launch: "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, relaunched every 4096 steps",
 		single: SSSPFast})
 }

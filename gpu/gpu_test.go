@@ -13,9 +13,9 @@ import (
 	"github.com/pathnotes/pathnotes/ptx"
 )
 
-// TestRegistry checks that every GPU variant of DESIGN.md's table is
+// TestRegistry checks that every GPU variant of docs/design.md's list is
 // registered once, with its source, and runs through the right entry: the
-// documents' variants in DESIGN.md's order, then pathnotes' own (in the
+// documents' variants in the order of docs/design.md, then pathnotes' own (in the
 // order of their files' init functions).
 func TestRegistry(t *testing.T) {
 	want := []string{"fw-hn", "fw-hn-shared", "fw-row", "fw-tiled-global", "fw-blocked", "fw-gaioso",
@@ -118,10 +118,10 @@ func TestDriverSelection(t *testing.T) {
 	}
 }
 
-// TestGridArithmetic checks launch shapes against the numbers the digests
-// derive from the documents' code.
+// TestGridArithmetic checks launch shapes against the numbers that follow from
+// the documents' code.
 func TestGridArithmetic(t *testing.T) {
-	// digest-002 §2.3: diagonal tiles of gnutella04/25/30; Super Naive
+	// [Bodra] §2.3: diagonal tiles of gnutella04/25/30; Super Naive
 	// Shared's grid for gnutella04 is 11 × 10,876.
 	for n, nb := range map[int]int{10876: 340, 22687: 709, 36682: 1147, 1: 1, 32: 1, 33: 2, 0: 0} {
 		if got := tiles(n); got != nb {
@@ -131,7 +131,7 @@ func TestGridArithmetic(t *testing.T) {
 	if got := ceilDiv(10876, 1024); got != 11 {
 		t.Errorf("fw-hn-shared grid x for gnutella04 = %d, want 11", got)
 	}
-	// digest-002 §2.1: Bellman-Ford blocks on nyc (264,346 vertices) and e
+	// [Bodra] §2.1: Bellman-Ford blocks on nyc (264,346 vertices) and e
 	// (3,598,623): naive 259 and 3,515, stride half of that; the stride
 	// grid's 0 for V ≤ 1024 is fixed to 1.
 	for _, c := range []struct{ n, naive, stride int }{{264346, 259, 129}, {3598623, 3515, 1757}, {6, 1, 1}, {1024, 1, 1}, {1025, 2, 1}, {4096, 4, 2}} {
@@ -142,7 +142,7 @@ func TestGridArithmetic(t *testing.T) {
 			t.Errorf("stride grid for V=%d: %d blocks, want %d", c.n, got, c.stride)
 		}
 	}
-	// digest-003 §2.5: launches for n = 8192 with 32-wide tiles.
+	// [Gaioso et al.] §V: launches for n = 8192 with 32-wide tiles.
 	for v, want := range map[string]int{VariantFWGaioso: 512, VariantFWBlocked: 768, VariantFWTiledGlobal: 768, VariantFWHN: 8192, VariantFWRow: 8192} {
 		if got := fwLaunches(v, 8192); got != want {
 			t.Errorf("fwLaunches(%s, 8192) = %d, want %d", v, got, want)
@@ -200,7 +200,7 @@ func TestCheckLaunch(t *testing.T) {
 	}
 }
 
-// TestInitialPred checks Π⁰ on Karaula's Fig 3.1 (digest-000 Ex. 6, k=0,
+// TestInitialPred checks Π⁰ on Karaula's Fig 3.1 ([Karaula 2017] §3.1, k=0,
 // 1-based there, 0-based here).
 func TestInitialPred(t *testing.T) {
 	g, err := graph.Example("karaula-fig3.1")

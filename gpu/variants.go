@@ -17,7 +17,7 @@ func (o Options) matrices() int {
 	return 1
 }
 
-// Variant names, as DESIGN.md lists them; they go in the results' Solver
+// Variant names, as docs/design.md lists them; they go in the results' Solver
 // field.
 const (
 	VariantFWHN           = "fw-hn"
@@ -67,40 +67,40 @@ type Variant struct {
 	single func(context.Context, *graph.Graph, int, Options) (*graph.SingleSource, error)
 }
 
-// variants is the registry, in DESIGN.md's order.
+// variants is the registry, in the order of docs/design.md.
 var variants = []Variant{
 	{Name: VariantFWHN, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: `Harish & Narayanan; Karaula 2017 (digest-000) §4.4 "CUDA v1"; Bodra (digest-002) §2.3.1 "Super Naive"`,
+		Source: `Harish & Narayanan; [Karaula 2017] §4.4 "CUDA v1"; [Bodra] §2.3.1 "Super Naive"`,
 		Launch: "one launch per k; one thread per cell, 32×32 blocks, ⌈n/32⌉² grid", all: FWHN},
 	{Name: VariantFWHNShared, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: `Bodra (digest-002) §2.3.2 "Super Naive Shared"`,
+		Source: `[Bodra] §2.3.2 "Super Naive Shared"`,
 		Launch: "one launch per k; 1024-thread 1-D blocks, (⌈n/1024⌉, n) grid, d[i][k] broadcast through shared memory", all: FWHNShared},
 	{Name: VariantFWRow, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: `Bodra (digest-002) §2.3.3 "Naive"`,
+		Source: `[Bodra] §2.3.3 "Naive"`,
 		Launch: "one launch per k; one thread per row, 1024-thread blocks", all: FWRow},
 	{Name: VariantFWTiledGlobal, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: `Bodra (digest-002) §2.3.4 "Tiled"; the Greek lab handout (digest-004) task 2.2`,
+		Source: `[Bodra] §2.3.4 "Tiled"; [Lab handout] §2.2`,
 		Launch: "3 phases per 32×32 primary tile in global memory; grids (1,1), (nb,2), (nb,nb)", all: FWTiledGlobal},
 	{Name: VariantFWBlocked, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: `Katz & Kider; Karaula 2017 (digest-000) §4.5 "CUDA v2"; Bodra (digest-002) §2.3.5 "Tiled with Shared Memory"; digest-004 task 2.3`,
+		Source: `Katz & Kider; [Karaula 2017] §4.5 "CUDA v2"; [Bodra] §2.3.5 "Tiled with Shared Memory"; [Lab handout] §2.3`,
 		Launch: "3 phases per 32×32 primary tile in shared memory; grids (1,1), (nb-1,2), (nb-1,nb-1)", all: FWBlocked},
 	{Name: VariantFWGaioso, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: `Gaioso et al. (digest-003) §V`,
+		Source: `[Gaioso et al.] §V`,
 		Launch: "2 kernels per stage: persistent phase 1 (SMs × resident blocks, each recomputing the primary tile), phase 2 on an (nb,nb) grid", all: FWGaioso},
 	{Name: VariantDijkstraMartin, Algorithm: "Dijkstra", AllPairs: false,
-		Source: `Martín et al.; Musap 2016 (digest-001) §2.7-2.8, Algorithm 2`,
+		Source: `Martín et al.; [Musap 2016] §2.7-2.8, Algorithm 2`,
 		Launch: "relax / minimum / update per frontier, one thread per vertex, 512-thread blocks", single: DijkstraMartin},
 	{Name: VariantDijkstraAPSP, Algorithm: "Dijkstra", AllPairs: true,
-		Source: `Bodra (digest-002) §2.2.1 "Naive"`,
+		Source: `[Bodra] §2.2.1 "Naive"`,
 		Launch: "one thread per source on 1024-thread blocks, linear-scan extract-min over a dense matrix", all: DijkstraAPSPRow},
 	{Name: VariantBFNaive, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
-		Source: `Bodra (digest-002) §2.1.1 "Naive"`,
+		Source: `[Bodra] §2.1.1 "Naive"`,
 		Launch: "relax + update per pass, one thread per vertex, 1024-thread blocks", single: BFNaive},
 	{Name: VariantBFStride, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
-		Source: `Bodra (digest-002) §2.1.2 "Stride"`,
+		Source: `[Bodra] §2.1.2 "Stride"`,
 		Launch: "relax + update per pass, grid-stride loops on half the blocks", single: BFStride},
 	{Name: VariantBFFlag, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
-		Source: `Bodra (digest-002) §2.1.3 "Stride with Flag" (after Agarwal & Dutta)`,
+		Source: `[Bodra] §2.1.3 "Stride with Flag" (after Agarwal & Dutta)`,
 		Launch: "as bf-stride, relaxing only vertices whose distance changed in the previous pass", single: BFFlag},
 }
 
@@ -108,7 +108,7 @@ var variants = []Variant{
 // variants) after the documents' variants; call it from that file's init.
 func register(v Variant) { variants = append(variants, v) }
 
-// Variants returns every GPU variant, in DESIGN.md's order.
+// Variants returns every GPU variant, in the order of docs/design.md.
 func Variants() []Variant { return append([]Variant(nil), variants...) }
 
 // Lookup returns the variant with the given name.

@@ -14,8 +14,8 @@ import (
 type fwCompute func(r *run, n int, d, p buffer) error
 
 // FWHN runs variant "fw-hn": Harish & Narayanan's Floyd-Warshall as
-// Karaula 2017 (digest-000, §4.4, "CUDA v1") and Bodra (digest-002,
-// §2.3.1, "Super Naive") write it. The host loops over k and launches one
+// [Karaula 2017] (§4.4, "CUDA v1") and [Bodra]
+// (§2.3.1, "Super Naive") write it. The host loops over k and launches one
 // kernel per k, 32×32 blocks on a ⌈n/32⌉² grid, one thread per cell in
 // global memory. With opts.Pred the kernel keeps Karaula's Π
 // (Π[i][j] ← Π[k][j] on a strict improvement); Bodra's parent = k, which
@@ -36,7 +36,7 @@ func FWHN(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, e
 }
 
 // FWHNShared runs variant "fw-hn-shared", Bodra's "Super Naive Shared"
-// (digest-002, §2.3.2): one launch per k, 1-D blocks of 1024 threads on a
+// ([Bodra] §2.3.2): one launch per k, 1-D blocks of 1024 threads on a
 // (⌈n/1024⌉, n) grid, row i = blockIdx.y, with d[i][k] loaded once per block
 // into shared memory and broadcast. Bodra's barrier sits inside the
 // "j < V" branch, a divergent __syncthreads for the last block of a row
@@ -56,7 +56,7 @@ func FWHNShared(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPa
 	})
 }
 
-// FWRow runs variant "fw-row", Bodra's "Naive" (digest-002, §2.3.3): one
+// FWRow runs variant "fw-row", Bodra's "Naive" ([Bodra] §2.3.3): one
 // launch per k, one thread per row i (1024-thread blocks), each looping
 // over every j. Its accesses are not coalesced (a warp's threads walk 32
 // different rows), which is why the document finds it slowest. Π as in
@@ -75,7 +75,7 @@ func FWRow(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, 
 }
 
 // FWTiledGlobal runs variant "fw-tiled-global", Bodra's "Tiled"
-// (digest-002, §2.3.4; the lab handout's task 2.2): the three-phase
+// ([Bodra] §2.3.4; the lab handout's task 2.2): the three-phase
 // blocked algorithm on 32×32 tiles, working in global memory. For each
 // primary tile r: phase 1 on a (1,1) grid, phase 2 on (nb,2) (the block on
 // the primary tile exits), phase 3 on (nb,nb) (blocks in the primary row
@@ -105,8 +105,8 @@ func FWTiledGlobal(ctx context.Context, g *graph.Graph, opts Options) (*graph.Al
 
 // FWBlocked runs variant "fw-blocked": the Katz & Kider three-phase
 // blocked Floyd-Warshall with shared-memory tiles as Karaula 2017 writes it
-// (digest-000, §4.5, "CUDA v2"), the same design as Bodra's "Tiled with
-// Shared Memory" (digest-002, §2.3.5) and the lab handout's task 2.3.
+// ([Karaula 2017] §4.5, "CUDA v2"), the same design as Bodra's "Tiled with
+// Shared Memory" ([Bodra] §2.3.5) and the lab handout's task 2.3.
 // 32×32 tiles and blocks; per primary tile r: phase 1 on a (1,1) grid,
 // phase 2 on (nb-1, 2) and phase 3 on (nb-1, nb-1), skipping the primary
 // tile with Karaula's offset; phases 2 and 3 are skipped when nb = 1.
@@ -145,7 +145,7 @@ func FWBlocked(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPai
 }
 
 // FWGaioso runs variant "fw-gaioso", the two-kernel Floyd-Warshall of
-// Gaioso et al. (digest-003, §V, Algorithm 3). Per stage (primary tile r):
+// [Gaioso et al.] (§V, Algorithm 3). Per stage (primary tile r):
 // phase 1 is a persistent kernel whose grid is the number of 32×32 blocks
 // the GPU holds at once (SMs × resident blocks per SM, capped at the
 // 2(nb-1) tiles there are to share); every block computes the primary tile
@@ -266,7 +266,7 @@ func (r *run) finishFW(g *graph.Graph, res *graph.AllPairs) (*graph.AllPairs, er
 	return res, nil
 }
 
-// initialPred is Π⁰ of digest-000 §3.1: i where there is an arc i → j
+// initialPred is Π⁰ of [Karaula 2017] §3.1: i where there is an arc i → j
 // (i ≠ j), Nil on the diagonal and where there is none. w is the matrix
 // from graph.Dense.
 func initialPred(w []int32, n int) []int32 {

@@ -74,7 +74,7 @@ func finishSingle(r *run, g *graph.Graph, source int, dist, pred buffer, withPre
 }
 
 // DijkstraMartin runs variant "dijkstra-martin": the parallel Dijkstra of
-// Martín et al. as Musap 2016 implements it (digest-001, §2.7-2.8,
+// Martín et al. as Musap 2016 implements it ([Musap 2016] §2.7-2.8,
 // Algorithm 2). One thread per vertex, 512 per block; each while-iteration
 // launches relax (the frontier pushes along its out-arcs with atomicMin),
 // minimum (a block-wise reduction of the unsettled distances; the host
@@ -159,7 +159,7 @@ type bfKernels struct {
 	flag                bool // the relax and update kernels take the flag array
 }
 
-// BFNaive runs variant "bf-naive", Bodra's naive Bellman-Ford (digest-002,
+// BFNaive runs variant "bf-naive", Bodra's naive Bellman-Ford ([Bodra]
 // §2.1.1): per pass a relax launch (thread i relaxes vertex i's out-arcs
 // from the previous pass's distances, lowering targets with atomicMin) and
 // an update launch (copying the new distances over the old), one thread
@@ -171,14 +171,14 @@ func BFNaive(ctx context.Context, g *graph.Graph, source int, opts Options) (*gr
 }
 
 // BFStride runs variant "bf-stride", Bodra's grid-stride Bellman-Ford
-// (digest-002, §2.1.2): as bf-naive, but with grid-stride loops on half as
+// ([Bodra] §2.1.2): as bf-naive, but with grid-stride loops on half as
 // many blocks. Bodra's block count ((V-1)/1024+1)/2 is 0, an invalid
 // launch, for V ≤ 1024; it is at least 1 here. See BFFlag.
 func BFStride(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
 	return runBF(ctx, g, source, opts, bfKernels{VariantBFStride, "bf_relax_stride", "bf_update_stride", strideGrid, false})
 }
 
-// BFFlag runs variant "bf-flag", Bodra's "Stride with Flag" (digest-002,
+// BFFlag runs variant "bf-flag", Bodra's "Stride with Flag" ([Bodra]
 // §2.1.3, after Agarwal & Dutta): the stride loops, but only vertices
 // whose distance changed in the previous pass relax their out-arcs.
 //
@@ -300,7 +300,7 @@ func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKe
 }
 
 // DijkstraAPSPRow runs variant "dijkstra-apsp-row", Bodra's all-pairs
-// Dijkstra (digest-002, §2.2.1, kernel dijkstraNaive): one thread per
+// Dijkstra ([Bodra] §2.2.1, kernel dijkstraNaive): one thread per
 // source on 1024-thread blocks, each running the array form of Dijkstra on
 // its own row of n×n distance, parent and visited matrices, with a linear
 // scan for extract-min and the dense weight matrix for the arcs; O(n³)

@@ -15,12 +15,12 @@ const (
 	// the only choice that never changes a shortest-path distance.
 	KeepLightest Duplicates = iota
 	// KeepLast keeps the arc added last, as a dense reader that overwrites
-	// W[u][v] does (digest-000's fw.cpp, digest-002's cost matrix).
+	// W[u][v] does ([Karaula 2017] Appendix 1, [Bodra] Listing 3's fileToCostMatrix).
 	KeepLast
 	// KeepFirst keeps the arc added first.
 	KeepFirst
 	// KeepAll keeps every parallel arc, as an adjacency-list reader does
-	// (digest-002's CSR builder). Weight(u, v) and Dense then see the lightest.
+	// ([Bodra] Listing 3's adjacencyListToCSR). Weight(u, v) and Dense then see the lightest.
 	KeepAll
 )
 

@@ -14,14 +14,14 @@ type example struct {
 }
 
 // examples lists the documents' worked examples in document order. The arcs
-// are written out exactly as the digests give them.
+// are written out exactly as the documents give them (docs/sources.md).
 var examples = []example{
 	{
 		name:   "karaula-fig2.3",
 		labels: []string{"a", "b", "c", "d", "e"},
 		arcs:   "a->b 1, b->c 2, c->d 2, c->e 4, d->b 1, d->c 3, e->d 5",
 		notes: []string{
-			"Karaula 2017 (digest-000), Ex. 3, Fig 2.3: weighted digraph with 7 arcs; its distance matrix is matrix (2).",
+			"[Karaula 2017] §2.2, Example 3, Fig. 2.3: weighted digraph with 7 arcs; its distance matrix is matrix (2).",
 			"The path a->b->c->e->d weighs 12 but d(a,d) = 5; the cycle b->c->d->b weighs 5; e cannot reach a.",
 		},
 	},
@@ -30,7 +30,7 @@ var examples = []example{
 		labels: []string{"a", "b", "c", "d", "e"},
 		arcs:   "a->b, b->c, c->d, c->e, d->b, d->c, e->d",
 		notes: []string{
-			"Karaula 2017 (digest-000), Ex. 4: the arcs of Fig 2.3 with unit weights, so that distances are hop counts (matrix (1)).",
+			"[Karaula 2017] §2.3.3, Example 4, matrix (1): the arcs of Fig. 2.3 with unit weights, so that distances are hop counts (matrix (1)).",
 		},
 	},
 	{
@@ -38,7 +38,7 @@ var examples = []example{
 		labels: []string{"a", "b", "c", "d", "e"},
 		arcs:   "a->b 5, a->d 2, b->c 2, c->a 3, c->e 7, d->c 4, d->e 1, e->a 1, e->b 3",
 		notes: []string{
-			"Karaula 2017 (digest-000), Ex. 6, Fig 3.1: the Floyd-Warshall trace example (D^(k), Π^(k) for k = 0..5).",
+			"[Karaula 2017] §3.1, Example 6, Fig. 3.1: the Floyd-Warshall trace example (D^(k), Π^(k) for k = 0..5).",
 			"The thesis numbers a..e as 1..5 and prints Π 1-based with NIL; pathnotes numbers them 0..4 with Nil = -1.",
 		},
 	},
@@ -47,7 +47,7 @@ var examples = []example{
 		labels: []string{"a", "b", "c", "d"},
 		arcs:   "a->b 5, a->c 9, b->c 1, c->d 2, d->b 3",
 		notes: []string{
-			"Karaula 2017 (digest-000), Ex. 7, Fig 4.10: the blocked Floyd-Warshall example, traced with tile 2 (primary tile 0 covers a,b; tile 1 covers c,d).",
+			"[Karaula 2017] §4.5, Example 7, Fig. 4.10: the blocked Floyd-Warshall example, traced with tile 2 (primary tile 0 covers a,b; tile 1 covers c,d).",
 		},
 	},
 	{
@@ -55,7 +55,7 @@ var examples = []example{
 		labels: []string{"s", "a", "b", "c", "d"},
 		arcs:   "s->a 2, s->b 7, a->b 3, a->c 8, a->d 6, b->c 1, b->d 2, c->d 4",
 		notes: []string{
-			"Musap 2016 (digest-001) §3a, Figs 2.4-2.6: Dijkstra from s; final distances s=0, a=2, b=5, c=6, d=7, settle order s,a,b,c,d.",
+			"[Musap 2016] §2.5, Figs. 2.4–2.6: Dijkstra from s; final distances s=0, a=2, b=5, c=6, d=7, settle order s,a,b,c,d.",
 			"Stated or forced by the text: s->a 2, s->b 7, a->b 3, a->c 8, b->c 1, c->d 4.",
 			"Assumed (the text does not give them): a->d 6 and b->d 2, a completion consistent with every distance change the text reports (d is 8 after a, 7 after b).",
 		},
@@ -74,7 +74,7 @@ var examples = []example{
 		labels: []string{"S", "A", "B", "C"},
 		arcs:   "S->A 1, S->B 2, A->C 5, B->C 7",
 		notes: []string{
-			"Bodra (digest-002) Figure 1, the race toy graph: threads relaxing A->C and B->C race on distance[C]; the right value is 6, a lost update leaves 9.",
+			"[Bodra] §2.1.1, Figure 1, the race toy graph: threads relaxing A->C and B->C race on distance[C]; the right value is 6, a lost update leaves 9.",
 			"The figure's image is missing from the source: these weights are a consistent reconstruction (dist[A] = 1 with A->C 5 gives 6; dist[B] = 2 with B->C 7 gives 9).",
 		},
 	},

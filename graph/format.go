@@ -26,7 +26,7 @@ const (
 	// FormatAuto asks Read to tell the format from the file name's
 	// extension (.gr, .mtx), and failing that from the first lines.
 	FormatAuto Format = iota
-	// FormatEdgeList is the documents' edge list (digest-000, digest-002):
+	// FormatEdgeList is the documents' edge list ([Karaula 2017], [Bodra]):
 	// a "V E" line, then E lines "u v w" with 0-based vertex ids.
 	FormatEdgeList
 	// FormatDIMACS is the .gr format of the 9th DIMACS challenge on shortest

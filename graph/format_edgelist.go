@@ -6,7 +6,7 @@ import (
 )
 
 // readEdgeList reads the documents' "V E" / "u v w" format. It is strict:
-// the arc lines must number exactly E. digest-002's sample2 shows why: its
+// the arc lines must number exactly E. [Bodra]'s sample2 (Listing 1) shows why: its
 // header "100 9900" lost its newline and merged with the first arc into
 // "100 99000 1 w", and a lenient reader silently dropped that arc.
 func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {

@@ -55,7 +55,7 @@ func FuzzReadEdgeList(f *testing.F) {
 		"0 0\n",
 		"1 1\n0 0 -5\n",
 		"3 2\r\n0 1 1073741823\r\n1 2 -1073741823\r\n",
-		"3 20 1 7\n0 2 5\n",     // digest-002's merged header
+		"3 20 1 7\n0 2 5\n",     // [Bodra]'s merged header
 		"3 1\n0 3 5\n",          // vertex out of range
 		"3 2\n0 1 5\n",          // too few arcs
 		"3 1\n0 1\n",            // missing weight

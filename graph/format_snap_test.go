@@ -8,7 +8,7 @@ import (
 
 const gnutella30 = "../data/snap/p2p-Gnutella30.txt.gz"
 
-// gnutellaWeights are the weights digest-002 adds to the Gnutella graphs.
+// gnutellaWeights are the weights [Bodra]'s weight script (Listing 8) adds to the Gnutella graphs.
 var gnutellaWeights = WeightRange{1, 100}
 
 func TestReadGnutella30(t *testing.T) {

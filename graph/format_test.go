@@ -106,7 +106,7 @@ func TestReadErrors(t *testing.T) {
 		{FormatEdgeList, "3 99999999999999999999\n", ReadOptions{}, `t.txt:1: arc count E "99999999999999999999" is not an integer`},
 		{FormatEdgeList, "3 2\n0 1 5\n", ReadOptions{}, "t.txt:1: header says E=2, file has 1 arc lines"},
 		{FormatEdgeList, "3 1\n0 1 5\n\n1 2 3\n", ReadOptions{}, "t.txt:1: header says E=1, file has 2 arc lines"},
-		// digest-002's sample2: "100 9900" merged with the first arc "0 1 w".
+		// [Bodra]'s sample2: "100 9900" merged with the first arc "0 1 w".
 		{FormatEdgeList, "3 60 1 7\n0 2 5\n1 2 4\n", ReadOptions{}, `t.txt:1: header says E=60, file has 2 arc lines (the header line also holds "1 7": was the first arc's line merged into it?)`},
 		{FormatEdgeList, "3 1 9\n0 1 5\n", ReadOptions{}, `t.txt:1: header has 3 fields, want "V E" (the header line also holds "9"`},
 		{FormatEdgeList, "3 1\n0 3 5\n", ReadOptions{}, "t.txt:2: vertex 3 out of range 0..2"},
@@ -475,7 +475,7 @@ func TestSniffFormat(t *testing.T) {
 	}
 }
 
-// TestReadFigure1Files reads digest-002's Figure 1 graph from a file in
+// TestReadFigure1Files reads [Bodra]'s Figure 1 graph from a file in
 // every format, detecting each format from the name or the content.
 func TestReadFigure1Files(t *testing.T) {
 	want := []Arc{{0, 1, 1}, {0, 2, 2}, {1, 3, 5}, {2, 3, 7}}
@@ -490,7 +490,7 @@ func TestReadFigure1Files(t *testing.T) {
 	}
 }
 
-// TestReadSample2 rebuilds digest-002's sample2 as its utils.py wrote it: a
+// TestReadSample2 rebuilds [Bodra]'s sample2 as its weight script (Listing 8) wrote it: a
 // complete digraph on 100 vertices whose header "100 9900" lost its newline
 // and merged with the first arc "0 1 w". The paper's reader took E=99000 and
 // lost the arc; ours refuses the file and says why.

@@ -8,13 +8,13 @@ import (
 	"slices"
 )
 
-// ConstantDegree returns the test graphs of digest-001 (Musap 2016 §2.9,
+// ConstantDegree returns the test graphs of [Musap 2016] (§2.9,
 // after Martín, Torres and Gavilanes 2009): n vertices that all have
 // out-degree exactly k. Vertex i has the ring arc i → i+1 mod n, so the
 // ring alone already lets every vertex reach every other, and k-1 further
 // arcs to distinct targets drawn uniformly from the n-2 vertices that are
 // neither i nor i+1: no self-loops, no parallel arcs. Weights are drawn
-// uniformly from w; the digest suggests positive ones such as 1..10.
+// uniformly from w; the thesis gives none; positive ones such as 1..10 suit it.
 //
 // k must be at least 1 (the ring arc) and n at least k+1, since a vertex
 // has only n-1 possible targets; smaller n is an error. The graph needs only

@@ -69,7 +69,7 @@ func TestRoadLike(t *testing.T) {
 	checkReproducible(t, func(seed uint64) (*Graph, error) { return RoadLike(900, 2400, w, seed) })
 }
 
-// TestRoadLikeNYC builds the stand-in of digest-002's nyc road graph.
+// TestRoadLikeNYC builds the stand-in of [Bodra]'s nyc road graph (Table 1).
 func TestRoadLikeNYC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 264,346-vertex graph")

@@ -185,7 +185,7 @@ func labelIndex(labels []string) (map[string]int, error) {
 	return index, nil
 }
 
-// Density returns m / (n(n-1)), the density ρ of digest-000 (Remark 3); 0 for n < 2.
+// Density returns m / (n(n-1)), the density ρ of [Karaula 2017] §2.1 (Remark 3); 0 for n < 2.
 func (g *Graph) Density() float64 {
 	n := float64(g.N())
 	if n < 2 {

@@ -34,7 +34,7 @@ func newRand(seed uint64) *rand.Rand {
 
 // GNM returns a uniform random directed graph with n vertices and exactly m
 // distinct arcs, no self-loops, and weights drawn uniformly from w: the
-// "random" model of GTgraph that digest-003 uses. The same seed gives the
+// "random" model of GTgraph that [Gaioso et al.] §VI uses. The same seed gives the
 // same graph.
 func GNM(n, m int, w WeightRange, seed uint64) (*Graph, error) {
 	if n < 0 || m < 0 {
@@ -92,7 +92,7 @@ func GNM(n, m int, w WeightRange, seed uint64) (*Graph, error) {
 }
 
 // GNP returns a random directed graph with n vertices and density rho
-// (m = round(rho·n(n-1)) distinct arcs), as digest-000 classes its graphs.
+// (m = round(rho·n(n-1)) distinct arcs), as [Karaula 2017] §5 classes its graphs.
 func GNP(n int, rho float64, w WeightRange, seed uint64) (*Graph, error) {
 	if rho < 0 || rho > 1 {
 		return nil, fmt.Errorf("graph.GNP: density %g outside [0, 1]", rho)

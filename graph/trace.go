@@ -21,11 +21,11 @@ func CheckTraceSize(what string, n int) error {
 // FWStep is the state of a Floyd-Warshall run after one step: D and Π as
 // the documents print them.
 //
-// For the plain algorithm (digest-000 §3.1) a step is one value of k: the
+// For the plain algorithm ([Karaula 2017] §3.1) a step is one value of k: the
 // step with K = k holds D^(k) and Π^(k), the matrices whose paths may pass
 // through the first k vertices only, and K = 0 is the initial W and Π^(0).
 //
-// For the blocked algorithm (digest-000 §3.4, digest-004 §2.4) a step is one
+// For the blocked algorithm ([Karaula 2017] §4.5, [Lab handout] §1.2) a step is one
 // phase of one round: Round is the index of the primary (diagonal) tile and
 // Phase is 1, 2 or 3. After phase 3 (or the last phase that ran) of a round
 // the matrix equals D^(K) of the plain algorithm; within a round the tiles
@@ -73,7 +73,7 @@ type FWTrace struct {
 	Steps  []FWStep // the initial state first, then one entry per step
 }
 
-// DijkstraStep is one step of sequential Dijkstra (digest-001 §3a,
+// DijkstraStep is one step of sequential Dijkstra ([Musap 2016] §2.5,
 // Algorithm 1): the vertex settled and the tentative distances after its
 // arcs were relaxed.
 type DijkstraStep struct {
@@ -82,7 +82,7 @@ type DijkstraStep struct {
 	Pred    []int32 // tentative predecessors at the same moment (Nil: none yet)
 }
 
-// FrontierStep is one iteration of the frontier algorithm (digest-001 §4,
+// FrontierStep is one iteration of the frontier algorithm ([Musap 2016] §2.7,
 // Algorithm 2, after Martín et al.): every vertex of the frontier relaxes
 // its arcs into unsettled vertices, the minimum tentative distance over the
 // unsettled vertices is taken, and all unsettled vertices at that minimum

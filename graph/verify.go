@@ -100,7 +100,7 @@ func label(labels []string, v int) string {
 //   - every diagonal distance is 0 (a negative one means a negative cycle);
 //   - with predecessors: each finite distance is rebuilt by walking the
 //     predecessors back to the source and adding the arc weights (the check
-//     of digest-000's programs), unreachable cells have no predecessor;
+//     of [Karaula 2017]'s programs), unreachable cells have no predecessor;
 //   - without predecessors: each finite distance is attained through some
 //     arc into the vertex (weaker: it cannot rule out a zero-weight cycle);
 //   - the triangle inequality d[i][v] ≤ d[i][u] + w(u,v) holds on every arc.

@@ -1,6 +1,6 @@
 // Package lab checks and times the all-pairs and single-source kernels a
 // student writes in notebook cells, for the exercises of the Greek lab
-// handout (digest-004): Floyd-Warshall on the GPU, first one launch per
+// handout [Lab handout]: Floyd-Warshall on the GPU, first one launch per
 // pivot (1-D and 2-D blocks), then tiled in global memory, then tiled in
 // shared memory, each compared with the tiled CPU version.
 //

@@ -63,7 +63,7 @@ var negative = family{"negative", func(n int, seed uint64) (*graph.Graph, error)
 }}
 
 // degree7 gives every vertex out-degree 7 with weights 1..10, as Musap's
-// single-source experiment does (digest-001 §2.9): many equal distances.
+// single-source experiment does ([Musap 2016] §2.9): many equal distances.
 var degree7 = family{"degree-7", func(n int, seed uint64) (*graph.Graph, error) {
 	if n < 2 { // out-degree 1 needs two vertices
 		return graph.GNM(n, 0, weights, seed)

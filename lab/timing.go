@@ -321,7 +321,7 @@ func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOption
 // TimeSSSP times the student's single-source functions, the GPU variants
 // of opts (DefaultSSSPVariants) and cpu.Dijkstra at every size of sizes,
 // from vertex 0 of a graph where every vertex has out-degree 7 and weights
-// 1..10 (Musap's graphs, digest-001 §2.9). Results are checked against
+// 1..10 (Musap's graphs, [Musap 2016] §2.9). Results are checked against
 // the CPU's as in TimeAPSP.
 func TimeSSSP(ctx context.Context, fns []SSSPEntry, sizes []int, opts TimeOptions) (*Timing, error) {
 	names := make([]string, len(fns))

@@ -1,5 +1,5 @@
 // bellmanford.cu: the Bellman-Ford kernels of pathnotes' GPU variants,
-// after Bodra (digest-002) section 2.1: single source, CSR graph, one relax
+// after Bodra [Bodra] §2.1: single source, CSR graph, one relax
 // and one update launch per pass, double-buffered distances (relax reads
 // prev and lowers dist with atomicMin; update copies dist into prev).
 //

@@ -1,8 +1,8 @@
 // dijkstra.cu: the Dijkstra kernels of pathnotes' GPU variants.
 //
-//   dijkstra-martin    dm_*               Musap 2016 (digest-001) section 4,
+//   dijkstra-martin    dm_*               [Musap 2016] §2.7,
 //                                         after Martin et al.: relax / minimum / update
-//   dijkstra-apsp-row  dijkstra_apsp_row  Bodra (digest-002) section 2.2.1: one
+//   dijkstra-apsp-row  dijkstra_apsp_row  Bodra [Bodra] §2.2.1: one
 //                                         thread per source, linear-scan extract-min
 //
 // The graph is in CSR form: the arcs leaving u are off[u] .. off[u+1]-1, with

@@ -3,7 +3,7 @@
 // Every kernel works in place on the n x n row-major distance matrix d and,
 // when pred is not null, on the predecessor matrix pred (the documents' Pi:
 // pred[i][j] is the vertex before j on the path from i, NIL if none). The
-// update rule is the one of Karaula 2017 (digest-000) section 3.1: d[i][j]
+// update rule is the one of Karaula 2017 [Karaula 2017] §3.1: d[i][j]
 // and pred[i][j] change only on a strict improvement through k, and then
 // pred[i][j] takes pred[k][j].
 //
@@ -13,7 +13,7 @@
 //   fw-row           fw_row                  Bodra "Naive"
 //   fw-tiled-global  fw_tiled_global_phase*  Bodra "Tiled"
 //   fw-blocked       fw_blocked_phase*       Karaula "CUDA v2" (Katz & Kider), Bodra "Tiled Shared"
-//   fw-gaioso        fw_gaioso_phase*        Gaioso et al. (digest-003), two kernels per stage
+//   fw-gaioso        fw_gaioso_phase*        [Gaioso et al.], two kernels per stage
 #include "common.cuh"
 
 // ---------------------------------------------------------------------------
@@ -326,7 +326,7 @@ extern "C" __global__ void fw_blocked_phase3(int n, int r, int *d, int *pred)
 }
 
 // ---------------------------------------------------------------------------
-// fw-gaioso: Gaioso et al. (digest-003) section V, two kernels per stage.
+// fw-gaioso: [Gaioso et al.] §V, two kernels per stage.
 
 // Phase 1 is persistent: the grid is sized to the blocks the GPU runs at
 // once (a multiple of its SM count). Every block computes the primary tile

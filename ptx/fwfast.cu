@@ -38,7 +38,7 @@
 //              addition, sums are clamped at -MAXDIST (negative cycles), and
 //              predecessors, when asked for, are tracked explicitly.
 //
-// The update rule is the documents' (digest-000 section 3.1): d[i][j] and
+// The update rule is the documents' ([Karaula 2017] §3.1): d[i][j] and
 // pred[i][j] change only on a strict improvement through k, and then
 // pred[i][j] takes pred[k][j].
 #include "common.cuh"

@@ -1,26 +1,41 @@
 #!/usr/bin/env bash
 # generate.sh regenerates the committed PTX of every kernel source in this
-# directory (run it through `go generate ./ptx`). It needs nvcc; use CUDA
-# 11.8's, so that the PTX is ISA 7.8, which every driver from R520 on loads.
+# directory (run it through `go generate ./ptx`), or writes it into the
+# directory given as its argument (the tests compare that with the committed
+# files). It needs nvcc release $RELEASE below, so that the PTX is ISA 7.8,
+# which every driver from R520 on loads; ANY_NVCC=1 accepts another release.
 #
 # Each NAME.ptx starts with comment lines naming the nvcc release, the flags
 # and the SHA-256 of NAME.cu and of every header it includes; the package's
 # tests recompute those hashes and fail when a .ptx is stale.
 set -euo pipefail
 cd "$(dirname "$0")"
+OUT=${1:-.}
 
 # compute_52 (Maxwell) is the oldest virtual architecture that CUDA 11.8 and
 # 12.x still build for without deprecation errors, and the kernels need
 # nothing newer (int32 arithmetic, shared memory, atomicMin, __syncwarp): the
 # driver compiles the PTX for whatever card it finds, Maxwell to Blackwell,
 # and on Hopper its ptxas fuses min(a + b, c) into VIADDMNMX by itself.
+RELEASE=11.8
 ARCH=compute_52
 FLAGS=(-ptx -O3 "-arch=$ARCH")
 NVCC=${NVCC:-nvcc}
 
 version=$("$NVCC" --version | grep -m1 'release')
-for src in *.cu; do
-  name=${src%.cu}
+case "$version" in
+*"release $RELEASE,"*) ;;
+*)
+  if [ -z "${ANY_NVCC:-}" ]; then
+    echo "generate.sh: want nvcc release $RELEASE, have: $version (ANY_NVCC=1 uses it anyway)" >&2
+    exit 1
+  fi
+  ;;
+esac
+
+# generate writes $OUT/NAME.ptx for NAME.cu.
+generate() {
+  local src=$1 name=${1%.cu} tmp
   tmp=$(mktemp)
   "$NVCC" "${FLAGS[@]}" -o "$tmp" "$src"
   {
@@ -32,7 +47,19 @@ for src in *.cu; do
       echo "// source $h sha256 $(sha256sum "$h" | cut -d' ' -f1)"
     done
     cat "$tmp"
-  } >"$name.ptx"
+  } >"$OUT/$name.ptx"
   rm -f "$tmp"
-  echo "generate.sh: $name.ptx"
+  echo "generate.sh: $OUT/$name.ptx"
+}
+
+# The sources compile in parallel; any failure fails the script.
+pids=()
+for src in *.cu; do
+  generate "$src" &
+  pids+=($!)
 done
+status=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || status=1
+done
+exit $status

@@ -32,13 +32,13 @@ func TestPTXFresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]string{e.Name(): digest(src)}
+		want := map[string]string{e.Name(): sha256Hex(src)}
 		for _, m := range include.FindAllSubmatch(src, -1) {
 			h, err := os.ReadFile(string(m[1]))
 			if err != nil {
 				t.Fatalf("%s includes %s: %v", e.Name(), m[1], err)
 			}
-			want[string(m[1])] = digest(h)
+			want[string(m[1])] = sha256Hex(h)
 		}
 		got := recordedHashes(t, name+".ptx")
 		for file, sum := range want {
@@ -82,7 +82,7 @@ func recordedHashes(t *testing.T, file string) map[string]string {
 	return got
 }
 
-func digest(b []byte) string {
+func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }

@@ -1,5 +1,5 @@
 // sssp.cu: pathnotes' own work-efficient shortest-path kernels (no source
-// document; they are the performance goals of DESIGN.md's table).
+// document; they are the performance goals of docs/design.md).
 //
 //   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:

@@ -1,5 +1,5 @@
 // Kernels a student might write for the Greek lab handout's exercises
-// (digest-004 §2), correct and with planted bugs, for the lab package's
+// ([Lab handout] §2), correct and with planted bugs, for the lab package's
 // tests. Regenerate student.ptx after editing (the tests embed it, so they
 // need no CUDA compiler):
 //
@@ -61,7 +61,7 @@ extern "C" __global__ void fw2dNoBounds(int *d, int n, int k) {
 // nothing is the skeleton: it compiles and writes nothing.
 extern "C" __global__ void nothing(int *d, int n, int k) {}
 
-// The tiled version in global memory (digest-004 task 2.2): three kernels
+// The tiled version in global memory ([Lab handout] §2.2): three kernels
 // per round r, one per phase; the launch boundaries are the barriers.
 // Threads outside the matrix still reach every __syncthreads.
 

@@ -1,12 +1,18 @@
-# Writes notebooks/00-tour.ipynb (without outputs): python3 notebooks/src/00-tour.py notebooks/00-tour.ipynb
-# then run it with: go run . run notebooks/00-tour.ipynb --out notebooks
-import json, sys
-def md(s): return {"cell_type":"markdown","metadata":{},"source":s.strip("\n").splitlines(True)}
-def code(s, tags=None):
-    c={"cell_type":"code","metadata":{},"execution_count":None,"outputs":[],"source":s.strip("\n").splitlines(True)}
-    if tags: c["metadata"]["tags"]=tags
-    return c
-cells=[
+#!/usr/bin/env python3
+"""Writes notebooks/00-tour.ipynb, keeping the outputs of unchanged code cells.
+
+Run it with `pathnotes run` to fill in the outputs:
+
+    python3 notebooks/src/00-tour.py
+    pathnotes run notebooks/00-tour.ipynb --out notebooks
+"""
+
+import common
+
+nb = common.Notebook("cell", idfmt="%s-%d")
+md, code = nb.md, nb.code
+
+
 md("""
 # A tour of pathnotes
 
@@ -18,39 +24,39 @@ state between cells. The packages `graph` (graphs and results), `cpu` (CPU solve
 This tour builds a small graph, draws it, solves all pairs shortest paths with Floyd-Warshall,
 shows the matrices and a path, checks the answer, asks for a GPU, and ends with a random graph and
 a timing plot. Run it top to bottom; `Shift-Enter` runs a cell.
-"""),
+""")
 md("""
 ## A small graph
 
 `graph.Parse` reads a short text form: `a->b 1` is an arc from `a` to `b` with weight 1. This is
 the weighted digraph of Fig. 2.3 in Karaula's thesis (2017). A graph at the end of a cell is drawn.
-"""),
+""")
 code("""
 g, err := graph.Parse("a->b 1, b->c 2, c->d 2, c->e 4, d->b 1, d->c 3, e->d 5")
 if err != nil {
 	panic(err)
 }
 g
-"""),
+""")
 md("""
 ## All pairs shortest paths on the CPU
 
 `cpu.FloydWarshall` is the textbook triple loop with the predecessor matrix Π. `Ctx()` is the
 running cell's context: the kernel's interrupt button cancels it, so long runs stop cleanly.
 A result shows its distance matrix D beside Π (∞ = unreachable, NIL = no predecessor).
-"""),
+""")
 code("""
 r, err := cpu.FloydWarshall(Ctx(), g, cpu.FWOptions{Pred: true})
 if err != nil {
 	panic(err)
 }
 r
-"""),
+""")
 md("""
 Predecessors give the paths themselves. Here is the shortest path from `a` to `e`, highlighted in
 the drawing. `r.Verify(g)` rebuilds every path weight from the arcs and checks the triangle
 inequality on every arc: `nil` means the whole result is right.
-"""),
+""")
 code("""
 a, _ := g.Vertex("a")
 e, _ := g.Vertex("e")
@@ -61,13 +67,13 @@ if err != nil {
 fmt.Println(p)
 fmt.Println("verify:", r.Verify(g))
 display.Graph(g).Path(p).Title("shortest path a → e")
-"""),
+""")
 md("""
 ## Watching Floyd-Warshall work
 
 A trace records D⁽ᵏ⁾ and Π⁽ᵏ⁾ after every k. Starred (highlighted) cells are the ones that k
 improved. This is the 9-arc example of Fig. 3.1 in the same thesis; Π is shown 1-based, as there.
-"""),
+""")
 code("""
 fig31, err := graph.Example("karaula-fig3.1")
 if err != nil {
@@ -78,21 +84,21 @@ if _, err := cpu.FloydWarshall(Ctx(), fig31, cpu.FWOptions{Pred: true, Trace: &t
 	panic(err)
 }
 display.FWTrace(&tr).OneBased().Steps(4, 5)
-"""),
+""")
 md("""
 ## The GPU
 
 pathnotes runs the same algorithms as CUDA kernels when the kernel was built with CUDA and a GPU
 is present. This cell says which driver is active.
-"""),
+""")
 code("""
 %gpu
-"""),
+""")
 md("""
 `gpu.AllPairs` runs a GPU variant by name — here `fw-blocked`, the 3-phase shared-memory
 Floyd-Warshall of Katz and Kider that Karaula's thesis calls "CUDA v2" — and returns the same
 result type as the CPU. Without a GPU the cell says why instead.
-"""),
+""")
 code("""
 gr, err := gpu.AllPairs(Ctx(), "fw-blocked", g, gpu.Options{Pred: true})
 if err != nil {
@@ -101,13 +107,13 @@ if err != nil {
 	fmt.Println("same distances as the CPU:", gr.SameDistances(r), "- verify:", gr.Verify(g))
 	display.Show(gr)
 }
-"""),
+""")
 md("""
 Besides the documents' variants, `gpu` has pathnotes' own fast solvers. `gpu.AllPairs` with the
 name `"auto"` picks one for the graph — `apsp-batched` (many single-source runs at once) for very
 sparse graphs, `fw-fast` otherwise — and the result's `Solver` says which. Stats hold the device
 time of the kernels, measured with CUDA events (on the emulator: its run time on the CPU).
-"""),
+""")
 code("""
 import (
 	"os"
@@ -138,13 +144,13 @@ for _, perVertex := range []int{1, 32} {
 	fmt.Printf("n = %d, %2d arcs a vertex: auto picked %-12s kernels %v, same distances as fw-blocked: %v\\n",
 		big, perVertex, res.Solver, st.Kernel, res.SameDistances(ref))
 }
-"""),
+""")
 md("""
 ## A random graph
 
 `graph.GNM(n, m, weights, seed)` draws m distinct arcs uniformly (no self-loops), with integer
 weights in a range. The same seed always gives the same graph.
-"""),
+""")
 code("""
 h, err := graph.GNM(12, 26, graph.WeightRange{Min: 1, Max: 20}, 3)
 if err != nil {
@@ -156,14 +162,14 @@ if err != nil {
 	panic(err)
 }
 display.Graph(h).Tree(tree).Title("shortest-path tree from vertex 0")
-"""),
+""")
 md("""
 ## Timing
 
 The naive triple loop against the blocked, multi-core Floyd-Warshall on random graphs, on this
 machine's CPU. `PATHNOTES_SCALE` (an environment variable, 1 by default) scales the sizes, so a
 slow machine or a CI run can use a small value.
-"""),
+""")
 code("""
 import (
 	"math"
@@ -209,7 +215,7 @@ for _, n := range sizes {
 display.NewPlot("Floyd-Warshall on the CPU", "vertices n", "seconds").LogLog().
 	Line("fw-cpu-naive", display.Ints(sizes), display.Seconds(naive)).
 	Line("fw-cpu-blocked", display.Ints(sizes), display.Seconds(blocked))
-"""),
+""")
 md("""
 ## Where next
 
@@ -217,8 +223,6 @@ md("""
   function's documentation.
 - The other notebooks in this folder reproduce the worked examples and experiments of the five
   documents pathnotes was built around.
-"""),
-]
-nb={"cells":cells,"metadata":{"kernelspec":{"name":"pathnotes","display_name":"Go (pathnotes)","language":"go"},
- "language_info":{"name":"go","file_extension":".go","mimetype":"text/x-go"}},"nbformat":4,"nbformat_minor":5}
-json.dump(nb, open(sys.argv[1],"w"), indent=1, ensure_ascii=False)
+""")
+
+nb.write("00-tour.ipynb")

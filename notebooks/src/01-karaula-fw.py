@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes notebooks/01-karaula-fw.ipynb, without outputs.
+"""Writes notebooks/01-karaula-fw.ipynb, keeping the outputs of unchanged code cells.
 
-The notebook reproduces Karaula (2017), digest-000: the worked examples of
+The notebook reproduces [Karaula 2017]: the worked examples of
 §2-§4 asserted cell by cell, and the experiments of §5 rebuilt beside the
 thesis's numbers. Run it with `pathnotes run` to fill in the outputs:
 
@@ -9,20 +9,10 @@ thesis's numbers. Run it with `pathnotes run` to fill in the outputs:
     PATHNOTES_SCALE=0.2 pathnotes run notebooks/01-karaula-fw.ipynb --out notebooks
 """
 
-import json
-import os
+import common
 
-CELLS = []
-
-
-def md(text):
-    """Adds a markdown cell."""
-    CELLS.append(("markdown", text.strip("\n")))
-
-
-def code(text):
-    """Adds a Go cell."""
-    CELLS.append(("code", text.strip("\n")))
+nb = common.Notebook("karaula")
+md, code = nb.md, nb.code
 
 
 md(r'''
@@ -56,19 +46,7 @@ The GPU versions go up to 12,500 × scale.
 ''')
 
 code(r'''
-import (
-	"os"
-	"strconv"
-)
-
-scale := 1.0
-if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) {
-		panic(fmt.Sprintf("PATHNOTES_SCALE=%q: want a positive number such as 0.05 or 1", s))
-	}
-	scale = v
-}
+''' + common.SCALE_POSITIVE + r'''
 var seed uint64 = 2017                         // every random graph is graph.GNM(|V|, |E|, weights, seed)
 weights := graph.WeightRange{Min: 1, Max: 100} // the thesis gives no weight range: this one is ours
 runs := 2                                      // each time is the mean of two runs, as in the thesis
@@ -90,41 +68,7 @@ graphs, and their times are emulator wall time, not GPU time.
 ''')
 
 code(r'''
-import (
-	"errors"
-	"runtime"
-	"strings"
-)
-
-// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH + " processor (model unknown)"
-}
-
-// shortReason keeps the first clause of a GPU error: table cells are narrow.
-func shortReason(err error) string {
-	if errors.Is(err, gpu.ErrNoCUDA) {
-		return "built without CUDA"
-	}
-	s := strings.TrimPrefix(err.Error(), "gpu: ")
-	if i := strings.Index(s, ";"); i > 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
-fmt.Println("CPU:", host)
-fmt.Println(gpu.Describe())
-
-dev, gpuErr := gpu.Default()
+''' + common.MACHINE + r'''
 noGPU := ""      // what the GPU cells say when there is no GPU
 gpuTag := ""     // added to the GPU columns' "(here" when the emulator runs them
 gpuHost := ""    // the GPU side of the hardware notes under the tables
@@ -239,21 +183,9 @@ func expectMatrix(what string, labels []string, got []int32, want string, oneBas
 	asserted += n * n
 }
 
-// check panics with the formatted message unless ok.
-func check(ok bool, format string, args ...any) {
-	if !ok {
-		panic(fmt.Sprintf(format, args...))
-	}
-}
+''' + common.CHECK + r'''
 
-// vertex returns the vertex of g labelled name.
-func vertex(g *graph.Graph, name string) int {
-	v, err := g.Vertex(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
+''' + common.VERTEX + r'''
 
 // walkWeight adds the arc weights along the walk through the named
 // vertices, as the thesis adds them by hand; a missing arc panics.
@@ -1095,30 +1027,4 @@ md(r'''
 ''')
 
 
-def notebook():
-    """Returns the notebook as nbformat 4.5 JSON data."""
-    cells = []
-    for i, (kind, text) in enumerate(CELLS, 1):
-        cell = {"cell_type": kind, "id": "karaula-%02d" % i, "metadata": {}, "source": text}
-        if kind == "code":
-            cell["execution_count"] = None
-            cell["outputs"] = []
-        cells.append(cell)
-    return {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Go (pathnotes)", "language": "go", "name": "pathnotes"},
-            "language_info": {"file_extension": ".go", "mimetype": "text/x-go", "name": "go"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
-if __name__ == "__main__":
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "01-karaula-fw.ipynb")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(notebook(), f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    print("wrote", os.path.normpath(path))
+nb.write("01-karaula-fw.ipynb")

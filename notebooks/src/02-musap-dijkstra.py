@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes notebooks/02-musap-dijkstra.ipynb, without outputs.
+"""Writes notebooks/02-musap-dijkstra.ipynb, keeping the outputs of unchanged code cells.
 
-The notebook reproduces Musap (2016), digest-001: the CUDA exercises of
+The notebook reproduces [Musap 2016]: the CUDA exercises of
 chapter 1, the worked Dijkstra example of §2.5 in its sequential and
 frontier forms, the frontier with ties, the relax race, and the degree-7
 experiment of §2.9 (Figs. 2.11-2.12). Run it with `pathnotes run` to fill in
@@ -11,20 +11,10 @@ the outputs:
     PATHNOTES_SCALE=0.05 pathnotes run notebooks/02-musap-dijkstra.ipynb --out notebooks
 """
 
-import json
-import os
+import common
 
-CELLS = []
-
-
-def md(text):
-    """Adds a markdown cell."""
-    CELLS.append(("markdown", text.strip("\n")))
-
-
-def code(text):
-    """Adds a Go cell."""
-    CELLS.append(("code", text.strip("\n")))
+nb = common.Notebook("musap")
+md, code = nb.md, nb.code
 
 
 md(r'''
@@ -62,19 +52,7 @@ range; here they are 1..10 from the seed below.
 ''')
 
 code(r'''
-import (
-	"os"
-	"strconv"
-)
-
-scale := 1.0
-if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || v > 1 {
-		panic(fmt.Sprintf("PATHNOTES_SCALE=%q: want a number in (0, 1] such as 0.05 or 1", s))
-	}
-	scale = v
-}
+''' + common.SCALE + r'''
 var seed uint64 = 2016                        // graph k of size n is graph.ConstantDegree(n, 7, weights, seed+k)
 weights := graph.WeightRange{Min: 1, Max: 10} // the thesis's range is not stated: this one is ours
 degree := 7                                   // every vertex has out-degree 7, as in §2.9
@@ -94,41 +72,7 @@ driver the GPU columns say why.
 ''')
 
 code(r'''
-import (
-	"errors"
-	"runtime"
-	"strings"
-)
-
-// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH + " processor (model unknown)"
-}
-
-// shortReason keeps the first clause of a GPU error: table cells are narrow.
-func shortReason(err error) string {
-	if errors.Is(err, gpu.ErrNoCUDA) {
-		return "built without CUDA"
-	}
-	s := strings.TrimPrefix(err.Error(), "gpu: ")
-	if i := strings.Index(s, ";"); i > 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
-fmt.Println("CPU:", host)
-fmt.Println(gpu.Describe())
-
-dev, gpuErr := gpu.Default()
+''' + common.MACHINE + r'''
 noGPU := ""     // what the GPU cells say when there is no GPU
 gpuTag := ""    // added to the GPU columns' "(here" on the emulator
 gpuHost := ""   // the GPU side of the notes under the tables
@@ -150,12 +94,7 @@ default:
 }
 here := " (here" + gpuTag + ")"
 
-// check panics with the formatted message unless ok.
-func check(ok bool, format string, args ...any) {
-	if !ok {
-		panic(fmt.Sprintf(format, args...))
-	}
-}
+''' + common.CHECK + r'''
 ''')
 
 md(r'''
@@ -873,7 +812,7 @@ md(r'''
 `dijkstra-martin` is the thesis's GPU version: one thread per vertex in blocks of 512, and per
 while-iteration a relax launch, a minimum launch (a shared-memory reduction per block, whose
 partial minima the host copies back and reduces, as the thesis does), and an update launch, until
-the minimum is ∞. It fixes what the digest found in the listing: the reduction's last warp
+the minimum is ∞. It fixes what a reading of the listing finds: the reduction's last warp
 synchronises explicitly (the thesis's warp-synchronous tail races on Volta and later GPUs), the
 host buffer of partial minima is allocated once, and the CSR has n+1 offsets. A run makes three
 launches per while-iteration (the last has no update, the first launch initialises), so the
@@ -1149,16 +1088,7 @@ func meanGPU(name string, g *graph.Graph, ref *graph.SingleSource) (float64, flo
 	return wall / float64(runs), kernel / float64(runs), st
 }
 
-// secondsCell is a time for a table, or what to show instead.
-func secondsCell(s float64, gpuSide bool) any {
-	switch {
-	case gpuSide && noGPU != "":
-		return noGPU
-	case s == 0:
-		return "—"
-	}
-	return s
-}
+''' + common.SECONDS_CELL + r'''
 
 _, fastErr := gpu.Lookup("sssp-fast")
 if fastErr != nil {
@@ -1329,30 +1259,4 @@ md(r'''
 ''')
 
 
-def notebook():
-    """Returns the notebook as nbformat 4.5 JSON data."""
-    cells = []
-    for i, (kind, text) in enumerate(CELLS, 1):
-        cell = {"cell_type": kind, "id": "musap-%02d" % i, "metadata": {}, "source": text}
-        if kind == "code":
-            cell["execution_count"] = None
-            cell["outputs"] = []
-        cells.append(cell)
-    return {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Go (pathnotes)", "language": "go", "name": "pathnotes"},
-            "language_info": {"file_extension": ".go", "mimetype": "text/x-go", "name": "go"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
-if __name__ == "__main__":
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "02-musap-dijkstra.ipynb")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(notebook(), f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    print("wrote", os.path.normpath(path))
+nb.write("02-musap-dijkstra.ipynb")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes notebooks/03-bodra-cuda-sp.ipynb, without outputs.
+"""Writes notebooks/03-bodra-cuda-sp.ipynb, keeping the outputs of unchanged code cells.
 
 The notebook reproduces Bodra, "Accelerating Shortest Path Algorithms on the
-GPU using CUDA" (digest-002): the Figure 1 race, the three Bellman-Ford
+GPU using CUDA" [Bodra]: the Figure 1 race, the three Bellman-Ford
 variants on road-network-sized graphs, the one-thread-per-source Dijkstra and
 the five Floyd-Warshall variants on the SNAP Gnutella graphs, each beside the
 paper's tables. Run it with `pathnotes run` to fill in the outputs:
@@ -11,20 +11,10 @@ paper's tables. Run it with `pathnotes run` to fill in the outputs:
     PATHNOTES_SCALE=0.05 pathnotes run notebooks/03-bodra-cuda-sp.ipynb --out notebooks
 """
 
-import json
-import os
+import common
 
-CELLS = []
-
-
-def md(text):
-    """Adds a markdown cell."""
-    CELLS.append(("markdown", text.strip("\n")))
-
-
-def code(text):
-    """Adds a Go cell."""
-    CELLS.append(("code", text.strip("\n")))
+nb = common.Notebook("bodra")
+md, code = nb.md, nb.code
 
 
 md(r'''
@@ -63,19 +53,7 @@ is the mean of up to three runs, one when a run takes a second or more.
 ''')
 
 code(r'''
-import (
-	"os"
-	"strconv"
-)
-
-scale := 1.0
-if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || v > 1 {
-		panic(fmt.Sprintf("PATHNOTES_SCALE=%q: want a number in (0, 1] such as 0.05 or 1", s))
-	}
-	scale = v
-}
+''' + common.SCALE + r'''
 var seed uint64 = 1                            // SNAP weights and every stand-in graph
 weights := graph.WeightRange{Min: 1, Max: 100} // the report's randint(1, 100)
 source := 0                                    // Bellman-Ford's source: the report does not say which it used
@@ -96,41 +74,7 @@ are emulator wall time on the CPU, not GPU time. Without any GPU driver the GPU 
 ''')
 
 code(r'''
-import (
-	"errors"
-	"runtime"
-	"strings"
-)
-
-// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH + " processor (model unknown)"
-}
-
-// shortReason keeps the first clause of a GPU error: table cells are narrow.
-func shortReason(err error) string {
-	if errors.Is(err, gpu.ErrNoCUDA) {
-		return "built without CUDA"
-	}
-	s := strings.TrimPrefix(err.Error(), "gpu: ")
-	if i := strings.Index(s, ";"); i > 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
-fmt.Println("CPU:", host)
-fmt.Println(gpu.Describe())
-
-dev, gpuErr := gpu.Default()
+''' + common.MACHINE + r'''
 noGPU := ""   // what the GPU cells say when there is no GPU
 gpuTag := ""  // added to the GPU columns' "(here" on the emulator
 gpuHost := "" // the GPU side of the notes under the tables
@@ -210,12 +154,7 @@ snapSets := []dataset{
 	{"gnutella30", "../data/snap/p2p-Gnutella30.txt.gz", 36682, 88328},
 }
 
-// check panics with the formatted message unless ok.
-func check(ok bool, format string, args ...any) {
-	if !ok {
-		panic(fmt.Sprintf(format, args...))
-	}
-}
+''' + common.CHECK + r'''
 
 // sinks counts the vertices of g without out-arcs.
 func sinks(g *graph.Graph) int {
@@ -306,14 +245,7 @@ fig1, err := graph.Example("bodra-fig1")
 if err != nil {
 	panic(err)
 }
-// vertex returns the vertex of g labelled name.
-func vertex(g *graph.Graph, name string) int {
-	v, err := g.Vertex(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
+''' + common.VERTEX + r'''
 vS, vA, vB, vC := vertex(fig1, "S"), vertex(fig1, "A"), vertex(fig1, "B"), vertex(fig1, "C")
 wAC, _ := fig1.Weight(vA, vC)
 wBC, _ := fig1.Weight(vB, vC)
@@ -536,7 +468,7 @@ pathnotes has the three variants with the report's thread mappings and launch sh
 | Stride (§2.1.2) | `bf-stride` | the same with grid-stride loops on half the blocks |
 | Stride with Flag (§2.1.3) | `bf-flag` | as Stride; only vertices whose distance changed last pass relax |
 
-They fix what the digest found in the listing: Stride and Flag launch at least one block (the
+They fix what a reading of the listing finds: Stride and Flag launch at least one block (the
 report's half grid is zero blocks for |V| ≤ 1024), the CSR works for vertices without out-arcs,
 and one more pass after the |V|−1 detects a negative cycle. `Options.EarlyExit` adds what the
 report's flag array almost gives: stop after the first pass that changes nothing.
@@ -643,16 +575,7 @@ func cpuSeconds(f func()) float64 {
 	return time.Since(t0).Seconds()
 }
 
-// secondsCell is a time for a table, or what to show instead.
-func secondsCell(s float64, gpuSide bool) any {
-	switch {
-	case gpuSide && noGPU != "":
-		return noGPU
-	case s == 0:
-		return "—"
-	}
-	return s
-}
+''' + common.SECONDS_CELL + r'''
 
 // bfTime is one variant's times on one road stand-in.
 type bfTime struct {
@@ -794,7 +717,7 @@ for i, d := range roadSets {
 	}
 }
 lo, hi := ratioRange(paperRatio)
-check(math.Abs(lo-2.19) < 0.01 && math.Abs(hi-2.78) < 0.01, "Naive ÷ Flag from Table 1 spans %.2f–%.2f, the digest says 2.19–2.78", lo, hi)
+check(math.Abs(lo-2.19) < 0.01 && math.Abs(hi-2.78) < 0.01, "Naive ÷ Flag from Table 1 spans %.2f–%.2f, Table 1 gives 2.19–2.78", lo, hi)
 if len(hereRatio) == 0 {
 	fmt.Println(noGPU + ": only the report's lines")
 } else {
@@ -1112,7 +1035,7 @@ for _, r := range fwRatios {
 	}
 	rt.Add(row...)
 }
-check(math.Abs(table3[gpu.VariantFWRow][0]/table3[gpu.VariantFWBlocked][0]-12.68) < 0.01, "Naive ÷ Tiled Shared on gnutella04 from Table 3 is not the digest's 12.68")
+check(math.Abs(table3[gpu.VariantFWRow][0]/table3[gpu.VariantFWBlocked][0]-12.68) < 0.01, "Naive ÷ Tiled Shared on gnutella04 from Table 3 is not Table 3's 12.68")
 rt.Note("—: not both run (the one-launch-per-k variants run on the first graph only)")
 display.Column(fig6, rt)
 ''')
@@ -1385,30 +1308,4 @@ md(r'''
 ''')
 
 
-def notebook():
-    """Returns the notebook as nbformat 4.5 JSON data."""
-    cells = []
-    for i, (kind, text) in enumerate(CELLS, 1):
-        cell = {"cell_type": kind, "id": "bodra-%02d" % i, "metadata": {}, "source": text}
-        if kind == "code":
-            cell["execution_count"] = None
-            cell["outputs"] = []
-        cells.append(cell)
-    return {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Go (pathnotes)", "language": "go", "name": "pathnotes"},
-            "language_info": {"file_extension": ".go", "mimetype": "text/x-go", "name": "go"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
-if __name__ == "__main__":
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "03-bodra-cuda-sp.ipynb")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(notebook(), f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    print("wrote", os.path.normpath(path))
+nb.write("03-bodra-cuda-sp.ipynb")

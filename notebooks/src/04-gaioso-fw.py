@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes notebooks/04-gaioso-fw.ipynb, without outputs.
+"""Writes notebooks/04-gaioso-fw.ipynb, keeping the outputs of unchanged code cells.
 
-The notebook reproduces Gaioso et al., digest-003: sequential Floyd-Warshall,
+The notebook reproduces [Gaioso et al.]: sequential Floyd-Warshall,
 Harish & Narayanan's one launch per k, Katz & Kider's three phases and the
 authors' two-kernel version with persistent phase-1 blocks, timed on random
 graphs with |E| = 6|V|, 60|V| and 600|V|, beside the paper's claims. Run it
@@ -11,20 +11,10 @@ with `pathnotes run` to fill in the outputs:
     PATHNOTES_SCALE=0.05 pathnotes run notebooks/04-gaioso-fw.ipynb --out notebooks
 """
 
-import json
-import os
+import common
 
-CELLS = []
-
-
-def md(text):
-    """Adds a markdown cell."""
-    CELLS.append(("markdown", text.strip("\n")))
-
-
-def code(text):
-    """Adds a Go cell."""
-    CELLS.append(("code", text.strip("\n")))
+nb = common.Notebook("gaioso")
+md, code = nb.md, nb.code
 
 
 md(r'''
@@ -64,19 +54,7 @@ The paper times each graph 10 times; this notebook takes the mean of `runs` runs
 ''')
 
 code(r'''
-import (
-	"os"
-	"strconv"
-)
-
-scale := 1.0
-if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) {
-		panic(fmt.Sprintf("PATHNOTES_SCALE=%q: want a positive number such as 0.05 or 1", s))
-	}
-	scale = v
-}
+''' + common.SCALE_POSITIVE + r'''
 var seed uint64 = 2075                         // every random graph is graph.GNM(|V|, |E|, weights, seed)
 weights := graph.WeightRange{Min: 1, Max: 100} // the paper gives no weight range: this one is ours
 runs := 2                                      // the paper takes the mean of 10 runs
@@ -115,29 +93,9 @@ import (
 	"strings"
 )
 
-// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH + " processor (model unknown)"
-}
+''' + common.CPU_MODEL + r'''
 
-// shortReason keeps the first clause of a GPU error: table cells are narrow.
-func shortReason(err error) string {
-	if errors.Is(err, gpu.ErrNoCUDA) {
-		return "built without CUDA"
-	}
-	s := strings.TrimPrefix(err.Error(), "gpu: ")
-	if i := strings.Index(s, ";"); i > 0 {
-		s = s[:i]
-	}
-	return s
-}
+''' + common.SHORT_REASON + r'''
 
 // occupancy is the share of an SM's thread slots that resident blocks of
 // `threads` threads fill, and how many such blocks are resident.
@@ -211,12 +169,7 @@ launches the table says.
 ''')
 
 code(r'''
-// check panics with the formatted message unless ok.
-func check(ok bool, format string, args ...any) {
-	if !ok {
-		panic(fmt.Sprintf(format, args...))
-	}
-}
+''' + common.CHECK + r'''
 
 // gnm is graph.GNM(n, k·n) with the arcs capped at n(n−1), named.
 func gnm(n, k int) *graph.Graph {
@@ -402,16 +355,7 @@ runsAt := func(name string, n int) bool {
 	return noGPU == "" && n <= gpuMaxN
 }
 
-// secondsCell is a time for a table, or what to show instead.
-func secondsCell(s float64, gpuSide bool) any {
-	switch {
-	case gpuSide && noGPU != "":
-		return noGPU
-	case s == 0:
-		return "—"
-	}
-	return s
-}
+''' + common.SECONDS_CELL + r'''
 
 // The reference runs first: the sequential solver, else fw-blocked.
 runOrder := []string{"sequential", gpu.VariantFWBlocked, gpu.VariantFWHN, gpu.VariantFWGaioso}
@@ -643,30 +587,4 @@ md(r'''
 ''')
 
 
-def notebook():
-    """Returns the notebook as nbformat 4.5 JSON data."""
-    cells = []
-    for i, (kind, text) in enumerate(CELLS, 1):
-        cell = {"cell_type": kind, "id": "gaioso-%02d" % i, "metadata": {}, "source": text}
-        if kind == "code":
-            cell["execution_count"] = None
-            cell["outputs"] = []
-        cells.append(cell)
-    return {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"display_name": "Go (pathnotes)", "language": "go", "name": "pathnotes"},
-            "language_info": {"file_extension": ".go", "mimetype": "text/x-go", "name": "go"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
-if __name__ == "__main__":
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "04-gaioso-fw.ipynb")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(notebook(), f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    print("wrote", os.path.normpath(path))
+nb.write("04-gaioso-fw.ipynb")

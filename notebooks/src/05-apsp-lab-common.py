@@ -1,52 +1,11 @@
-"""Cells shared by the two notebooks of the Greek lab handout (digest-004):
+"""Cells and Go helpers shared by the two notebooks of the Greek lab handout [Lab handout]:
 notebooks/05-apsp-lab.ipynb (the exercises, with skeleton kernels) and
 notebooks/05-apsp-lab-solutions.ipynb (working answers). The generators
 05-apsp-lab.py and 05-apsp-lab-solutions.py load this file.
 """
 
-import json
-import os
-
-
-class Notebook:
-    """Collects cells and writes them as an nbformat 4.5 notebook."""
-
-    def __init__(self, prefix):
-        self.prefix = prefix
-        self.cells = []
-
-    def md(self, text):
-        """Adds a markdown cell."""
-        self.cells.append(("markdown", text.strip("\n")))
-
-    def code(self, text):
-        """Adds a Go cell."""
-        self.cells.append(("code", text.strip("\n")))
-
-    def write(self, name):
-        """Writes notebooks/<name> without outputs."""
-        cells = []
-        for i, (kind, text) in enumerate(self.cells, 1):
-            cell = {"cell_type": kind, "id": "%s-%02d" % (self.prefix, i), "metadata": {}, "source": text}
-            if kind == "code":
-                cell["execution_count"] = None
-                cell["outputs"] = []
-            cells.append(cell)
-        data = {
-            "cells": cells,
-            "metadata": {
-                "kernelspec": {"display_name": "Go (pathnotes)", "language": "go", "name": "pathnotes"},
-                "language_info": {"file_extension": ".go", "mimetype": "text/x-go", "name": "go"},
-            },
-            "nbformat": 4,
-            "nbformat_minor": 5,
-        }
-        here = os.path.dirname(os.path.abspath(__file__))
-        path = os.path.normpath(os.path.join(here, "..", name))
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        print("wrote", path)
+from common import Notebook  # noqa: F401 (the generators use lab05.Notebook)
+import common
 
 
 def setup(nb):
@@ -60,19 +19,7 @@ and 8192 vertices. The handout says "edges" but means vertices: its matrix is n�
 and the checker's at 129.
 ''')
     nb.code(r'''
-import (
-	"os"
-	"strconv"
-)
-
-scale := 1.0
-if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v > 0) || v > 1 {
-		panic(fmt.Sprintf("PATHNOTES_SCALE=%q: want a number in (0, 1] such as 0.05 or 1", s))
-	}
-	scale = v
-}
+''' + common.SCALE + r'''
 handoutSizes := []int{1024, 2048, 4096, 8192} // the handout's "1024 to 8192"
 emuMaxN := 128                                  // largest timed n on the emulator
 var seed uint64 = 2004                          // seeds the timed graphs (lab.TimeOptions.Seed)
@@ -185,3 +132,24 @@ k; `fw-tiled-global` and `fw-blocked`: the tiled versions in global and in share
 checked against the CPU's. Your functions are timed on the host clock from the call to the end of
 `Device.Synchronize` (launch overhead included); the variants by CUDA events around their kernels.
 ''')
+
+
+# Go helpers that both lab notebooks define, each one block without a
+# trailing newline.
+
+CEIL_DIV = r'''// ceilDiv is ⌈a/b⌉: the blocks that cover a cells, the tiles that cover a rows.
+func ceilDiv(a, b int) int { return (a + b - 1) / b }'''
+
+NAIVE_2D = r'''// naive2D launches fwNaive2D for every k on bx×by blocks.
+func naive2D(bx, by int) lab.APSPFunc {
+	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+		k := kernel("fwNaive2D")
+		grid, block := gpu.Dim(ceilDiv(n, bx), ceilDiv(n, by)), gpu.Dim(bx, by)
+		for p := 0; p < n; p++ {
+			if err := k.Launch(grid, block, d, n, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}'''

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes notebooks/05-apsp-lab-solutions.ipynb, without outputs.
+"""Writes notebooks/05-apsp-lab-solutions.ipynb, keeping the outputs of unchanged code cells.
 
-Working answers to the exercises of the Greek lab handout (digest-004 §2):
+Working answers to the exercises of the Greek lab handout ([Lab handout] §2):
 Floyd-Warshall in CUDA with one launch per pivot (1-D and 2-D blocks),
 tiled in global memory, tiled in shared memory; each passes lab.CheckAPSP
 and is timed against the CPU's tiled version, and the handout's questions
@@ -26,7 +26,7 @@ md, code = nb.md, nb.code
 md(r'''
 # Floyd-Warshall on the GPU: the lab's solutions
 
-Worked answers to the exercises of a Greek parallel-systems lab handout (digest-004; no author,
+Worked answers to the exercises of a Greek parallel-systems lab handout ([Lab handout]; no author,
 course or date survives in the text): all-pairs shortest paths with Floyd-Warshall in CUDA, in
 three versions,
 
@@ -89,8 +89,7 @@ func kernel(name string) *gpu.Kernel {
 	return k
 }
 
-// ceilDiv is ⌈a/b⌉: the blocks that cover a cells, the tiles that cover a rows.
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+''' + lab05.CEIL_DIV + r'''
 
 // naive1D launches fwNaive1D for every k on blocks of threads threads.
 func naive1D(threads int) lab.APSPFunc {
@@ -106,19 +105,7 @@ func naive1D(threads int) lab.APSPFunc {
 	}
 }
 
-// naive2D launches fwNaive2D for every k on bx×by blocks.
-func naive2D(bx, by int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
-		k := kernel("fwNaive2D")
-		grid, block := gpu.Dim(ceilDiv(n, bx), ceilDiv(n, by)), gpu.Dim(bx, by)
-		for p := 0; p < n; p++ {
-			if err := k.Launch(grid, block, d, n, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+''' + lab05.NAIVE_2D + r'''
 
 // mustPass checks fn and panics, so that the notebook fails, unless every case passes.
 func mustPass(name string, fn lab.APSPFunc) *lab.Report {
@@ -335,7 +322,7 @@ Three, one per phase, in the straightforward design: phase 2 needs all of phase 
 phase 3 all of phase 2's row and column, and there is no barrier across blocks inside an ordinary
 launch. Row and column tiles of phase 2 share one kernel (the block's `y` picks which). Strictly,
 one `__global__` function with the phase as an argument would also do, so what cannot go below
-three is the number of *launches* per round, not of functions. Gaioso et al. (digest-003, variant
+three is the number of *launches* per round, not of functions. Gaioso et al. ([Gaioso et al.], variant
 `fw-gaioso`) get to two launches per round by having every phase-2 block recompute the diagonal
 tile itself, trading redundant work for a launch. The cell below counts the launches of the run
 just checked.

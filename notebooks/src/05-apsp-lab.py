@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes notebooks/05-apsp-lab.ipynb, without outputs.
+"""Writes notebooks/05-apsp-lab.ipynb, keeping the outputs of unchanged code cells.
 
-The exercises of the Greek lab handout (digest-004 §2 and §4.1) as a
+The exercises of the Greek lab handout ([Lab handout] §2 and §4.1) as a
 notebook: skeleton CUDA kernels to fill in, the Go functions that launch
 them, lab.CheckAPSP after each version and lab.TimeAPSP at the end, and the
 handout's questions. The skeleton runs as it is (its kernels compile and do
@@ -27,7 +27,7 @@ md, code = nb.md, nb.code
 md(r'''
 # Lab: Floyd-Warshall on the GPU
 
-This notebook turns a Greek parallel-systems lab handout (digest-004) into exercises you can run
+This notebook turns a Greek parallel-systems lab handout [Lab handout] into exercises you can run
 here. You write all-pairs shortest paths with the Floyd-Warshall algorithm in CUDA, three times:
 
 1. **Task 2.1** — the textbook algorithm (the handout's Algorithm 1), with 1-D and with 2-D thread
@@ -78,8 +78,7 @@ func kernel(name string) *gpu.Kernel {
 	return k
 }
 
-// ceilDiv is ⌈a/b⌉: the blocks that cover a cells, the tiles that cover a rows.
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+''' + lab05.CEIL_DIV + r'''
 ''')
 
 md(r'''
@@ -133,19 +132,7 @@ func naive1D(threads int) lab.APSPFunc {
 	}
 }
 
-// naive2D launches fwNaive2D for every k on bx×by blocks.
-func naive2D(bx, by int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
-		k := kernel("fwNaive2D")
-		grid, block := gpu.Dim(ceilDiv(n, bx), ceilDiv(n, by)), gpu.Dim(bx, by)
-		for p := 0; p < n; p++ {
-			if err := k.Launch(grid, block, d, n, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+''' + lab05.NAIVE_2D + r'''
 
 tryCheck("naive, 1-D blocks of 256", naive1D(256))
 tryCheck("naive, 2-D blocks of 32×8", naive2D(32, 8))

@@ -1,0 +1,175 @@
+"""What the notebook generators in this folder share: the Notebook writer and
+the Go helpers that several notebooks define in their first cells.
+
+Each generator builds its cells with a Notebook and writes them with
+Notebook.write, into notebooks/ or into the folder given as its first
+argument. Writing keeps the outputs of every code cell whose source is
+unchanged, so that regenerating a notebook after a text fix keeps the outputs
+of its last run. notebooks/generate.go has the command that runs them all.
+"""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Notebook:
+    """Collects cells and writes them as an nbformat 4.5 notebook."""
+
+    def __init__(self, prefix, idfmt="%s-%02d"):
+        self.prefix = prefix
+        self.idfmt = idfmt
+        self.cells = []
+
+    def md(self, text):
+        """Adds a markdown cell."""
+        self.cells.append(("markdown", text.strip("\n")))
+
+    def code(self, text):
+        """Adds a Go cell."""
+        self.cells.append(("code", text.strip("\n")))
+
+    def write(self, name):
+        """Writes <dir>/<name>, where <dir> is the first command-line argument
+        or notebooks/, keeping the outputs of the code cells that an existing
+        <dir>/<name> already has with the same source."""
+        folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..")
+        path = os.path.normpath(os.path.join(folder, name))
+        kept = previous_outputs(path)
+        cells = []
+        for i, (kind, text) in enumerate(self.cells, 1):
+            cell = {"cell_type": kind, "id": self.idfmt % (self.prefix, i), "metadata": {},
+                    "source": text.splitlines(True)}
+            if kind == "code":
+                cell["execution_count"], cell["outputs"] = None, []
+                if kept.get(text):
+                    cell["execution_count"], cell["outputs"] = kept[text].pop(0)
+            cells.append(cell)
+        data = {
+            "cells": cells,
+            "metadata": {
+                "kernelspec": {"display_name": "Go (pathnotes)", "language": "go", "name": "pathnotes"},
+                "language_info": {"file_extension": ".go", "mimetype": "text/x-go", "name": "go"},
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, ensure_ascii=False, sort_keys=True)
+            f.write("\n")
+        print("wrote", path)
+
+
+def previous_outputs(path):
+    """Maps the source of each code cell of the notebook at path (none if
+    there is no file) to its (execution_count, outputs), in cell order for
+    sources that repeat."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    kept = {}
+    for cell in data["cells"]:
+        if cell["cell_type"] == "code":
+            source = cell["source"]
+            if isinstance(source, list):
+                source = "".join(source)
+            kept.setdefault(source, []).append((cell.get("execution_count"), cell.get("outputs", [])))
+    return kept
+
+
+def scale_cell(bad, want):
+    """The Go lines that read PATHNOTES_SCALE into scale (1 when unset),
+    panicking with "want <want>" when the condition bad holds for its value v."""
+    return r'''import (
+	"os"
+	"strconv"
+)
+
+scale := 1.0
+if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || %s {
+		panic(fmt.Sprintf("PATHNOTES_SCALE=%%q: want %s", s))
+	}
+	scale = v
+}''' % (bad, want)
+
+
+# The Go helpers below are pasted into the first cells of the notebooks that
+# use them, each as one block without a trailing newline.
+
+CPU_MODEL = r'''// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
+func cpuModel() string {
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH + " processor (model unknown)"
+}'''
+
+SHORT_REASON = r'''// shortReason keeps the first clause of a GPU error: table cells are narrow.
+func shortReason(err error) string {
+	if errors.Is(err, gpu.ErrNoCUDA) {
+		return "built without CUDA"
+	}
+	s := strings.TrimPrefix(err.Error(), "gpu: ")
+	if i := strings.Index(s, ";"); i > 0 {
+		s = s[:i]
+	}
+	return s
+}'''
+
+CHECK = r'''// check panics with the formatted message unless ok.
+func check(ok bool, format string, args ...any) {
+	if !ok {
+		panic(fmt.Sprintf(format, args...))
+	}
+}'''
+
+SCALE = scale_cell("!(v > 0) || v > 1", "a number in (0, 1] such as 0.05 or 1")
+
+VERTEX = r'''// vertex returns the vertex of g labelled name.
+func vertex(g *graph.Graph, name string) int {
+	v, err := g.Vertex(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}'''
+
+SECONDS_CELL = r'''// secondsCell is a time for a table, or what to show instead.
+func secondsCell(s float64, gpuSide bool) any {
+	switch {
+	case gpuSide && noGPU != "":
+		return noGPU
+	case s == 0:
+		return "—"
+	}
+	return s
+}'''
+
+SCALE_POSITIVE = scale_cell("!(v > 0)", "a positive number such as 0.05 or 1")
+
+# MACHINE starts the cell that says which CPU and GPU produced the outputs:
+# it ends with dev and gpuErr from gpu.Default().
+MACHINE = r'''import (
+	"errors"
+	"runtime"
+	"strings"
+)
+
+''' + CPU_MODEL + '''
+
+''' + SHORT_REASON + r'''
+
+host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
+fmt.Println("CPU:", host)
+fmt.Println(gpu.Describe())
+
+dev, gpuErr := gpu.Default()'''
