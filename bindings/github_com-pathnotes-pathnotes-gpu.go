@@ -26,6 +26,7 @@ func init() {
 		"DijkstraAPSPRow":       reflect.ValueOf(gpu.DijkstraAPSPRow),
 		"DijkstraMartin":        reflect.ValueOf(gpu.DijkstraMartin),
 		"Dim":                   reflect.ValueOf(gpu.Dim),
+		"Emulator":              reflect.ValueOf(gpu.Emulator),
 		"EnvDriver":             reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_GPU\"", token.STRING, 0)),
 		"EnvPTXCache":           reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_PTX_CACHE\"", token.STRING, 0)),
 		"ErrNoCUDA":             reflect.ValueOf(&gpu.ErrNoCUDA).Elem(),

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -199,6 +200,12 @@ func Open(ordinal int) (*Device, error) {
 
 // Default returns device 0.
 func Default() (*Device, error) { return Open(0) }
+
+// Emulator opens a Device on the PTX emulator, whatever PATHNOTES_GPU says:
+// the same kernels run on the CPU, exactly and slowly, with bounds checks.
+// Pass it as Options.Device to run a variant without a GPU, or to check a
+// card's answer beside it.
+func Emulator() (*Device, error) { return openEmulator(ptxemu.Options{}) }
 
 // Info describes the device.
 func (d *Device) Info() DeviceInfo { return d.info }

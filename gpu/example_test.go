@@ -6,7 +6,6 @@ import (
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/gpu"
-	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -15,7 +14,7 @@ import (
 // a machine with one, leave Options.Device nil (or set PATHNOTES_GPU=emu
 // to pick the emulator for the whole process).
 func ExampleAllPairs() {
-	dev, err := gpu.OpenEmulator(ptxemu.Options{})
+	dev, err := gpu.Emulator()
 	if err != nil {
 		panic(err)
 	}
@@ -41,7 +40,7 @@ func ExampleAllPairs() {
 
 // SingleSource runs a single-source variant from one vertex.
 func ExampleSingleSource() {
-	dev, err := gpu.OpenEmulator(ptxemu.Options{})
+	dev, err := gpu.Emulator()
 	if err != nil {
 		panic(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pathnotes/pathnotes/gpu"
-	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/lab"
 )
@@ -39,7 +38,7 @@ func hostFW(guard bool) lab.APSPFunc {
 // compares every cell with the CPU. A student's function launches their
 // %%cuda kernels; this one is plain Go so that the example runs anywhere.
 func ExampleCheckAPSP() {
-	dev, err := gpu.OpenEmulator(ptxemu.Options{})
+	dev, err := gpu.Emulator()
 	if err != nil {
 		panic(err)
 	}
