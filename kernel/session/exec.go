@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
@@ -834,59 +833,6 @@ func (s *Session) globals() (g map[string]reflect.Value) {
 		}
 	}()
 	return s.in.Globals()
-}
-
-// execute runs a compiled piece until it ends or ctx is cancelled.
-func (s *Session) execute(ctx context.Context, prog *interp.Program) error {
-	if err := ctx.Err(); err != nil {
-		return interrupted()
-	}
-	depth0 := s.hooks.depth.Load()
-	ctx, cancel := context.WithCancelCause(ctx)
-	stopped := make(chan struct{})
-	s.mu.Lock()
-	s.cancelPiece, s.pieceStopped, s.pieceCtx = cancel, stopped, ctx
-	s.mu.Unlock()
-	_, err := s.in.ExecuteWithContext(ctx, prog)
-	s.mu.Lock()
-	s.cancelPiece, s.pieceStopped, s.pieceCtx = nil, nil, nil
-	s.mu.Unlock()
-	close(stopped)
-	cancel(nil)
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		var de depthError
-		if errors.As(context.Cause(ctx), &de) {
-			// The frames return in the background: let them, so that the
-			// depth count is right for the next cell.
-			for deadline := time.Now().Add(2 * time.Second); s.hooks.depth.Load() > depth0 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
-			}
-			trace := s.takeTrace()
-			return &CellError{Name: "StackOverflow", Value: de.Error(), Traceback: append([]string{"StackOverflow: " + de.Error()}, trace...)}
-		}
-		return interrupted()
-	}
-	return s.runtimeError(err)
-}
-
-// stopCell stops the piece of cell code that is running, as an interrupt
-// would, with cause as the reason. It returns a channel closed once the
-// interpreter has been told to stop, or nil when no piece is running.
-func (s *Session) stopCell(cause error) <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cancelPiece == nil {
-		return nil
-	}
-	s.cancelPiece(cause)
-	return s.pieceStopped
-}
-
-func interrupted() *CellError {
-	return &CellError{Name: "Interrupted", Value: "the cell was interrupted; the session and its variables are kept"}
 }
 
 // compileError turns an error of the parser or of yaegi's compiler into a

@@ -41,9 +41,7 @@ type Session struct {
 	trace   []string
 	closed  bool
 
-	cancelPiece  context.CancelCauseFunc // stops the running piece of a cell
-	pieceCtx     context.Context         // the running piece's context, nil between cells
-	pieceStopped chan struct{}           // closed when that piece has stopped
+	piece *running // the piece of a cell that runs now, nil between pieces
 }
 
 // New starts a session with the standard library, opts.Symbols and the
@@ -153,7 +151,7 @@ func (s *Session) reset() error {
 		}},
 		s.hooks.symbols(),
 	}
-	loads = append(loads, s.opts.Symbols...)
+	loads = append(loads, s.hooks.guardSymbols(s.opts.Symbols)...)
 	for i, syms := range loads {
 		if err := in.Use(syms); err != nil {
 			return fmt.Errorf("session: loading symbol table %d: %w", i, err)

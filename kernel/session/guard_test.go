@@ -1,0 +1,72 @@
+package session
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// slowSymbols is a bound package whose functions ignore the cell's context,
+// as a compiled solver run on context.Background() does.
+var slowSymbols = interp.Exports{"example.com/slow/slow": {
+	// Value returns v after ms milliseconds.
+	"Value": reflect.ValueOf(func(ms, v int) (int, error) {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		return v, nil
+	}),
+	// One returns v after ms milliseconds.
+	"One": reflect.ValueOf(func(ms, v int) int {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		return v
+	}),
+	// Each calls f(0) … f(n-1), ms milliseconds apart.
+	"Each": reflect.ValueOf(func(n, ms int, f func(int)) {
+		for i := range n {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+			f(i)
+		}
+	}),
+}}
+
+// TestInterruptedBoundCallKeepsNewValue interrupts a cell while a bound call
+// that ignores the cell's context runs, assigns the variable in the next
+// cell, waits until the abandoned call has returned, and checks that the
+// variable keeps the new value: the abandoned call must not deliver its
+// result.
+func TestInterruptedBoundCallKeepsNewValue(t *testing.T) {
+	tests := []struct{ name, setup, code string }{
+		{"call and assign, two values", "", "r, _ = slow.Value(400, 1500)"},
+		{"call and define again", "", "r, err := slow.Value(400, 1500)\n_ = err"},
+		{"one value", "", "r = slow.One(400, 1500)"},
+		{"in a function", "func fill() { r, _ = slow.Value(400, 1500) }", "fill()"},
+		{"in a top-level loop", "", "for i := 0; i < 3; i++ { r = slow.One(400, 1500+i) }"},
+		{"callback", "", "slow.Each(3, 200, func(i int) { r = 1500 + i })"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := New(Options{Symbols: []interp.Exports{slowSymbols}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			run(t, s, "import \"example.com/slow\"\nvar r int\n"+tt.setup)
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			_, err = s.Execute(ctx, tt.code, newRecorder())
+			if ce, ok := err.(*CellError); !ok || ce.Name != "Interrupted" {
+				t.Fatalf("error %v, want Interrupted", err)
+			}
+			run(t, s, "r = 7")
+			time.Sleep(900 * time.Millisecond) // the abandoned call returns meanwhile
+			if got := run(t, s, "r"); got != "7" {
+				t.Errorf("r = %s after the interrupted call returned, want 7", got)
+			}
+			if got := run(t, s, "slow.One(0, 5)"); got != "5" {
+				t.Errorf("a bound call after the interrupt gave %q, want 5", got)
+			}
+		})
+	}
+}
