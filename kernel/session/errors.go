@@ -93,6 +93,9 @@ func (s *Session) runtimeError(err error) *CellError {
 		default:
 			e.Name, e.Value = "panic", fmt.Sprint(describeValue(v))
 		}
+		if n := s.takePanicNote(value); n != nil {
+			e.Name, e.Value = "panic", describeNoted(n, value)
+		}
 		for _, t := range translations {
 			if strings.HasPrefix(e.Value, t.from) {
 				e.Name, e.Value = "RuntimeError", t.to+" ("+e.Value+")"

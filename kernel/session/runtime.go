@@ -72,6 +72,7 @@ func (h *hooks) symbols() interp.Exports {
 		"Error":     reflect.ValueOf(h.error),
 		"Show":      reflect.ValueOf(h.show),
 		"Context":   reflect.ValueOf(h.context),
+		"NotePanic": reflect.ValueOf(h.notePanic),
 	}}
 }
 

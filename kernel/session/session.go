@@ -41,7 +41,8 @@ type Session struct {
 	trace   []string
 	closed  bool
 
-	piece *running // the piece of a cell that runs now, nil between pieces
+	piece     *running   // the piece of a cell that runs now, nil between pieces
+	panicNote *panicNote // the latest panic of a value of a cell's type
 }
 
 // New starts a session with the standard library, opts.Symbols and the
