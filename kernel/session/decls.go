@@ -103,7 +103,7 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 // Temporaries of var initializers are dropped, as those of statements are
 // (see dropTemporaries), when the file declares nothing but variables.
 func (s *Session) compileDecls(ctx context.Context, f *ast.File) error {
-	s.instrument(f)
+	s.instrument(f, false)
 	old := s.redeclaredVars(f)
 	n0 := len(frameData(s.in))
 	prog, err := s.compile(f)
@@ -164,7 +164,7 @@ func (s *Session) assignVars(ctx context.Context, f *ast.File, d *ast.GenDecl) e
 		}
 		body.List = append(body.List, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: rhs})
 	}
-	s.instrument(body)
+	s.instrument(body, true)
 	n0 := len(frameData(s.in))
 	if prog, err := s.compile(body); err == nil {
 		defer s.dropTemporaries(body, n0)

@@ -30,7 +30,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 		}
 		if asAssignments(assign, old) {
 			wrapCompound(assign)
-			s.instrument(assign)
+			s.instrument(assign, true)
 			splitMinMax(assign)
 			checkStatements(assign, s.hooks.gen.Load())
 			n0 := len(frameData(s.in))
@@ -41,7 +41,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 		}
 	}
 	wrapCompound(body)
-	s.instrument(body)
+	s.instrument(body, true)
 	splitMinMax(body)
 	checkStatements(body, s.hooks.gen.Load())
 	n0 := len(frameData(s.in))
