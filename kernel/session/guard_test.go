@@ -72,6 +72,7 @@ func TestInterruptedBoundCallKeepsNewValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each has its own session; the time is spent sleeping
 			s, err := New(Options{Symbols: []interp.Exports{slowSymbols}})
 			if err != nil {
 				t.Fatal(err)
