@@ -99,3 +99,35 @@ func TestInterruptedBoundCallKeepsNewValue(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedStdlibCallKeepsNewValue checks the same for a function
+// of the standard library, which is not guarded: its assignment is split.
+// io.ReadFull waits for a child process that writes after 400 ms.
+func TestInterruptedStdlibCallKeepsNewValue(t *testing.T) {
+	s := newSession(t)
+	run(t, s, `import (
+	"io"
+	"os"
+	"os/exec"
+)
+var r int
+pr, pw, _ := os.Pipe()
+cmd := exec.Command("sh", "-c", "sleep 0.4; echo 1500")
+cmd.Stdout = pw
+buf := make([]byte, 5)`)
+	run(t, s, "startErr := cmd.Start()\nstartErr")
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := s.Execute(ctx, "r, _ = io.ReadFull(pr, buf)", newRecorder())
+	if ce, ok := err.(*CellError); !ok || ce.Name != "Interrupted" {
+		t.Fatalf("error %v, want Interrupted", err)
+	}
+	run(t, s, "r = 7")
+	time.Sleep(900 * time.Millisecond) // io.ReadFull returns 5 meanwhile
+	if got := run(t, s, "r"); got != "7" {
+		t.Errorf("r = %s after the interrupted call returned, want 7", got)
+	}
+	if got := run(t, s, "cmd.Wait()\nstring(buf)"); got != `"1500\n"` {
+		t.Errorf("the child wrote %s, want 1500", got)
+	}
+}

@@ -19,8 +19,9 @@ import (
 // methods may be called from several goroutines; cells run one at a time.
 // Close releases it.
 type Session struct {
-	opts  Options
-	hooks *hooks
+	opts    Options
+	hooks   *hooks
+	guarded map[string]bool // import paths of Options.Symbols, whose functions are guarded
 
 	execMu sync.Mutex // held while a cell runs: one cell at a time
 
@@ -54,7 +55,14 @@ func New(opts Options) (*Session, error) {
 	if opts.MaxDepth == 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
-	s := &Session{opts: opts, magics: map[magicKey]Magic{}}
+	s := &Session{opts: opts, magics: map[magicKey]Magic{}, guarded: map[string]bool{}}
+	for _, t := range opts.Symbols {
+		for key := range t {
+			if p := path.Dir(key); p != "." {
+				s.guarded[p] = true
+			}
+		}
+	}
 	s.hooks = &hooks{s: s}
 	s.stdin = &stdin{s: s}
 	var err error

@@ -14,7 +14,8 @@ import (
 // the next cell runs, goes on with the statement.
 //
 // So an assignment whose right side calls a method (x.M(...), x not a
-// package) is split: the right side is evaluated into temporaries first,
+// package), or a function of a package whose functions are not guarded
+// (the standard library's: data, err = os.ReadFile(name)), is split: the right side is evaluated into temporaries first,
 // then assigned. Inside a function, the interpreter stops between the two
 // steps once the cell is interrupted (the function's frame never runs
 // again). At the top level, a check of the cell's number (_pnrt.Check, as
@@ -39,8 +40,10 @@ import (
 func (s *Session) splitMethodAssigns(n ast.Node, top bool, gen int64) {
 	packages := map[string]bool{runtimeName: true, contextName: true}
 	s.mu.Lock()
-	for name := range s.imports {
-		packages[name] = true
+	for name, path := range s.imports {
+		if s.guarded[path] {
+			packages[name] = true // guarded already (guard.go)
+		}
 	}
 	s.mu.Unlock()
 	sp := &splitter{packages: packages, gen: gen}
@@ -130,8 +133,8 @@ func (sp *splitter) split(st ast.Stmt, top bool) ast.Stmt {
 	return block
 }
 
-// callsMethod reports whether exprs call x.M(...) with x not a package,
-// outside function literals.
+// callsMethod reports whether exprs call x.M(...) with x not a package
+// whose functions are guarded, outside function literals.
 func (sp *splitter) callsMethod(exprs []ast.Expr) bool {
 	found := false
 	for _, e := range exprs {
