@@ -32,11 +32,10 @@
 // Cancelling Execute's context stops the cell within milliseconds, loops
 // included; the session keeps its state. A call into compiled code
 // (time.Sleep, a solver) runs on in the background unless it watches a
-// context, but nothing of the cell runs after it, and the results of the
-// bound packages' functions and of methods of compiled types never reach
-// the cell's variables (guard.go and split.go tell how, and the few cases
-// not covered: standard library functions, and a := that defines a new
-// variable beside an existing one).
+// context, but nothing of the cell runs after it, and its results do not
+// reach the cell's variables: guard.go and split.go tell how, and the few
+// forms not covered (a := that defines a new variable beside an existing
+// one, a left side that calls a function).
 //
 // A panic, a runtime error, os.Exit and log.Fatal end the cell with a
 // CellError whose traceback lists the interpreted frames. A panic of a

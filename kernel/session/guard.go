@@ -24,12 +24,12 @@ import (
 // interpreted code.
 //
 // Calls of methods of compiled types (g.AddArc, m.Mul) are resolved by
-// yaegi through reflection on the value and cannot be guarded: the
-// assignments of their results are split instead (split.go).
+// yaegi through reflection on the value and cannot be guarded, and the
+// standard library's functions are not (they are many, mostly quick, and
+// yaegi recognises fmt's by their value): the assignments of their results
+// are split instead (split.go), which covers fewer forms.
 //
-// Limits: the standard library's functions are not guarded (they are many,
-// mostly quick, and yaegi recognises fmt's by their value); an abandoned
-// os.ReadFile or http.Get may still store its result. A goroutine of
+// Limits: a goroutine of
 // compiled code that calls a guarded callback after an interrupt ends
 // there, so compiled code that waits for it waits for good (its memory is
 // then kept). An interrupt ends the guarded calls in flight in every
