@@ -29,10 +29,9 @@ import (
 // yaegi recognises fmt's by their value): the assignments of their results
 // are split instead (split.go), which covers fewer forms.
 //
-// Limits: a goroutine of
-// compiled code that calls a guarded callback after an interrupt ends
-// there, so compiled code that waits for it waits for good (its memory is
-// then kept). An interrupt ends the guarded calls in flight in every
+// Limits: a goroutine of compiled code that calls a guarded callback after
+// an interrupt ends there, so compiled code that waits for it waits for
+// good (its memory is then kept). An interrupt ends the guarded calls in flight in every
 // goroutine of the session, as yaegi's own stop ends all interpreted code
 // in flight.
 //

@@ -6,17 +6,17 @@ import (
 	"strconv"
 )
 
-// Calls of methods of compiled types cannot be guarded as package-level
-// functions are (guard.go): yaegi finds them by reflection on the value. A
-// call abandoned by an interrupt may return long after, and yaegi then
+// Calls of methods of compiled types cannot be guarded as the bound
+// packages' functions are (guard.go): yaegi finds them by reflection on the
+// value; nor are the standard library's functions guarded. A call abandoned by an interrupt may return long after, and yaegi then
 // stores its results at once into the variables assigned (one step with the
 // call), and, at the top level of a cell, whose frame is live again once
 // the next cell runs, goes on with the statement.
 //
 // So an assignment whose right side calls a method (x.M(...), x not a
 // package), or a function of a package whose functions are not guarded
-// (the standard library's: data, err = os.ReadFile(name)), is split: the right side is evaluated into temporaries first,
-// then assigned. Inside a function, the interpreter stops between the two
+// (data, err = os.ReadFile(name)), is split: the right side is evaluated
+// into temporaries first, then assigned. Inside a function, the interpreter stops between the two
 // steps once the cell is interrupted (the function's frame never runs
 // again). At the top level, a check of the cell's number (_pnrt.Check, as
 // between top-level statements) sits between them:
@@ -26,7 +26,10 @@ import (
 // (With several values, the top-level block runs as a function literal
 // instead, whose frame stops for good once the cell is interrupted.)
 //
-// Left untouched, and so not covered: left sides that call functions
+// Other statements are not split: at the top level, the rest of a
+// statement such as fmt.Println(g.Slow()) still runs once the call
+// returns. Left untouched too, and so not covered: left sides that call
+// functions
 // (m[key()] = x.M()), as the split would change the order of the calls;
 // right sides that may be untyped (x = 1 << g.N()), whose type the left
 // side decides; and definitions (:=), whose types the session cannot name.
