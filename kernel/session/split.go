@@ -29,9 +29,8 @@ import (
 // Other statements are not split: at the top level, the rest of a
 // statement such as fmt.Println(g.Slow()) still runs once the call
 // returns. Left untouched too, and so not covered: left sides that call
-// functions
-// (m[key()] = x.M()), as the split would change the order of the calls;
-// right sides that may be untyped (x = 1 << g.N()), whose type the left
+// functions (m[key()] = x.M()), as the split would change the order of the
+// calls; right sides that may be untyped (x = 1 << g.N()), whose type the left
 // side decides; and definitions (:=), whose types the session cannot name.
 // A top-level := whose variables all exist is run as = (see runStmts) and
 // is covered; one that defines a new variable beside an existing one
