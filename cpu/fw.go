@@ -48,7 +48,7 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 		// Finite entries are path weights within ±MaxDistance, so the sum of
 		// two never wraps; Inf itself marks "no path".
 		if err := record(tr, res.Dist, res.Pred, graph.MaxDistance, graph.FWStep{Round: -1}); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		neg, k, err := fwPlain(ctx, res.Dist, res.Pred, n, graph.Inf, func(k int) error {
 			report(opts.Progress, k, n)
@@ -68,7 +68,7 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 	d := widen(res.Dist, graph.Inf, math.MaxInt64)
 	const noPath = math.MaxInt64 - 1 // export: every value above it is "no path"
 	if err := record(tr, d, res.Pred, noPath, graph.FWStep{Round: -1}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	neg, k, err := fwPlain(ctx, d, res.Pred, n, math.MaxInt64, func(k int) error {
 		report(opts.Progress, k, n)
@@ -80,8 +80,8 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 	if neg >= 0 {
 		return nil, fwNegativeCycle(ctx, g, neg, opts.Pred)
 	}
-	if err := export(res, d, res.Pred, noPath, g, what); err != nil {
-		return nil, err
+	if err := export(res, d, res.Pred, noPath, g); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return res, nil
 }
@@ -184,11 +184,11 @@ func widen(d []int32, from int32, to int64) []int64 {
 // export writes a working matrix back into res: entries above noPath
 // become Inf (and their predecessor Nil); any other entry beyond
 // ±MaxDistance is an error naming the pair. dst and src may be the same
-// int32 matrix.
-func export[T number](res *graph.AllPairs, src []T, srcPred []int32, noPath T, g *graph.Graph, what string) error {
+// int32 matrix. The error has no prefix: the solver adds its name.
+func export[T number](res *graph.AllPairs, src []T, srcPred []int32, noPath T, g *graph.Graph) error {
 	if c, v := exportTo(res.Dist, res.Pred, src, srcPred, noPath); c >= 0 {
-		return fmt.Errorf("%s: the distance %s->%s is %d, beyond ±%d (weights too large for int32 distances)",
-			what, g.Label(c/res.N), g.Label(c%res.N), v, graph.MaxDistance)
+		return fmt.Errorf("the distance %s->%s is %d, beyond ±%d (weights too large for int32 distances)",
+			g.Label(c/res.N), g.Label(c%res.N), v, graph.MaxDistance)
 	}
 	return nil
 }

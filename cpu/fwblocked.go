@@ -86,7 +86,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 		b.progress = opts.Progress
 		neg, done, err = b.run(ctx, tr)
 		if err == nil && neg < 0 {
-			err = export(res, res.Dist, res.Pred, b.noPath, g, what)
+			err = export(res, res.Dist, res.Pred, b.noPath, g)
 		}
 	} else {
 		if err := graph.CheckMatrixSize(n, 2); err != nil { // the int64 copy, beside the result
@@ -97,7 +97,7 @@ func FloydWarshallBlocked(ctx context.Context, g *graph.Graph, opts FWOptions) (
 		b.progress = opts.Progress
 		neg, done, err = b.run(ctx, tr)
 		if err == nil && neg < 0 {
-			err = export(res, b.d, res.Pred, b.noPath, g, what)
+			err = export(res, b.d, res.Pred, b.noPath, g)
 		}
 	}
 	switch {

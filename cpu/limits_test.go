@@ -182,6 +182,8 @@ func TestDistanceRange(t *testing.T) {
 		err := run(ctx)
 		if err == nil || !strings.Contains(err.Error(), "0->2") || !strings.Contains(err.Error(), "beyond") {
 			t.Errorf("%s on a path of weight %d: %v, want an error naming 0->2", name, 2*int64(half), err)
+		} else if prefix := strings.SplitN(err.Error(), ": ", 2)[0] + ": "; strings.Count(err.Error(), prefix) > 1 {
+			t.Errorf("%s: %q repeats its prefix %q", name, err, prefix)
 		}
 	}
 	// Distances in range, but (n-1)·max|w| is not: the checked paths.

@@ -135,13 +135,15 @@ func ReadContext(ctx context.Context, r io.Reader, opts ReadOptions) (*Graph, er
 		return nil, fmt.Errorf("%s: nil reader", name)
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
+	var gz *gzipReader
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, gzipError(err))
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
+		gz = &gzipReader{r: zr}
+		br = bufio.NewReaderSize(gz, 64<<10)
 	}
 	format := opts.Format
 	if format == FormatAuto {
@@ -155,7 +157,7 @@ func ReadContext(ctx context.Context, r io.Reader, opts ReadOptions) (*Graph, er
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	s := &lineScanner{ctx: ctx, sc: sc, name: name}
+	s := &lineScanner{ctx: ctx, sc: sc, name: name, gz: gz}
 	c := &collector{opts: opts}
 	var g *Graph
 	var err error
@@ -336,13 +338,46 @@ func idsBelow(v []byte, ids [][]byte) bool {
 	return ok
 }
 
+// errTruncatedGzip is the error of a gzip stream that ends early.
+var errTruncatedGzip = errors.New("truncated gzip stream: the compressed data ends early (an incomplete download or copy?)")
+
+// gzipError names the error of a damaged gzip stream.
+func gzipError(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errTruncatedGzip
+	}
+	return fmt.Errorf("gzip: %w", err)
+}
+
+// gzipReader reads a gzip stream, naming its errors with gzipError and
+// keeping the first: the line scanner still hands out the partial line read
+// before it, whose parse error would hide the cause.
+type gzipReader struct {
+	r   io.Reader
+	err error
+}
+
+func (z *gzipReader) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = gzipError(err)
+		if z.err == nil {
+			z.err = err
+		}
+	}
+	return n, err
+}
+
 // sniffFormat tells the format from the first lines without consuming them:
 // a Matrix Market banner or "%" comment, DIMACS "c"/"p" lines, SNAP "#"
 // comments; otherwise a two-number first line "V E" followed by nothing or
 // by a line "u v w" with u, v < V is an edge list header, and anything else
 // a SNAP list without comments.
 func sniffFormat(br *bufio.Reader) (Format, error) {
-	head, _ := br.Peek(64 << 10)
+	head, err := br.Peek(64 << 10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return FormatAuto, err // a damaged gzip stream, not an empty input
+	}
 	var lines [][][]byte
 	for len(head) > 0 && len(lines) < 2 {
 		line, rest, _ := bytes.Cut(head, []byte{'\n'})
@@ -399,6 +434,7 @@ type lineScanner struct {
 	name   string
 	line   int // 1-based number of the current line
 	fields [][]byte
+	gz     *gzipReader // the gzip stream read, nil for plain input
 }
 
 // scan moves to the next non-blank line; false at the end of the input.
@@ -431,6 +467,9 @@ func (s *lineScanner) errorf(format string, args ...any) error {
 }
 
 func (s *lineScanner) errorAt(line int, format string, args ...any) error {
+	if s.gz != nil && s.gz.err != nil { // the line was cut by a damaged stream
+		return fmt.Errorf("%s:%d: %w", s.name, line, s.gz.err)
+	}
 	return fmt.Errorf("%s:%d: %s", s.name, line, fmt.Sprintf(format, args...))
 }
 

@@ -511,3 +511,33 @@ func TestReadSample2(t *testing.T) {
 		t.Fatalf("sample2:\n got  %v\n want %s", err, want)
 	}
 }
+
+// TestReadTruncatedGzip checks that a gzip file cut short, even to its
+// header alone, is reported as a truncated gzip stream, not as empty input
+// or a line error, whether the format is sniffed or named.
+func TestReadTruncatedGzip(t *testing.T) {
+	g, err := GNM(200, 2000, WeightRange{1, 99}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	full := filepath.Join(dir, "g.gr.gz")
+	if err := WriteFile(full, g, FormatAuto); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{5, 10, len(raw) / 2, len(raw) - 4} {
+		for _, opts := range []ReadOptions{{Name: "x.gz"}, {Name: "x.gr.gz"}} {
+			_, err := Read(bytes.NewReader(raw[:cut]), opts)
+			if err == nil || !strings.Contains(err.Error(), "truncated gzip stream") || strings.Contains(err.Error(), "empty input") {
+				t.Errorf("%s cut to %d of %d bytes: %v, want a truncated gzip stream", opts.Name, cut, len(raw), err)
+			}
+		}
+	}
+	if _, err := Read(bytes.NewReader(raw), ReadOptions{Name: "x.gz"}); err != nil {
+		t.Errorf("the whole file: %v", err)
+	}
+}

@@ -49,6 +49,7 @@ func splitCell(src string) []item {
 
 	var items []item
 	start, depth, first := 0, 0, -1
+	header := false // in the header of an if, for or switch: its ; do not end the item
 	flush := func(end int) {
 		if first >= 0 {
 			items = append(items, item{kind: classify(toks, first), start: start, end: end})
@@ -57,14 +58,23 @@ func splitCell(src string) []item {
 	}
 	for i, t := range toks {
 		switch t.tok {
-		case token.LPAREN, token.LBRACK, token.LBRACE:
+		case token.IF, token.FOR, token.SWITCH:
+			if depth == 0 {
+				header = true
+			}
+		case token.LBRACE:
+			if depth == 0 {
+				header = false
+			}
+			depth++
+		case token.LPAREN, token.LBRACK:
 			depth++
 		case token.RPAREN, token.RBRACK, token.RBRACE:
 			if depth > 0 {
 				depth--
 			}
 		case token.SEMICOLON:
-			if depth == 0 {
+			if depth == 0 && !header {
 				end := t.off
 				if t.lit == ";" {
 					end++

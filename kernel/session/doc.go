@@ -31,11 +31,16 @@
 //
 // Cancelling Execute's context stops the cell within milliseconds, loops
 // included; the session keeps its state. A call into compiled code
-// (time.Sleep, a solver) runs to its end first unless it watches a context,
-// but nothing of the cell runs after it.
+// (time.Sleep, a solver) runs on in the background unless it watches a
+// context, but nothing of the cell runs after it, and its results do not
+// reach the cell's variables: guard.go and split.go tell how, and the few
+// forms not covered (a := that defines a new variable beside an existing
+// one, a left side that calls a function).
 //
 // A panic, a runtime error, os.Exit and log.Fatal end the cell with a
-// CellError whose traceback lists the interpreted frames. A panic in a
+// CellError whose traceback lists the interpreted frames. A panic of a
+// value written with its type (panic(Code(3)), panic(E{...})) names the
+// type, or shows the text of its Error or String method. A panic in a
 // goroutine started by a cell is reported on stderr. Interpreted calls
 // nested deeper than Options.MaxDepth end the cell with a StackOverflow
 // error (Go's own stack overflow would kill the kernel).

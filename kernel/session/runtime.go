@@ -49,11 +49,13 @@ func (e depthError) Error() string {
 
 // hooks holds the state that generated code reaches through runtimeName.
 type hooks struct {
-	s        *Session
-	depth    atomic.Int64 // interpreted calls in progress, all goroutines together
-	gen      atomic.Int64 // number of the cell running now, or of the last one
-	result   atomic.Pointer[Bundle]
-	hasValue atomic.Bool // the trailing expression was shown (maybe as nil)
+	s     *Session
+	depth atomic.Int64 // interpreted calls in progress, all goroutines together
+	gen   atomic.Int64 // number of the cell running now, or of the last one
+	// interrupts counts the pieces stopped by an interrupt (see guard.go).
+	interrupts atomic.Int64
+	result     atomic.Pointer[Bundle]
+	hasValue   atomic.Bool // the trailing expression was shown (maybe as nil)
 }
 
 // symbols returns the symbol table of the hooks package.
@@ -70,6 +72,7 @@ func (h *hooks) symbols() interp.Exports {
 		"Error":     reflect.ValueOf(h.error),
 		"Show":      reflect.ValueOf(h.show),
 		"Context":   reflect.ValueOf(h.context),
+		"NotePanic": reflect.ValueOf(h.notePanic),
 	}}
 }
 
@@ -108,8 +111,8 @@ func (h *hooks) enter() {
 func (h *hooks) context() context.Context {
 	h.s.mu.Lock()
 	defer h.s.mu.Unlock()
-	if h.s.pieceCtx != nil {
-		return h.s.pieceCtx
+	if h.s.piece != nil {
+		return h.s.piece.ctx
 	}
 	return context.Background()
 }

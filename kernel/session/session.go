@@ -19,8 +19,9 @@ import (
 // methods may be called from several goroutines; cells run one at a time.
 // Close releases it.
 type Session struct {
-	opts  Options
-	hooks *hooks
+	opts    Options
+	hooks   *hooks
+	guarded map[string]bool // import paths of Options.Symbols, whose functions are guarded
 
 	execMu sync.Mutex // held while a cell runs: one cell at a time
 
@@ -41,9 +42,8 @@ type Session struct {
 	trace   []string
 	closed  bool
 
-	cancelPiece  context.CancelCauseFunc // stops the running piece of a cell
-	pieceCtx     context.Context         // the running piece's context, nil between cells
-	pieceStopped chan struct{}           // closed when that piece has stopped
+	piece     *running   // the piece of a cell that runs now, nil between pieces
+	panicNote *panicNote // the latest panic of a value of a cell's type
 }
 
 // New starts a session with the standard library, opts.Symbols and the
@@ -55,7 +55,14 @@ func New(opts Options) (*Session, error) {
 	if opts.MaxDepth == 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
-	s := &Session{opts: opts, magics: map[magicKey]Magic{}}
+	s := &Session{opts: opts, magics: map[magicKey]Magic{}, guarded: map[string]bool{}}
+	for _, t := range opts.Symbols {
+		for key := range t {
+			if p := path.Dir(key); p != "." {
+				s.guarded[p] = true
+			}
+		}
+	}
 	s.hooks = &hooks{s: s}
 	s.stdin = &stdin{s: s}
 	var err error
@@ -153,7 +160,7 @@ func (s *Session) reset() error {
 		}},
 		s.hooks.symbols(),
 	}
-	loads = append(loads, s.opts.Symbols...)
+	loads = append(loads, s.hooks.guardSymbols(s.opts.Symbols)...)
 	for i, syms := range loads {
 		if err := in.Use(syms); err != nil {
 			return fmt.Errorf("session: loading symbol table %d: %w", i, err)

@@ -1,0 +1,128 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"go/scanner"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strings"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// compileError turns an error of the parser or of yaegi's compiler into a
+// CellError, with a hint for the interpreter's known gaps.
+func compileError(err error) *CellError {
+	var ce *CellError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	var list scanner.ErrorList
+	if errors.As(err, &list) {
+		e := &CellError{Name: "SyntaxError", Value: list[0].Error()}
+		if strings.Contains(list[0].Msg, "redeclared") {
+			e.Name = "CompileError"
+		}
+		for _, x := range list {
+			e.Traceback = append(e.Traceback, x.Error())
+		}
+		return e
+	}
+	msg := err.Error()
+	return &CellError{Name: "CompileError", Value: msg + gapHint(msg)}
+}
+
+// gapHint explains compile errors that come from features yaegi 0.16.1 lacks.
+func gapHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "nil type"):
+		return " (the interpreter could not type this code: yaegi 0.16.1 cannot range over an integer or a function " +
+			"(Go 1.22/1.23 features): write for i := 0; i < n; i++ { ... }, or call the iterator function with a yield function)"
+	case strings.Contains(msg, "undefined: clear"):
+		return " (the builtin clear is not available in the interpreter: use for k := range m { delete(m, k) })"
+	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
+		return " (the interpreter (yaegi 0.16.1) lacks most generic functions of packages slices and maps: " +
+			"use sort.Ints, sort.Slice or a loop)"
+	case strings.Contains(msg, "redeclared in this block"):
+		return " (names of imports, types and functions share the session's scope)"
+	}
+	return ""
+}
+
+// translations turn the messages of panics inside the interpreter's
+// reflection into those Go would give, keeping the original.
+var translations = []struct{ from, to string }{
+	{"reflect: slice index out of range", "runtime error: index out of range"},
+	{"reflect: array index out of range", "runtime error: index out of range"},
+	{"reflect: string index out of range", "runtime error: index out of range"},
+	{"reflect: call of reflect.Value.Field on zero Value", "runtime error: invalid memory address or nil pointer dereference"},
+	{"reflect: call of reflect.Value.Interface on zero Value", "runtime error: invalid memory address or nil pointer dereference (method call on a nil interface?)"},
+	{"reflect: call of reflect.Value.Call on zero Value", "runtime error: invalid memory address or nil pointer dereference (call of a nil function?)"},
+	{"reflect: call of reflect.Value.Elem on zero Value", "runtime error: invalid memory address or nil pointer dereference"},
+}
+
+// runtimeError turns the error of a failed run (usually a yaegi Panic) into
+// a CellError with the interpreted call stack as traceback.
+func (s *Session) runtimeError(err error) *CellError {
+	trace := s.takeTrace()
+	e := &CellError{Name: "RuntimeError", Value: err.Error()}
+	var p interp.Panic
+	if errors.As(err, &p) {
+		var de depthError
+		var re runtime.Error
+		value := p.Value
+		if rv, ok := value.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+			value = rv.Interface() // yaegi passes some panic values wrapped
+		}
+		switch v := value.(type) {
+		case depthError:
+			e.Name, e.Value = "StackOverflow", v.Error()
+		case error:
+			switch {
+			case errors.As(v, &de):
+				e.Name, e.Value = "StackOverflow", de.Error()
+			case errors.As(v, &re):
+				e.Name, e.Value = "RuntimeError", v.Error()
+			default:
+				e.Name, e.Value = "panic", v.Error()
+			}
+		case string:
+			e.Name, e.Value = "panic", v
+		default:
+			e.Name, e.Value = "panic", fmt.Sprint(describeValue(v))
+		}
+		if n := s.takePanicNote(value); n != nil {
+			e.Name, e.Value = "panic", describeNoted(n, value)
+		}
+		for _, t := range translations {
+			if strings.HasPrefix(e.Value, t.from) {
+				e.Name, e.Value = "RuntimeError", t.to+" ("+e.Value+")"
+			}
+		}
+		if n := len(trace); n > 20 {
+			trace = append(trace[:10:10], append([]string{fmt.Sprintf("... %d more frames ...", n-20)}, trace[n-10:]...)...)
+		}
+	} else {
+		e.Value = err.Error() + gapHint(err.Error())
+		if strings.Contains(err.Error(), "nil type") {
+			e.Name = "CompileError"
+		}
+	}
+	e.Traceback = append([]string{e.Name + ": " + e.Value}, trace...)
+	return e
+}
+
+// describeValue formats a panic value of any type as %v does, with its type
+// when that helps (panic(3) shows "3 (int)").
+func describeValue(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%v (%s)", v, reflect.TypeOf(v))
+}
+
+// panicLine matches the lines yaegi writes to its stderr for each frame a
+// panic unwinds: "cell:3:5: panic: main.f(...)".
+var panicLine = regexp.MustCompile(`^(\S*:\d+:\d+): panic: (.*)\(\.\.\.\)\n?$`)

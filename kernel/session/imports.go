@@ -1,0 +1,80 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strings"
+)
+
+// runImports imports the packages of a cell that the session has not
+// imported yet under the same name.
+func (s *Session) runImports(ctx context.Context, code string, p piece) error {
+	f, err := s.parseFile(span(code, p))
+	if err != nil {
+		return err
+	}
+	var keep []ast.Spec
+	for _, d := range f.Decls {
+		for _, spec := range d.(*ast.GenDecl).Specs {
+			is := spec.(*ast.ImportSpec)
+			name, err := s.importName(is)
+			if err != nil {
+				return err
+			}
+			if prev, ok := s.imports[name]; ok {
+				if prev == importPath(is) {
+					continue // imported before: a second import would be an error
+				}
+				pos := s.in.FileSet().Position(is.Pos())
+				return &CellError{Name: "CompileError", Value: fmt.Sprintf(
+					"%s: import %q: the name %s is taken by the import of %q in this session; name the import (import x %q) or use %%reset",
+					pos, importPath(is), name, prev, importPath(is))}
+			}
+			keep = append(keep, spec)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	f.Decls = []ast.Decl{&ast.GenDecl{TokPos: f.Package, Tok: token.IMPORT, Lparen: f.Package, Specs: keep, Rparen: f.Package}}
+	f.Imports = nil
+	for _, spec := range keep {
+		f.Imports = append(f.Imports, spec.(*ast.ImportSpec))
+	}
+	if err := s.compileRun(ctx, f); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, spec := range keep {
+		is := spec.(*ast.ImportSpec)
+		name, _ := s.importName(is)
+		s.imports[name] = importPath(is)
+	}
+	return nil
+}
+
+func importPath(is *ast.ImportSpec) string {
+	p := strings.Trim(is.Path.Value, "`\"")
+	return p
+}
+
+// importName returns the name under which an import spec makes its package
+// visible: the explicit name, or the package's name from the symbol tables.
+func (s *Session) importName(is *ast.ImportSpec) (string, error) {
+	if is.Name != nil {
+		return is.Name.Name, nil
+	}
+	p := importPath(is)
+	if info, ok := s.pkgs[p]; ok {
+		return info.name, nil
+	}
+	if p == runtimePath {
+		return "session", nil
+	}
+	pos := s.in.FileSet().Position(is.Pos())
+	return "", &CellError{Name: "CompileError", Value: fmt.Sprintf(
+		"%s: import %q: no such package in this kernel (the interpreter knows the standard library and the packages bound into pathnotes)", pos, p)}
+}
