@@ -57,6 +57,12 @@ type Options struct {
 	// error (see CaptureStdio), whose text the kernel sends to the running
 	// cell's output.
 	Stdio *StdioCapture
+	// MaxFrame is the largest ZeroMQ frame, in bytes, that the kernel
+	// reads from a peer; a connection that announces a larger one is
+	// closed (and logged) before anything is allocated for it, and the
+	// kernel serves on. 0 means $PATHNOTES_MAX_FRAME (see MaxFrameEnv),
+	// or DefaultMaxFrame when that is unset.
+	MaxFrame int64
 }
 
 // Kernel is one running Jupyter kernel. Create it with New, serve with Run.
@@ -109,6 +115,10 @@ func New(opts Options) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
+	bound, err := maxFrame(opts)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
 	k := &Kernel{
 		opts:    opts,
 		log:     opts.Log,
@@ -130,11 +140,16 @@ func New(opts Options) (*Kernel, error) {
 	zlog := zmq4.WithLogger(slog.NewLogLogger(k.log.Handler(), slog.LevelWarn))
 	// A send to a front end that went away must not block the kernel.
 	timeout := zmq4.WithTimeout(10 * time.Second)
-	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(k.sockCtx, zlog, timeout)}
-	k.control = &channel{name: "control", sock: zmq4.NewRouter(k.sockCtx, zlog, timeout)}
-	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(k.sockCtx, zlog, timeout)}
-	k.iopub = &channel{name: "iopub", sock: zmq4.NewPub(k.sockCtx, zlog, timeout)}
-	k.hb = zmq4.NewRep(k.sockCtx, zlog, timeout)
+	// Each socket's context tells its listener the frame bound and the
+	// port name to log.
+	ctx := func(port string) context.Context {
+		return withFrameBound(k.sockCtx, frameBound{port: port, max: bound, log: k.log})
+	}
+	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(ctx("shell"), zlog, timeout)}
+	k.control = &channel{name: "control", sock: zmq4.NewRouter(ctx("control"), zlog, timeout)}
+	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(ctx("stdin"), zlog, timeout)}
+	k.iopub = &channel{name: "iopub", sock: zmq4.NewPub(ctx("iopub"), zlog, timeout)}
+	k.hb = zmq4.NewRep(ctx("hb"), zlog, timeout)
 	for _, b := range []struct {
 		sock zmq4.Socket
 		port *int
@@ -146,7 +161,7 @@ func New(opts Options) (*Kernel, error) {
 		{k.iopub.sock, &k.conn.IOPubPort, "iopub"},
 		{k.hb, &k.conn.HBPort, "hb"},
 	} {
-		if err := b.sock.Listen(k.conn.endpoint(*b.port)); err != nil {
+		if err := b.sock.Listen(k.conn.listenEndpoint(*b.port)); err != nil {
 			k.closeSockets()
 			return nil, fmt.Errorf("kernel: %s socket: %w", b.name, err)
 		}
