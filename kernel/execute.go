@@ -29,18 +29,19 @@ var exitWords = map[string]bool{"exit": true, "quit": true, "exit()": true, "qui
 // orTrue reads an optional protocol flag whose default is true.
 func orTrue(b *bool) bool { return b == nil || *b }
 
-// execute runs one execute_request and reports whether it failed in a way
-// that must abort the queued requests (an error with stop_on_error).
+// execute runs one execute_request and returns how many of the requests
+// queued behind it must be aborted: when the cell fails with stop_on_error,
+// those that were waiting before its error went out, 0 otherwise.
 //
 // A silent request publishes no execute_input or execute_result and does not
 // count; its streams and errors are still shown, as ipykernel does, so a
 // front end's background code can still be debugged.
-func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
+func (k *Kernel) execute(ctx context.Context, m *Message) (abortQueued int) {
 	var req executeRequest
 	if err := m.DecodeContent(&req); err != nil {
 		k.log.Warn("execute_request dropped", "msg_id", m.Header.MsgID, "err", err)
 		k.reply(k.shell, m, "execute_reply", errorContent(&session.CellError{Name: "BadRequest", Value: err.Error()}, k.execCount))
-		return false
+		return 0
 	}
 	store := orTrue(req.StoreHistory) && !req.Silent
 	if store {
@@ -58,7 +59,7 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
 		// Consoles leave when the reply asks them to, as IPython's exit does.
 		k.reply(k.shell, m, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
 			"payload": []any{map[string]any{"source": "ask_exit", "keepkernel": false}}, "user_expressions": map[string]any{}})
-		return false
+		return 0
 	}
 
 	cellCtx, cancel := context.WithCancel(ctx)
@@ -84,9 +85,14 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
 	if err != nil {
 		ce := cellError(err)
 		k.log.Info("cell failed", "msg_id", m.Header.MsgID, "execution_count", count, "ename", ce.Name)
+		// Count the requests to abort before the error goes out: a front
+		// end that has seen it may send the next cell at once, which must run.
+		if orTrue(req.StopOnError) {
+			abortQueued = len(k.queue)
+		}
 		k.publish(m, "error", map[string]any{"ename": ce.Name, "evalue": ce.Value, "traceback": traceback(ce)})
 		k.reply(k.shell, m, "execute_reply", errorContent(ce, count))
-		return orTrue(req.StopOnError)
+		return abortQueued
 	}
 	if result != nil && !req.Silent {
 		k.publish(m, "execute_result", map[string]any{
@@ -102,7 +108,7 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
 	}
 	k.reply(k.shell, m, "execute_reply", map[string]any{
 		"status": "ok", "execution_count": count, "payload": []any{}, "user_expressions": exprs})
-	return false
+	return 0
 }
 
 // run executes code, turning a panic of the interpreter into a cell error

@@ -354,11 +354,11 @@ func (k *Kernel) dispatchControl(ch *channel, m *Message) {
 
 // dispatchShell answers a shell request, on the execution goroutine.
 func (k *Kernel) dispatchShell(ctx context.Context, m *Message) {
-	var failed bool
+	abort := 0
 	k.busy(m, func() {
 		switch m.Header.MsgType {
 		case "execute_request":
-			failed = k.execute(ctx, m)
+			abort = k.execute(ctx, m)
 		case "kernel_info_request":
 			k.reply(k.shell, m, "kernel_info_reply", k.kernelInfo())
 		case "complete_request":
@@ -383,18 +383,18 @@ func (k *Kernel) dispatchShell(ctx context.Context, m *Message) {
 			k.unknown(k.shell, m)
 		}
 	})
-	if failed {
-		k.abortQueued(ctx)
-	}
+	k.abortQueued(ctx, abort)
 }
 
-// abortQueued answers every execute_request already waiting with status
-// "aborted", after a cell failed with stop_on_error; other requests waiting
-// are served as usual. Only the requests queued when the cell failed are
-// taken: a front end that got a reply to one of them (kernel_info, say)
-// may send a new request at once, and that one must run.
-func (k *Kernel) abortQueued(ctx context.Context) {
-	for range len(k.queue) {
+// abortQueued takes the next n requests of the queue, those that were
+// waiting when a cell failed with stop_on_error (before its error reply
+// went out), and answers each execute_request among them with status
+// "aborted"; the other requests are served as usual. A request that came
+// after the error reply is not among them: a front end that got that reply,
+// or the reply to one of the n (kernel_info, say), may send a new request
+// at once, and that one must run.
+func (k *Kernel) abortQueued(ctx context.Context, n int) {
+	for range n {
 		m := <-k.queue
 		if m.Header.MsgType != "execute_request" {
 			k.dispatchShell(ctx, m)
