@@ -81,6 +81,7 @@ type Kernel struct {
 	stdin    *channel
 	iopub    *channel
 	hb       zmq4.Socket
+	replays  *replayGuard // signatures of the messages received lately
 
 	queue    chan *Message // shell requests waiting for the execution goroutine
 	inputs   chan *Message // input_reply messages from the stdin socket
@@ -129,6 +130,7 @@ func New(opts Options) (*Kernel, error) {
 		queue:   make(chan *Message, 4096),
 		inputs:  make(chan *Message, 16),
 		done:    make(chan struct{}),
+		replays: newReplayGuard(recentSignatures),
 	}
 	if k.log == nil {
 		k.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -280,7 +282,8 @@ func (k *Kernel) heartbeat() {
 }
 
 // receive reads messages from ch until the sockets close, passing each one
-// that decodes and verifies to handle; the others are logged and dropped.
+// that decodes and verifies, and whose signature was not seen lately, to
+// handle; the others are logged and dropped.
 func (k *Kernel) receive(ch *channel, handle func(*Message)) {
 	for {
 		raw, err := ch.sock.Recv()
@@ -294,6 +297,11 @@ func (k *Kernel) receive(ch *channel, handle func(*Message)) {
 		m, err := k.signer.Decode(raw.Frames)
 		if err != nil {
 			k.log.Warn("message dropped", "channel", ch.name, "frames", len(raw.Frames), "err", err)
+			continue
+		}
+		if !k.replays.fresh(m.Signature) {
+			k.log.Warn("replayed message dropped: its signature was seen before", "channel", ch.name,
+				"msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
 			continue
 		}
 		k.log.Debug("recv", "channel", ch.name, "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
