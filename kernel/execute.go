@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
@@ -189,6 +190,17 @@ func plainText(b *session.Bundle) string {
 	return s
 }
 
+// cursorIn returns the cursor of a complete or inspect request in code:
+// pos clamped to [0, the length of code], counted in Unicode code points as
+// protocol 5.2 says; the end of code when the request gives none.
+func cursorIn(code string, pos *int) int {
+	n := utf8.RuneCountInString(code)
+	if pos == nil {
+		return n
+	}
+	return min(max(*pos, 0), n)
+}
+
 // complete answers a complete_request. Cursor positions are in Unicode code
 // points on both sides, as protocol 5.2 and the session agree.
 func (k *Kernel) complete(m *Message) {
@@ -199,10 +211,7 @@ func (k *Kernel) complete(m *Message) {
 	if !k.decodeRequest(m, &req) {
 		return
 	}
-	cursor := len([]rune(req.Code))
-	if req.CursorPos != nil {
-		cursor = *req.CursorPos
-	}
+	cursor := cursorIn(req.Code, req.CursorPos)
 	var matches []string
 	start, end := cursor, cursor
 	k.guard(m, func() { matches, start, end = k.opts.Interpreter.Complete(req.Code, cursor) })
@@ -224,10 +233,7 @@ func (k *Kernel) inspect(m *Message) {
 	if !k.decodeRequest(m, &req) {
 		return
 	}
-	cursor := len([]rune(req.Code))
-	if req.CursorPos != nil {
-		cursor = *req.CursorPos
-	}
+	cursor := cursorIn(req.Code, req.CursorPos)
 	var b *session.Bundle
 	var found bool
 	k.guard(m, func() { b, found = k.opts.Interpreter.Inspect(req.Code, cursor, req.DetailLevel) })
