@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -225,4 +226,28 @@ func FuzzPort(f *testing.F) {
 		conn.Close()
 		checkServing(t, tk)
 	})
+}
+
+// TestHugeFrameOverIPC checks the bound on the ipc transport (unix
+// sockets), whose five sockets are files.
+func TestHugeFrameOverIPC(t *testing.T) {
+	dir := t.TempDir()
+	tk := startKernelOn(t, ConnectionInfo{Transport: "ipc", IP: filepath.Join(dir, "k"),
+		ShellPort: 1, IOPubPort: 2, StdinPort: 3, ControlPort: 4, HBPort: 5}, "", nil)
+	for _, p := range kernelPorts(tk.k.Connection()) {
+		conn, err := net.Dial("unix", fmt.Sprintf("%s-%d", filepath.Join(dir, "k"), p.port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range [][]byte{zmtpGreeting(), zmtpReady(p.peerType), hugeFrame(0, 1<<50)} {
+			if _, err := conn.Write(b); err != nil {
+				t.Fatalf("%s: %v", p.name, err)
+			}
+		}
+		waitClosed(t, conn, p.name)
+		if !strings.Contains(tk.logs.String(), "port="+p.name) {
+			t.Errorf("%s: no log of the frame over the bound", p.name)
+		}
+	}
+	checkServing(t, tk)
 }
