@@ -50,9 +50,10 @@ func init() {
 // frameBound is what a listener of a bounded transport needs to know; New
 // puts one in the context of each socket, whence zmq4 passes it to Listen.
 type frameBound struct {
-	port string // the channel name, for the log
-	max  uint64
-	log  *slog.Logger
+	port      string // the channel name, for the log
+	max       uint64
+	handshake time.Duration // the handshakeTimeout when the kernel was made
+	log       *slog.Logger
 }
 
 type frameBoundKey struct{}
@@ -116,7 +117,7 @@ func (t boundedTransport) Listen(ctx context.Context, addr string) (net.Listener
 	}
 	b, ok := ctx.Value(frameBoundKey{}).(frameBound)
 	if !ok {
-		b = frameBound{port: addr, max: DefaultMaxFrame, log: slog.Default()}
+		b = frameBound{port: addr, max: DefaultMaxFrame, handshake: handshakeTimeout, log: slog.Default()}
 	}
 	return boundedListener{Listener: l, bound: b}, nil
 }
@@ -134,7 +135,7 @@ func (l boundedListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.SetReadDeadline(time.Now().Add(handshakeTimeout))
+	c.SetReadDeadline(time.Now().Add(l.bound.handshake))
 	return &boundedConn{Conn: c, bound: l.bound, scan: frameScanner{max: l.bound.max, skip: greetingSize}}, nil
 }
 
@@ -175,9 +176,9 @@ func (c *boundedConn) Read(p []byte) (int, error) {
 	}
 	var ne net.Error
 	if !c.ready && errors.As(err, &ne) && ne.Timeout() {
-		c.err = fmt.Errorf("no ZMTP handshake within %v", handshakeTimeout)
+		c.err = fmt.Errorf("no ZMTP handshake within %v", c.bound.handshake)
 		c.bound.log.Warn("connection closed: no handshake", "port", c.bound.port,
-			"peer", c.RemoteAddr().String(), "timeout", handshakeTimeout)
+			"peer", c.RemoteAddr().String(), "timeout", c.bound.handshake)
 		c.Conn.Close()
 	}
 	return n, err

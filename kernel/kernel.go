@@ -7,8 +7,10 @@
 // Requests on the shell socket run one at a time, in order. The control
 // socket has its own goroutine, so that an interrupt or a shutdown is
 // answered while a cell runs. Nothing a front end sends can stop the kernel
-// except a shutdown_request: bad signatures, malformed JSON, unknown message
-// types and panics of the interpreter are logged and survived.
+// except a shutdown_request: bad signatures, replayed messages, malformed
+// JSON, unknown message types and panics of the interpreter are logged and
+// survived, and a connection that announces a frame over Options.MaxFrame,
+// or does not finish its ZMTP handshake in time, is closed alone.
 package kernel
 
 import (
@@ -145,7 +147,7 @@ func New(opts Options) (*Kernel, error) {
 	// Each socket's context tells its listener the frame bound and the
 	// port name to log.
 	ctx := func(port string) context.Context {
-		return withFrameBound(k.sockCtx, frameBound{port: port, max: bound, log: k.log})
+		return withFrameBound(k.sockCtx, frameBound{port: port, max: bound, handshake: handshakeTimeout, log: k.log})
 	}
 	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(ctx("shell"), zlog, timeout)}
 	k.control = &channel{name: "control", sock: zmq4.NewRouter(ctx("control"), zlog, timeout)}
