@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -128,74 +129,183 @@ type boundedListener struct {
 }
 
 // Accept returns the next connection, which closes itself when its peer
-// sends a frame header over the bound or does not finish the handshake in
-// time.
+// sends a frame header over the bound, a handshake zmq4 would not survive,
+// or no handshake in time.
 func (l boundedListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
 	c.SetReadDeadline(time.Now().Add(l.bound.handshake))
-	return &boundedConn{Conn: c, bound: l.bound, scan: frameScanner{max: l.bound.max, skip: greetingSize}}, nil
+	return &boundedConn{Conn: c, bound: l.bound, greeting: greetingSize, scan: frameScanner{max: l.bound.max}}, nil
 }
 
 // greetingSize is the length of the ZMTP 3 greeting, which precedes the
 // first frame.
 const greetingSize = 64
 
-// boundedConn is a connection whose reads pass through a frameScanner.
+// maxHandshake bounds the first frame, the READY command of the NULL
+// handshake: a few properties of at most a few hundred bytes.
+const maxHandshake = 64 << 10
+
+// boundedConn is a connection that checks what its peer sends before zmq4
+// reads it: the handshake command whole, then each frame header.
 type boundedConn struct {
 	net.Conn
-	bound frameBound
-	scan  frameScanner
-	ready bool  // the first frame (the handshake) has been read: no deadline
-	err   error // why the connection was closed; every later Read returns it
+	bound    frameBound
+	greeting int    // bytes of the greeting still to pass
+	ready    bool   // the handshake command has been read and checked
+	pending  []byte // the checked handshake command, not yet passed to zmq4
+	scan     frameScanner
+	err      error // why the connection was closed; every later Read returns it
 }
 
-// Read reads from the connection; it stops at a frame header over the bound,
-// closes the connection and returns the error from then on.
+// Read reads from the connection. It returns the greeting as it comes, then
+// the handshake command once it has been read whole and checked, then the
+// frames that follow as they come, up to a header over the bound. On
+// trouble it closes the connection, logs why, and returns the error from
+// then on.
 func (c *boundedConn) Read(p []byte) (int, error) {
-	if c.err != nil {
+	switch {
+	case c.err != nil:
 		return 0, c.err
+	case c.greeting > 0:
+		n, err := c.Conn.Read(p[:min(len(p), c.greeting)])
+		c.greeting -= n
+		if err != nil && n == 0 {
+			c.fail("no greeting", err)
+		}
+		return n, err
+	case !c.ready:
+		frame, err := c.readHandshake()
+		if err != nil {
+			c.fail("bad handshake", err, "claimed", c.scan.claimed)
+			return 0, c.err
+		}
+		c.pending, c.ready = frame, true
+		c.Conn.SetReadDeadline(time.Time{})
+	}
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
 	}
 	n, err := c.Conn.Read(p)
 	ok, tooBig := c.scan.scan(p[:n])
 	if tooBig != nil {
-		c.err = tooBig
-		c.bound.log.Warn("connection closed: a frame is over the bound", "port", c.bound.port,
-			"peer", c.RemoteAddr().String(), "claimed", c.scan.claimed, "max", c.bound.max)
-		c.Conn.Close()
+		c.fail("frame over the bound", tooBig, "claimed", c.scan.claimed, "max", c.bound.max)
 		if ok == 0 {
 			return 0, c.err
 		}
 		return ok, nil
 	}
-	if !c.ready && c.scan.handshook() {
-		c.ready = true
-		c.Conn.SetReadDeadline(time.Time{})
-	}
-	var ne net.Error
-	if !c.ready && errors.As(err, &ne) && ne.Timeout() {
-		c.err = fmt.Errorf("no ZMTP handshake within %v", c.bound.handshake)
-		c.bound.log.Warn("connection closed: no handshake", "port", c.bound.port,
-			"peer", c.RemoteAddr().String(), "timeout", c.bound.handshake)
-		c.Conn.Close()
-	}
 	return n, err
 }
 
-// flagLong marks a ZMTP 3 frame whose size takes 8 bytes, big-endian,
-// instead of 1.
-const flagLong = 0x02
+// fail closes the connection for err and logs why, unless the peer closed
+// it.
+func (c *boundedConn) fail(why string, err error, attrs ...any) {
+	c.err = err
+	defer c.Conn.Close()
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return // the peer left
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		why, err = "no handshake", fmt.Errorf("no ZMTP handshake within %v", c.bound.handshake)
+		c.err = err
+	}
+	c.bound.log.Warn("connection closed: "+why, append([]any{"port", c.bound.port,
+		"peer", c.RemoteAddr().String(), "err", err}, attrs...)...)
+}
 
-// frameScanner follows the ZMTP 3 framing of a byte stream: the greeting,
-// then frames of a flags byte, a 1- or 8-byte size and a body.
+// ZMTP 3 frame flags.
+const (
+	flagLong    = 0x02 // the size takes 8 bytes, big-endian, instead of 1
+	flagCommand = 0x04
+)
+
+// readHandshake reads the first frame after the greeting and returns it
+// whole if it is a READY command that zmq4 can parse: zmq4 panics, ending
+// the process, on a property that runs past the command or on a missing or
+// unknown Socket-Type.
+func (c *boundedConn) readHandshake() ([]byte, error) {
+	frame := make([]byte, 2, 9)
+	if _, err := io.ReadFull(c.Conn, frame); err != nil {
+		return nil, err
+	}
+	c.scan.claimed = uint64(frame[1])
+	if frame[0]&flagLong != 0 {
+		frame = frame[:9]
+		if _, err := io.ReadFull(c.Conn, frame[2:]); err != nil {
+			return nil, err
+		}
+		c.scan.claimed = binary.BigEndian.Uint64(frame[1:9])
+	}
+	if frame[0]&flagCommand == 0 {
+		return nil, errors.New("the first frame is not a handshake command")
+	}
+	if c.scan.claimed > min(maxHandshake, c.bound.max) {
+		return nil, fmt.Errorf("handshake command of %d bytes is over the bound of %d", c.scan.claimed, min(maxHandshake, c.bound.max))
+	}
+	frame = append(frame, make([]byte, c.scan.claimed)...)
+	if _, err := io.ReadFull(c.Conn, frame[len(frame)-int(c.scan.claimed):]); err != nil {
+		return nil, err
+	}
+	if err := checkReady(frame[len(frame)-int(c.scan.claimed):]); err != nil {
+		return nil, err
+	}
+	return frame, nil
+}
+
+// socketTypes are the ZMTP socket types zmq4 knows.
+var socketTypes = map[string]bool{"PAIR": true, "PUB": true, "SUB": true, "REQ": true, "REP": true,
+	"DEALER": true, "ROUTER": true, "PULL": true, "PUSH": true, "XPUB": true, "XSUB": true}
+
+// checkReady checks the body of a READY command: its name, then properties
+// of a 1-byte name length, the name, a 4-byte value length and the value,
+// which must fit the body exactly. A Socket-Type property must be there,
+// and every property zmq4 might take for it must name a known type.
+func checkReady(body []byte) error {
+	const ready = "\x05READY"
+	if !strings.HasPrefix(string(body), ready) {
+		return errors.New("the handshake command is not READY")
+	}
+	typed := false
+	for i := len(ready); i < len(body); {
+		klen := int(body[i])
+		i++
+		if len(body)-i < klen+4 {
+			return errors.New("READY: a property runs past the command")
+		}
+		key := string(body[i : i+klen])
+		vlen := uint64(binary.BigEndian.Uint32(body[i+klen:]))
+		i += klen + 4
+		if uint64(len(body)-i) < vlen {
+			return errors.New("READY: a property value runs past the command")
+		}
+		value := string(body[i : i+int(vlen)])
+		i += int(vlen)
+		if strings.EqualFold(key, "Socket-Type") {
+			if !socketTypes[value] {
+				return fmt.Errorf("READY: unknown Socket-Type %q", value)
+			}
+			typed = typed || key == "Socket-Type"
+		}
+	}
+	if !typed {
+		return errors.New("READY: no Socket-Type")
+	}
+	return nil
+}
+
+// frameScanner follows the ZMTP 3 frames of a byte stream: a flags byte, a
+// 1- or 8-byte size and a body.
 type frameScanner struct {
 	max     uint64
-	skip    uint64  // bytes of greeting or body still to pass
+	skip    uint64  // bytes of body still to pass
 	hdr     [9]byte // the header being read
 	hdrLen  int     // bytes of hdr read so far
-	frames  int     // frame headers read so far
 	claimed uint64  // the size of the last header
 }
 
@@ -225,17 +335,10 @@ func (s *frameScanner) scan(b []byte) (int, error) {
 			s.claimed = binary.BigEndian.Uint64(s.hdr[1:9])
 		}
 		s.hdrLen = 0
-		s.frames++
 		if s.claimed > s.max {
 			return max(i-need, 0), fmt.Errorf("frame of %d bytes is over the bound of %d", s.claimed, s.max)
 		}
 		s.skip = s.claimed
 	}
 	return len(b), nil
-}
-
-// handshook reports whether the first frame after the greeting, which
-// ZMTP 3 makes a handshake command, has been read whole.
-func (s *frameScanner) handshook() bool {
-	return s.frames >= 2 || s.frames == 1 && s.skip == 0
 }

@@ -131,6 +131,47 @@ func TestHugeFrameClosesOnlyThatConnection(t *testing.T) {
 	checkServing(t, tk)
 }
 
+// readyWith is a READY command with the given body after its name.
+func readyWith(props string) []byte {
+	body := "\x05READY" + props
+	return append([]byte{0x04, byte(len(body))}, body...)
+}
+
+// prop is a READY property.
+func prop(k, v string) string {
+	return string(append(append([]byte{byte(len(k))}, k...), binary.BigEndian.AppendUint32(nil, uint32(len(v)))...)) + v
+}
+
+// badHandshakes are READY commands on which zmq4 panics, ending the
+// process (a missing or unknown Socket-Type, a property past the end), and
+// other first frames it must not get.
+var badHandshakes = map[string][]byte{
+	"no Socket-Type":         readyWith(prop("Identity", "x")),
+	"misspelt Socket-Type":   readyWith(prop("SockeT-type", "SUB")),
+	"upper-case key only":    readyWith(prop("SOCKET-TYPE", "DEALER")),
+	"unknown type":           readyWith(prop("Socket-Type", "BOGUS")),
+	"bad type after good":    readyWith(prop("Socket-Type", "DEALER") + prop("socket-type", "")),
+	"key past the end":       readyWith("\x03abc"),
+	"value past the end":     readyWith("\x0bSocket-Type\x00\x00\x00\x09DEALER"),
+	"not READY":              append([]byte{0x04, 6}, "\x05HELLO"...),
+	"message, not a command": {0x00, 0x01, 'x'},
+}
+
+// TestBadHandshakeClosesOnlyThatConnection sends each bad handshake to each
+// port: the kernel must close that connection, log why, and serve on.
+func TestBadHandshakeClosesOnlyThatConnection(t *testing.T) {
+	tk := startKernel(t, "")
+	for _, p := range kernelPorts(tk.k.Connection()) {
+		for what, frame := range badHandshakes {
+			waitClosed(t, sendRaw(t, p.port, frame), p.name+", "+what)
+		}
+	}
+	if got := strings.Count(tk.logs.String(), "connection closed: bad handshake"); got != 5*len(badHandshakes) {
+		t.Errorf("%d bad handshakes logged, want %d", got, 5*len(badHandshakes))
+	}
+	checkServing(t, tk)
+}
+
 // TestMaxFrameSetting checks the bound that Options.MaxFrame and
 // PATHNOTES_MAX_FRAME set, and that a frame at the bound passes.
 func TestMaxFrameSetting(t *testing.T) {
@@ -181,7 +222,7 @@ func TestMaxFrameSetting(t *testing.T) {
 // must give up on this one for a front end to connect.
 func TestSilentPeerDoesNotBlockConnections(t *testing.T) {
 	defer func(d time.Duration) { handshakeTimeout = d }(handshakeTimeout)
-	handshakeTimeout = 200 * time.Millisecond
+	handshakeTimeout = 500 * time.Millisecond
 	tk := startKernel(t, "")
 	ci := tk.k.Connection()
 	for _, p := range kernelPorts(ci) {
@@ -217,6 +258,9 @@ func FuzzPort(f *testing.F) {
 		f.Add(port, append(zmtpReady("DEALER"), hugeFrame(0x01, 1<<62)...))
 		f.Add(port, append(zmtpReady("SUB"), hugeFrame(0, ^uint64(0))...))
 		f.Add(port, []byte{0x04, 0xff})
+		for _, frame := range badHandshakes {
+			f.Add(port, frame)
+		}
 	}
 	f.Setenv(MaxFrameEnv, "1MiB") // the kernel need not allocate much for a fuzzed size
 	tk := startKernel(f, "")
