@@ -101,10 +101,10 @@ func maxFrame(opts Options) (uint64, error) {
 	return DefaultMaxFrame, nil
 }
 
-// boundedTransport is a zmq4 transport whose listeners check the ZMTP frame
-// headers of what peers send before zmq4 reads them: zmq4 allocates a
-// frame's claimed size before reading it, so that one header claiming 2^40
-// bytes would end the process.
+// boundedTransport is a zmq4 transport whose listeners check what peers
+// send before zmq4 reads it: zmq4 allocates a frame's claimed size before
+// reading it, so that one header claiming 2^40 bytes would end the
+// process, and it panics on some malformed handshakes (see checkReady).
 type boundedTransport struct {
 	transport.Transport
 }

@@ -10,7 +10,8 @@
 // except a shutdown_request: bad signatures, replayed messages, malformed
 // JSON, unknown message types and panics of the interpreter are logged and
 // survived, and a connection that announces a frame over Options.MaxFrame,
-// or does not finish its ZMTP handshake in time, is closed alone.
+// sends a handshake that is not a well-formed READY, or does not finish
+// its handshake in time, is closed alone.
 package kernel
 
 import (
