@@ -60,6 +60,13 @@ func startKernel(t testing.TB, historyPath string) *testKernel {
 // startKernelWith runs a kernel with in as its interpreter (nil: a session).
 func startKernelWith(t testing.TB, historyPath string, in Interpreter) *testKernel {
 	t.Helper()
+	return startKernelOn(t, ConnectionInfo{Transport: "tcp", IP: "127.0.0.1"}, historyPath, in)
+}
+
+// startKernelOn runs a kernel listening where ci says, signing with testKey.
+func startKernelOn(t testing.TB, ci ConnectionInfo, historyPath string, in Interpreter) *testKernel {
+	t.Helper()
+	ci.Key, ci.SignatureScheme = testKey, "hmac-sha256"
 	s, err := session.New(session.Options{Prelude: []string{"fmt"}})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +85,7 @@ func startKernelWith(t testing.TB, historyPath string, in Interpreter) *testKern
 	}
 	logs := &syncBuffer{}
 	k, err := New(Options{
-		Connection:  ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", Key: testKey, SignatureScheme: "hmac-sha256"},
+		Connection:  ci,
 		Interpreter: in,
 		History:     h,
 		Log:         slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

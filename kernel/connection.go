@@ -68,3 +68,12 @@ func (ci ConnectionInfo) endpoint(port int) string {
 	}
 	return "tcp://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
 }
+
+// listenEndpoint is endpoint in the scheme of the kernel's bounded
+// transport (see boundedTransport), on which the kernel listens.
+func (ci ConnectionInfo) listenEndpoint(port int) string {
+	if ci.Transport == "ipc" {
+		return fmt.Sprintf("%s://%s-%d", boundedIPC, ci.IP, port)
+	}
+	return boundedTCP + "://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
+}

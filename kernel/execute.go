@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
@@ -29,18 +30,19 @@ var exitWords = map[string]bool{"exit": true, "quit": true, "exit()": true, "qui
 // orTrue reads an optional protocol flag whose default is true.
 func orTrue(b *bool) bool { return b == nil || *b }
 
-// execute runs one execute_request and reports whether it failed in a way
-// that must abort the queued requests (an error with stop_on_error).
+// execute runs one execute_request and returns how many of the requests
+// queued behind it must be aborted: when the cell fails with stop_on_error,
+// those that were waiting before its error went out, 0 otherwise.
 //
 // A silent request publishes no execute_input or execute_result and does not
 // count; its streams and errors are still shown, as ipykernel does, so a
 // front end's background code can still be debugged.
-func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
+func (k *Kernel) execute(ctx context.Context, m *Message) (abortQueued int) {
 	var req executeRequest
 	if err := m.DecodeContent(&req); err != nil {
 		k.log.Warn("execute_request dropped", "msg_id", m.Header.MsgID, "err", err)
 		k.reply(k.shell, m, "execute_reply", errorContent(&session.CellError{Name: "BadRequest", Value: err.Error()}, k.execCount))
-		return false
+		return 0
 	}
 	store := orTrue(req.StoreHistory) && !req.Silent
 	if store {
@@ -58,7 +60,7 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
 		// Consoles leave when the reply asks them to, as IPython's exit does.
 		k.reply(k.shell, m, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
 			"payload": []any{map[string]any{"source": "ask_exit", "keepkernel": false}}, "user_expressions": map[string]any{}})
-		return false
+		return 0
 	}
 
 	cellCtx, cancel := context.WithCancel(ctx)
@@ -84,9 +86,14 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
 	if err != nil {
 		ce := cellError(err)
 		k.log.Info("cell failed", "msg_id", m.Header.MsgID, "execution_count", count, "ename", ce.Name)
+		// Count the requests to abort before the error goes out: a front
+		// end that has seen it may send the next cell at once, which must run.
+		if orTrue(req.StopOnError) {
+			abortQueued = len(k.queue)
+		}
 		k.publish(m, "error", map[string]any{"ename": ce.Name, "evalue": ce.Value, "traceback": traceback(ce)})
 		k.reply(k.shell, m, "execute_reply", errorContent(ce, count))
-		return orTrue(req.StopOnError)
+		return abortQueued
 	}
 	if result != nil && !req.Silent {
 		k.publish(m, "execute_result", map[string]any{
@@ -102,7 +109,7 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abort bool) {
 	}
 	k.reply(k.shell, m, "execute_reply", map[string]any{
 		"status": "ok", "execution_count": count, "payload": []any{}, "user_expressions": exprs})
-	return false
+	return 0
 }
 
 // run executes code, turning a panic of the interpreter into a cell error
@@ -183,6 +190,17 @@ func plainText(b *session.Bundle) string {
 	return s
 }
 
+// cursorIn returns the cursor of a complete or inspect request in code:
+// pos clamped to [0, the length of code], counted in Unicode code points as
+// protocol 5.2 says; the end of code when the request gives none.
+func cursorIn(code string, pos *int) int {
+	n := utf8.RuneCountInString(code)
+	if pos == nil {
+		return n
+	}
+	return min(max(*pos, 0), n)
+}
+
 // complete answers a complete_request. Cursor positions are in Unicode code
 // points on both sides, as protocol 5.2 and the session agree.
 func (k *Kernel) complete(m *Message) {
@@ -193,10 +211,7 @@ func (k *Kernel) complete(m *Message) {
 	if !k.decodeRequest(m, &req) {
 		return
 	}
-	cursor := len([]rune(req.Code))
-	if req.CursorPos != nil {
-		cursor = *req.CursorPos
-	}
+	cursor := cursorIn(req.Code, req.CursorPos)
 	var matches []string
 	start, end := cursor, cursor
 	k.guard(m, func() { matches, start, end = k.opts.Interpreter.Complete(req.Code, cursor) })
@@ -218,10 +233,7 @@ func (k *Kernel) inspect(m *Message) {
 	if !k.decodeRequest(m, &req) {
 		return
 	}
-	cursor := len([]rune(req.Code))
-	if req.CursorPos != nil {
-		cursor = *req.CursorPos
-	}
+	cursor := cursorIn(req.Code, req.CursorPos)
 	var b *session.Bundle
 	var found bool
 	k.guard(m, func() { b, found = k.opts.Interpreter.Inspect(req.Code, cursor, req.DetailLevel) })

@@ -7,8 +7,11 @@
 // Requests on the shell socket run one at a time, in order. The control
 // socket has its own goroutine, so that an interrupt or a shutdown is
 // answered while a cell runs. Nothing a front end sends can stop the kernel
-// except a shutdown_request: bad signatures, malformed JSON, unknown message
-// types and panics of the interpreter are logged and survived.
+// except a shutdown_request: bad signatures, replayed messages, malformed
+// JSON, unknown message types and panics of the interpreter are logged and
+// survived, and a connection that announces a frame over Options.MaxFrame,
+// sends a handshake that is not a well-formed READY, or does not finish
+// its handshake in time, is closed alone.
 package kernel
 
 import (
@@ -57,6 +60,12 @@ type Options struct {
 	// error (see CaptureStdio), whose text the kernel sends to the running
 	// cell's output.
 	Stdio *StdioCapture
+	// MaxFrame is the largest ZeroMQ frame, in bytes, that the kernel
+	// reads from a peer; a connection that announces a larger one is
+	// closed (and logged) before anything is allocated for it, and the
+	// kernel serves on. 0 means $PATHNOTES_MAX_FRAME (see MaxFrameEnv),
+	// or DefaultMaxFrame when that is unset.
+	MaxFrame int64
 }
 
 // Kernel is one running Jupyter kernel. Create it with New, serve with Run.
@@ -75,6 +84,7 @@ type Kernel struct {
 	stdin    *channel
 	iopub    *channel
 	hb       zmq4.Socket
+	replays  *replayGuard // signatures of the messages received lately
 
 	queue    chan *Message // shell requests waiting for the execution goroutine
 	inputs   chan *Message // input_reply messages from the stdin socket
@@ -109,6 +119,10 @@ func New(opts Options) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
+	bound, err := maxFrame(opts)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
 	k := &Kernel{
 		opts:    opts,
 		log:     opts.Log,
@@ -119,6 +133,7 @@ func New(opts Options) (*Kernel, error) {
 		queue:   make(chan *Message, 4096),
 		inputs:  make(chan *Message, 16),
 		done:    make(chan struct{}),
+		replays: newReplayGuard(recentSignatures),
 	}
 	if k.log == nil {
 		k.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -130,11 +145,16 @@ func New(opts Options) (*Kernel, error) {
 	zlog := zmq4.WithLogger(slog.NewLogLogger(k.log.Handler(), slog.LevelWarn))
 	// A send to a front end that went away must not block the kernel.
 	timeout := zmq4.WithTimeout(10 * time.Second)
-	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(k.sockCtx, zlog, timeout)}
-	k.control = &channel{name: "control", sock: zmq4.NewRouter(k.sockCtx, zlog, timeout)}
-	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(k.sockCtx, zlog, timeout)}
-	k.iopub = &channel{name: "iopub", sock: zmq4.NewPub(k.sockCtx, zlog, timeout)}
-	k.hb = zmq4.NewRep(k.sockCtx, zlog, timeout)
+	// Each socket's context tells its listener the frame bound and the
+	// port name to log.
+	ctx := func(port string) context.Context {
+		return withFrameBound(k.sockCtx, frameBound{port: port, max: bound, handshake: handshakeTimeout, log: k.log})
+	}
+	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(ctx("shell"), zlog, timeout)}
+	k.control = &channel{name: "control", sock: zmq4.NewRouter(ctx("control"), zlog, timeout)}
+	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(ctx("stdin"), zlog, timeout)}
+	k.iopub = &channel{name: "iopub", sock: zmq4.NewPub(ctx("iopub"), zlog, timeout)}
+	k.hb = zmq4.NewRep(ctx("hb"), zlog, timeout)
 	for _, b := range []struct {
 		sock zmq4.Socket
 		port *int
@@ -146,7 +166,7 @@ func New(opts Options) (*Kernel, error) {
 		{k.iopub.sock, &k.conn.IOPubPort, "iopub"},
 		{k.hb, &k.conn.HBPort, "hb"},
 	} {
-		if err := b.sock.Listen(k.conn.endpoint(*b.port)); err != nil {
+		if err := b.sock.Listen(k.conn.listenEndpoint(*b.port)); err != nil {
 			k.closeSockets()
 			return nil, fmt.Errorf("kernel: %s socket: %w", b.name, err)
 		}
@@ -265,7 +285,8 @@ func (k *Kernel) heartbeat() {
 }
 
 // receive reads messages from ch until the sockets close, passing each one
-// that decodes and verifies to handle; the others are logged and dropped.
+// that decodes and verifies, and whose signature was not seen lately, to
+// handle; the others are logged and dropped.
 func (k *Kernel) receive(ch *channel, handle func(*Message)) {
 	for {
 		raw, err := ch.sock.Recv()
@@ -279,6 +300,11 @@ func (k *Kernel) receive(ch *channel, handle func(*Message)) {
 		m, err := k.signer.Decode(raw.Frames)
 		if err != nil {
 			k.log.Warn("message dropped", "channel", ch.name, "frames", len(raw.Frames), "err", err)
+			continue
+		}
+		if !k.replays.fresh(m.Signature) {
+			k.log.Warn("replayed message dropped: its signature was seen before", "channel", ch.name,
+				"msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
 			continue
 		}
 		k.log.Debug("recv", "channel", ch.name, "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
@@ -339,11 +365,11 @@ func (k *Kernel) dispatchControl(ch *channel, m *Message) {
 
 // dispatchShell answers a shell request, on the execution goroutine.
 func (k *Kernel) dispatchShell(ctx context.Context, m *Message) {
-	var failed bool
+	abort := 0
 	k.busy(m, func() {
 		switch m.Header.MsgType {
 		case "execute_request":
-			failed = k.execute(ctx, m)
+			abort = k.execute(ctx, m)
 		case "kernel_info_request":
 			k.reply(k.shell, m, "kernel_info_reply", k.kernelInfo())
 		case "complete_request":
@@ -368,18 +394,18 @@ func (k *Kernel) dispatchShell(ctx context.Context, m *Message) {
 			k.unknown(k.shell, m)
 		}
 	})
-	if failed {
-		k.abortQueued(ctx)
-	}
+	k.abortQueued(ctx, abort)
 }
 
-// abortQueued answers every execute_request already waiting with status
-// "aborted", after a cell failed with stop_on_error; other requests waiting
-// are served as usual. Only the requests queued when the cell failed are
-// taken: a front end that got a reply to one of them (kernel_info, say)
-// may send a new request at once, and that one must run.
-func (k *Kernel) abortQueued(ctx context.Context) {
-	for range len(k.queue) {
+// abortQueued takes the next n requests of the queue, those that were
+// waiting when a cell failed with stop_on_error (before its error reply
+// went out), and answers each execute_request among them with status
+// "aborted"; the other requests are served as usual. A request that came
+// after the error reply is not among them: a front end that got that reply,
+// or the reply to one of the n (kernel_info, say), may send a new request
+// at once, and that one must run.
+func (k *Kernel) abortQueued(ctx context.Context, n int) {
+	for range n {
 		m := <-k.queue
 		if m.Header.MsgType != "execute_request" {
 			k.dispatchShell(ctx, m)

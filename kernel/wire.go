@@ -46,6 +46,9 @@ type Message struct {
 	Metadata   map[string]any  // metadata, never nil after decoding
 	Content    json.RawMessage // content as received
 	Buffers    [][]byte        // extra binary buffers, if any
+	// Signature is the HMAC of a received message, decoded from its hex
+	// frame; nil when the Signer has no key.
+	Signature []byte
 }
 
 // DecodeContent unmarshals the message content into v.
@@ -102,16 +105,17 @@ func (s *Signer) sum(frames [4][]byte) []byte {
 }
 
 // verify reports whether sig is the signature of frames, comparing in
-// constant time so that timing leaks nothing about the key.
-func (s *Signer) verify(sig []byte, frames [4][]byte) bool {
+// constant time so that timing leaks nothing about the key, and returns it
+// decoded (nil without a key).
+func (s *Signer) verify(sig []byte, frames [4][]byte) ([]byte, bool) {
 	if len(s.key) == 0 {
-		return true
+		return nil, true
 	}
 	got := make([]byte, hex.DecodedLen(len(sig)))
 	if _, err := hex.Decode(got, sig); err != nil {
-		return false
+		return nil, false
 	}
-	return hmac.Equal(got, s.sum(frames))
+	return got, hmac.Equal(got, s.sum(frames))
 }
 
 // Decode parses the frames of one message received on a ROUTER socket:
@@ -130,10 +134,12 @@ func (s *Signer) Decode(frames [][]byte) (*Message, error) {
 	}
 	var signed [4][]byte
 	copy(signed[:], frames[i+2:i+6])
-	if !s.verify(frames[i+1], signed) {
+	mac, ok := s.verify(frames[i+1], signed)
+	if !ok {
 		return nil, ErrBadSignature
 	}
 	m := &Message{
+		Signature:  mac,
 		Identities: frames[:i],
 		RawHeader:  signed[0],
 		RawParent:  signed[1],
