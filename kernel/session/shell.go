@@ -45,7 +45,9 @@ func scriptMagic(name string) func(context.Context, *Session, string, string, Ou
 		if args != "" {
 			return nil, fmt.Errorf("takes no arguments, got %q (the script starts on the next line)", args)
 		}
-		cmd, err := scriptCommand(name, strings.TrimLeft(body, "\n"))
+		// The body keeps the blank lines in front of it: the shell's own
+		// messages ("line 3: ...") then give the cell's line numbers.
+		cmd, err := scriptCommand(name, body)
 		if err != nil {
 			return nil, &CellError{Name: "ShellError", Value: "%%" + name + ": " + err.Error()}
 		}

@@ -232,6 +232,12 @@ func TestShellBashScript(t *testing.T) {
 	if rec.stdout() != "n1\nn2\nn3\n" || rec.stderr() != "2\n" {
 		t.Errorf("stdout %q stderr %q", rec.stdout(), rec.stderr())
 	}
+	// The shell's messages give the cell's line numbers.
+	rec, _, err = execute(t, s, "%%bash\necho a\nno-such-command-pathnotes")
+	shellError(t, err, "exit status 127")
+	if !strings.Contains(rec.stderr(), "line 3") {
+		t.Errorf("stderr %q does not name line 3", rec.stderr())
+	}
 	if _, _, err := execute(t, s, "%%bash -x\necho"); err == nil || !strings.Contains(err.Error(), "takes no arguments") {
 		t.Errorf("%%%%bash -x gave %v", err)
 	}
