@@ -45,6 +45,16 @@
 // nested deeper than Options.MaxDepth end the cell with a StackOverflow
 // error (Go's own stack overflow would kill the kernel).
 //
+// # Shell commands
+//
+// A line of a cell that starts with ! (where a Go statement could start) is
+// a shell command, run by /bin/sh -c (cmd /C on Windows) between the Go
+// before and after it, which run as cells of their own with the cell's line
+// numbers; a %%sh or %%bash cell is a script. The command's output streams
+// to the cell's as it comes, its stdin is the null device, its directory
+// the session's (%pwd, %cd). Cancelling the context ends its process group,
+// SIGTERM then SIGKILL; a non-zero exit status is a ShellError.
+//
 // # What yaegi 0.16.1 lacks
 //
 // The session works around, or explains, the gaps users meet:

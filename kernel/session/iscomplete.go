@@ -12,12 +12,12 @@ import (
 // "incomplete" when more lines could complete it (an open bracket, a raw
 // string or comment, a line ending in an operator), with indent a
 // suggestion for the next line; or "invalid" when no further line can fix a
-// syntax error. Magic lines are complete.
+// syntax error. Magic lines and shell (!) lines are complete.
 func (s *Session) IsComplete(code string) (status, indent string) {
 	if strings.TrimSpace(code) == "" {
 		return "complete", ""
 	}
-	if t := strings.TrimSpace(code); strings.HasPrefix(t, "%") {
+	if t := strings.TrimSpace(code); strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") {
 		return "complete", ""
 	}
 

@@ -14,7 +14,8 @@ import (
 // runCell runs the magics at the start of a cell, then its Go code. A cell
 // magic (%%name on the first line that is not blank) takes the whole rest of
 // the cell. Line magics (%name) are the lines at the start of the cell; the
-// Go code after them keeps its line numbers in error messages.
+// Go code after them keeps its line numbers in error messages, and its lines
+// that start with ! are shell commands (see runMixed).
 func (s *Session) runCell(ctx context.Context, code string, out Output) (*Bundle, error) {
 	lines := strings.SplitAfter(code, "\n")
 	var result *Bundle
@@ -25,7 +26,7 @@ func (s *Session) runCell(ctx context.Context, code string, out Output) (*Bundle
 		}
 		if !strings.HasPrefix(t, "%") {
 			rest := strings.Repeat("\n", i) + strings.Join(lines[i:], "")
-			return s.runCode(ctx, rest)
+			return s.runMixed(ctx, rest, out)
 		}
 		cell := strings.HasPrefix(t, "%%")
 		name, args, _ := strings.Cut(strings.TrimLeft(t, "%"), " ")
@@ -88,7 +89,7 @@ func (s *Session) RunCode(ctx context.Context, code string) (*Bundle, error) {
 
 // registerBuiltinMagics adds the magics every session has.
 func (s *Session) registerBuiltinMagics() {
-	for _, m := range []Magic{
+	for _, m := range append([]Magic{
 		{Name: "help", Usage: "%help", Help: "list the magics", Run: magicHelp},
 		{Name: "time", Usage: "%time CODE", Help: "run Go code on the rest of the line and print its wall time", Run: magicTime},
 		{Name: "time", Cell: true, Usage: "%%time", Help: "run the cell and print its wall time", Run: magicTime},
@@ -99,7 +100,7 @@ func (s *Session) registerBuiltinMagics() {
 		mimeMagic("html", "text/html"),
 		mimeMagic("markdown", "text/markdown"),
 		mimeMagic("svg", "image/svg+xml"),
-	} {
+	}, shellMagics()...) {
 		if err := s.RegisterMagic(m); err != nil {
 			panic(err) // the built-in table is wrong: a bug, caught by the tests
 		}
@@ -128,6 +129,7 @@ func magicHelp(_ context.Context, s *Session, _, _ string, _ Output) (*Bundle, e
 		}
 		fmt.Fprintf(&b, "  %-22s %s\n", usage, m.Help)
 	}
+	b.WriteString(shellHelp)
 	return TextBundle(strings.TrimRight(b.String(), "\n")), nil
 }
 
@@ -139,7 +141,7 @@ func magicTime(ctx context.Context, s *Session, args, body string, out Output) (
 		code = body
 	}
 	start := time.Now()
-	b, err := s.runCode(ctx, code)
+	b, err := s.runMixed(ctx, code, out)
 	d := time.Since(start)
 	s.flushStreams()
 	out.Stream("stdout", fmt.Sprintf("Wall time: %v\n", d.Round(time.Microsecond)))
