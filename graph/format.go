@@ -601,9 +601,8 @@ func (c *collector) checkVertices(n int64) error {
 	if c.opts.MaxVertices > 0 && n > int64(c.opts.MaxVertices) {
 		return fmt.Errorf("%d vertices is more than MaxVertices=%d", n, c.opts.MaxVertices)
 	}
-	need := uint64(n+1) * 4
-	if avail, ok := availableMemory(); ok && need > avail {
-		return fmt.Errorf("%d vertices need %s for CSR offsets, but only %s of memory is available", n, FormatBytes(need), FormatBytes(avail))
+	if err := checkMemory(uint64(n+1) * 4); err != nil {
+		return fmt.Errorf("the CSR offsets of %d vertices %w", n, err)
 	}
 	return nil
 }
