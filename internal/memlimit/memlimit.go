@@ -51,8 +51,8 @@ type System struct {
 // Available returns how much memory the running process can still allocate.
 func Available() (Budget, bool) { return System{}.Available() }
 
-// Limit returns the least hard limit on the running process's memory.
-func Limit() (Budget, bool) { return System{}.Limit() }
+// GoLimit is System.GoLimit for the running process.
+func GoLimit(goBytes uint64) (Budget, bool) { return System{}.GoLimit(goBytes) }
 
 // bound is one limit on memory and the part of it in use.
 type bound struct {
@@ -86,17 +86,24 @@ func (s System) Available() (Budget, bool) {
 	return best, ok
 }
 
-// Limit returns the least of the cgroup's memory limit and the rlimits,
-// whatever is in use; ok is false when the process has none.
-func (s System) Limit() (Budget, bool) {
-	var best Budget
+// GoLimit returns the Go soft memory limit (debug.SetMemoryLimit) for a
+// process whose Go runtime holds goBytes now: those bytes plus the least
+// room left under the cgroup's limit and the rlimits, less SoftLimit's
+// headroom. What other code holds (C libraries, the executable's mappings,
+// address space reserved but unused) is thus left out of the Go runtime's
+// share. ok is false when the process has no such limit.
+func (s System) GoLimit(goBytes uint64) (Budget, bool) {
+	var least Budget
 	ok := false
 	for _, b := range s.bounds() {
-		if b.hard && (!ok || b.limit < best.Bytes) {
-			best, ok = Budget{b.limit, b.name}, true
+		if r := b.room(); b.hard && (!ok || r.Bytes < least.Bytes) {
+			least, ok = r, true
 		}
 	}
-	return best, ok
+	if !ok {
+		return Budget{}, false
+	}
+	return Budget{SoftLimit(goBytes + least.Bytes), least.From}, true
 }
 
 // bounds collects every limit that can be read.
