@@ -61,6 +61,7 @@ func runKernel(args []string) error {
 		return err
 	}
 	defer closeLog()
+	kernel.GuardProcess(stdio, os.Getenv(logFileEnv), log)
 	if captureErr != nil {
 		log.Warn("output of compiled code goes to the terminal, not the cells", "err", captureErr)
 	}
