@@ -579,7 +579,15 @@ type collector struct {
 	rng  *rand.Rand
 }
 
-func (c *collector) add(u, v int, w int32) { c.arcs = append(c.arcs, Arc{u, v, w}) }
+// add appends an arc, or returns an error when the arcs would outgrow
+// the memory left.
+func (c *collector) add(u, v int, w int32) error {
+	if err := checkGrowth(c.arcs, "arcs"); err != nil {
+		return err
+	}
+	c.arcs = append(c.arcs, Arc{u, v, w})
+	return nil
+}
 
 // draw returns the next weight for an unweighted arc.
 func (c *collector) draw() int32 {
@@ -618,6 +626,9 @@ func checkArcs(m int64) error {
 // build makes the graph on n vertices from the collected arcs.
 func (c *collector) build(n int, name string) (*Graph, error) {
 	if c.opts.Undirected {
+		if err := checkBytes(arcBytes(2 * len(c.arcs))); err != nil {
+			return nil, fmt.Errorf("%s: adding the reverse of %d arcs would %w", name, len(c.arcs), err)
+		}
 		for _, a := range c.arcs {
 			if a.From != a.To {
 				c.arcs = append(c.arcs, Arc{a.To, a.From, a.Weight})
@@ -626,6 +637,11 @@ func (c *collector) build(n int, name string) (*Graph, error) {
 	}
 	if err := checkArcs(int64(len(c.arcs))); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// buildCSR copies the arcs, then packs them with the offsets.
+	m := len(c.arcs)
+	if err := checkBytes(arcBytes(m) + 8*uint64(m) + 4*uint64(n+1)); err != nil {
+		return nil, fmt.Errorf("%s: building the graph of %d vertices and %d arcs would %w", name, n, m, err)
 	}
 	return buildCSR(n, c.arcs, c.opts.Duplicates), nil
 }

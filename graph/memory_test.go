@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -94,5 +95,56 @@ func TestCheckMatrixSizeLimit(t *testing.T) {
 	wantGen := "graph.Complete: n=20000 m=399980000: generating would need 2.98 GiB, but only 1 GiB of memory is available (test limit)"
 	if _, err := Complete(20000, WeightRange{1, 1}, 1); err == nil || err.Error() != wantGen {
 		t.Fatalf("Complete beyond the memory left: %v, want %q", err, wantGen)
+	}
+}
+
+// withGrowthChecks makes the readers ask about every allocation, however
+// small, until the test ends.
+func withGrowthChecks(t *testing.T) {
+	t.Helper()
+	old := growthCheckBytes
+	growthCheckBytes = 0
+	t.Cleanup(func() { growthCheckBytes = old })
+}
+
+// arcLines returns m arc lines "PREFIXu v 1" on vertices 1..10.
+func arcLines(prefix string, m int) string {
+	var b strings.Builder
+	for i := range m {
+		fmt.Fprintf(&b, "%s%d %d 1\n", prefix, i%10+1, (i+3)%10+1)
+	}
+	return b.String()
+}
+
+// TestReadOutgrowsMemory reads files with more arcs than the memory left
+// holds: the readers must stop with an error saying so, whether the arcs
+// outgrow their array while being read or the graph cannot be built.
+func TestReadOutgrowsMemory(t *testing.T) {
+	withMemory(t, 100<<10)
+	withGrowthChecks(t)
+	const tail = "of memory is available (test limit)"
+	cases := []struct {
+		name, input string
+		opts        ReadOptions
+		want        string
+	}{
+		// The header's 1000 arcs leave room for 1000; 5000 follow.
+		{"dimacs lines", "p sp 10 1000\n" + arcLines("a ", 5000), ReadOptions{}, "arcs read so far: growing their array would need "},
+		{"snap lines", arcLines("", 5000), ReadOptions{Format: FormatSNAP}, "arcs read so far: growing their array would need "},
+		{"edge list build", "11 5000\n" + arcLines("", 5000), ReadOptions{Format: FormatEdgeList},
+			"input: building the graph of 11 vertices and 5000 arcs would need 156 KiB, but only 100 KiB " + tail},
+		{"undirected", "11 3000\n" + arcLines("", 3000), ReadOptions{Format: FormatEdgeList, Undirected: true},
+			"input: adding the reverse of 3000 arcs would need 141 KiB, but only 100 KiB " + tail},
+	}
+	for _, c := range cases {
+		_, err := Read(strings.NewReader(c.input), c.opts)
+		t.Logf("%s: %v", c.name, err)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasSuffix(err.Error(), tail) {
+			t.Errorf("%s: Read error %v, want one with %q", c.name, err, c.want)
+		}
+	}
+	// Within the memory left, the same checks pass.
+	if g, err := Read(strings.NewReader("p sp 10 300\n"+arcLines("a ", 300)), ReadOptions{}); err != nil || g.N() != 10 {
+		t.Fatalf("small file under the checks: %v, %v", g, err)
 	}
 }
