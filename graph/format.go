@@ -609,7 +609,7 @@ func (c *collector) checkVertices(n int64) error {
 	if c.opts.MaxVertices > 0 && n > int64(c.opts.MaxVertices) {
 		return fmt.Errorf("%d vertices is more than MaxVertices=%d", n, c.opts.MaxVertices)
 	}
-	if err := checkMemory(uint64(n+1) * 4); err != nil {
+	if err := checkBytes(uint64(n+1) * 4); err != nil {
 		return fmt.Errorf("the CSR offsets of %d vertices %w", n, err)
 	}
 	return nil
