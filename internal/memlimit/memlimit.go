@@ -1,5 +1,6 @@
-// Package memlimit finds how much memory the process may still allocate and
-// the hard limit it runs under: the machine's MemAvailable, the room left
+// Package memlimit finds how much memory the process may still allocate,
+// and the Go memory limit it should run under: the machine's MemAvailable,
+// the room left
 // under its cgroup's memory limit (cgroup v2 memory.max or v1
 // memory.limit_in_bytes) and under its address-space and data-segment
 // rlimits (ulimit -v, ulimit -d), whichever is least. Solvers and readers
@@ -19,8 +20,8 @@ import (
 // Budget is an amount of memory and what sets it.
 type Budget struct {
 	Bytes uint64
-	// From names the source, e.g. "cgroup memory.max 8 GiB, 7.5 GiB in
-	// use" or "MemAvailable".
+	// From names the source, e.g. "cgroup v2 memory.max 8 GiB, 7.5 GiB
+	// in use" or "MemAvailable".
 	From string
 }
 
