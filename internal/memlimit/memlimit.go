@@ -1,8 +1,7 @@
 // Package memlimit finds how much memory the process may still allocate,
 // and the Go memory limit it should run under: the machine's MemAvailable,
-// the room left
-// under its cgroup's memory limit (cgroup v2 memory.max or v1
-// memory.limit_in_bytes) and under its address-space and data-segment
+// the room left under its cgroup's memory limit (cgroup v2 memory.max or
+// v1 memory.limit_in_bytes) and under its address-space and data-segment
 // rlimits (ulimit -v, ulimit -d), whichever is least. Solvers and readers
 // consult it before allocating what a size or a header asks for, so that
 // too large a request is an error rather than the end of the process.
