@@ -98,7 +98,10 @@ const maxLine = 16 << 20
 // in the declared range, and weights must be integers within ±MaxDistance.
 // Headers that claim more vertices than an int32 CSR can index, than
 // MaxVertices, or than memory can hold are refused before anything is
-// allocated for them.
+// allocated for them, and arcs that outgrow the memory left are an error
+// as soon as they do. The memory left is the least of the machine's
+// available memory and the room under the process's cgroup memory limit
+// and its address-space and data rlimits.
 //
 // SNAP files: when a comment gives "Nodes: N" and every id is below N, the
 // ids are the vertices 0..N-1. Otherwise ids are compacted to 0..n-1 in
