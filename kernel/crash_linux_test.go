@@ -48,6 +48,10 @@ func TestFatalErrorsReachTheLog(t *testing.T) {
 		where            string   // "stderr", "log" or "lost"
 	}{
 		{"oom", "1", "", oomTrace, "stderr"},
+		// The same allocation in a cell that the interpreter runs: the
+		// kernel's many goroutines make a trace larger than a default pipe
+		// buffer, which must not hang the dying process.
+		{"cell", "1", "", []string{"runtime.mallocgc(0x780000000", "reflect.MakeSlice(", "yaegi/interp."}, "stderr"},
 		{"stack", "1", logPath, stackTrace, "log"},
 		{"oom", "0", "", oomTrace, "lost"},
 	} {
@@ -121,6 +125,10 @@ func crashChild(t *testing.T, mode string) {
 		GuardProcess(stdio, os.Getenv(crashLogEnv), slog.New(slog.DiscardHandler))
 	}
 	switch mode {
+	case "cell":
+		c := connect(t, startKernel(t, ""), testKey)
+		limitAddressSpace(t, 512<<20)
+		c.execute("b := make([]byte, 30<<30)", nil)
 	case "oom":
 		limitAddressSpace(t, 512<<20)
 		crashSink = make([]byte, 30<<30)
