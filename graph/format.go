@@ -100,7 +100,10 @@ const maxLine = 16 << 20
 // in the declared range, and weights must be integers within ±MaxDistance.
 // Headers that claim more vertices than an int32 CSR can index, than
 // MaxVertices, or than memory can hold are refused before anything is
-// allocated for them.
+// allocated for them, and arcs that outgrow the memory left are an error
+// as soon as they do. The memory left is the least of the machine's
+// available memory and the room under the process's cgroup memory limit
+// and its address-space and data rlimits.
 //
 // SNAP files: when a comment gives "Nodes: N" and every id is below N, the
 // ids are the vertices 0..N-1. Otherwise ids are compacted to 0..n-1 in
@@ -623,7 +626,15 @@ type collector struct {
 	rng  *rand.Rand
 }
 
-func (c *collector) add(u, v int, w int32) { c.arcs = append(c.arcs, Arc{u, v, w}) }
+// add appends an arc, or returns an error when the arcs would outgrow
+// the memory left.
+func (c *collector) add(u, v int, w int32) error {
+	if err := checkGrowth(c.arcs, "arcs"); err != nil {
+		return err
+	}
+	c.arcs = append(c.arcs, Arc{u, v, w})
+	return nil
+}
 
 // draw returns the next weight for an unweighted arc.
 func (c *collector) draw() int32 {
@@ -645,9 +656,8 @@ func (c *collector) checkVertices(n int64) error {
 	if c.opts.MaxVertices > 0 && n > int64(c.opts.MaxVertices) {
 		return fmt.Errorf("%d vertices is more than MaxVertices=%d", n, c.opts.MaxVertices)
 	}
-	need := uint64(n+1) * 4
-	if avail, ok := availableMemory(); ok && need > avail {
-		return fmt.Errorf("%d vertices need %s for CSR offsets, but only %s of memory is available", n, FormatBytes(need), FormatBytes(avail))
+	if err := checkBytes(uint64(n+1) * 4); err != nil {
+		return fmt.Errorf("the CSR offsets of %d vertices %w", n, err)
 	}
 	return nil
 }
@@ -663,6 +673,9 @@ func checkArcs(m int64) error {
 // build makes the graph on n vertices from the collected arcs.
 func (c *collector) build(n int, name string) (*Graph, error) {
 	if c.opts.Undirected {
+		if err := checkBytes(arcBytes(2 * len(c.arcs))); err != nil {
+			return nil, fmt.Errorf("%s: adding the reverse of %d arcs would %w", name, len(c.arcs), err)
+		}
 		for _, a := range c.arcs {
 			if a.From != a.To {
 				c.arcs = append(c.arcs, Arc{a.To, a.From, a.Weight})
@@ -671,6 +684,11 @@ func (c *collector) build(n int, name string) (*Graph, error) {
 	}
 	if err := checkArcs(int64(len(c.arcs))); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// buildCSR copies the arcs, then packs them with the offsets.
+	m := len(c.arcs)
+	if err := checkBytes(arcBytes(m) + 8*uint64(m) + 4*uint64(n+1)); err != nil {
+		return nil, fmt.Errorf("%s: building the graph of %d vertices and %d arcs would %w", name, n, m, err)
 	}
 	return buildCSR(n, c.arcs, c.opts.Duplicates), nil
 }

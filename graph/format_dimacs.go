@@ -56,7 +56,9 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 			if err != nil {
 				return nil, err
 			}
-			c.add(u, v, w)
+			if err := c.add(u, v, w); err != nil {
+				return nil, s.errorf("%v", err)
+			}
 			arcs++
 		default:
 			return nil, s.errorf("unknown line type %q (want c, p or a)", short(s.fields[0]))

@@ -56,7 +56,9 @@ func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.add(u, v, w)
+		if err := c.add(u, v, w); err != nil {
+			return nil, s.errorf("%v", err)
+		}
 		lines++
 	}
 	merged := ""

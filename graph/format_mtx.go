@@ -112,7 +112,9 @@ func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.add(u, v, w)
+		if err := c.add(u, v, w); err != nil {
+			return nil, s.errorf("%v", err)
+		}
 		entries++
 	}
 	if entries != nnz {

@@ -69,11 +69,17 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 		} else {
 			w = c.draw()
 		}
+		if err := checkGrowth(raw, "arcs"); err != nil {
+			return nil, s.errorf("%v", err)
+		}
 		raw = append(raw, snapArc{u, v, w})
 		maxID = max(maxID, u, v)
 	}
 	if err := checkArcs(int64(len(raw))); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	if err := checkBytes(arcBytes(len(raw))); err != nil {
+		return nil, fmt.Errorf("%s: renumbering %d arcs would %w", s.name, len(raw), err)
 	}
 	c.arcs = make([]Arc, len(raw))
 	var notes []string

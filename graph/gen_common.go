@@ -21,9 +21,8 @@ func checkGenSize(fn string, n, m, peakBytes uint64) error {
 	if m > math.MaxInt32 {
 		return fmt.Errorf("graph.%s: %d arcs is more than the %d that int32 offsets can index", fn, m, math.MaxInt32)
 	}
-	if avail, ok := availableMemory(); ok && peakBytes > avail {
-		return fmt.Errorf("graph.%s: n=%d m=%d needs about %s while generating, but only %s of memory is available",
-			fn, n, m, FormatBytes(peakBytes), FormatBytes(avail))
+	if err := checkMemory(peakBytes); err != nil {
+		return fmt.Errorf("graph.%s: n=%d m=%d: generating would %w", fn, n, m, err)
 	}
 	return nil
 }

@@ -3,9 +3,10 @@ package graph
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/internal/memlimit"
 )
 
 // AllPairs is the all-pairs shortest-path result of every backend: the
@@ -43,7 +44,11 @@ func NewAllPairs(n int, withPred bool) (*AllPairs, error) {
 }
 
 // CheckMatrixSize returns an error when `matrices` n×n int32 matrices cannot
-// be indexed or would not fit in the memory this machine has available.
+// be indexed or would not fit in the memory the process can still allocate:
+// the least of the machine's available memory, the room under the
+// process's cgroup memory limit and under its address-space and data
+// rlimits. The error says how many bytes the matrices need and how many
+// there are.
 func CheckMatrixSize(n, matrices int) error {
 	if n < 0 {
 		return fmt.Errorf("graph: negative vertex count %d", n)
@@ -52,14 +57,13 @@ func CheckMatrixSize(n, matrices int) error {
 		return fmt.Errorf("graph: %d×%d matrices cannot be indexed", n, n)
 	}
 	need := uint64(n) * uint64(n) * 4 * uint64(matrices)
-	// Small matrices always fit; reading /proc/meminfo would cost more than
+	// Small matrices always fit; reading the limits would cost more than
 	// solving a small graph.
 	if need < smallMatrixBytes {
 		return nil
 	}
-	if avail, ok := availableMemory(); ok && need > avail {
-		return fmt.Errorf("graph: %d n×n int32 matrices for n=%d need %s, but only %s of memory is available",
-			matrices, n, FormatBytes(need), FormatBytes(avail))
+	if err := checkMemory(need); err != nil {
+		return fmt.Errorf("graph: %d n×n int32 matrices for n=%d %w", matrices, n, err)
 	}
 	return nil
 }
@@ -68,40 +72,24 @@ func CheckMatrixSize(n, matrices int) error {
 // system how much memory is available.
 const smallMatrixBytes = 64 << 20
 
-// availableMemory reads MemAvailable from /proc/meminfo (Linux only).
-func availableMemory() (uint64, bool) {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0, false
+// memoryAvailable tells how much memory the process can still allocate;
+// tests replace it.
+var memoryAvailable = memlimit.Available
+
+// checkMemory returns an error "need X, but only Y of memory is available
+// (what limits it)" when need bytes are more than the process can still
+// allocate, and nil when they fit or nothing is known.
+func checkMemory(need uint64) error {
+	avail, ok := memoryAvailable()
+	if !ok || need <= avail.Bytes {
+		return nil
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 1 {
-				kb, err := strconv.ParseUint(f[0], 10, 64)
-				if err == nil {
-					return kb * 1024, true
-				}
-			}
-		}
-	}
-	return 0, false
+	return fmt.Errorf("need %s, but only %s of memory is available (%s)",
+		FormatBytes(need), FormatBytes(avail.Bytes), avail.From)
 }
 
 // FormatBytes formats a byte count with a binary unit, e.g. "5.38 GiB".
-func FormatBytes(b uint64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	f := float64(b)
-	u := 0
-	for f >= 1024 && u < len(units)-1 {
-		f /= 1024
-		u++
-	}
-	if u == 0 {
-		return fmt.Sprintf("%d B", b)
-	}
-	return fmt.Sprintf("%.3g %s", f, units[u])
-}
+func FormatBytes(b uint64) string { return memlimit.FormatBytes(b) }
 
 // At returns the distance i → j.
 func (r *AllPairs) At(i, j int) int32 { return r.Dist[i*r.N+j] }

@@ -90,6 +90,7 @@ func captureFD(fd int, name string) (*capturedFD, error) {
 		return nil, err
 	}
 	defer w.Close() // fd keeps the write end open
+	growPipe(w)
 	if err := dup2(int(w.Fd()), fd); err != nil {
 		syscall.Close(saved)
 		r.Close()

@@ -59,6 +59,7 @@ func Kernel(args []string, newSession NewSession) error {
 		return err
 	}
 	defer closeLog()
+	kernel.GuardProcess(stdio, os.Getenv(logFileEnv), log)
 	if captureErr != nil {
 		log.Warn("output of compiled code goes to the terminal, not the cells", "err", captureErr)
 	}
