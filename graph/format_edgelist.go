@@ -20,11 +20,7 @@ func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {
 	if len(s.fields) < 2 {
 		return nil, s.errorf("header has %d field, want \"V E\"", len(s.fields))
 	}
-	n, err := s.count(0, "vertex count V")
-	if err != nil {
-		return nil, err
-	}
-	e, err := s.count(1, "arc count E")
+	n, e, err := s.counts(0, "vertex count V", "arc count E")
 	if err != nil {
 		return nil, err
 	}
@@ -49,14 +45,9 @@ func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {
 		if !ok {
 			break
 		}
-		if err := s.wantFields(`"u v w"`, 3); err != nil {
+		if err := s.addArc(c, `"u v w"`, 3, 0, 0, n); err != nil {
 			return nil, err
 		}
-		u, v, w, err := s.arc(0, 0, n)
-		if err != nil {
-			return nil, err
-		}
-		c.add(u, v, w)
 		lines++
 	}
 	merged := ""

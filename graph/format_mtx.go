@@ -46,16 +46,11 @@ func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
 		return nil, s.errorf("symmetry %q, want general or symmetric", short(s.fields[4]))
 	}
 	// The size line follows the comments.
-	for {
-		if ok, err = s.scan(); err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("%s: no \"rows cols nnz\" size line", s.name)
-		}
-		if !s.comment('%') {
-			break
-		}
+	if ok, err = s.scanData('%'); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: no \"rows cols nnz\" size line", s.name)
 	}
 	if err := s.wantFields(`"rows cols nnz"`, 3); err != nil {
 		return nil, err
@@ -84,14 +79,11 @@ func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
 	}
 	entries := int64(0)
 	for {
-		if ok, err = s.scan(); err != nil {
+		if ok, err = s.scanData('%'); err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
-		}
-		if s.comment('%') {
-			continue
 		}
 		if err := s.wantFields(want, fields); err != nil {
 			return nil, err

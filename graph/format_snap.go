@@ -53,11 +53,7 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 		if err := s.wantFields(`"u v" or "u v w"`, 2, 3); err != nil {
 			return nil, err
 		}
-		u, err := s.count(0, "vertex id")
-		if err != nil {
-			return nil, err
-		}
-		v, err := s.count(1, "vertex id")
+		u, v, err := s.counts(0, "vertex id", "vertex id")
 		if err != nil {
 			return nil, err
 		}
