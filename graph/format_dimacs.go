@@ -9,14 +9,8 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 	var n, m int64
 	problem := 0 // line of the "p" line, 0 before it
 	arcs := int64(0)
-	for {
-		ok, err := s.scanData('c')
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	for s.next('c') {
+		var err error
 		switch string(s.fields[0]) {
 		case "p":
 			if problem != 0 {
@@ -50,6 +44,9 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 		default:
 			return nil, s.errorf("unknown line type %q (want c, p or a)", short(s.fields[0]))
 		}
+	}
+	if s.err != nil {
+		return nil, s.err
 	}
 	if problem == 0 {
 		return nil, fmt.Errorf("%s: no \"p sp n m\" problem line", s.name)

@@ -22,6 +22,7 @@ type lineScanner struct {
 	name   string
 	line   int // 1-based number of the current line
 	fields [][]byte
+	err    error // the error that ended a loop of next
 }
 
 // scan moves to the next non-blank line; false at the end of the input.
@@ -50,16 +51,34 @@ func (s *lineScanner) scan() (bool, error) {
 func (s *lineScanner) comment(c byte) bool { return s.fields[0][0] == c }
 
 // scanData moves to the next non-blank line that is not a comment starting
-// with the byte c; false at the end of the input.
+// with the byte c (0: no comments); false at the end of the input.
 func (s *lineScanner) scanData(c byte) (bool, error) {
 	for {
 		if ok, err := s.scan(); !ok || err != nil {
 			return false, err
 		}
-		if !s.comment(c) {
+		if c == 0 || !s.comment(c) {
 			return true, nil
 		}
 	}
+}
+
+// next is scanData for loops over a file's lines: false at the end of the
+// input or at an error, which it keeps in s.err.
+func (s *lineScanner) next(c byte) bool {
+	ok, err := s.scanData(c)
+	s.err = err
+	return ok
+}
+
+// need moves to the next data line (see scanData) and fails, saying that
+// what is missing, at the end of the input.
+func (s *lineScanner) need(c byte, what string) error {
+	ok, err := s.scanData(c)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s: %s", s.name, what)
+	}
+	return err
 }
 
 func (s *lineScanner) errorf(format string, args ...any) error {

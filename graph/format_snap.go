@@ -20,14 +20,7 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 	nodes, edges := int64(-1), int64(-1)
 	maxID := int64(-1)
 	var raw []snapArc
-	for {
-		ok, err := s.scan()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	for s.next(0) {
 		if s.comment('#') {
 			if nodes < 0 {
 				if x, found, err := s.headerCount("Nodes:"); err != nil {
@@ -67,6 +60,9 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 		}
 		raw = append(raw, snapArc{u, v, w})
 		maxID = max(maxID, u, v)
+	}
+	if s.err != nil {
+		return nil, s.err
 	}
 	if err := checkArcs(int64(len(raw))); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
