@@ -37,20 +37,14 @@ const (
 )
 
 // String names the format as it appears in error messages.
-func (f Format) String() string {
-	switch f {
-	case FormatAuto:
-		return "auto"
-	case FormatEdgeList:
-		return "edge-list"
-	case FormatDIMACS:
-		return "dimacs"
-	case FormatSNAP:
-		return "snap"
-	case FormatMatrixMarket:
-		return "matrix-market"
-	}
-	return fmt.Sprintf("Format(%d)", int(f))
+func (f Format) String() string { return enumName(formatNames[:], int(f), "Format") }
+
+var formatNames = [...]string{
+	FormatAuto:         "auto",
+	FormatEdgeList:     "edge-list",
+	FormatDIMACS:       "dimacs",
+	FormatSNAP:         "snap",
+	FormatMatrixMarket: "matrix-market",
 }
 
 // ReadOptions tune Read and ReadFile. The zero value reads a directed graph
