@@ -22,6 +22,7 @@ const module = "github.com/pathnotes/pathnotes"
 var allowed = map[string][]string{
 	"internal/atomicfile":  nil,
 	"internal/layers":      nil,
+	"internal/fsizetest":   nil,
 	"ptx":                  nil,
 	"gpu/ptxemu":           nil,
 	"gpu/internal/testenv": nil,
@@ -52,6 +53,9 @@ var allowed = map[string][]string{
 
 // anywhere are the leaves every package may import: they know nothing of the others.
 var anywhere = []string{"internal/atomicfile"}
+
+// testAnywhere are the test helpers every package's tests may import.
+var testAnywhere = []string{"internal/fsizetest"}
 
 // testAllowed adds what a package's tests may import beyond allowed: references to check
 // against and test fixtures. A package's external test may always import the package itself.
@@ -142,7 +146,7 @@ func violations(pkgs []pkg, allowed, testAllowed map[string][]string) []string {
 			}
 		}
 		check(p.Imports, may, "imports")
-		withTests := append(append([]string(nil), may...), testAllowed[from]...)
+		withTests := slices.Concat(may, testAllowed[from], testAnywhere)
 		check(p.TestImports, withTests, "tests import")
 		check(p.XTestImports, withTests, "tests import")
 	}
