@@ -211,22 +211,9 @@ func (minF) apply(a, b float64) float64 {
 	return b
 }
 
-func (maxF) apply(a, b float64) float64 {
-	switch {
-	case a != a:
-		return b
-	case b != b:
-		return a
-	case a == b && a == 0:
-		if math.Signbit(a) {
-			return b
-		}
-		return a
-	case a > b:
-		return a
-	}
-	return b
-}
+// maxF is minF mirrored: the larger, the other operand when one is NaN,
+// and +0 for max(-0, +0).
+func (maxF) apply(a, b float64) float64 { return -minF{}.apply(-a, -b) }
 
 // copysignF is PTX's copysign: b's magnitude with a's sign.
 func (copysignF) apply(a, b float64) float64 { return math.Copysign(b, a) }
