@@ -293,20 +293,8 @@ const (
 )
 
 func decodeTestp(d *decoder, s *stmt, m *modset, in *inst) error {
-	switch m.takeAny("finite", "infinite", "number", "notanumber", "normal", "subnormal") {
-	case "finite":
-		in.mode = testFinite
-	case "infinite":
-		in.mode = testInfinite
-	case "number":
-		in.mode = testNumber
-	case "notanumber":
-		in.mode = testNaN
-	case "normal":
-		in.mode = testNormal
-	case "subnormal":
-		in.mode = testSubnormal
-	default:
+	var ok bool
+	if in.mode, ok = m.takeMode("finite", "infinite", "number", "notanumber", "normal", "subnormal"); !ok { // testFinite...testSubnormal
 		return unsupported(s, "")
 	}
 	t, ok := m.takeType()
