@@ -28,11 +28,8 @@ import (
 // error naming the vertex.
 func BellmanFord(ctx context.Context, g *graph.Graph, source int, opts BFOptions) (*graph.SingleSource, error) {
 	const what = "cpu.BellmanFord"
-	ctx, err := start(ctx, g, what)
+	ctx, err := startSingle(ctx, g, source, what)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSource(g, source, what); err != nil {
 		return nil, err
 	}
 	dist, pred, err := bellmanFord(ctx, g, source, g.N(), what)

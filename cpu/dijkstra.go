@@ -22,11 +22,8 @@ import (
 // together), computed by running that algorithm too.
 func Dijkstra(ctx context.Context, g *graph.Graph, source int, opts DijkstraOptions) (*graph.SingleSource, error) {
 	const what = "cpu.Dijkstra"
-	ctx, err := start(ctx, g, what)
+	ctx, err := startSingle(ctx, g, source, what)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkSource(g, source, what); err != nil {
 		return nil, err
 	}
 	if err := checkNonNegative(g, what); err != nil {

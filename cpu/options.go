@@ -95,12 +95,14 @@ func start(ctx context.Context, g *graph.Graph, what string) (context.Context, e
 	return ctx, nil
 }
 
-// checkSource reports a source vertex outside the graph.
-func checkSource(g *graph.Graph, source int, what string) error {
-	if source < 0 || source >= g.N() {
-		return fmt.Errorf("%s: source %d out of range 0..%d", what, source, g.N()-1)
+// startSingle is start for a single-source solver: it also reports a
+// source vertex outside the graph.
+func startSingle(ctx context.Context, g *graph.Graph, source int, what string) (context.Context, error) {
+	ctx, err := start(ctx, g, what)
+	if err == nil && (source < 0 || source >= g.N()) {
+		err = fmt.Errorf("%s: source %d out of range 0..%d", what, source, g.N()-1)
 	}
-	return nil
+	return ctx, err
 }
 
 // cancelled wraps ctx's error with what was interrupted and how far it got.

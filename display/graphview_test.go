@@ -253,11 +253,7 @@ func TestLargeGraphIsSampledWithSummary(t *testing.T) {
 		t.Error("sample note missing from the SVG")
 	}
 	text := str(t, data, MIMEText)
-	for _, want := range []string{"vertices n                   1000", "arcs m                       3000", "showing 50 of 1000"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("text lacks %q:\n%s", want, text)
-		}
-	}
+	wantContains(t, "text", text, "vertices n                   1000", "arcs m                       3000", "showing 50 of 1000")
 	h := str(t, data, MIMEHTML)
 	if svgs, _ := svgImages(t, h); len(svgs) != 1 || svgs[0] != s || !strings.Contains(h, "density ρ") {
 		t.Error("HTML does not hold the drawing and the summary")

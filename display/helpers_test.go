@@ -39,6 +39,16 @@ func (r *recorder) all() []message {
 	return append([]message(nil), r.msgs...)
 }
 
+// wantContains fails t for each of wants that text, which what names, lacks.
+func wantContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
 // withPublisher connects a recorder for the duration of the test.
 func withPublisher(t *testing.T) *recorder {
 	t.Helper()

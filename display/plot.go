@@ -49,9 +49,10 @@ func NewPlot(title, xLabel, yLabel string) *Plot {
 	return &Plot{title: title, xLabel: xLabel, yLabel: yLabel, widthCm: 16, heightCm: 10}
 }
 
-func (p *Plot) fail(err error) *Plot {
+// failf keeps the first bad call's error, prefixed with the plot's title.
+func (p *Plot) failf(format string, args ...any) *Plot {
 	if p.err == nil {
-		p.err = err
+		p.err = fmt.Errorf("display: plot %q: "+format, append([]any{p.title}, args...)...)
 	}
 	return p
 }
@@ -78,7 +79,7 @@ func (p *Plot) LogY() *Plot { p.logY = true; return p.check() }
 // Size sets the plot's size in centimetres (at 96 dots per inch for PNG).
 func (p *Plot) Size(widthCm, heightCm float64) *Plot {
 	if !(widthCm > 0 && heightCm > 0 && widthCm <= 100 && heightCm <= 100) {
-		return p.fail(fmt.Errorf("display: plot %q: size %g×%g cm, want each in (0, 100]", p.title, widthCm, heightCm))
+		return p.failf("size %g×%g cm, want each in (0, 100]", widthCm, heightCm)
 	}
 	p.widthCm, p.heightCm = widthCm, heightCm
 	return p
@@ -92,11 +93,11 @@ func (p *Plot) AsPNG() *Plot { p.png = true; return p }
 func (p *Plot) Line(name string, xs, ys []float64) *Plot {
 	switch {
 	case len(p.bars) > 0:
-		return p.fail(fmt.Errorf("display: plot %q: line %q added to a bar chart (use a plot of its own)", p.title, name))
+		return p.failf("line %q added to a bar chart (use a plot of its own)", name)
 	case len(xs) != len(ys):
-		return p.fail(fmt.Errorf("display: plot %q: line %q has %d x values and %d y values", p.title, name, len(xs), len(ys)))
+		return p.failf("line %q has %d x values and %d y values", name, len(xs), len(ys))
 	case len(xs) == 0:
-		return p.fail(fmt.Errorf("display: plot %q: line %q has no points", p.title, name))
+		return p.failf("line %q has no points", name)
 	}
 	p.lines = append(p.lines, series{name, append([]float64(nil), xs...), append([]float64(nil), ys...)})
 	return p.check()
@@ -106,12 +107,12 @@ func (p *Plot) Line(name string, xs, ys []float64) *Plot {
 // faster a variant is than the baseline at each size.
 func (p *Plot) Speedup(name string, xs, baseline, times []float64) *Plot {
 	if len(baseline) != len(times) {
-		return p.fail(fmt.Errorf("display: plot %q: speed-up %q has %d baseline times and %d times", p.title, name, len(baseline), len(times)))
+		return p.failf("speed-up %q has %d baseline times and %d times", name, len(baseline), len(times))
 	}
 	ratios := make([]float64, len(times))
 	for i, t := range times {
 		if !(t > 0) {
-			return p.fail(fmt.Errorf("display: plot %q: speed-up %q: time %d is %g, want > 0", p.title, name, i, t))
+			return p.failf("speed-up %q: time %d is %g, want > 0", name, i, t)
 		}
 		ratios[i] = baseline[i] / t
 	}
@@ -124,13 +125,13 @@ func (p *Plot) Speedup(name string, xs, baseline, times []float64) *Plot {
 func (p *Plot) Bar(name string, categories []string, values []float64) *Plot {
 	switch {
 	case len(p.lines) > 0:
-		return p.fail(fmt.Errorf("display: plot %q: bars %q added to a line plot (use a plot of its own)", p.title, name))
+		return p.failf("bars %q added to a line plot (use a plot of its own)", name)
 	case len(categories) != len(values):
-		return p.fail(fmt.Errorf("display: plot %q: bars %q have %d categories and %d values", p.title, name, len(categories), len(values)))
+		return p.failf("bars %q have %d categories and %d values", name, len(categories), len(values))
 	case len(values) == 0:
-		return p.fail(fmt.Errorf("display: plot %q: bars %q have no values", p.title, name))
+		return p.failf("bars %q have no values", name)
 	case p.categories != nil && strings.Join(categories, "\x00") != strings.Join(p.categories, "\x00"):
-		return p.fail(fmt.Errorf("display: plot %q: bars %q have categories %v, earlier bars %v", p.title, name, categories, p.categories))
+		return p.failf("bars %q have categories %v, earlier bars %v", name, categories, p.categories)
 	}
 	p.categories = append([]string(nil), categories...)
 	p.bars = append(p.bars, series{name: name, ys: append([]float64(nil), values...)})
@@ -140,17 +141,17 @@ func (p *Plot) Bar(name string, categories []string, values []float64) *Plot {
 // check rejects values the axes cannot draw.
 func (p *Plot) check() *Plot {
 	if p.logY && len(p.bars) > 0 {
-		return p.fail(fmt.Errorf("display: plot %q: bars start at 0, which a log y axis cannot show", p.title))
+		return p.failf("bars start at 0, which a log y axis cannot show")
 	}
 	for _, s := range append(append([]series(nil), p.lines...), p.bars...) {
 		for i := range s.ys {
 			if s.xs != nil {
 				if err := axisValue(p.logX, "x", s.xs[i]); err != nil {
-					return p.fail(fmt.Errorf("display: plot %q: %q point %d: %w", p.title, s.name, i, err))
+					return p.failf("%q point %d: %w", s.name, i, err)
 				}
 			}
 			if err := axisValue(p.logY, "y", s.ys[i]); err != nil {
-				return p.fail(fmt.Errorf("display: plot %q: %q point %d: %w", p.title, s.name, i, err))
+				return p.failf("%q point %d: %w", s.name, i, err)
 			}
 		}
 	}

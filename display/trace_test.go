@@ -116,15 +116,11 @@ func TestBlockedTraceMarksTiles(t *testing.T) {
 	v := FWTrace(blockedTrace())
 	data := bundle(t, v)
 	text := str(t, data, MIMEText)
-	for _, want := range []string{
+	wantContains(t, "text", text,
 		"round 0, phase 1: primary tile 0 (a–b); updated tiles (0,0); unchanged",
 		"round 0, phase 2: primary tile 0 (a–b); updated tiles (0,1) (1,0)",
 		"a  0  5  6*  ∞",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("text lacks %q:\n%s", want, text)
-		}
-	}
+	)
 	tabs := tables(t, str(t, data, MIMEHTML))
 	if len(tabs) != 3 { // no Π in this trace
 		t.Fatalf("%d tables, want 3", len(tabs))
@@ -222,28 +218,20 @@ func musapTrace() *graph.DijkstraTrace {
 func TestDijkstraTraceTables(t *testing.T) {
 	v := DijkstraTrace(musapTrace())
 	seq := v.Sequential().Text()
-	for _, want := range []string{
+	wantContains(t, "sequential table", seq,
 		"step  settled  C[s]  C[a]  C[b]  C[c]  C[d]  U after the step",
 		"init  –           0     ∞     ∞     ∞     ∞  {s,a,b,c,d}",
 		"2     a           0     2     5    10     8  {b,c,d}",
 		"5     d           0     2     5     6     7  ∅",
 		"settle order: s, a, b, c, d",
-	} {
-		if !strings.Contains(seq, want) {
-			t.Errorf("sequential table lacks %q:\n%s", want, seq)
-		}
-	}
+	)
 	front := v.FrontierTable().Text()
-	for _, want := range []string{
+	wantContains(t, "frontier table", front,
 		"(init)     –               [0,∞,∞,∞,∞]    –     {s}             {a,b,c,d}",
 		"1          {s}             [0,2,7,∞,∞]    2     {a}             {b,c,d}",
 		"5          {d}             [0,2,5,6,7]    ∞     ∅               ∅",
 		"5 while-iterations for 5 settled vertices",
-	} {
-		if !strings.Contains(front, want) {
-			t.Errorf("frontier table lacks %q:\n%s", want, front)
-		}
-	}
+	)
 	if c := strings.Count(str(t, bundle(t, v), MIMEHTML), "<table"); c != 2 {
 		t.Errorf("bundle has %d tables, want 2", c)
 	}

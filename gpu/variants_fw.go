@@ -23,16 +23,7 @@ type fwCompute func(r *run, n int, d, p buffer) error
 //
 // Negative arcs are allowed; a negative cycle is a *graph.NegativeCycleError.
 func FWHN(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
-	return runFW(ctx, g, opts, VariantFWHN, 0, func(r *run, n int, d, p buffer) error {
-		grid := Dim3{tiles(n), tiles(n), 1}
-		for k := range n {
-			if err := r.launch(ptx.FloydWarshall, "fw_hn", grid, block2D, 0, i32(n), i32(k), d.arg(), p.arg()); err != nil {
-				return err
-			}
-			r.report(k+1, n)
-		}
-		return nil
-	})
+	return runFW(ctx, g, opts, VariantFWHN, 0, perPivot("fw_hn", func(n int) Dim3 { return Dim3{tiles(n), tiles(n), 1} }, block2D))
 }
 
 // FWHNShared runs variant "fw-hn-shared", Bodra's "Super Naive Shared"
@@ -44,16 +35,7 @@ func FWHN(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, e
 // FWHN. The grid's y extent limits n to the device's maximum grid height
 // (65535 on current GPUs).
 func FWHNShared(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
-	return runFW(ctx, g, opts, VariantFWHNShared, 0, func(r *run, n int, d, p buffer) error {
-		grid := Dim3{ceilDiv(n, 1024), n, 1}
-		for k := range n {
-			if err := r.launch(ptx.FloydWarshall, "fw_hn_shared", grid, block1024, 0, i32(n), i32(k), d.arg(), p.arg()); err != nil {
-				return err
-			}
-			r.report(k+1, n)
-		}
-		return nil
-	})
+	return runFW(ctx, g, opts, VariantFWHNShared, 0, perPivot("fw_hn_shared", func(n int) Dim3 { return Dim3{ceilDiv(n, 1024), n, 1} }, block1024))
 }
 
 // FWRow runs variant "fw-row", Bodra's "Naive" ([Bodra] §2.3.3): one
@@ -62,16 +44,22 @@ func FWHNShared(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPa
 // different rows), which is why the document finds it slowest. Π as in
 // FWHN.
 func FWRow(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
-	return runFW(ctx, g, opts, VariantFWRow, 0, func(r *run, n int, d, p buffer) error {
-		grid := grid1D(n, 1024)
+	return runFW(ctx, g, opts, VariantFWRow, 0, perPivot("fw_row", func(n int) Dim3 { return grid1D(n, 1024) }, block1024))
+}
+
+// perPivot is the body of the variants that launch kernel once per pivot
+// k, on grid(n) blocks of block, with the arguments (n, k, d, Π).
+func perPivot(kernel string, grid func(n int) Dim3, block Dim3) func(r *run, n int, d, p buffer) error {
+	return func(r *run, n int, d, p buffer) error {
+		g := grid(n)
 		for k := range n {
-			if err := r.launch(ptx.FloydWarshall, "fw_row", grid, block1024, 0, i32(n), i32(k), d.arg(), p.arg()); err != nil {
+			if err := r.launch(ptx.FloydWarshall, kernel, g, block, 0, i32(n), i32(k), d.arg(), p.arg()); err != nil {
 				return err
 			}
 			r.report(k+1, n)
 		}
 		return nil
-	})
+	}
 }
 
 // FWTiledGlobal runs variant "fw-tiled-global", Bodra's "Tiled"

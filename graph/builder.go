@@ -25,18 +25,21 @@ const (
 )
 
 // String names the policy.
-func (d Duplicates) String() string {
-	switch d {
-	case KeepLightest:
-		return "keep-lightest"
-	case KeepLast:
-		return "keep-last"
-	case KeepFirst:
-		return "keep-first"
-	case KeepAll:
-		return "keep-all"
+func (d Duplicates) String() string { return enumName(duplicatesNames[:], int(d), "Duplicates") }
+
+var duplicatesNames = [...]string{
+	KeepLightest: "keep-lightest",
+	KeepLast:     "keep-last",
+	KeepFirst:    "keep-first",
+	KeepAll:      "keep-all",
+}
+
+// enumName is names[v], or "typeName(v)" for a value without a name.
+func enumName(names []string, v int, typeName string) string {
+	if v >= 0 && v < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("Duplicates(%d)", int(d))
+	return fmt.Sprintf("%s(%d)", typeName, v)
 }
 
 // Builder collects arcs and makes a Graph. Its methods return the builder so

@@ -9,17 +9,8 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 	var n, m int64
 	problem := 0 // line of the "p" line, 0 before it
 	arcs := int64(0)
-	for {
-		ok, err := s.scan()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		if s.comment('c') {
-			continue
-		}
+	for s.next('c') {
+		var err error
 		switch string(s.fields[0]) {
 		case "p":
 			if problem != 0 {
@@ -31,10 +22,7 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 			if string(s.fields[1]) != "sp" {
 				return nil, s.errorf("problem type %q, want \"sp\" (shortest paths)", short(s.fields[1]))
 			}
-			if n, err = s.count(2, "vertex count n"); err != nil {
-				return nil, err
-			}
-			if m, err = s.count(3, "arc count m"); err != nil {
+			if n, m, err = s.counts(2, "vertex count n", "arc count m"); err != nil {
 				return nil, err
 			}
 			if err := c.checkVertices(n); err != nil {
@@ -49,20 +37,16 @@ func readDIMACS(s *lineScanner, c *collector) (*Graph, error) {
 			if problem == 0 {
 				return nil, s.errorf("arc line before the \"p sp n m\" problem line")
 			}
-			if err := s.wantFields(`"a u v w"`, 4); err != nil {
+			if err := s.addArc(c, `"a u v w"`, 4, 1, 1, n); err != nil {
 				return nil, err
-			}
-			u, v, w, err := s.arc(1, 1, n)
-			if err != nil {
-				return nil, err
-			}
-			if err := c.add(u, v, w); err != nil {
-				return nil, s.errorf("%v", err)
 			}
 			arcs++
 		default:
 			return nil, s.errorf("unknown line type %q (want c, p or a)", short(s.fields[0]))
 		}
+	}
+	if s.err != nil {
+		return nil, s.err
 	}
 	if problem == 0 {
 		return nil, fmt.Errorf("%s: no \"p sp n m\" problem line", s.name)

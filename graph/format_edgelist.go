@@ -10,21 +10,13 @@ import (
 // header "100 9900" lost its newline and merged with the first arc into
 // "100 99000 1 w", and a lenient reader silently dropped that arc.
 func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {
-	ok, err := s.scan()
-	if err != nil {
+	if err := s.need(0, `empty input: want a "V E" header line`); err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%s: empty input: want a \"V E\" header line", s.name)
 	}
 	if len(s.fields) < 2 {
 		return nil, s.errorf("header has %d field, want \"V E\"", len(s.fields))
 	}
-	n, err := s.count(0, "vertex count V")
-	if err != nil {
-		return nil, err
-	}
-	e, err := s.count(1, "arc count E")
+	n, e, err := s.counts(0, "vertex count V", "arc count E")
 	if err != nil {
 		return nil, err
 	}
@@ -41,25 +33,14 @@ func readEdgeList(s *lineScanner, c *collector) (*Graph, error) {
 	}
 	c.arcs = prealloc(e)
 	lines := int64(0)
-	for {
-		ok, err := s.scan()
-		if err != nil {
+	for s.next(0) {
+		if err := s.addArc(c, `"u v w"`, 3, 0, 0, n); err != nil {
 			return nil, err
-		}
-		if !ok {
-			break
-		}
-		if err := s.wantFields(`"u v w"`, 3); err != nil {
-			return nil, err
-		}
-		u, v, w, err := s.arc(0, 0, n)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.add(u, v, w); err != nil {
-			return nil, s.errorf("%v", err)
 		}
 		lines++
+	}
+	if s.err != nil {
+		return nil, s.err
 	}
 	merged := ""
 	if len(extra) > 0 {

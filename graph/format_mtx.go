@@ -2,7 +2,6 @@ package graph
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -11,12 +10,8 @@ import (
 // "%%MatrixMarket matrix coordinate FIELD SYMMETRY", "%" comments, the size
 // line "rows cols nnz", then nnz entries "i j [value]" with 1-based indices.
 func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
-	ok, err := s.scan()
-	if err != nil {
+	if err := s.need(0, "empty input: want a %%MatrixMarket banner line"); err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%s: empty input: want a %%%%MatrixMarket banner line", s.name)
 	}
 	if s.line != 1 || !strings.EqualFold(string(s.fields[0]), "%%MatrixMarket") {
 		return nil, s.errorf("want the banner \"%%%%MatrixMarket matrix coordinate FIELD SYMMETRY\" as the first line")
@@ -46,22 +41,15 @@ func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
 		return nil, s.errorf("symmetry %q, want general or symmetric", short(s.fields[4]))
 	}
 	// The size line follows the comments.
-	for {
-		if ok, err = s.scan(); err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("%s: no \"rows cols nnz\" size line", s.name)
-		}
-		if !s.comment('%') {
-			break
-		}
+	if err := s.need('%', `no "rows cols nnz" size line`); err != nil {
+		return nil, err
 	}
 	if err := s.wantFields(`"rows cols nnz"`, 3); err != nil {
 		return nil, err
 	}
 	var size [3]int64
 	for i, what := range []string{"rows", "cols", "nnz"} {
+		var err error
 		if size[i], err = s.count(i, what); err != nil {
 			return nil, err
 		}
@@ -83,16 +71,7 @@ func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
 		want, fields = `"i j"`, 2
 	}
 	entries := int64(0)
-	for {
-		if ok, err = s.scan(); err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		if s.comment('%') {
-			continue
-		}
+	for s.next('%') {
 		if err := s.wantFields(want, fields); err != nil {
 			return nil, err
 		}
@@ -116,6 +95,9 @@ func readMatrixMarket(s *lineScanner, c *collector) (*Graph, error) {
 			return nil, s.errorf("%v", err)
 		}
 		entries++
+	}
+	if s.err != nil {
+		return nil, s.err
 	}
 	if entries != nnz {
 		return nil, s.errorAt(sizeLine, "size line says nnz=%d, file has %d entries", nnz, entries)

@@ -20,14 +20,7 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 	nodes, edges := int64(-1), int64(-1)
 	maxID := int64(-1)
 	var raw []snapArc
-	for {
-		ok, err := s.scan()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	for s.next(0) {
 		if s.comment('#') {
 			if nodes < 0 {
 				if x, found, err := s.headerCount("Nodes:"); err != nil {
@@ -53,11 +46,7 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 		if err := s.wantFields(`"u v" or "u v w"`, 2, 3); err != nil {
 			return nil, err
 		}
-		u, err := s.count(0, "vertex id")
-		if err != nil {
-			return nil, err
-		}
-		v, err := s.count(1, "vertex id")
+		u, v, err := s.counts(0, "vertex id", "vertex id")
 		if err != nil {
 			return nil, err
 		}
@@ -74,6 +63,9 @@ func readSNAP(s *lineScanner, c *collector) (*Graph, error) {
 		}
 		raw = append(raw, snapArc{u, v, w})
 		maxID = max(maxID, u, v)
+	}
+	if s.err != nil {
+		return nil, s.err
 	}
 	if err := checkArcs(int64(len(raw))); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)

@@ -98,9 +98,5 @@ func TestReadGnutellaOthers(t *testing.T) {
 // BenchmarkReadGnutella30 reads the gzip-compressed p2p-Gnutella30 (36,682
 // vertices, 88,328 arcs) with drawn weights, as the notebooks do.
 func BenchmarkReadGnutella30(b *testing.B) {
-	for b.Loop() {
-		if _, err := ReadFile(gnutella30, ReadOptions{Weights: gnutellaWeights, Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMake(b, func() (*Graph, error) { return ReadFile(gnutella30, ReadOptions{Weights: gnutellaWeights, Seed: 1}) })
 }

@@ -9,6 +9,15 @@ import (
 	"testing"
 )
 
+// benchMake times gen, a generator or reader call, failing on its error.
+func benchMake(b *testing.B, gen func() (*Graph, error)) {
+	for b.Loop() {
+		if _, err := gen(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // checkSimpleGraph fails unless g has exactly n vertices and m arcs, a
 // well-formed CSR, targets in range, no self-loops, strictly increasing
 // targets within each row (so no parallel arcs) and weights within w.

@@ -103,25 +103,13 @@ func TestDegreeArgErrors(t *testing.T) {
 }
 
 func BenchmarkConstantDegree1M(b *testing.B) {
-	for b.Loop() {
-		if _, err := ConstantDegree(1_000_000, 7, WeightRange{1, 10}, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMake(b, func() (*Graph, error) { return ConstantDegree(1_000_000, 7, WeightRange{1, 10}, 1) })
 }
 
 func BenchmarkConstantDegree10M(b *testing.B) {
-	for b.Loop() {
-		if _, err := ConstantDegree(10_000_000, 7, WeightRange{1, 10}, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMake(b, func() (*Graph, error) { return ConstantDegree(10_000_000, 7, WeightRange{1, 10}, 1) })
 }
 
 func BenchmarkComplete4096(b *testing.B) {
-	for b.Loop() {
-		if _, err := Complete(4096, WeightRange{1, 100}, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMake(b, func() (*Graph, error) { return Complete(4096, WeightRange{1, 100}, 1) })
 }

@@ -124,27 +124,15 @@ func TestGridArgErrors(t *testing.T) {
 }
 
 func BenchmarkGrid1024(b *testing.B) {
-	for b.Loop() {
-		if _, err := Grid(1024, 1024, WeightRange{1, 1000}, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMake(b, func() (*Graph, error) { return Grid(1024, 1024, WeightRange{1, 1000}, 1) })
 }
 
 func BenchmarkRoadLikeNYC(b *testing.B) {
-	for b.Loop() {
-		if _, err := RoadLike(264346, 733846, WeightRange{1, 1000}, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMake(b, func() (*Graph, error) { return RoadLike(264346, 733846, WeightRange{1, 1000}, 1) })
 }
 
 // BenchmarkRoadLike1M is a million-vertex road stand-in with the average
 // degree of nyc (about 2.8).
 func BenchmarkRoadLike1M(b *testing.B) {
-	for b.Loop() {
-		if _, err := RoadLike(1<<20, 2776000, WeightRange{1, 1000}, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchMake(b, func() (*Graph, error) { return RoadLike(1<<20, 2776000, WeightRange{1, 1000}, 1) })
 }

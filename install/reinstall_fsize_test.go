@@ -5,13 +5,10 @@ package install
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/pathnotes/pathnotes/internal/fsizetest"
 )
 
 // reinstallChildEnv holds, in the child process of
@@ -24,12 +21,8 @@ const reinstallChildEnv = "PATHNOTES_TEST_REINSTALL_PREFIX"
 // kernelspec must be left byte for byte, with no temporary directory
 // beside it.
 func TestReinstallFailureKeepsOldSpec(t *testing.T) {
-	if prefix := os.Getenv(reinstallChildEnv); prefix != "" {
-		signal.Ignore(syscall.SIGXFSZ)
-		lim := syscall.Rlimit{Cur: 1024, Max: 1024}
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-			t.Fatal(err)
-		}
+	if prefix, ok := fsizetest.Child(reinstallChildEnv); ok {
+		fsizetest.Limit(t, 1024)
 		_, err := Install(context.Background(), Options{Scope: Prefix, Prefix: prefix, Executable: "/new/pathnotes"})
 		if err == nil {
 			t.Fatal("Install under a 1 KiB file size limit succeeded")
@@ -47,15 +40,7 @@ func TestReinstallFailureKeepsOldSpec(t *testing.T) {
 	if n := len(old["kernel.json"]); n >= 1024 {
 		t.Fatalf("kernel.json is %d bytes: the limit must let it through", n)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReinstallFailureKeepsOldSpec$", "-test.v")
-	cmd.Env = append(os.Environ(), reinstallChildEnv+"="+prefix)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "file too large") {
-		t.Fatalf("the child's install did not fail with EFBIG:\n%s", out)
-	}
+	fsizetest.RunChild(t, "TestReinstallFailureKeepsOldSpec", reinstallChildEnv, prefix, "install")
 	now := readSpec(t, dir)
 	if len(now) != len(old) {
 		t.Fatalf("kernelspec holds %d files after the failed reinstall, want %d", len(now), len(old))

@@ -26,6 +26,23 @@ type SSSPEntry struct {
 	Func SSSPFunc
 }
 
+func (e APSPEntry) entry() (string, bool) { return e.Name, e.Func != nil }
+func (e SSSPEntry) entry() (string, bool) { return e.Name, e.Func != nil }
+
+// entryNames returns the names of the student's entries, and an error for
+// the first one without a function; what names the caller.
+func entryNames[E interface{ entry() (string, bool) }](what string, fns []E) ([]string, error) {
+	names := make([]string, len(fns))
+	for i, e := range fns {
+		name, ok := e.entry()
+		if !ok {
+			return nil, fmt.Errorf("lab: %s: entry %d (%q) has no function", what, i, name)
+		}
+		names[i] = name
+	}
+	return names, nil
+}
+
 // DefaultAPSPVariants are the project's GPU Floyd-Warshall variants that
 // TimeAPSP runs beside the student's functions: one launch per pivot,
 // tiled in global memory, tiled in shared memory, and the fastest.
@@ -269,12 +286,9 @@ func newTiming(title string, sizes []int, opts TimeOptions, defaults []string, b
 // checked against the CPU's where the CPU ran; a wrong one is a failure,
 // shown in the table and in the error.
 func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOptions) (*Timing, error) {
-	names := make([]string, len(fns))
-	for i, e := range fns {
-		if e.Func == nil {
-			return nil, fmt.Errorf("lab: TimeAPSP: entry %d (%q) has no function", i, e.Name)
-		}
-		names[i] = e.Name
+	names, err := entryNames("TimeAPSP", fns)
+	if err != nil {
+		return nil, err
 	}
 	t, dev, variants, err := newTiming("Floyd-Warshall times", sizes, opts, DefaultAPSPVariants, cpu.VariantFWBlocked, names)
 	if err != nil {
@@ -324,12 +338,9 @@ func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOption
 // 1..10 (Musap's graphs, [Musap 2016] §2.9). Results are checked against
 // the CPU's as in TimeAPSP.
 func TimeSSSP(ctx context.Context, fns []SSSPEntry, sizes []int, opts TimeOptions) (*Timing, error) {
-	names := make([]string, len(fns))
-	for i, e := range fns {
-		if e.Func == nil {
-			return nil, fmt.Errorf("lab: TimeSSSP: entry %d (%q) has no function", i, e.Name)
-		}
-		names[i] = e.Name
+	names, err := entryNames("TimeSSSP", fns)
+	if err != nil {
+		return nil, err
 	}
 	t, dev, variants, err := newTiming("Single-source times", sizes, opts, DefaultSSSPVariants, cpu.VariantDijkstra, names)
 	if err != nil {

@@ -1,5 +1,7 @@
 package ptxemu
 
+import "slices"
+
 // modset is an instruction's modifiers (the opcode's dotted parts). An
 // operation's decoder takes those it understands; any left over make the
 // instruction unsupported, so that no modifier is silently ignored.
@@ -35,6 +37,14 @@ func (m *modset) takeAny(names ...string) string {
 		}
 	}
 	return ""
+}
+
+// takeMode consumes the first unused modifier among names and returns its
+// index in names: the mode constants of an instruction are declared in the
+// order of its names. False when none of names is there.
+func (m *modset) takeMode(names ...string) (uint8, bool) {
+	i := slices.Index(names, m.takeAny(names...))
+	return uint8(i), i >= 0
 }
 
 // takeType consumes the first unused type modifier.

@@ -211,22 +211,9 @@ func (minF) apply(a, b float64) float64 {
 	return b
 }
 
-func (maxF) apply(a, b float64) float64 {
-	switch {
-	case a != a:
-		return b
-	case b != b:
-		return a
-	case a == b && a == 0:
-		if math.Signbit(a) {
-			return b
-		}
-		return a
-	case a > b:
-		return a
-	}
-	return b
-}
+// maxF is minF mirrored: the larger, the other operand when one is NaN,
+// and +0 for max(-0, +0).
+func (maxF) apply(a, b float64) float64 { return -minF{}.apply(-a, -b) }
 
 // copysignF is PTX's copysign: b's magnitude with a's sign.
 func (copysignF) apply(a, b float64) float64 { return math.Copysign(b, a) }
@@ -306,20 +293,8 @@ const (
 )
 
 func decodeTestp(d *decoder, s *stmt, m *modset, in *inst) error {
-	switch m.takeAny("finite", "infinite", "number", "notanumber", "normal", "subnormal") {
-	case "finite":
-		in.mode = testFinite
-	case "infinite":
-		in.mode = testInfinite
-	case "number":
-		in.mode = testNumber
-	case "notanumber":
-		in.mode = testNaN
-	case "normal":
-		in.mode = testNormal
-	case "subnormal":
-		in.mode = testSubnormal
-	default:
+	var ok bool
+	if in.mode, ok = m.takeMode("finite", "infinite", "number", "notanumber", "normal", "subnormal"); !ok { // testFinite...testSubnormal
 		return unsupported(s, "")
 	}
 	t, ok := m.takeType()

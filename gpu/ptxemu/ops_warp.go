@@ -26,16 +26,8 @@ const (
 // decodeShfl decodes shfl[.sync].mode.b32 d[|p], a, b, c[, membermask].
 func decodeShfl(d *decoder, s *stmt, m *modset, in *inst) error {
 	sync := m.take("sync")
-	switch m.takeAny("up", "down", "bfly", "idx") {
-	case "up":
-		in.mode = shflUp
-	case "down":
-		in.mode = shflDown
-	case "bfly":
-		in.mode = shflBfly
-	case "idx":
-		in.mode = shflIdx
-	default:
+	var ok bool
+	if in.mode, ok = m.takeMode("up", "down", "bfly", "idx"); !ok { // shflUp...shflIdx
 		return unsupported(s, "")
 	}
 	if !m.take("b32") {
@@ -141,16 +133,8 @@ const (
 // decodeVote decodes vote[.sync].{all,any,uni}.pred and .ballot.b32.
 func decodeVote(d *decoder, s *stmt, m *modset, in *inst) error {
 	sync := m.take("sync")
-	switch m.takeAny("all", "any", "uni", "ballot") {
-	case "all":
-		in.mode = voteAll
-	case "any":
-		in.mode = voteAny
-	case "uni":
-		in.mode = voteUni
-	case "ballot":
-		in.mode = voteBallot
-	default:
+	var ok bool
+	if in.mode, ok = m.takeMode("all", "any", "uni", "ballot"); !ok { // voteAll...voteBallot
 		return unsupported(s, "")
 	}
 	want := "pred"

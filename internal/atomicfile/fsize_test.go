@@ -5,12 +5,10 @@ package atomicfile
 import (
 	"bytes"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/pathnotes/pathnotes/internal/fsizetest"
 )
 
 // fsizeChildEnv holds, in the child process of TestWriteFileTooLarge, the
@@ -21,12 +19,8 @@ const fsizeChildEnv = "ATOMICFILE_TEST_FSIZE_PATH"
 // files past 64 bytes (RLIMIT_FSIZE): the write fails for real, half way,
 // and the old file must stay byte for byte with no temporary file beside it.
 func TestWriteFileTooLarge(t *testing.T) {
-	if path := os.Getenv(fsizeChildEnv); path != "" {
-		signal.Ignore(syscall.SIGXFSZ)
-		lim := syscall.Rlimit{Cur: 64, Max: 64}
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-			t.Fatal(err)
-		}
+	if path, ok := fsizetest.Child(fsizeChildEnv); ok {
+		fsizetest.Limit(t, 64)
 		err := WriteFile(path, bytes.Repeat([]byte("new "), 100), 0o644)
 		if err == nil {
 			t.Fatal("writing 400 bytes under a 64-byte limit succeeded")
@@ -40,15 +34,7 @@ func TestWriteFileTooLarge(t *testing.T) {
 	if err := os.WriteFile(path, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteFileTooLarge$", "-test.v")
-	cmd.Env = append(os.Environ(), fsizeChildEnv+"="+path)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "file too large") {
-		t.Fatalf("child did not fail with EFBIG:\n%s", out)
-	}
+	fsizetest.RunChild(t, "TestWriteFileTooLarge", fsizeChildEnv, path, "WriteFile")
 	wantContent(t, path, old)
 	wantOnly(t, dir, "data")
 }

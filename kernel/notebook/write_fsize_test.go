@@ -7,13 +7,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pathnotes/pathnotes/internal/fsizetest"
 )
 
 // inPlaceChildEnv holds, in the child process of TestRunInPlaceWriteFails,
@@ -26,7 +24,7 @@ const inPlaceChildEnv = "PATHNOTES_TEST_IN_PLACE_NOTEBOOK"
 // notebook with outputs fails for real, and the notebook on disk must be
 // the old one, byte for byte, with nothing left beside it.
 func TestRunInPlaceWriteFails(t *testing.T) {
-	if path := os.Getenv(inPlaceChildEnv); path != "" {
+	if path, ok := fsizetest.Child(inPlaceChildEnv); ok {
 		inPlaceChild(t, path)
 		return
 	}
@@ -39,15 +37,7 @@ func TestRunInPlaceWriteFails(t *testing.T) {
 	if err := os.WriteFile(path, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunInPlaceWriteFails$", "-test.v")
-	cmd.Env = append(os.Environ(), inPlaceChildEnv+"="+path)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "file too large") {
-		t.Fatalf("the child's write did not fail with EFBIG:\n%s", out)
-	}
+	fsizetest.RunChild(t, "TestRunInPlaceWriteFails", inPlaceChildEnv, path, "write")
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -78,11 +68,7 @@ func inPlaceChild(t *testing.T, path string) {
 	if b, err := nb.Marshal(); err != nil || int64(len(b)) <= st.Size() {
 		t.Fatalf("notebook with outputs: %d bytes, %v; want more than the %d of the old one", len(b), err, st.Size())
 	}
-	signal.Ignore(syscall.SIGXFSZ)
-	lim := syscall.Rlimit{Cur: uint64(st.Size()), Max: uint64(st.Size())}
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Fatal(err)
-	}
+	fsizetest.Limit(t, uint64(st.Size()))
 	err = nb.Write(path)
 	if err == nil {
 		t.Fatal("Write past the file size limit succeeded")
