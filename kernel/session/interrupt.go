@@ -43,6 +43,12 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) error {
 	s.mu.Unlock()
 	close(r.stopped)
 	cancel(nil)
+	if cause == nil && ctx.Err() != nil {
+		// Interrupted while the piece was ending by itself (a read of
+		// stdin gives up at once on an interrupt, before the watcher
+		// above has stopped the interpreter): still an interrupt.
+		cause = context.Cause(ctx)
+	}
 	if cause == nil {
 		if err == nil {
 			return nil
