@@ -244,8 +244,10 @@ func TestDijkstraTraceTables(t *testing.T) {
 			t.Errorf("frontier table lacks %q:\n%s", want, front)
 		}
 	}
-	if c := strings.Count(str(t, bundle(t, v), MIMEHTML), "<table"); c != 2 {
-		t.Errorf("bundle has %d tables, want 2", c)
+	// One table per state of the stepper (initial and 5 steps), then the
+	// frontier table.
+	if c := strings.Count(str(t, bundle(t, v), MIMEHTML), "<table"); c != 7 {
+		t.Errorf("bundle has %d tables, want 7", c)
 	}
 }
 
