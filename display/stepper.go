@@ -64,11 +64,13 @@ func stepperHTML(title string, panels []stepPanel, notes []string) string {
 }
 
 // stepperScript drives one stepper; @ID@ stands for its element id. It
-// marks the stepper as started so that a front end that runs it twice
+// finds its stepper as its own parent (so that an output copied within a
+// page still drives its own copy) or, where the front end does not say
+// which script runs, by the id. It marks the stepper as started so that a front end that runs it twice
 // does not add a second set of controls. The current step is kept in the
 // root's data-current attribute; the arrow keys move the slider natively.
 const stepperScript = `(function(){
-var root=document.getElementById("@ID@");
+var me=document.currentScript,root=me&&me.parentNode&&me.parentNode.id==="@ID@"?me.parentNode:document.getElementById("@ID@");
 if(!root||root.getAttribute("data-ready"))return;
 root.setAttribute("data-ready","1");
 var box=root.querySelector(".pn-steps"),steps=[],i;
