@@ -69,7 +69,7 @@ type browserSnap struct {
 
 // browserStepper is the harness's record of one stepper.
 type browserStepper struct {
-	Controls                int
+	Controls                 int
 	Before, Slid, Next, Prev browserSnap
 }
 
