@@ -8,7 +8,8 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// settledStyle marks the row of the vertex a Dijkstra step settles.
+// settledStyle marks the row of the vertex a Dijkstra step settles (and
+// of the vertices a Bellman-Ford pass scanned).
 const settledStyle = `;background:` + pivotColor + `;font-weight:bold`
 
 // dijkstraShown returns the indices (0: the initial state, i: step i) of
@@ -72,14 +73,6 @@ func (v *DijkstraTraceView) stepLabel(i int) string {
 	return "settle " + v.name(v.t.Steps[i-1].Settled)
 }
 
-// predName writes a predecessor cell: the vertex's name, or NIL.
-func (v *DijkstraTraceView) predName(p int32) string {
-	if p == graph.Nil || p < 0 || int(p) >= v.t.N {
-		return "NIL"
-	}
-	return v.name(int(p))
-}
-
 // stepHTML shows state i as a table of vertices: the tentative distance C,
 // the predecessor π (when the trace has them) and whether the vertex is
 // settled. The vertex this step settles is shaded and bold, and the C and π
@@ -87,24 +80,63 @@ func (v *DijkstraTraceView) predName(p int32) string {
 // changed cells; a line under the table lists those arcs.
 func (v *DijkstraTraceView) stepHTML(i int) string {
 	t := v.t
-	dist, pred := v.state(i)
-	var before, beforePred []int32
+	vt := vertexTable{stateCol: "state", names: make([]string, t.N), state: make([]string, t.N), shade: make([]bool, t.N)}
+	vt.dist, vt.pred = v.state(i)
+	if i > 0 {
+		vt.prevDist, vt.prevPred = v.state(i - 1)
+	}
 	settledBy := make([]int, t.N) // the step that settled each vertex; 0 for none yet
 	for j := 1; j <= i; j++ {
 		settledBy[t.Steps[j-1].Settled] = j
 	}
-	if i > 0 {
-		before, beforePred = v.state(i - 1)
+	for u := range t.N {
+		vt.names[u], vt.state[u] = v.name(u), "unsettled"
+		switch {
+		case settledBy[u] == i && i > 0:
+			vt.shade[u], vt.state[u] = true, "settled now"
+		case settledBy[u] > 0:
+			vt.state[u] = fmt.Sprintf("settled (step %d)", settledBy[u])
+		}
 	}
+	line := ""
+	if i > 0 {
+		s := t.Steps[i-1]
+		var arcs []string
+		for _, u := range v.relaxed(i) {
+			arcs = append(arcs, fmt.Sprintf("%s→%s (C %s → %s)", v.name(s.Settled), v.name(u), graph.FormatDist(vt.prevDist[u]), graph.FormatDist(vt.dist[u])))
+		}
+		line = "relaxed arcs: none lowered a distance"
+		if len(arcs) > 0 {
+			line = "relaxed arcs: " + strings.Join(arcs, ", ")
+		}
+	}
+	return vt.html(v.stepTitle(i), line)
+}
+
+// vertexTable is one state of a single-source run, shown as a table with
+// a row per vertex: its distance C, its predecessor π and a state column.
+type vertexTable struct {
+	names              []string
+	dist, pred         []int32  // pred nil: no π column
+	prevDist, prevPred []int32  // the previous state; nil: nothing is highlighted
+	stateCol           string   // the last column's header
+	state              []string // the last column
+	shade              []bool   // rows to shade and set in bold
+}
+
+// html writes the table under title, the cells that differ from the
+// previous state highlighted, with line (if any) under it as the list of
+// relaxed arcs.
+func (vt vertexTable) html(title, line string) string {
 	var sb strings.Builder
-	sb.WriteString(`<div style="` + stepperTitleStyle + `">` + html.EscapeString(v.stepTitle(i)) + `</div>`)
+	sb.WriteString(`<div style="` + stepperTitleStyle + `">` + html.EscapeString(title) + `</div>`)
 	sb.WriteString(`<table style="` + tableStyle + `"><tr>`)
-	cols := []string{"vertex", "C", "π", "state"}
-	if pred == nil {
-		cols = []string{"vertex", "C", "state"}
+	cols := []string{"vertex", "C", "π", vt.stateCol}
+	if vt.pred == nil {
+		cols = []string{"vertex", "C", vt.stateCol}
 	}
 	for _, c := range cols {
-		sb.WriteString(`<th style="` + thStyle + `">` + c + `</th>`)
+		sb.WriteString(`<th style="` + thStyle + `">` + html.EscapeString(c) + `</th>`)
 	}
 	sb.WriteString(`</tr>`)
 	cellHTML := func(text string, changed bool, rowStyle string) string {
@@ -113,32 +145,26 @@ func (v *DijkstraTraceView) stepHTML(i int) string {
 		}
 		return `<td style="` + tdStyle + rowStyle + `">` + html.EscapeString(text) + `</td>`
 	}
-	for u := 0; u < t.N; u++ {
-		rowStyle, state := "", "unsettled"
-		switch {
-		case settledBy[u] == i && i > 0:
-			rowStyle, state = settledStyle, "settled now"
-		case settledBy[u] > 0:
-			state = fmt.Sprintf("settled (step %d)", settledBy[u])
+	predName := func(p int32) string {
+		if p < 0 || int(p) >= len(vt.names) {
+			return "NIL"
 		}
-		fmt.Fprintf(&sb, `<tr class="pn-vertex" data-vertex="%d"><th style="%s">%s</th>`, u, thStyle+rowStyle, html.EscapeString(v.name(u)))
-		sb.WriteString(cellHTML(graph.FormatDist(dist[u]), before != nil && dist[u] != before[u], rowStyle))
-		if pred != nil {
-			sb.WriteString(cellHTML(v.predName(pred[u]), beforePred != nil && pred[u] != beforePred[u], rowStyle))
+		return vt.names[p]
+	}
+	for u, name := range vt.names {
+		rowStyle := ""
+		if vt.shade[u] {
+			rowStyle = settledStyle
 		}
-		sb.WriteString(`<td style="` + tdStyle + rowStyle + `;text-align:left">` + state + `</td></tr>`)
+		fmt.Fprintf(&sb, `<tr class="pn-vertex" data-vertex="%d"><th style="%s">%s</th>`, u, thStyle+rowStyle, html.EscapeString(name))
+		sb.WriteString(cellHTML(graph.FormatDist(vt.dist[u]), vt.prevDist != nil && vt.dist[u] != vt.prevDist[u], rowStyle))
+		if vt.pred != nil {
+			sb.WriteString(cellHTML(predName(vt.pred[u]), vt.prevPred != nil && vt.pred[u] != vt.prevPred[u], rowStyle))
+		}
+		sb.WriteString(`<td style="` + tdStyle + rowStyle + `;text-align:left">` + html.EscapeString(vt.state[u]) + `</td></tr>`)
 	}
 	sb.WriteString(`</table>`)
-	if i > 0 {
-		s := t.Steps[i-1]
-		var arcs []string
-		for _, u := range v.relaxed(i) {
-			arcs = append(arcs, fmt.Sprintf("%s→%s (C %s → %s)", v.name(s.Settled), v.name(u), graph.FormatDist(before[u]), graph.FormatDist(dist[u])))
-		}
-		line := "relaxed arcs: none lowered a distance"
-		if len(arcs) > 0 {
-			line = "relaxed arcs: " + strings.Join(arcs, ", ")
-		}
+	if line != "" {
 		sb.WriteString(`<div class="pn-relaxed" style="` + noteStyle + `">` + html.EscapeString(line) + `</div>`)
 	}
 	return sb.String()
