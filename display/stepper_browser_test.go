@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,12 +150,17 @@ func TestStepperInChromium(t *testing.T) {
 	dj := musapTrace()
 	fwHTML := str(t, bundle(t, FWTrace(fw)), MIMEHTML)
 	djHTML := str(t, bundle(t, DijkstraTrace(dj)), MIMEHTML)
-	// Two FW outputs, a Dijkstra one and a copy of the first FW output (the
-	// same id twice, as when a page repeats an output): moving one stepper
-	// must leave the others alone.
-	res := runInChromium(t, fwHTML, str(t, bundle(t, FWTrace(fw)), MIMEHTML), djHTML, fwHTML)
-	if len(res) != 4 {
-		t.Fatalf("the harness saw %d steppers, want 4", len(res))
+	// Two FW outputs, a Dijkstra one, a copy of the first FW output (the
+	// same id twice, as when a page repeats an output) and a Bellman-Ford
+	// one: moving one stepper must leave the others alone.
+	bf, _, err := bfRun(t, bfExample(t))
+	if err != nil || len(bf.Passes) < 4 {
+		t.Fatalf("Bellman-Ford trace of %d passes (%v), want at least 4", len(bf.Passes), err)
+	}
+	bfHTML := str(t, bundle(t, BFTrace(bf)), MIMEHTML)
+	res := runInChromium(t, fwHTML, str(t, bundle(t, FWTrace(fw)), MIMEHTML), djHTML, fwHTML, bfHTML)
+	if len(res) != 5 {
+		t.Fatalf("the harness saw %d steppers, want 5", len(res))
 	}
 	if strings.Join(distRows(fw.N, fw.Steps[0].Dist)[1], " ") == strings.Join(distRows(fw.N, fw.Steps[3].Dist)[1], " ") {
 		t.Fatal("the example's D⁽⁰⁾ and D⁽³⁾ agree in row b: the test could not see the slider move")
@@ -189,5 +195,17 @@ func TestStepperInChromium(t *testing.T) {
 	wantShown(t, "Dijkstra after previous twice", r.Prev, 2, column(dj.Steps[1].Dist))
 	if r.Slid.Pos != "step 4 of 6: settle b" {
 		t.Errorf("Dijkstra position line %q after the slider moved", r.Slid.Pos)
+	}
+	// Bellman-Ford: state i is the one after pass i.
+	r = res[4]
+	if r.Controls != 1 {
+		t.Errorf("Bellman-Ford stepper has %d control bars, want 1", r.Controls)
+	}
+	wantShown(t, "Bellman-Ford before moving", r.Before, 0, column(bf.Initial))
+	wantShown(t, "Bellman-Ford after the slider moved to 3", r.Slid, 3, column(bf.Passes[2].Dist))
+	wantShown(t, "Bellman-Ford after next", r.Next, 4, column(bf.Passes[3].Dist))
+	wantShown(t, "Bellman-Ford after previous twice", r.Prev, 2, column(bf.Passes[1].Dist))
+	if r.Slid.Pos != "step 4 of "+strconv.Itoa(len(bf.Passes)+1)+": pass 3" {
+		t.Errorf("Bellman-Ford position line %q after the slider moved", r.Slid.Pos)
 	}
 }
