@@ -66,12 +66,19 @@ func stepperHTML(title string, panels []stepPanel, notes []string) string {
 // stepperScript drives one stepper; @ID@ stands for its element id. It
 // finds its stepper as its own parent (so that an output copied within a
 // page still drives its own copy) or, where the front end does not say
-// which script runs, by the id. It marks the stepper as started so that a front end that runs it twice
-// does not add a second set of controls. The current step is kept in the
-// root's data-current attribute; the arrow keys move the slider natively.
+// which script runs, by the id, waiting up to ten seconds for the output
+// to be attached to the page (classic Notebook runs an output's scripts
+// before it attaches the output). It marks the stepper as started so that
+// a front end that runs it twice does not add a second set of controls.
+// The current step is kept in the root's data-current attribute; the
+// arrow keys move the slider natively.
 const stepperScript = `(function(){
-var me=document.currentScript,root=me&&me.parentNode&&me.parentNode.id==="@ID@"?me.parentNode:document.getElementById("@ID@");
-if(!root||root.getAttribute("data-ready"))return;
+var me=document.currentScript,tries=0;
+function find(){return me&&me.parentNode&&me.parentNode.id==="@ID@"?me.parentNode:document.getElementById("@ID@");}
+function start(){
+var root=find();
+if(!root){if(++tries<100)setTimeout(start,100);return;}
+if(root.getAttribute("data-ready"))return;
 root.setAttribute("data-ready","1");
 var box=root.querySelector(".pn-steps"),steps=[],i;
 for(i=0;i<box.children.length;i++){if(box.children[i].className==="pn-step")steps.push(box.children[i]);}
@@ -100,4 +107,6 @@ next.addEventListener("click",function(){show(+range.value+1);});
 range.addEventListener("input",function(){show(+range.value);});
 range.addEventListener("change",function(){show(+range.value);});
 show(0);
+}
+start();
 })();`

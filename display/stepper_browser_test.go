@@ -33,13 +33,13 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// stepperHarness runs after the page has loaded. For every stepper, in page
-// order, it records what is shown (the steps the browser lays out, the
+// stepperHarness defines pnHarness, which the page calls once its
+// steppers are in place. For every stepper, in page order, it records what is shown (the steps the browser lays out, the
 // body cells of the first table of the shown step, the position line),
 // then moves the slider to step 3 as a user would (setting its value and
 // firing input), clicks next once and previous twice, recording after
 // each, and writes the records as JSON into #pn-test-result.
-const stepperHarness = `window.addEventListener("load",function(){
+const stepperHarness = `function pnHarness(){
 function shown(root){var out=[],ps=root.querySelectorAll(".pn-step");for(var i=0;i<ps.length;i++){if(ps[i].getClientRects().length>0)out.push(i);}return out;}
 function cells(root){var v=shown(root);if(v.length!==1)return null;
 var tab=root.querySelectorAll(".pn-step")[v[0]].querySelector("table"),rows=[];
@@ -59,7 +59,7 @@ if(prev){prev.click();prev.click();}
 r.prev=snap(root);
 res.push(r);}
 document.getElementById("pn-test-result").textContent=JSON.stringify(res);
-});`
+}`
 
 // browserSnap is what the harness recorded of one stepper at one moment.
 type browserSnap struct {
@@ -74,17 +74,43 @@ type browserStepper struct {
 	Before, Slid, Next, Prev browserSnap
 }
 
-// runInChromium writes the outputs into one page with the harness, loads
-// it in headless Chromium and returns the harness's records.
-func runInChromium(t *testing.T, outputs ...string) []browserStepper {
+// onLoad runs the harness once the page has loaded.
+const onLoad = `window.addEventListener("load",pnHarness);`
+
+// classicNotebook inserts the output held in pnLater the way classic
+// Notebook does (jQuery's append): the HTML goes into a detached element,
+// each script runs as a copy added to the head and removed again, and
+// only then, here 300 ms later, is the element attached to the page. The
+// harness runs a second after that.
+const classicNotebook = `window.addEventListener("load",function(){
+var box=document.createElement("div");box.innerHTML=pnLater;
+var ss=box.querySelectorAll("script");
+for(var i=0;i<ss.length;i++){var c=document.createElement("script");c.text=ss[i].text;document.head.appendChild(c);document.head.removeChild(c);}
+setTimeout(function(){document.body.insertBefore(box,document.getElementById("pn-test-result"));setTimeout(pnHarness,1000);},300);
+});`
+
+// runInChromium writes the outputs into one page with the harness and
+// trigger (onLoad or classicNotebook, which inserts the outputs itself),
+// loads it in headless Chromium and returns the harness's records.
+func runInChromium(t *testing.T, trigger string, outputs ...string) []browserStepper {
 	t.Helper()
 	bin := chromium(t)
 	dir := t.TempDir()
 	page := `<!DOCTYPE html><html><head><meta charset="utf-8"><title>stepper test</title></head><body>`
 	for _, o := range outputs {
+		if trigger == classicNotebook {
+			// encoding/json escapes <, > and &, so the HTML cannot end
+			// the script that holds it.
+			js, err := json.Marshal(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page += `<script>var pnLater=` + string(js) + `;</script>`
+			continue
+		}
 		page += `<div class="output">` + o + `</div>`
 	}
-	page += `<pre id="pn-test-result">harness did not run</pre><script>` + stepperHarness + `</script></body></html>`
+	page += `<pre id="pn-test-result">harness did not run</pre><script>` + stepperHarness + "\n" + trigger + `</script></body></html>`
 	file := filepath.Join(dir, "page.html")
 	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
@@ -158,7 +184,7 @@ func TestStepperInChromium(t *testing.T) {
 		t.Fatalf("Bellman-Ford trace of %d passes (%v), want at least 4", len(bf.Passes), err)
 	}
 	bfHTML := str(t, bundle(t, BFTrace(bf)), MIMEHTML)
-	res := runInChromium(t, fwHTML, str(t, bundle(t, FWTrace(fw)), MIMEHTML), djHTML, fwHTML, bfHTML)
+	res := runInChromium(t, onLoad, fwHTML, str(t, bundle(t, FWTrace(fw)), MIMEHTML), djHTML, fwHTML, bfHTML)
 	if len(res) != 5 {
 		t.Fatalf("the harness saw %d steppers, want 5", len(res))
 	}
@@ -208,4 +234,14 @@ func TestStepperInChromium(t *testing.T) {
 	if r.Slid.Pos != "step 4 of "+strconv.Itoa(len(bf.Passes)+1)+": pass 3" {
 		t.Errorf("Bellman-Ford position line %q after the slider moved", r.Slid.Pos)
 	}
+}
+
+func TestStepperInChromiumDetachedOutput(t *testing.T) {
+	fw := fwReference(example(t, "karaula-fig3.1"))
+	res := runInChromium(t, classicNotebook, str(t, bundle(t, FWTrace(fw)), MIMEHTML))
+	if len(res) != 1 || res[0].Controls != 1 {
+		t.Fatalf("the harness saw %d steppers (%+v), want one with controls", len(res), res)
+	}
+	wantShown(t, "FW inserted late, before moving", res[0].Before, 0, distRows(fw.N, fw.Steps[0].Dist))
+	wantShown(t, "FW inserted late, after the slider moved to 3", res[0].Slid, 3, distRows(fw.N, fw.Steps[3].Dist))
 }
