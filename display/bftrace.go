@@ -243,5 +243,5 @@ func (v *BFTraceView) MIMEBundle() (data, metadata map[string]any) {
 		notes = append(notes, fmt.Sprintf("showing %d of %d states (too many to show each; the text form lists them all)", len(idx), total))
 	}
 	text, _ := v.Table().MIMEBundle()
-	return map[string]any{MIMEHTML: stepperHTML(v.title()+", pass by pass", panels, notes), MIMEText: text[MIMEText]}, nil
+	return map[string]any{MIMEHTML: stepperHTML(v.title()+", pass by pass", panels, notes, "the text form lists every pass"), MIMEText: text[MIMEText]}, nil
 }

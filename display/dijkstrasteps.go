@@ -186,5 +186,5 @@ func (v *DijkstraTraceView) stepperHTML() string {
 	if v.t.Solver != "" {
 		title += " (" + v.t.Solver + ")"
 	}
-	return stepperHTML(title, panels, notes)
+	return stepperHTML(title, panels, notes, "the text form lists every step")
 }

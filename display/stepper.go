@@ -22,6 +22,26 @@ const (
 	stepStyle         = `margin-bottom:6px`
 )
 
+// maxStepperHTML is the most HTML a stepper's panels may take (bytes)
+// before it keeps only the first three and the last: a whole trace of a
+// 20-vertex graph with Π, each step two 20×20 tables, is about 1.4 MB.
+const maxStepperHTML = 1 << 20
+
+// fitPanels returns panels, or their first three and last when together
+// they exceed maxStepperHTML, with a note that says so; elsewhere (a
+// hint) tells the reader where to find the others.
+func fitPanels(panels []stepPanel, elsewhere string) ([]stepPanel, string) {
+	size := 0
+	for _, p := range panels {
+		size += len(p.html)
+	}
+	if size <= maxStepperHTML || len(panels) <= 4 {
+		return panels, ""
+	}
+	kept := []stepPanel{panels[0], panels[1], panels[2], panels[len(panels)-1]}
+	return kept, fmt.Sprintf("showing 4 of these %d steps: all of them would take %d kB of HTML (%s)", len(panels), size/1000, elsewhere)
+}
+
 // stepperID returns an element id that no other output of this or any
 // other session is expected to share: "pn-steps-" and 16 random hex digits.
 func stepperID() string {
@@ -40,7 +60,14 @@ func stepperID() string {
 // and every step stays visible, in order, each under its own heading.
 // Every output gets its own element id, so several steppers in one page do
 // not interfere; the script finds its stepper through that id.
-func stepperHTML(title string, panels []stepPanel, notes []string) string {
+//
+// Panels beyond maxStepperHTML are left out (see fitPanels); elsewhere
+// says where the reader finds them.
+func stepperHTML(title string, panels []stepPanel, notes []string, elsewhere string) string {
+	panels, cut := fitPanels(panels, elsewhere)
+	if cut != "" {
+		notes = append(notes, cut)
+	}
 	id := stepperID()
 	var sb strings.Builder
 	sb.WriteString(`<div id="` + id + `" class="pn-stepper">`)

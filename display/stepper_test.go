@@ -237,4 +237,19 @@ func TestStepperCapsLargeTraces(t *testing.T) {
 	if len(h) > 1<<20 {
 		t.Errorf("HTML of %d bytes for n=%d", len(h), n)
 	}
+
+	// n=20 with Π is within the cell cap (every step in text) but its 21
+	// steps of two 20×20 tables exceed the HTML budget.
+	tr := bigFWTrace(20)
+	for i := range tr.Steps {
+		tr.Steps[i].Pred = make([]int32, 20*20)
+	}
+	data = bundle(t, FWTrace(tr))
+	h = str(t, data, MIMEHTML)
+	if got := len(stepElements(t, h)); got != 4 || len(h) > maxStepperHTML {
+		t.Errorf("%d panels in %d bytes for n=20, want 4 within %d", got, len(h), maxStepperHTML)
+	}
+	if !strings.Contains(h, "showing 4 of these 21 steps: all of them would take") || !strings.Contains(str(t, data, MIMEText), "k = 17") {
+		t.Error("the HTML does not say it left steps out, or the text lost them")
+	}
 }

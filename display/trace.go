@@ -250,7 +250,7 @@ func (v *FWTraceView) MIMEBundle() (data, metadata map[string]any) {
 		title += fmt.Sprintf(", tile %d", v.t.Tile)
 	}
 	text, _ := Column(items...).Title(title).MIMEBundle()
-	return map[string]any{MIMEHTML: stepperHTML(title, panels, notes), MIMEText: text[MIMEText]}, nil
+	return map[string]any{MIMEHTML: stepperHTML(title, panels, notes, "choose others with Steps(from, to) or Step(i)"), MIMEText: text[MIMEText]}, nil
 }
 
 // superscript writes "⁽ᵏ⁾" for k in superscript digits.
