@@ -215,7 +215,7 @@ func (v *FWTraceView) shownSteps() ([]int, bool) {
 // MIMEBundle shows the chosen steps as a stepper: a slider and
 // previous/next buttons step through them, showing D and Π with the cells
 // that step changed highlighted and, for the plain algorithm, the pivot
-// row and column k shaded (see stepperHTML for how it behaves where
+// row and column k shaded (see the package doc for how it behaves where
 // scripts do not run). The text form lists the steps one below the other.
 func (v *FWTraceView) MIMEBundle() (data, metadata map[string]any) {
 	if err := v.Err(); err != nil {
