@@ -21,8 +21,9 @@ func (f failed) MIMEBundle() (data, metadata map[string]any) { return errorBundl
 // Err returns the error.
 func (f failed) Err() error { return f.err }
 
-// FWTraceView shows a Floyd-Warshall trace step by step: D and Π side by
-// side after every step, the cells each step changed highlighted. For the
+// FWTraceView shows a Floyd-Warshall trace step by step, with a slider and
+// previous/next buttons: D and Π side by side after every step, the cells
+// each step changed highlighted and the pivot row and column shaded. For the
 // plain algorithm a step is one k (D⁽ᵏ⁾, Π⁽ᵏ⁾ as [Karaula 2017] prints them);
 // for the blocked algorithm it is one phase of one round, with the primary
 // tile framed and the tiles the phase updated shaded.
@@ -81,7 +82,8 @@ func (v *FWTraceView) OneBased() *FWTraceView { v.oneBased = true; return v }
 
 // Steps shows only steps from..to (inclusive indices into the trace's
 // Steps; 0 is the initial state). Without it a trace shows every step when
-// that is at most 20000 cells, else its first three and last steps.
+// that is at most 20000 cells, else its first three and last steps; the
+// HTML does the same beyond about 1 MB.
 func (v *FWTraceView) Steps(from, to int) *FWTraceView {
 	if v.err != nil {
 		return v
@@ -269,7 +271,8 @@ func superscript(k int) string {
 // DijkstraTraceView shows a single-source trace as the two tables of
 // [Musap 2016] §2.5: the sequential settle order with the distances C after each
 // step, and the frontier iterations (F before relaxing, C after, the
-// minimum mssp, F and U after the update).
+// minimum mssp, F and U after the update). In HTML the settle order is a
+// stepper: a slider and previous/next buttons move through the steps.
 type DijkstraTraceView struct {
 	t   *graph.DijkstraTrace
 	err error
