@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/pathnotes/pathnotes/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"AutoLayout":         reflect.ValueOf(display.AutoLayout),
+		"BFTrace":            reflect.ValueOf(display.BFTrace),
 		"CircleLayout":       reflect.ValueOf(display.CircleLayout),
 		"Column":             reflect.ValueOf(display.Column),
 		"DefaultLimit":       reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
@@ -59,6 +60,7 @@ func init() {
 		"WeightMatrix":       reflect.ValueOf(display.WeightMatrix),
 
 		// type definitions
+		"BFTraceView":       reflect.ValueOf((*display.BFTraceView)(nil)),
 		"Bundle":            reflect.ValueOf((*display.Bundle)(nil)),
 		"CellKind":          reflect.ValueOf((*display.CellKind)(nil)),
 		"DijkstraTraceView": reflect.ValueOf((*display.DijkstraTraceView)(nil)),

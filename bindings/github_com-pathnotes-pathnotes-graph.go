@@ -63,6 +63,8 @@ func init() {
 		// type definitions
 		"AllPairs":           reflect.ValueOf((*graph.AllPairs)(nil)),
 		"Arc":                reflect.ValueOf((*graph.Arc)(nil)),
+		"BFPass":             reflect.ValueOf((*graph.BFPass)(nil)),
+		"BFTrace":            reflect.ValueOf((*graph.BFTrace)(nil)),
 		"Builder":            reflect.ValueOf((*graph.Builder)(nil)),
 		"DijkstraStep":       reflect.ValueOf((*graph.DijkstraStep)(nil)),
 		"DijkstraTrace":      reflect.ValueOf((*graph.DijkstraTrace)(nil)),

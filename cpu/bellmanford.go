@@ -32,8 +32,19 @@ func BellmanFord(ctx context.Context, g *graph.Graph, source int, opts BFOptions
 	if err != nil {
 		return nil, err
 	}
-	dist, pred, err := bellmanFord(ctx, g, source, g.N(), what)
+	tr := opts.Trace
+	if tr != nil {
+		if err := graph.CheckTraceSize(what, g.N()); err != nil {
+			return nil, err
+		}
+		*tr = graph.BFTrace{N: g.N(), Labels: cloneLabels(g), Source: source, Solver: VariantBF}
+	}
+	dist, pred, err := bellmanFord(ctx, g, source, g.N(), what, tr)
 	if err != nil {
+		var nc *graph.NegativeCycleError
+		if tr != nil && errors.As(err, &nc) {
+			tr.NegativeCycle = nc.Cycle
+		}
 		return nil, err
 	}
 	res := &graph.SingleSource{Source: source, Dist: make([]int32, len(dist)), Labels: cloneLabels(g), Solver: VariantBF}
@@ -60,8 +71,9 @@ const noDist = math.MaxInt64
 // only (arcs leaving that range are ignored), from source, or from every
 // vertex at distance 0 when source < 0 (Johnson's virtual source, without
 // building the extra vertex). A negative cycle is returned as a
-// *graph.NegativeCycleError.
-func bellmanFord(ctx context.Context, g *graph.Graph, source, limit int, what string) (dist []int64, pred []int32, err error) {
+// *graph.NegativeCycleError. A non-nil tr gets the initial distances and
+// every pass (see graph.BFTrace).
+func bellmanFord(ctx context.Context, g *graph.Graph, source, limit int, what string, tr *graph.BFTrace) (dist []int64, pred []int32, err error) {
 	n := limit
 	dist = make([]int64, n)
 	pred = make([]int32, n)
@@ -79,12 +91,23 @@ func bellmanFord(ctx context.Context, g *graph.Graph, source, limit int, what st
 		cur = append(cur, int32(source))
 	}
 	offsets, targets, weights := g.Offsets(), g.Targets(), g.Weights()
+	if tr != nil {
+		tr.Initial = traceDist(dist)
+	}
 	for pass := 1; len(cur) > 0; pass++ {
 		if ctx.Err() != nil {
 			return nil, nil, cancelled(ctx, what, fmt.Sprintf("%d passes", pass-1))
 		}
 		late := -1 // a vertex that changed in pass n or later
+		var step *graph.BFPass
+		if tr != nil {
+			tr.Passes = append(tr.Passes, graph.BFPass{})
+			step = &tr.Passes[len(tr.Passes)-1]
+		}
 		for _, u := range cur {
+			if step != nil {
+				step.Scanned = append(step.Scanned, int(u))
+			}
 			queued[u] = false
 			du := dist[u]
 			ts, ws := targets[offsets[u]:offsets[u+1]], weights[offsets[u]:offsets[u+1]]
@@ -95,6 +118,9 @@ func bellmanFord(ctx context.Context, g *graph.Graph, source, limit int, what st
 				}
 				if nd := du + int64(ws[a]); nd < dist[v] {
 					dist[v], pred[v] = nd, u
+					if step != nil {
+						step.Relaxed = append(step.Relaxed, [2]int{int(u), int(v)})
+					}
 					if pass >= n {
 						late = int(v)
 					}
@@ -106,6 +132,9 @@ func bellmanFord(ctx context.Context, g *graph.Graph, source, limit int, what st
 			}
 		}
 		cur, next = next, cur[:0]
+		if step != nil {
+			step.Dist, step.Pred = traceDist(dist), append([]int32(nil), pred...)
+		}
 		var cycle []int
 		switch {
 		case late >= 0:
@@ -129,6 +158,19 @@ func bellmanFord(ctx context.Context, g *graph.Graph, source, limit int, what st
 	return dist, pred, nil
 }
 
+// traceDist converts bellmanFord's distances for a trace: Inf where
+// unreached, beyond-range values saturated at ±graph.MaxDistance.
+func traceDist(dist []int64) []int32 {
+	out := make([]int32, len(dist))
+	for v, d := range dist {
+		out[v] = graph.Inf
+		if d != noDist {
+			out[v] = int32(max(min(d, int64(graph.MaxDistance)), -int64(graph.MaxDistance)))
+		}
+	}
+	return out
+}
+
 // rotateTo rotates a cycle so that it starts at v (unchanged if v is not on
 // it).
 func rotateTo(cycle []int, v int) []int {
@@ -144,7 +186,7 @@ func rotateTo(cycle []int, v int) []int {
 // situation when D[k,k] < 0 before pivot k): every such cycle passes
 // through k, so Bellman-Ford from k on those vertices finds one.
 func cycleThrough(ctx context.Context, g *graph.Graph, k int) ([]int, error) {
-	_, _, err := bellmanFord(ctx, g, k, k+1, "negative cycle search")
+	_, _, err := bellmanFord(ctx, g, k, k+1, "negative cycle search", nil)
 	var nc *graph.NegativeCycleError
 	if !errors.As(err, &nc) {
 		return nil, err // nil when (unexpectedly) no cycle is found

@@ -29,7 +29,7 @@ func Johnson(ctx context.Context, g *graph.Graph, opts APSPOptions) (*graph.AllP
 		return allSources(ctx, g, g.Weights(), opts, what, VariantJohnson)
 	}
 	n := g.N()
-	h, _, err := bellmanFord(ctx, g, -1, n, what)
+	h, _, err := bellmanFord(ctx, g, -1, n, what, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,11 @@ type DijkstraOptions struct {
 type BFOptions struct {
 	// Pred asks for the predecessor of every vertex on its shortest path.
 	Pred bool
+	// Trace, when not nil, is filled with the distances and predecessors
+	// after every pass, the vertices each pass scanned and the arcs it
+	// relaxed (graph.MaxTraceN vertices at most). A run that stops on a
+	// negative cycle keeps its passes so far and the cycle.
+	Trace *graph.BFTrace
 }
 
 // APSPOptions configures the all-pairs solvers built from single-source

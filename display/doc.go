@@ -15,6 +15,21 @@
 // Every bundle carries a "text/plain" form that reads well on its own, so
 // jupyter console, headless notebook runs and plain Go programs stay useful.
 //
+// Traces step through an algorithm: FWTrace (one step per k, or per phase
+// of a blocked run), DijkstraTrace (one per settled vertex) and BFTrace
+// (one per Bellman-Ford pass) show as one self-contained HTML output with a
+// slider and previous/next buttons. Each step shows what it changed: the
+// cells of D and Π (highlighted) and the pivot row and column k for
+// Floyd-Warshall, the settled vertex and the distances its relaxed arcs
+// lowered for Dijkstra, the scanned vertices and relaxed arcs for
+// Bellman-Ford. A small inline script drives the controls, with nothing
+// fetched and no call to the kernel, so the view works in a saved notebook
+// and in nbconvert's HTML; every output has its own element ids, so several
+// traces in one notebook do not interfere. Where scripts do not run (an
+// untrusted notebook) every step shows, in order. Long traces show their
+// first three steps and their last, and say so; the text form lists the
+// steps as tables.
+//
 // Views are built with chained calls (display.Graph(g).Path(p)) and never
 // panic: a bad argument is remembered, shown in place of the view, and
 // returned by the view's Err method and by Show.

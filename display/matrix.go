@@ -32,6 +32,7 @@ const (
 	markChanged cellMark = 1 << iota // value differs from the previous matrix
 	markPrimary                      // in a blocked trace's primary (diagonal) tile
 	markShaded                       // in a tile the current phase updates
+	markPivot                        // in the pivot row or column of a Floyd-Warshall step
 )
 
 // Matrix shows an n×n distance, weight or predecessor matrix as an HTML
@@ -317,11 +318,13 @@ const (
 	changedStyle = `;background:` + changedColor + `;font-weight:bold`
 	shadedStyle  = `;background:#e3edff`
 	primaryStyle = `;box-shadow:inset 0 0 0 2px #1f5fbf`
+	pivotStyle   = `;background:` + pivotColor
 	// color:inherit overrides the grey that classic Notebook's stylesheet
 	// gives captions, which made D and Π fainter than their tables.
 	captionStyle = `caption-side:top;text-align:left;font-weight:bold;padding-bottom:2px;color:inherit`
 	noteStyle    = `font-size:11px;color:#555`
 	changedColor = `#ffd966`
+	pivotColor   = `#dcefdc`
 )
 
 // markChangedHTML wraps escaped cell or note text in <mark><b>: a mark's
@@ -399,6 +402,9 @@ func (m *Matrix) html(caption bool) string {
 			}
 			if f&markShaded != 0 {
 				style += shadedStyle
+			}
+			if f&markPivot != 0 {
+				style += pivotStyle
 			}
 			if f&markChanged != 0 {
 				style += changedStyle

@@ -21,8 +21,9 @@ func (f failed) MIMEBundle() (data, metadata map[string]any) { return errorBundl
 // Err returns the error.
 func (f failed) Err() error { return f.err }
 
-// FWTraceView shows a Floyd-Warshall trace step by step: D and Π side by
-// side after every step, the cells each step changed highlighted. For the
+// FWTraceView shows a Floyd-Warshall trace step by step, with a slider and
+// previous/next buttons: D and Π side by side after every step, the cells
+// each step changed highlighted and the pivot row and column shaded. For the
 // plain algorithm a step is one k (D⁽ᵏ⁾, Π⁽ᵏ⁾ as [Karaula 2017] prints them);
 // for the blocked algorithm it is one phase of one round, with the primary
 // tile framed and the tiles the phase updated shaded.
@@ -81,7 +82,8 @@ func (v *FWTraceView) OneBased() *FWTraceView { v.oneBased = true; return v }
 
 // Steps shows only steps from..to (inclusive indices into the trace's
 // Steps; 0 is the initial state). Without it a trace shows every step when
-// that is at most 20000 cells, else its first three and last steps.
+// that is at most 20000 cells, else its first three and last steps; the
+// HTML does the same beyond about 1 MB.
 func (v *FWTraceView) Steps(from, to int) *FWTraceView {
 	if v.err != nil {
 		return v
@@ -134,6 +136,16 @@ func (v *FWTraceView) step(i int) *Group {
 		}
 	}
 	var notes []string
+	if s.Round < 0 && s.K > 0 && s.K <= t.N {
+		k := s.K - 1 // D⁽ᵏ⁾ lets paths pass through vertex k (1-based)
+		for _, m := range []*Matrix{d, p} {
+			if m != nil {
+				m.markTile(k, k+1, 0, t.N, markPivot)
+				m.markTile(0, t.N, k, k+1, markPivot)
+			}
+		}
+		notes = append(notes, "pivot row and column "+v.span(k, k+1))
+	}
 	if s.Round >= 0 {
 		lo, hi := s.Round*t.Tile, min((s.Round+1)*t.Tile, t.N)
 		notes = append(notes, fmt.Sprintf("primary tile %d (%s)", s.Round, v.span(lo, hi)))
@@ -202,18 +214,34 @@ func (v *FWTraceView) shownSteps() ([]int, bool) {
 	return []int{0, 1, 2, n - 1}, true
 }
 
-// MIMEBundle shows the chosen steps one below the other.
+// MIMEBundle shows the chosen steps as a stepper: a slider and
+// previous/next buttons step through them, showing D and Π with the cells
+// that step changed highlighted and, for the plain algorithm, the pivot
+// row and column k shaded (see the package doc for how it behaves where
+// scripts do not run). The text form lists the steps one below the other.
 func (v *FWTraceView) MIMEBundle() (data, metadata map[string]any) {
 	if err := v.Err(); err != nil {
 		return errorBundle(err).MIMEBundle()
 	}
 	idx, partial := v.shownSteps()
 	items := make([]Renderer, 0, len(idx)+1)
+	panels := make([]stepPanel, 0, len(idx))
 	for _, i := range idx {
-		items = append(items, v.step(i))
+		g := v.step(i)
+		items = append(items, g)
+		d, _ := g.MIMEBundle()
+		panels = append(panels, stepPanel{label: v.t.Steps[i].Title(), html: d[MIMEHTML].(string)})
+	}
+	notes := []string{"highlighted: cells changed by the step (also marked * in text)"}
+	if v.t.Tile > 0 {
+		notes[0] += "; framed: the primary tile; shaded: the tiles the phase updated"
+	} else {
+		notes[0] += "; shaded: the pivot row and column k"
 	}
 	if partial {
-		items = append(items, note(fmt.Sprintf("showing %d of %d steps (choose others with Steps(from, to) or Step(i))", len(idx), len(v.t.Steps))))
+		msg := fmt.Sprintf("showing %d of %d steps (choose others with Steps(from, to) or Step(i))", len(idx), len(v.t.Steps))
+		items = append(items, note(msg))
+		notes = append(notes, msg)
 	}
 	title := "Floyd-Warshall trace"
 	if v.t.Solver != "" {
@@ -223,7 +251,8 @@ func (v *FWTraceView) MIMEBundle() (data, metadata map[string]any) {
 	if v.t.Tile > 0 {
 		title += fmt.Sprintf(", tile %d", v.t.Tile)
 	}
-	return Column(items...).Title(title).MIMEBundle()
+	text, _ := Column(items...).Title(title).MIMEBundle()
+	return map[string]any{MIMEHTML: stepperHTML(title, panels, notes, "choose others with Steps(from, to) or Step(i)"), MIMEText: text[MIMEText]}, nil
 }
 
 // superscript writes "⁽ᵏ⁾" for k in superscript digits.
@@ -242,7 +271,8 @@ func superscript(k int) string {
 // DijkstraTraceView shows a single-source trace as the two tables of
 // [Musap 2016] §2.5: the sequential settle order with the distances C after each
 // step, and the frontier iterations (F before relaxing, C after, the
-// minimum mssp, F and U after the update).
+// minimum mssp, F and U after the update). In HTML the settle order is a
+// stepper: a slider and previous/next buttons move through the steps.
 type DijkstraTraceView struct {
 	t   *graph.DijkstraTrace
 	err error
@@ -416,21 +446,31 @@ func (v *DijkstraTraceView) FrontierTable() *Table {
 	return tab.Limit(max(len(t.Frontier)+1, 1))
 }
 
-// MIMEBundle shows both tables, one below the other (a table is left out
-// when the trace did not record that form).
+// MIMEBundle shows the sequential form as a stepper (a slider and
+// previous/next buttons move through the settle order, showing C and π
+// after each step with the settled vertex and the distances its arcs
+// lowered highlighted) and the frontier table under it. The text form is
+// both tables, one below the other; a form the trace did not record is
+// left out.
 func (v *DijkstraTraceView) MIMEBundle() (data, metadata map[string]any) {
 	if err := v.Err(); err != nil {
 		return errorBundle(err).MIMEBundle()
 	}
 	var items []Renderer
+	var parts []string
 	if len(v.t.Steps) > 0 {
 		items = append(items, v.Sequential())
+		parts = append(parts, v.stepperHTML())
 	}
 	if len(v.t.Frontier) > 0 {
-		items = append(items, v.FrontierTable())
+		f := v.FrontierTable()
+		items = append(items, f)
+		d, _ := f.MIMEBundle()
+		parts = append(parts, richHTML(d))
 	}
 	if len(items) == 0 {
 		return Text(fmt.Sprintf("Dijkstra trace from %s: no steps recorded", v.name(v.t.Source))).MIMEBundle()
 	}
-	return Column(items...).MIMEBundle()
+	text, _ := Column(items...).MIMEBundle()
+	return map[string]any{MIMEHTML: strings.Join(parts, `<div style="height:8px"></div>`), MIMEText: text[MIMEText]}, nil
 }

@@ -232,8 +232,10 @@ func TestDijkstraTraceTables(t *testing.T) {
 		"5          {d}             [0,2,5,6,7]    ∞     ∅               ∅",
 		"5 while-iterations for 5 settled vertices",
 	)
-	if c := strings.Count(str(t, bundle(t, v), MIMEHTML), "<table"); c != 2 {
-		t.Errorf("bundle has %d tables, want 2", c)
+	// One table per state of the stepper (initial and 5 steps), then the
+	// frontier table.
+	if c := strings.Count(str(t, bundle(t, v), MIMEHTML), "<table"); c != 7 {
+		t.Errorf("bundle has %d tables, want 7", c)
 	}
 }
 

@@ -117,3 +117,28 @@ func (t *DijkstraTrace) SettleOrder() []int {
 	}
 	return order
 }
+
+// BFPass is one pass of Bellman-Ford in its queue form (the form of
+// cpu.BellmanFord): the vertices whose distance changed in the previous
+// pass (the source, in the first) scan their arcs and relax them in place.
+type BFPass struct {
+	Scanned []int    // the vertices whose arcs the pass scanned, in scan order
+	Relaxed [][2]int // the arcs {u, v} that lowered v's distance, in order (one arc may appear twice)
+	Dist    []int32  // distances after the pass (Inf: not reached yet; see BFTrace)
+	Pred    []int32  // predecessors after the pass (Nil: none yet)
+}
+
+// BFTrace records a single-source Bellman-Ford run pass by pass, for
+// display. Distances beyond ±MaxDistance, which only a graph with very
+// heavy arcs reaches on the way, are recorded as ±MaxDistance.
+type BFTrace struct {
+	N       int
+	Labels  []string // the graph's labels; nil when it has none
+	Source  int
+	Solver  string   // the variant that ran, e.g. "bf-cpu"
+	Initial []int32  // distances before the first pass: 0 at the source, Inf elsewhere
+	Passes  []BFPass // one entry per pass, the last one changing nothing unless the run stopped early
+	// NegativeCycle is the cycle the run stopped on, as vertices in path
+	// order; nil when it found none.
+	NegativeCycle []int
+}
