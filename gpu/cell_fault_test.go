@@ -268,3 +268,38 @@ func TestCellLaunchCancel(t *testing.T) {
 		t.Errorf("vecAdd after the cancelled launches: %v, %v", got, err)
 	}
 }
+
+// TestEmuSolverCancelInLaunch checks that a solver's context stops the
+// emulator inside a long launch (apsp-batched runs its sources in one
+// launch), not only between launches, and that the device works after.
+func TestEmuSolverCancelInLaunch(t *testing.T) {
+	d := emuDevice(t)
+	g, err := graph.GNM(600, 6000, graph.WeightRange{Min: 1, Max: 100}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := AllPairs(ctx, VariantAPSPBatched, g, Options{Device: d})
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("apsp-batched still runs 30 s after its context expired")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("apsp-batched with a 150 ms deadline: %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+	wantErr(t, "cancelled solver", err, "apsp-batched: interrupted after", "in kernel apsp_batch")
+	t.Logf("stopped after %v: %v", time.Since(start), err)
+	small, _ := graph.GNM(20, 80, graph.WeightRange{Min: 1, Max: 9}, 2)
+	ref, _ := cpu.FloydWarshall(context.Background(), small, cpu.FWOptions{})
+	res, err := AllPairs(context.Background(), VariantAPSPBatched, small, Options{Device: d})
+	if err != nil || !res.SameDistances(ref) {
+		t.Errorf("apsp-batched after the cancelled run: %v", err)
+	}
+}

@@ -38,11 +38,15 @@ type LaunchError struct {
 // <<<(1,1,1),(2048,1,1)>>>: cudaErrorInvalidConfiguration (9): invalid
 // configuration argument", followed by the detail.
 func (e *LaunchError) Error() string {
-	msg := fmt.Sprintf("kernel %s <<<%v,%v", e.Kernel, e.Grid, e.Block)
-	if e.Shared != 0 {
-		msg += fmt.Sprintf(",%d", e.Shared)
+	msg := "kernel " + e.Kernel
+	if e.Grid != (Dim3{}) { // the shape is unknown when only the driver named the kernel
+		msg += fmt.Sprintf(" <<<%v,%v", e.Grid, e.Block)
+		if e.Shared != 0 {
+			msg += fmt.Sprintf(",%d", e.Shared)
+		}
+		msg += ">>>"
 	}
-	msg += fmt.Sprintf(">>>: %s (%d): %s", e.Name, e.Code, e.Message)
+	msg += fmt.Sprintf(": %s (%d): %s", e.Name, e.Code, e.Message)
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}
