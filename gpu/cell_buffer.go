@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -110,42 +109,6 @@ func (d *Device) cellContext() (cellContext, error) {
 		return nil, fmt.Errorf("gpu: device %s: its driver does not support the cell API (buffers, modules, launches)", d.info.Name)
 	}
 	return c, nil
-}
-
-// cellErr turns a driver error of a cell-API call into the error to
-// return. A sticky error (a kernel that faulted) becomes a *LaunchError
-// naming the latest launch; the device resets its context, and with it
-// every buffer and module of the cell API. d.mu is held.
-func (d *Device) cellErr(err error, format string, args ...any) error {
-	if err == nil {
-		return nil
-	}
-	if !isSticky(err) || d.lost != nil {
-		return fmt.Errorf("gpu: %s: %w", fmt.Sprintf(format, args...), err)
-	}
-	le := &LaunchError{Kernel: "?", Err: err}
-	if d.last != nil {
-		le.Kernel, le.Grid, le.Block, le.Shared = d.last.Kernel, d.last.Grid, d.last.Block, d.last.Shared
-	}
-	var de *driverError
-	if errors.As(err, &de) {
-		le.Code = runtimeCode(de.Code)
-		le.Detail = de.Detail
-	}
-	le.Name, le.Message = runtimeError(le.Code)
-	if le.Detail == le.Message {
-		le.Detail = "" // the cuda driver's description is the runtime's message
-	}
-	note := d.rebuild(err)
-	if d.lost == nil {
-		note += "; every gpu.Buffer, Module and Kernel made before is gone: allocate the buffers and run the %%cuda / %%ptx cells (or LoadPTX) again"
-	}
-	if le.Detail != "" {
-		le.Detail += " (" + note + ")"
-	} else {
-		le.Detail = note
-	}
-	return le
 }
 
 // use checks that b can be used now: not freed, not lost, on d. d.mu is held.

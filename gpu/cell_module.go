@@ -1,11 +1,9 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
@@ -260,105 +258,6 @@ func (k *Kernel) PTXName() string { return k.entry.Name }
 // "vecAdd(.u64 param_0, .u64 param_1, .u32 param_2)".
 func (k *Kernel) Signature() string { return signature(k.Name(), k.entry) }
 
-// Launch enqueues the kernel on grid blocks of block threads, as
-// kernel<<<grid, block>>>(args...) does; it returns before the kernel ends
-// (call Synchronize, or read a buffer, to wait). Arguments, in the order
-// of the kernel's parameters (numbered from 0, as PTX numbers them):
-// *Buffer (its address), int (as int32, or int64 for a 64-bit
-// parameter; an error if it does not fit), int32, uint32, int64, uint64,
-// float32, float64, DevicePtr. Their count and sizes are checked against
-// the kernel's .param list. A configuration the device cannot run is a
-// *LaunchError with code 9 (cudaErrorInvalidConfiguration); a fault in the
-// kernel is reported by the next call that waits for it.
-func (k *Kernel) Launch(grid, block Dim3, args ...any) error {
-	return k.LaunchShared(grid, block, 0, args...)
-}
-
-// LaunchShared is Launch with sharedBytes of dynamic shared memory per
-// block (the extern __shared__ array), as <<<grid, block, shared>>>.
-func (k *Kernel) LaunchShared(grid, block Dim3, sharedBytes int, args ...any) error {
-	d := k.mod.dev
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return k.launch(grid, block, sharedBytes, args)
-}
-
-// Time launches the kernel between two CUDA events and waits for it,
-// returning the device time between them. On the emulator the time is the
-// interpreter's on the CPU, which says nothing about a GPU.
-func (k *Kernel) Time(grid, block Dim3, sharedBytes int, args ...any) (time.Duration, error) {
-	d := k.mod.dev
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := k.mod.usable(); err != nil {
-		return 0, err
-	}
-	var events [2]eventHandle
-	for i := range events {
-		e, err := d.ctx.NewEvent()
-		if err != nil {
-			return 0, d.cellErr(err, "creating an event")
-		}
-		events[i] = e
-		defer func() { _ = d.ctx.DestroyEvent(e) }()
-	}
-	if err := d.ctx.Record(events[0]); err != nil {
-		return 0, d.cellErr(err, "recording an event")
-	}
-	if err := k.launch(grid, block, sharedBytes, args); err != nil {
-		return 0, err
-	}
-	if err := d.ctx.Record(events[1]); err != nil {
-		return 0, d.cellErr(err, "recording an event")
-	}
-	dt, err := d.ctx.Elapsed(events[0], events[1])
-	if err != nil {
-		return 0, d.cellErr(err, "timing kernel %s", k.Name())
-	}
-	if err := d.ctx.Synchronize(); err != nil {
-		return 0, d.cellErr(err, "kernel %s", k.Name())
-	}
-	return dt, nil
-}
-
-// launch checks and enqueues a launch. d.mu is held.
-func (k *Kernel) launch(grid, block Dim3, shared int, args []any) error {
-	d := k.mod.dev
-	if err := k.mod.usable(); err != nil {
-		return err
-	}
-	vals, err := k.values(args)
-	if err != nil {
-		return err
-	}
-	if err := checkConfig(d.info, k.Name(), grid, block, shared); err != nil {
-		return err
-	}
-	if k.epoch != d.epoch || k.fn == 0 {
-		fn, err := d.ctx.Function(k.mod.handle, k.entry.Name)
-		if err != nil {
-			return d.cellErr(err, "kernel %s of module %s", k.Name(), k.mod.name)
-		}
-		k.fn, k.epoch = fn, d.epoch
-	}
-	d.last = &LaunchError{Kernel: k.Name(), Grid: grid, Block: block, Shared: shared}
-	if err := d.ctx.Launch(k.fn, grid, block, shared, vals); err != nil {
-		if isSticky(err) {
-			return d.cellErr(err, "launching %s", k.Name())
-		}
-		le := &LaunchError{Kernel: k.Name(), Grid: grid, Block: block, Shared: shared, Err: err, Code: ErrorCode(err)}
-		var de *driverError
-		if errors.As(err, &de) {
-			le.Detail = de.Detail
-		} else {
-			le.Code, le.Detail = 999, err.Error()
-		}
-		le.Name, le.Message = runtimeError(le.Code)
-		return le
-	}
-	return nil
-}
-
 // values converts launch arguments to parameter slots, checking them
 // against the kernel's .param list. d.mu is held (buffers are checked).
 func (k *Kernel) values(args []any) ([]uint64, error) {
@@ -469,18 +368,6 @@ func toUint64(v any) uint64 {
 		return uint64(x)
 	}
 	return v.(uint64)
-}
-
-// Synchronize waits for every launch on the device to finish, as
-// cudaDeviceSynchronize does, and returns the first kernel fault as a
-// *LaunchError (after which the device has reset its context).
-func (d *Device) Synchronize() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.lost != nil {
-		return d.lost
-	}
-	return d.cellErr(d.ctx.Synchronize(), "synchronizing %s", d.info.Name)
 }
 
 // Dim builds a Dim3 from one to three sizes, the missing ones 1:

@@ -104,14 +104,38 @@ func GetVar(name string) (*Buffer, error) {
 	return nil, fmt.Errorf("gpu: no cell variable %q (known: %s)", name, listOrNone(known))
 }
 
-// Launch launches the cell kernel called name: GetKernel, then
-// Kernel.Launch.
+// Launch runs the cell kernel called name and waits for it: GetKernel,
+// then Kernel.Launch. A fault of the kernel is its error, a *LaunchError
+// naming the kernel (and on the emulator the block, thread and PTX line).
 func Launch(name string, grid, block Dim3, args ...any) error {
 	k, err := GetKernel(name)
 	if err != nil {
 		return err
 	}
 	return k.Launch(grid, block, args...)
+}
+
+// LaunchAsync enqueues the cell kernel called name and returns before it
+// ends, as kernel<<<...>>> does: GetKernel, then Kernel.LaunchAsync. Its
+// fault is reported by Synchronize (or the next call that waits),
+// naming the kernel.
+func LaunchAsync(name string, grid, block Dim3, args ...any) error {
+	k, err := GetKernel(name)
+	if err != nil {
+		return err
+	}
+	return k.LaunchAsync(grid, block, args...)
+}
+
+// Synchronize waits for the launches on the default device, as
+// cudaDeviceSynchronize does, and returns the fault of one made with
+// LaunchAsync, naming its kernel (see Device.Synchronize).
+func Synchronize() error {
+	d, err := Default()
+	if err != nil {
+		return err
+	}
+	return d.Synchronize()
 }
 
 // DescribeCells lists the modules of the cells, one per line, for %gpu.

@@ -369,27 +369,25 @@ func TestCellIntPointer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := k.Launch(Dim(1), Dim(1), 256, 1, 2, 3, 4, float32(5), 6.0, 7); err != nil {
-		t.Fatal(err)
-	}
-	wantErr(t, "store through address 256", d.Synchronize(), "cudaErrorIllegalAddress (700)")
+	err = k.Launch(Dim(1), Dim(1), 256, 1, 2, 3, 4, float32(5), 6.0, 7)
+	wantErr(t, "store through address 256", err, "kernel params", "cudaErrorIllegalAddress (700)")
 }
 
 // TestCellSticky checks a kernel fault: an out-of-bounds store is an
-// illegal address (700) at the next synchronisation, the context is reset,
+// illegal address (700) that the launch returns, the context is reset,
 // old buffers and modules say they are gone, and new ones work.
 func TestCellSticky(t *testing.T) {
 	d := emuDevice(t)
 	m := loadCellTest(t, d)
 	p, _ := d.NewBuffer(Int32, 4)
 	oob, _ := m.Kernel("oob")
-	if err := oob.Launch(Dim(1), Dim(2), p, 4); err != nil {
-		t.Fatalf("the launch itself: %v", err)
-	}
-	err := d.Synchronize()
+	err := oob.Launch(Dim(1), Dim(2), p, 4)
 	var le *LaunchError
 	if !errors.As(err, &le) || le.Code != 700 || le.Kernel != "oob" || le.Block != Dim(2) {
-		t.Fatalf("Synchronize after an out-of-bounds store: %v", err)
+		t.Fatalf("Launch of an out-of-bounds store: %v", err)
+	}
+	if err := d.Synchronize(); err != nil {
+		t.Errorf("Synchronize after the fault was reported: %v", err)
 	}
 	wantErr(t, "sticky", err, "cudaErrorIllegalAddress (700): an illegal memory access was encountered", "context has been reset", "gpu.Buffer, Module and Kernel")
 	if ErrorString(err) != "an illegal memory access was encountered" {

@@ -153,7 +153,11 @@ type Device struct {
 	// epoch counts the contexts the device has had: a Buffer or Module of
 	// the cell API made in an older one is gone.
 	epoch int
-	last  *LaunchError // the cell API's latest launch, to name it in a later error
+	// pending are the latest launches of the cell API that nothing has
+	// waited for (LaunchAsync), at most maxPending; pendingN counts them
+	// all. A fault reported later names its kernel from them.
+	pending  []launchRecord
+	pendingN int
 }
 
 var (
@@ -254,6 +258,7 @@ func (d *Device) stagingBuffers() ([2][]int32, error) {
 // forget drops the handles of a context that is gone.
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
+	d.pending, d.pendingN = nil, 0
 	d.epoch++
 	d.modules = map[string]moduleHandle{}
 	d.funcs = map[string]funcHandle{}

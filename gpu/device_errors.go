@@ -13,9 +13,12 @@ import (
 // A configuration the device cannot run (too many threads per block, a
 // zero or too large dimension, too much shared memory) is refused before
 // the driver is called, with Code 9. A kernel that faults (an illegal
-// address, 700; a trap, 719) leaves the context unusable, as on a card:
-// the device then resets it, and the buffers and modules of the cell API
-// are gone (Detail says so).
+// address, 700; a trap, 719) is the error of its Launch, or, launched
+// with LaunchAsync, of the next call that waits for it (Synchronize, a
+// copy back); Kernel names it either way, and on the emulator Detail says
+// where (block, thread, PTX line, address). The fault leaves the context
+// unusable, as on a card: the device then resets it, and the buffers and
+// modules of the cell API are gone (Detail says so).
 type LaunchError struct {
 	Code    int    // CUDA runtime error number, e.g. 9
 	Name    string // e.g. "cudaErrorInvalidConfiguration"
@@ -35,11 +38,15 @@ type LaunchError struct {
 // <<<(1,1,1),(2048,1,1)>>>: cudaErrorInvalidConfiguration (9): invalid
 // configuration argument", followed by the detail.
 func (e *LaunchError) Error() string {
-	msg := fmt.Sprintf("kernel %s <<<%v,%v", e.Kernel, e.Grid, e.Block)
-	if e.Shared != 0 {
-		msg += fmt.Sprintf(",%d", e.Shared)
+	msg := "kernel " + e.Kernel
+	if e.Grid != (Dim3{}) { // the shape is unknown when only the driver named the kernel
+		msg += fmt.Sprintf(" <<<%v,%v", e.Grid, e.Block)
+		if e.Shared != 0 {
+			msg += fmt.Sprintf(",%d", e.Shared)
+		}
+		msg += ">>>"
 	}
-	msg += fmt.Sprintf(">>>: %s (%d): %s", e.Name, e.Code, e.Message)
+	msg += fmt.Sprintf(": %s (%d): %s", e.Name, e.Code, e.Message)
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}

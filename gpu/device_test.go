@@ -265,7 +265,7 @@ func TestDeviceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = d.ctx.Launch(f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, []uint64{i32(4), 0, 0, 0})
+	err = d.ctx.Launch(ctx, f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, []uint64{i32(4), 0, 0, 0})
 	r.end()
 	if !errors.As(err, &de) || de.Sticky {
 		t.Errorf("launching 2048 threads per block: %v, want a non-sticky driver error", err)

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -78,7 +79,11 @@ type deviceContext interface {
 	MaxActiveBlocks(f funcHandle, blockThreads, sharedBytes int) (int, error)
 	// Launch enqueues a kernel. Each argument is one parameter's value in
 	// the low bytes of a 64-bit slot (pointers use all 8, int32 the low 4).
-	Launch(f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) error
+	// ctx stops a kernel the driver runs itself (the emulator's, which
+	// then returns an error wrapping ctx.Err() and leaves the context
+	// usable); a kernel on a card cannot be stopped, and the cuda driver
+	// ignores it.
+	Launch(ctx context.Context, f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) error
 	// Synchronize waits for all enqueued work and reports its first error.
 	Synchronize() error
 	// NewEvent creates a timing event; Record enqueues it; Elapsed
@@ -119,6 +124,10 @@ type driverError struct {
 	Sticky bool
 	// Log is the JIT compiler's log, for module loads.
 	Log string
+	// Kernel is the PTX name of the kernel that faulted, for a sticky
+	// error of a driver that knows it (the emulator); the CUDA driver
+	// does not say which launch faulted, and leaves it empty.
+	Kernel string
 }
 
 // Error formats the call, the code's name and description, and the JIT log.

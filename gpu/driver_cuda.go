@@ -33,6 +33,7 @@ static const char *pathnotes_error_string(int code) {
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"reflect"
@@ -355,7 +356,9 @@ func (c *cudaCtx) MaxActiveBlocks(f funcHandle, threads, shared int) (int, error
 	return k, err
 }
 
-func (c *cudaCtx) Launch(f funcHandle, grid, block Dim3, shared int, args []uint64) error {
+// Launch enqueues the kernel on the default stream and returns; ctx is not
+// used: a kernel running on the card cannot be stopped.
+func (c *cudaCtx) Launch(_ context.Context, f funcHandle, grid, block Dim3, shared int, args []uint64) error {
 	fn, err := c.function(f)
 	if err != nil {
 		return err

@@ -328,10 +328,13 @@ func (c *emuContext) MaxActiveBlocks(f funcHandle, blockThreads, sharedBytes int
 }
 
 // Launch runs the kernel to its end. A launch the interpreter refuses is
-// an error at once that leaves the context usable; a fault during the run
-// (an illegal address, a divergent barrier) becomes the sticky error that
-// Synchronize and every later call return, as on a GPU.
-func (c *emuContext) Launch(f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) error {
+// an error at once that leaves the context usable, and so is a launch
+// that ctx stopped (the error wraps ctx.Err(); the blocks that ran have
+// written what they wrote). A fault during the run (an illegal address, a
+// divergent barrier) becomes the sticky error that Synchronize and every
+// later call return, as on a GPU; it names the kernel, block, thread and
+// PTX line.
+func (c *emuContext) Launch(ctx context.Context, f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -340,13 +343,15 @@ func (c *emuContext) Launch(f funcHandle, grid, block Dim3, sharedBytes int, arg
 		return err
 	}
 	c.dev.SetPrintfOutput(printfWriter())
-	_, err = c.dev.Launch(context.Background(), k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
+	_, err = c.dev.Launch(ctx, k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
 	var le *ptxemu.LaunchError
 	var fault *ptxemu.Fault
 	switch {
 	case err == nil:
 	case errors.As(err, &le):
 		return emuError("emuLaunchKernel", cuInvalidValue, err, false)
+	case errors.As(err, &fault) && fault.Kind == ptxemu.Cancelled:
+		return fmt.Errorf("emuLaunchKernel: %w", err)
 	case errors.As(err, &fault):
 		code := cuLaunchFailed
 		switch fault.Kind {
@@ -355,11 +360,18 @@ func (c *emuContext) Launch(f funcHandle, grid, block Dim3, sharedBytes int, arg
 		case ptxemu.MisalignedAddress:
 			code = cuMisalignedAddr
 		}
-		c.sticky = emuError("emuLaunchKernel", code, err, true)
+		c.sticky = c.fault(code, k, err)
 	default:
-		c.sticky = emuError("emuLaunchKernel", cuLaunchFailed, err, true)
+		c.sticky = c.fault(cuLaunchFailed, k, err)
 	}
 	return nil
+}
+
+// fault is the sticky error of kernel k's failed run.
+func (c *emuContext) fault(code int, k *ptxemu.Kernel, err error) error {
+	de := emuError("emuLaunchKernel", code, err, true).(*driverError)
+	de.Kernel = k.Name()
+	return de
 }
 
 // Synchronize returns the sticky error of a faulted launch: launches have

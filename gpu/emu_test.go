@@ -290,7 +290,7 @@ func TestEmuDriverErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = dev.ctx.Launch(f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, []uint64{i32(4), 0, 0, 0})
+	err = dev.ctx.Launch(context.Background(), f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, []uint64{i32(4), 0, 0, 0})
 	if !errors.As(err, &de) || de.Sticky || de.Name != "CUDA_ERROR_INVALID_VALUE" {
 		t.Errorf("launching 2048 threads per block: %v", err)
 	}

@@ -317,7 +317,9 @@ func (f *fakeContext) Function(moduleHandle, string) (funcHandle, error) { retur
 func (f *fakeContext) MaxActiveBlocks(funcHandle, int, int) (int, error) {
 	return 1, nil
 }
-func (f *fakeContext) Launch(funcHandle, Dim3, Dim3, int, []uint64) error      { return f.launchErr }
+func (f *fakeContext) Launch(context.Context, funcHandle, Dim3, Dim3, int, []uint64) error {
+	return f.launchErr
+}
 func (f *fakeContext) Synchronize() error                                      { return nil }
 func (f *fakeContext) NewEvent() (eventHandle, error)                          { return 1, nil }
 func (f *fakeContext) Record(eventHandle) error                                { return nil }

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -78,12 +79,18 @@ func (r *run) report(done, total int) {
 	}
 }
 
-// begin locks d for one run.
+// begin locks d for one run, after waiting for the cell API's pending
+// launches: a fault of theirs fails the run before it starts, with an
+// error that names the kernel that faulted, not the run.
 func (d *Device) begin(ctx context.Context, what string, out *Stats) (*run, error) {
 	d.mu.Lock()
 	if d.lost != nil {
 		d.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", what, d.lost)
+	}
+	if err := d.settle(); err != nil {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("%s: not started: %w", what, err)
 	}
 	return &run{dev: d, ctx: ctx, what: what, out: out, start: time.Now(),
 		stats: Stats{Variant: what, Device: d.info.Name}}, nil
@@ -328,7 +335,10 @@ func (r *run) launch(mod, name string, grid, block Dim3, shared int, args ...uin
 		return fmt.Errorf("%s: kernel %s: %w", r.what, name, err)
 	}
 	r.last = name
-	if err := r.dev.ctx.Launch(f, grid, block, shared, args); err != nil {
+	if err := r.dev.ctx.Launch(r.ctx, f, grid, block, shared, args); err != nil {
+		if r.ctx.Err() != nil && errors.Is(err, r.ctx.Err()) {
+			return fmt.Errorf("%s: interrupted after %d launches, in kernel %s: %w", r.what, r.stats.Launches, name, err)
+		}
 		return r.fail(err, "launching %s on grid %v, block %v, %d bytes of shared memory", name, grid, block, shared)
 	}
 	r.stats.Launches++

@@ -184,7 +184,7 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, grid, block Dim3, shared
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return Stats{}, &Fault{Kind: Cancelled, Kernel: k.name, Detail: fmt.Sprintf("0 of %d blocks finished: %v", grid.Count(), err)}
+		return Stats{}, &Fault{Kind: Cancelled, Kernel: k.name, Detail: fmt.Sprintf("0 of %d blocks finished: %v", grid.Count(), err), Err: err}
 	}
 	start := time.Now()
 	k.launches.Add(1)
@@ -201,7 +201,7 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, grid, block Dim3, shared
 		return st, f
 	}
 	if err := ctx.Err(); err != nil && l.stop.Load() && int(l.done.Load()) < l.nblocks {
-		return st, &Fault{Kind: Cancelled, Kernel: k.name, Detail: fmt.Sprintf("%d of %d blocks finished: %v", l.done.Load(), l.nblocks, err)}
+		return st, &Fault{Kind: Cancelled, Kernel: k.name, Detail: fmt.Sprintf("%d of %d blocks finished: %v", l.done.Load(), l.nblocks, err), Err: err}
 	}
 	return st, nil
 }

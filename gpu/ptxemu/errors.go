@@ -117,7 +117,13 @@ type Fault struct {
 	Space  string // for memory faults: "global", "shared", "local", "const", "param" or "generic"
 	Addr   uint64 // for memory faults: the address in that space
 	Detail string // what exactly, e.g. the address relative to the nearest allocation
+	// Err is the context's error of a Cancelled launch, which Unwrap
+	// returns, so that errors.Is(err, context.Canceled) holds.
+	Err error
 }
+
+// Unwrap returns the context's error of a cancelled launch, else nil.
+func (f *Fault) Unwrap() error { return f.Err }
 
 // Error says what happened and where.
 func (f *Fault) Error() string {

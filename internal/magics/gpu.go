@@ -18,11 +18,14 @@ import (
 // cell magics. `%gpu` prints what `pathnotes info` prints about the GPU
 // driver and devices, then the modules of %%cuda and %%ptx cells and the
 // CUDA compilers; `%gpu variants` lists the GPU variants with their launch
-// shapes and sources.
+// shapes and sources. It also makes the running cell's context that of
+// gpu.Launch and the other cell launches (gpu.SetLaunchContext), so that
+// interrupting a cell stops a kernel running on the emulator.
 func Register(s *session.Session) error {
 	if err := registerCellMagics(s); err != nil {
 		return err
 	}
+	gpu.SetLaunchContext(s.CellContext)
 	return s.RegisterMagic(session.Magic{
 		Name:  "gpu",
 		Usage: "%gpu [variants]",

@@ -676,9 +676,11 @@ md(r'''
 
 The thesis times GPU code with a host clock (`cpuSecond`, on `gettimeofday`) around the launch,
 and insists on `cudaDeviceSynchronize()` before reading the clock: a launch only queues the kernel
-and returns. The cell times `busy` three ways: the host clock around the launch alone, the host
-clock around launch and `dev.Synchronize()`, and CUDA events around the kernel (`Kernel.Time`, the
-modern way). Whether the launch returned early is read off the numbers.
+and returns. `gpu.Launch` waits for its kernel (so that a fault is its own error); the bare
+`<<<...>>>` is `gpu.LaunchAsync`. The cell times `busy` three ways: the host clock around
+`LaunchAsync` alone, the host clock around `LaunchAsync` and `dev.Synchronize()`, and CUDA events
+around the kernel (`Kernel.Time`, the modern way). Whether the launch returned early is read off
+the numbers.
 ''')
 
 code(r'''
@@ -698,7 +700,9 @@ if err := dev.Synchronize(); err != nil {
 	panic(err)
 }
 t0 := time.Now()
-launch("busy", busyGrid, busyBlock, bufBusy, busyN, rounds)
+if err := gpu.LaunchAsync("busy", busyGrid, busyBlock, bufBusy, busyN, rounds); err != nil {
+	panic(err)
+}
 returned := time.Since(t0)
 if err := dev.Synchronize(); err != nil {
 	panic(err)

@@ -1,0 +1,305 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// Kernel faults of the cell API and who reports them: the kernel's own
+// launch (gpu.Launch), or Synchronize after gpu.LaunchAsync; never a solver
+// that runs next. The checks use the default device and the registry, as a
+// notebook does; the emulator runs them here, the card in
+// cell_fault_cuda_test.go.
+
+// TestCellLaunchFault: an out-of-bounds store launched with gpu.Launch is
+// that launch's error, naming the kernel, block, thread and PTX line; the
+// next gpu.AllPairs runs and gives the CPU's distances.
+func TestCellLaunchFault(t *testing.T) {
+	t.Setenv(EnvDriver, "emu")
+	checkLaunchFault(t)
+}
+
+// TestCellAsyncFault: with gpu.LaunchAsync, Synchronize reports the fault
+// naming the kernel, and a solver started while the fault is pending says
+// that an earlier kernel launch failed, naming it.
+func TestCellAsyncFault(t *testing.T) {
+	t.Setenv(EnvDriver, "emu")
+	checkAsyncFault(t)
+}
+
+// loadFaultCells loads the test kernels as a cell module on the default
+// device (again after a reset) and returns the device.
+func loadFaultCells(t *testing.T) *Device {
+	t.Helper()
+	if _, err := LoadCellPTX("faults", cellTestPTX); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// wantOOB checks that err is the fault of oob<<<1, 2>>>: a *LaunchError
+// with code 700 naming the kernel and its shape; on the emulator also the
+// thread and the PTX line.
+func wantOOB(t *testing.T, d *Device, what string, err error) {
+	t.Helper()
+	var le *LaunchError
+	if !errors.As(err, &le) || le.Code != 700 || le.Kernel != "oob" || le.Grid != Dim(1) || le.Block != Dim(2) {
+		t.Fatalf("%s: %v, want the *LaunchError of oob<<<1, 2>>> with code 700", what, err)
+	}
+	wantErr(t, what, err, "kernel oob <<<(1,1,1),(2,1,1)>>>: cudaErrorIllegalAddress (700): an illegal memory access was encountered")
+	if d.Driver() == "emu" {
+		wantErr(t, what, err, "illegal address in kernel oob, block (0,0,0), thread (", "PTX line ")
+	}
+	t.Logf("%s: %v", what, err)
+}
+
+// solverAfterFault runs fw-blocked by name and compares its distances with
+// the CPU's. It returns false when the device is lost (on a card whose
+// driver refuses all work after a fault), which the error must say, naming
+// the kernel that faulted rather than the solver.
+func solverAfterFault(t *testing.T, what string) bool {
+	t.Helper()
+	ctx := context.Background()
+	g, err := graph.GNM(40, 300, graph.WeightRange{Min: 1, Max: 100}, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := AllPairs(ctx, VariantFWBlocked, g, Options{})
+	if err != nil {
+		if d, _ := Default(); d != nil && d.Driver() == "cuda" && strings.Contains(err.Error(), "restart the kernel") {
+			wantErr(t, what, err, "since kernel oob <<<")
+			t.Logf("%s: the driver refuses further work: %v", what, err)
+			return false
+		}
+		t.Fatalf("%s: fw-blocked: %v", what, err)
+	}
+	if !res.SameDistances(ref) {
+		t.Fatalf("%s: fw-blocked's distances differ from the CPU's", what)
+	}
+	return true
+}
+
+// checkLaunchFault is TestCellLaunchFault on the default device.
+func checkLaunchFault(t *testing.T) {
+	d := loadFaultCells(t)
+	p, err := d.NewBuffer(Int32, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOOB(t, d, "gpu.Launch(oob)", Launch("oob", Dim(1), Dim(2), p, 4))
+	if !solverAfterFault(t, "after gpu.Launch's fault") {
+		return
+	}
+	if err := Synchronize(); err != nil {
+		t.Errorf("gpu.Synchronize after the fault was reported: %v", err)
+	}
+}
+
+// checkAsyncFault is TestCellAsyncFault on the default device.
+func checkAsyncFault(t *testing.T) {
+	d := loadFaultCells(t)
+	p, _ := d.NewBuffer(Int32, 4)
+	if err := LaunchAsync("oob", Dim(1), Dim(2), p, 4); err != nil {
+		t.Fatalf("gpu.LaunchAsync(oob): %v, want nil (the fault is reported later)", err)
+	}
+	wantOOB(t, d, "gpu.Synchronize after LaunchAsync(oob)", Synchronize())
+	if !solverAfterFault(t, "after Synchronize reported the fault") {
+		return
+	}
+
+	// A solver started while the fault is pending does not claim it.
+	d = loadFaultCells(t)
+	p, _ = d.NewBuffer(Int32, 4)
+	if err := LaunchAsync("oob", Dim(1), Dim(2), p, 4); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := graph.GNM(10, 30, graph.WeightRange{Min: 1, Max: 9}, 3)
+	_, err := AllPairs(context.Background(), VariantFWBlocked, g, Options{})
+	wantOOB(t, d, "fw-blocked with oob's fault pending", err)
+	wantErr(t, "fw-blocked with oob's fault pending", err,
+		"fw-blocked: not started: an earlier kernel launch (oob) failed: kernel oob <<<")
+	if strings.Contains(err.Error(), "reading free device memory") {
+		t.Errorf("fw-blocked blames itself: %v", err)
+	}
+	if !solverAfterFault(t, "after the solver reported the earlier fault") {
+		return
+	}
+
+	// So does a kernel launched with gpu.Launch.
+	d = loadFaultCells(t)
+	p, _ = d.NewBuffer(Int32, 4)
+	a, _ := d.Float32s([]float32{1, 2})
+	c, _ := d.NewBuffer(Float32, 2)
+	if err := LaunchAsync("oob", Dim(1), Dim(2), p, 4); err != nil {
+		t.Fatal(err)
+	}
+	err = Launch("vecAdd", Dim(1), Dim(2), a, a, c, 2)
+	wantOOB(t, d, "vecAdd with oob's fault pending", err)
+	wantErr(t, "vecAdd with oob's fault pending", err, "gpu: kernel vecAdd not launched: an earlier kernel launch (oob) failed: kernel oob <<<")
+
+	// Launched asynchronously, a correct kernel is waited for by a copy
+	// and by Synchronize.
+	d = loadFaultCells(t)
+	a, _ = d.Float32s([]float32{1, 2})
+	c, _ = d.NewBuffer(Float32, 2)
+	for range 3 {
+		if err := LaunchAsync("vecAdd", Dim(1), Dim(32), a, a, c, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := c.ToFloat32s(); err != nil || !slices.Equal(got, []float32{2, 4}) {
+		t.Errorf("vecAdd launched asynchronously: %v, %v", got, err)
+	}
+	if err := Synchronize(); err != nil {
+		t.Errorf("Synchronize after correct kernels: %v", err)
+	}
+}
+
+// TestCellAsyncCulprit checks on the emulator, which knows which launch
+// faulted, that a fault among several pending launches names its kernel,
+// also when a copy back reports it.
+func TestCellAsyncCulprit(t *testing.T) {
+	d := emuDevice(t)
+	m := loadCellTest(t, d)
+	vecAdd, _ := m.Kernel("vecAdd")
+	oob, _ := m.Kernel("oob")
+	a, _ := d.Float32s([]float32{1, 2})
+	c, _ := d.NewBuffer(Float32, 2)
+	p, _ := d.NewBuffer(Int32, 4)
+	if err := vecAdd.LaunchAsync(Dim(1), Dim(2), a, a, c, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := oob.LaunchSharedAsync(Dim(1), Dim(2), 0, p, 4); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.ToFloat32s()
+	wantOOB(t, d, "a copy after vecAdd and oob", err)
+	if strings.Contains(err.Error(), "one of the") {
+		t.Errorf("the emulator knows which launch faulted: %v", err)
+	}
+}
+
+// spinPTX is a kernel that never ends.
+const spinPTX = `.version 7.8
+.target sm_52
+.address_size 64
+
+.visible .entry spin(
+	.param .u64 spin_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<3>;
+
+	mov.u32 	%r1, 0;
+$L__loop:
+	add.s32 	%r1, %r1, 1;
+	setp.ne.s32 	%p1, %r1, -1;
+	@%p1 bra 	$L__loop;
+	bra.uni 	$L__loop;
+}
+`
+
+// TestCellLaunchCancel checks that the launch context stops an endless
+// kernel on the emulator soon after it is cancelled, for both forms of
+// launch, and that the device works afterwards.
+func TestCellLaunchCancel(t *testing.T) {
+	d := emuDevice(t)
+	m, err := d.LoadPTX("spin", spinPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spin, _ := m.Kernel("spin")
+	t.Cleanup(func() { SetLaunchContext(nil) })
+	for _, async := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		SetLaunchContext(func() context.Context { return ctx })
+		time.AfterFunc(100*time.Millisecond, cancel)
+		start := time.Now()
+		done := make(chan error, 1)
+		go func() {
+			if async {
+				done <- spin.LaunchAsync(Dim(4), Dim(64), 0)
+			} else {
+				done <- spin.Launch(Dim(4), Dim(64), 0)
+			}
+		}()
+		select {
+		case err = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("async %v: the endless kernel still runs 20 s after its context was cancelled", async)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("async %v: %v, want an error wrapping context.Canceled", async, err)
+		}
+		wantErr(t, "cancelled launch", err, "gpu: kernel spin <<<(4,1,1),(64,1,1)>>> interrupted", "kernel spin cancelled")
+		t.Logf("async %v: stopped after %v: %v", async, time.Since(start), err)
+		cancel()
+	}
+	SetLaunchContext(nil)
+	if err := d.Synchronize(); err != nil {
+		t.Errorf("Synchronize after the cancelled launches: %v", err)
+	}
+	vecAdd, err := loadCellTest(t, d).Kernel("vecAdd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := d.Float32s([]float32{1, 2})
+	c, _ := d.NewBuffer(Float32, 2)
+	if err := vecAdd.Launch(Dim(1), Dim(32), a, a, c, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.ToFloat32s(); err != nil || !slices.Equal(got, []float32{2, 4}) {
+		t.Errorf("vecAdd after the cancelled launches: %v, %v", got, err)
+	}
+}
+
+// TestEmuSolverCancelInLaunch checks that a solver's context stops the
+// emulator inside a long launch (apsp-batched runs its sources in one
+// launch), not only between launches, and that the device works after.
+func TestEmuSolverCancelInLaunch(t *testing.T) {
+	d := emuDevice(t)
+	g, err := graph.GNM(600, 6000, graph.WeightRange{Min: 1, Max: 100}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := AllPairs(ctx, VariantAPSPBatched, g, Options{Device: d})
+		done <- err
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("apsp-batched still runs 30 s after its context expired")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("apsp-batched with a 150 ms deadline: %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+	wantErr(t, "cancelled solver", err, "apsp-batched: interrupted after", "in kernel apsp_batch")
+	t.Logf("stopped after %v: %v", time.Since(start), err)
+	small, _ := graph.GNM(20, 80, graph.WeightRange{Min: 1, Max: 9}, 2)
+	ref, _ := cpu.FloydWarshall(context.Background(), small, cpu.FWOptions{})
+	res, err := AllPairs(context.Background(), VariantAPSPBatched, small, Options{Device: d})
+	if err != nil || !res.SameDistances(ref) {
+		t.Errorf("apsp-batched after the cancelled run: %v", err)
+	}
+}
