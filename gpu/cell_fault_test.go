@@ -34,6 +34,11 @@ func TestCellAsyncFault(t *testing.T) {
 	checkAsyncFault(t)
 }
 
+// oobOffset is the element oob stores to past its 4-element buffer: 1 GiB
+// beyond it, far enough that a card's memory protection catches it too
+// (a store just past a small allocation lands in its padding there).
+const oobOffset = 1 << 28
+
 // loadFaultCells loads the test kernels as a cell module on the default
 // device (again after a reset) and returns the device.
 func loadFaultCells(t *testing.T) *Device {
@@ -101,7 +106,7 @@ func checkLaunchFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOOB(t, d, "gpu.Launch(oob)", Launch("oob", Dim(1), Dim(2), p, 4))
+	wantOOB(t, d, "gpu.Launch(oob)", Launch("oob", Dim(1), Dim(2), p, oobOffset))
 	if !solverAfterFault(t, "after gpu.Launch's fault") {
 		return
 	}
@@ -114,7 +119,7 @@ func checkLaunchFault(t *testing.T) {
 func checkAsyncFault(t *testing.T) {
 	d := loadFaultCells(t)
 	p, _ := d.NewBuffer(Int32, 4)
-	if err := LaunchAsync("oob", Dim(1), Dim(2), p, 4); err != nil {
+	if err := LaunchAsync("oob", Dim(1), Dim(2), p, oobOffset); err != nil {
 		t.Fatalf("gpu.LaunchAsync(oob): %v, want nil (the fault is reported later)", err)
 	}
 	wantOOB(t, d, "gpu.Synchronize after LaunchAsync(oob)", Synchronize())
@@ -125,7 +130,7 @@ func checkAsyncFault(t *testing.T) {
 	// A solver started while the fault is pending does not claim it.
 	d = loadFaultCells(t)
 	p, _ = d.NewBuffer(Int32, 4)
-	if err := LaunchAsync("oob", Dim(1), Dim(2), p, 4); err != nil {
+	if err := LaunchAsync("oob", Dim(1), Dim(2), p, oobOffset); err != nil {
 		t.Fatal(err)
 	}
 	g, _ := graph.GNM(10, 30, graph.WeightRange{Min: 1, Max: 9}, 3)
@@ -145,7 +150,7 @@ func checkAsyncFault(t *testing.T) {
 	p, _ = d.NewBuffer(Int32, 4)
 	a, _ := d.Float32s([]float32{1, 2})
 	c, _ := d.NewBuffer(Float32, 2)
-	if err := LaunchAsync("oob", Dim(1), Dim(2), p, 4); err != nil {
+	if err := LaunchAsync("oob", Dim(1), Dim(2), p, oobOffset); err != nil {
 		t.Fatal(err)
 	}
 	err = Launch("vecAdd", Dim(1), Dim(2), a, a, c, 2)
@@ -184,7 +189,7 @@ func TestCellAsyncCulprit(t *testing.T) {
 	if err := vecAdd.LaunchAsync(Dim(1), Dim(2), a, a, c, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := oob.LaunchSharedAsync(Dim(1), Dim(2), 0, p, 4); err != nil {
+	if err := oob.LaunchSharedAsync(Dim(1), Dim(2), 0, p, oobOffset); err != nil {
 		t.Fatal(err)
 	}
 	_, err := c.ToFloat32s()
