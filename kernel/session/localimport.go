@@ -77,7 +77,7 @@ func (s *Session) bindLocal(ctx context.Context, ld *localLoad, name string, pkg
 	}
 	f, err := s.parseFile(fmt.Sprintf("import %s %q", name, pkg.vpath))
 	if err == nil {
-		err = s.compileRun(ctx, f)
+		err = initPanic(s.compileRun(ctx, f), s.takeTrace())
 	}
 	if err != nil {
 		restore()
@@ -98,6 +98,21 @@ func (s *Session) bindLocal(ctx context.Context, ld *localLoad, name string, pkg
 	return nil
 }
 
+// initPanic turns the error of an import whose package initialization
+// panicked (yaegi runs it while compiling the import, so that the session
+// takes it for a failure of the interpreter) into a panic with the frames
+// of the trace. Other errors pass.
+func initPanic(err error, trace []string) error {
+	var ce *CellError
+	if len(trace) == 0 || !errors.As(err, &ce) || ce.Name != "InterpreterError" {
+		return err
+	}
+	_, value, _ := strings.Cut(ce.Value, "does not support: ")
+	e := &CellError{Name: "panic", Value: "panic while initializing the package: " + value}
+	e.Traceback = append([]string{e.Name + ": " + e.Value}, trace...)
+	return e
+}
+
 // localError makes the error of a failed import of a local package: the
 // message of the package's file (file:line:col first) and the cell's
 // import.
@@ -110,7 +125,11 @@ func localError(p, at string, err error) *CellError {
 			msg = rest // yaegi's "cell:1:8: import "local/x" error: x/a.go:3:4: ..."
 		}
 	}
-	return &CellError{Name: name, Value: fmt.Sprintf("%s (import of the local package %q at %s)", msg, p, at)}
+	e := &CellError{Name: name, Value: fmt.Sprintf("%s (import of the local package %q at %s)", msg, p, at)}
+	if ce != nil && len(ce.Traceback) > 1 {
+		e.Traceback = append([]string{e.Name + ": " + e.Value}, ce.Traceback[1:]...)
+	}
+	return e
 }
 
 // magicReload is %reload [NAME...]: it imports again the local packages

@@ -196,6 +196,7 @@ func TestLocalPackageErrors(t *testing.T) {
 		"prog/main.go":   "package main\n\nfunc main() {}\n",
 		"panicky/p.go":   "package panicky\n\n// F panics.\nfunc F() {\n\tvar a []int\n\t_ = a[3]\n}\n",
 		"otherdir/x.txt": "not go\n",
+		"initpanic/p.go": "package initpanic\n\nvar Ready bool\n\nfunc init() {\n\tpanic(\"no data\")\n}\n",
 	})
 	cases := []struct {
 		code string
@@ -210,10 +211,10 @@ func TestLocalPackageErrors(t *testing.T) {
 		{`import "./cycle/a"`, []string{"import cycle: cycle/a imports cycle/b imports cycle/a"}},
 		{`import "./prog"`, []string{"package main is a program"}},
 		{`import . "./helpers"`, []string{"cannot be imported with a dot"}},
+		{`import "./initpanic"`, []string{"panic while initializing the package: no data"}},
 	}
 	for _, c := range cases {
 		e := cellError(t, s, c.code)
-		t.Logf("%s → %s: %s", c.code, e.Name, e.Value)
 		for _, w := range c.want {
 			if !strings.Contains(e.Value, w) {
 				t.Errorf("%q: error %q does not contain %q", c.code, e.Value, w)
@@ -225,6 +226,16 @@ func TestLocalPackageErrors(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"broken/b.go": "package broken\n\n// F works.\nfunc F() int { return 2 }\n"})
 	if got := run(t, s, "import \"./broken\"\nbroken.F() + broken.Ok()"); got != "3" {
 		t.Errorf("the fixed package gives %q", got)
+	}
+
+	// A panic of init shows its frame (of version 2: the import above
+	// failed too); the package imports once fixed.
+	if e := cellError(t, s, `import "./initpanic"`); e.Name != "panic" || !strings.Contains(strings.Join(e.Traceback, "\n"), "initpanic/p.go:6:2: in local/initpanic@2.init") {
+		t.Errorf("panic of init: %s %q", e.Name, e.Traceback)
+	}
+	writeFiles(t, dir, map[string]string{"initpanic/p.go": "package initpanic\n\nvar Ready bool\n\nfunc init() {\n\tReady = true\n}\n"})
+	if got := run(t, s, "import \"./initpanic\"\ninitpanic.Ready"); got != "true" {
+		t.Errorf("the fixed init: Ready = %q", got)
 	}
 
 	// A runtime error in a local package names its file and line.
