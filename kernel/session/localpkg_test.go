@@ -252,3 +252,25 @@ func TestLocalPackageErrors(t *testing.T) {
 		t.Errorf("a local package named like an import: %q", e.Value)
 	}
 }
+
+func TestRunFile(t *testing.T) {
+	s, _ := localSession(t, map[string]string{
+		"mine.go": "package main\n\nimport \"strings\"\n\n// Shout shouts.\nfunc Shout(s string) string { return strings.ToUpper(s) + \"!\" }\n\ntype Pair struct{ A, B int }\n\nfunc (p Pair) Sum() int { return p.A + p.B }\n",
+		"prog.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"ran main\") }\n",
+		"bad.go":  "package main\n\nfunc Oops() int {\n\treturn missing\n}\n",
+	})
+	run(t, s, "%run mine.go")
+	if got := run(t, s, `Shout("hi") + fmt.Sprint(Pair{2, 3}.Sum())`); got != `"HI!5"` {
+		t.Errorf("after %%run: %s", got)
+	}
+	r := newRecorder()
+	if _, err := s.Execute(t.Context(), "%run prog.go", r); err != nil || r.stdout() != "ran main\n" {
+		t.Errorf("%%run of a program: %v, printed %q", err, r.stdout())
+	}
+	if e := cellError(t, s, "%run bad.go"); !strings.HasPrefix(e.Value, "bad.go:4:9: undefined: missing") {
+		t.Errorf("%%run of a broken file: %q", e.Value)
+	}
+	if e := cellError(t, s, "%run nothere.go"); !strings.Contains(e.Value, "open nothere.go: no such file") {
+		t.Errorf("%%run of a missing file: %q", e.Value)
+	}
+}
