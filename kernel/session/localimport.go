@@ -66,7 +66,7 @@ func (s *Session) bindLocal(ctx context.Context, ld *localLoad, name string, pkg
 	if taken && prev == pkg.vpath {
 		return nil
 	}
-	if taken && s.local.byPath[prev] == nil {
+	if taken && s.local.get(prev) == nil {
 		return &CellError{Name: "CompileError", Value: fmt.Sprintf(
 			"%s: import %q: the name %s is taken by the import of %q in this session; name the import (import x %q) or use %%reset",
 			at, p, name, prev, p)}
@@ -83,10 +83,8 @@ func (s *Session) bindLocal(ctx context.Context, ld *localLoad, name string, pkg
 		restore()
 		// yaegi will not read a package again under a path that failed:
 		// the next import makes new versions.
-		for dir, made := range ld.done {
-			if s.local.byDir[dir] == made {
-				delete(s.local.byDir, dir)
-			}
+		for _, made := range ld.made {
+			s.local.forget(made)
 		}
 		return localError(p, at, err)
 	}
@@ -142,7 +140,7 @@ func magicReload(ctx context.Context, s *Session, args, _ string, _ Output) (*Bu
 	s.mu.Lock()
 	local := map[string]*localPkg{}
 	for name, p := range s.imports {
-		if pkg := s.local.byPath[p]; pkg != nil {
+		if pkg := s.local.get(p); pkg != nil {
 			local[name] = pkg
 		}
 	}
@@ -179,4 +177,28 @@ func magicReload(ctx context.Context, s *Session, args, _ string, _ Output) (*Bu
 		}
 	}
 	return TextBundle(strings.Join(report, "\n")), nil
+}
+
+// sourceDocs returns the doc comments of a package from its sources: those
+// of a local package's version, or of the standard library.
+func (s *Session) sourceDocs(importPath string) *pkgDocs {
+	if p := s.local.get(importPath); p != nil {
+		return p.docs
+	}
+	return goDocs(importPath)
+}
+
+// memberNames are the exported names of a local package, for completion.
+func (p *localPkg) memberNames() []string {
+	if p.docs == nil {
+		return nil
+	}
+	var names []string
+	for n := range p.docs.names {
+		if !strings.Contains(n, ".") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

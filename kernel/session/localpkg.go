@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing/fstest"
 )
 
@@ -37,6 +38,7 @@ type localPkg struct {
 	name  string // package name
 	vpath string // import path of this version in the interpreter
 	key   string // hash of its files and of its local imports' versions
+	docs  *pkgDocs
 }
 
 // localFile is a file of a local package as served to the interpreter.
@@ -46,8 +48,10 @@ type localFile struct {
 }
 
 // localPkgs are the local packages of one interpreter, and its source file
-// system. It is used under the session's execMu.
+// system. Packages are loaded under the session's execMu; mu guards the
+// maps, which inspection reads too.
 type localPkgs struct {
+	mu     sync.Mutex
 	byDir  map[string]*localPkg // directory → latest version
 	byPath map[string]*localPkg // import path of a version → version
 	names  map[string]int       // package name → versions made
@@ -69,6 +73,8 @@ func newLocalPkgs() *localPkgs {
 // paths of its own making (GOPATH/src, vendor directories), which end in
 // the import path; the last "local/NAME" of the path is the package.
 func (l *localPkgs) Open(name string) (fs.File, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	key, ok := l.key(name)
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
@@ -81,6 +87,8 @@ func (l *localPkgs) Open(name string) (fs.File, error) {
 // directive are taken relative to the directory of the file the parser is
 // told, which is name.
 func (l *localPkgs) ReadFile(name string) ([]byte, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	key, ok := l.key(name)
 	f, found := l.files[key]
 	if !ok || !found {
@@ -95,6 +103,30 @@ func (l *localPkgs) ReadFile(name string) ([]byte, error) {
 		display = strings.Repeat("../", depth) + display
 	}
 	return append([]byte("/*line "+display+":1:1*/"), f.src...), nil
+}
+
+// get returns the version whose import path is vpath, nil if none.
+func (l *localPkgs) get(vpath string) *localPkg {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byPath[vpath]
+}
+
+// current returns the latest version of the package in dir, nil if none.
+func (l *localPkgs) current(dir string) *localPkg {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.byDir[dir]
+}
+
+// forget makes p no longer the latest version of its package, if it is:
+// the next import of the package makes a new version.
+func (l *localPkgs) forget(p *localPkg) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byDir[p.dir] == p {
+		delete(l.byDir, p.dir)
+	}
 }
 
 // key maps a path the interpreter opens to the key of tree.
@@ -181,6 +213,7 @@ type localLoad struct {
 	wd    string                 // working directory: file names are relative to it
 	known func(path string) bool // packages bound into the interpreter
 	done  map[string]*localPkg   // directory → version, for this import
+	made  []*localPkg            // the new versions among done
 	stack []string               // directories being loaded, for cycles
 }
 
@@ -211,6 +244,7 @@ func (ld *localLoad) load(dir, where string) (*localPkg, error) {
 	h := sha256.New()
 	pkgName := ""
 	srcs := map[string][]byte{}
+	var files []*ast.File
 	var deps []string
 	for _, n := range names {
 		file := filepath.Join(dir, n)
@@ -218,10 +252,11 @@ func (ld *localLoad) load(dir, where string) (*localPkg, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := parser.ParseFile(fset, ld.display(file), src, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, ld.display(file), src, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
 		}
+		files = append(files, f)
 		switch {
 		case f.Name.Name == "main":
 			return nil, fmt.Errorf("%s: package main is a program, not a package to import", ld.display(file))
@@ -238,12 +273,14 @@ func (ld *localLoad) load(dir, where string) (*localPkg, error) {
 	}
 	fmt.Fprintf(h, "\x00%s", strings.Join(deps, "\x00"))
 	key := hex.EncodeToString(h.Sum(nil))
-	if cur := ld.l.byDir[dir]; cur != nil && cur.key == key {
+	if cur := ld.l.current(dir); cur != nil && cur.key == key {
 		ld.done[dir] = cur
 		return cur, nil
 	}
 	p := ld.l.add(dir, pkgName, key, srcs, func(n string) string { return ld.display(filepath.Join(dir, n)) })
+	p.docs = filesDocs(fset, files, p.vpath)
 	ld.done[dir] = p
+	ld.made = append(ld.made, p)
 	return p, nil
 }
 
@@ -338,6 +375,8 @@ func goFiles(dir, where string) ([]string, error) {
 // files of the version it replaces are dropped: the interpreter has read
 // them already.
 func (l *localPkgs) add(dir, name, key string, srcs map[string][]byte, display func(string) string) *localPkg {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.names[name]++
 	tail := name
 	if tail == localPrefix {

@@ -274,3 +274,44 @@ func TestRunFile(t *testing.T) {
 		t.Errorf("%%run of a missing file: %q", e.Value)
 	}
 }
+
+func TestLocalPackageInspectComplete(t *testing.T) {
+	s, _ := localSession(t, course)
+	run(t, s, `import "./helpers"`)
+	code := "helpers.Tw"
+	matches, _, _ := s.Complete(code, len(code))
+	if strings.Join(matches, " ") != "Twice" {
+		t.Errorf("completing %q: %q", code, matches)
+	}
+	code = "helpers.Twice"
+	b, ok := s.Inspect(code, len(code), 0)
+	if !ok || text(b) != "func Twice(x int) int\n\nTwice doubles x." {
+		t.Errorf("inspecting %q: %v %q", code, ok, text(b))
+	}
+	code = "helpers"
+	if b, ok := s.Inspect(code, len(code), 0); !ok || !strings.HasPrefix(text(b), "package helpers") {
+		t.Errorf("inspecting %q: %v %q", code, ok, text(b))
+	}
+}
+
+func TestLocalPackageBoundWins(t *testing.T) {
+	s, _ := localSession(t, map[string]string{
+		"go.mod":         "module github.com/pathnotes/pathnotes\n",
+		"graph/fake.go":  "package graph\n\nfunc Fake() int { return 1 }\n",
+		"mine/mine.go":   "package mine\n\nimport (\n\t\"github.com/pathnotes/pathnotes/graph\"\n\t\"gonum.org/v1/gonum/mat\"\n)\n\n// Trace is the trace of the 2×2 identity.\nfunc Trace() float64 { return mat.Trace(mat.NewDiagDense(2, []float64{1, 1})) }\n\n// Arcs counts the arcs of a 2-vertex graph.\nfunc Arcs() int { g, _ := graph.FromTriples(2, [][3]int{{0, 1, 1}}); return g.M() }\n",
+		"other/other.go": "package other\n\nfunc F() int { return 5 }\n",
+	})
+	if got := run(t, s, "import \"github.com/pathnotes/pathnotes/mine\"\nmine.Trace() + float64(mine.Arcs())"); got != "3" {
+		t.Errorf("a local package using gonum and graph: %q", got)
+	}
+	if e := cellError(t, s, "import \"github.com/pathnotes/pathnotes/graph\"\ngraph.Fake()"); !strings.Contains(e.Value, "Fake") {
+		t.Errorf("the bound graph should be imported, not the directory: %q", e.Value)
+	}
+	run(t, s, `import "./other"`)
+	if got := run(t, s, "%reload other"); got != "other: unchanged" {
+		t.Errorf("%%reload other: %q", got)
+	}
+	if e := cellError(t, s, "%reload mine2"); !strings.Contains(e.Value, "mine2 is not the name of a local package") {
+		t.Errorf("%%reload of an unknown name: %q", e.Value)
+	}
+}
