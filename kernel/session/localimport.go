@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/ast"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -33,7 +34,7 @@ func (s *Session) importLocal(ctx context.Context, is *ast.ImportSpec) (bool, er
 	ld := s.newLocalLoad(wd)
 	pkg, err := ld.load(dir, where)
 	if err != nil {
-		return true, localError(p, at, err)
+		return true, s.localError(p, at, err)
 	}
 	name := pkg.name
 	if is.Name != nil {
@@ -86,7 +87,7 @@ func (s *Session) bindLocal(ctx context.Context, ld *localLoad, name string, pkg
 		for _, made := range ld.made {
 			s.local.forget(made)
 		}
-		return localError(p, at, err)
+		return s.localError(p, at, err)
 	}
 	if name != "_" {
 		s.mu.Lock()
@@ -111,17 +112,30 @@ func initPanic(err error, trace []string) error {
 	return e
 }
 
+// yaegiImportError matches yaegi's words around the error of an import
+// of a version of a local package.
+var yaegiImportError = regexp.MustCompile(`import "(` + localPrefix + `/[^"]*)" error: `)
+
 // localError makes the error of a failed import of a local package: the
 // message of the package's file (file:line:col first) and the cell's
 // import.
-func localError(p, at string, err error) *CellError {
+func (s *Session) localError(p, at string, err error) *CellError {
 	name, msg := "ImportError", err.Error()
 	var ce *CellError
 	if errors.As(err, &ce) {
 		name, msg = ce.Name, ce.Value
-		if _, rest, ok := strings.Cut(msg, " error: "); ok && strings.Contains(msg, `import "`+localPrefix+"/") {
-			msg = rest // yaegi's "cell:1:8: import "local/x" error: x/a.go:3:4: ..."
+		// yaegi's "cell:1:8: import "local/x" error: x/a.go:3:4: import
+		// "local/y" error: y/b.go:5:6: ...": the cell's position goes, the
+		// imports between packages name their directories.
+		if loc := yaegiImportError.FindStringIndex(msg); loc != nil {
+			msg = msg[loc[1]:]
 		}
+		msg = yaegiImportError.ReplaceAllStringFunc(msg, func(m string) string {
+			if v := s.local.get(yaegiImportError.FindStringSubmatch(m)[1]); v != nil {
+				return "import of " + v.shown + ": "
+			}
+			return m
+		})
 	}
 	e := &CellError{Name: name, Value: fmt.Sprintf("%s (import of the local package %q at %s)", msg, p, at)}
 	if ce != nil && len(ce.Traceback) > 1 {
@@ -162,10 +176,10 @@ func magicReload(ctx context.Context, s *Session, args, _ string, _ Output) (*Bu
 		if old == nil {
 			return nil, fmt.Errorf("%s is not the name of a local package imported in this session", name)
 		}
-		at := "%reload of " + old.dir
+		at := "%reload"
 		pkg, err := ld.load(old.dir, "where it was imported from")
 		if err != nil {
-			return nil, localError(old.dir, at, err)
+			return nil, s.localError(old.dir, at, err)
 		}
 		if err := s.bindLocal(ctx, ld, name, pkg, old.dir, at); err != nil {
 			return nil, err
@@ -173,7 +187,7 @@ func magicReload(ctx context.Context, s *Session, args, _ string, _ Output) (*Bu
 		if pkg == old {
 			report = append(report, fmt.Sprintf("%s: unchanged", name))
 		} else {
-			report = append(report, fmt.Sprintf("%s: reloaded from %s", name, ld.display(pkg.dir)))
+			report = append(report, fmt.Sprintf("%s: reloaded from %s", name, pkg.shown))
 		}
 	}
 	return TextBundle(strings.Join(report, "\n")), nil

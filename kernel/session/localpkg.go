@@ -35,6 +35,7 @@ const localPrefix = "local"
 // localPkg is one version of a local package.
 type localPkg struct {
 	dir   string // absolute directory
+	shown string // dir as messages show it: relative to the working directory at load
 	name  string // package name
 	vpath string // import path of this version in the interpreter
 	key   string // hash of its files and of its local imports' versions
@@ -279,6 +280,7 @@ func (ld *localLoad) load(dir, where string) (*localPkg, error) {
 	}
 	p := ld.l.add(dir, pkgName, key, srcs, func(n string) string { return ld.display(filepath.Join(dir, n)) })
 	p.docs = filesDocs(fset, files, p.vpath)
+	p.shown = ld.display(dir)
 	ld.done[dir] = p
 	ld.made = append(ld.made, p)
 	return p, nil

@@ -222,6 +222,13 @@ func TestLocalPackageErrors(t *testing.T) {
 		}
 	}
 
+	// A compile error in a package that another imports names both.
+	writeFiles(t, dir, map[string]string{"shapes/shapes.go": "package shapes\n\ntype Square struct{ Side float64 }\n\nfunc (s Square) Area() float64 { return s.Side * side }\n"})
+	e := cellError(t, s, `import "./helpers"`)
+	if want := "helpers/counter.go:6:2: import of shapes: shapes/shapes.go:5:50: undefined: side (import of the local package \"./helpers\" at cell:1:8)"; e.Value != want {
+		t.Errorf("error in a package helpers imports:\n got %s\nwant %s", e.Value, want)
+	}
+
 	// The session goes on; a fixed package imports.
 	writeFiles(t, dir, map[string]string{"broken/b.go": "package broken\n\n// F works.\nfunc F() int { return 2 }\n"})
 	if got := run(t, s, "import \"./broken\"\nbroken.F() + broken.Ok()"); got != "3" {
@@ -240,7 +247,7 @@ func TestLocalPackageErrors(t *testing.T) {
 
 	// A runtime error in a local package names its file and line.
 	run(t, s, `import "./panicky"`)
-	e := cellError(t, s, "panicky.F()")
+	e = cellError(t, s, "panicky.F()")
 	if tb := strings.Join(e.Traceback, "\n"); !strings.Contains(tb, "panicky/p.go:") || !strings.Contains(tb, "in local/panicky.F") {
 		t.Errorf("traceback does not name panicky/p.go and local/panicky.F\n%s", tb)
 	}
