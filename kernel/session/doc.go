@@ -68,6 +68,7 @@
 // path. Its files are those a build for this system uses (build
 // constraints and _GOOS/_GOARCH names apply), tests left out; a dot import
 // is not allowed. Its init functions run once, when it is first imported.
+// Completion and inspection know its exported names and doc comments.
 //
 // Importing a package again loads it anew when a file of it, or of a local
 // package it imports, changed since it was loaded; otherwise it does
