@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -253,6 +254,9 @@ func (ld *localLoad) load(dir, where string) (*localPkg, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A byte order mark is allowed only at the start: it would follow
+		// the line directive the file gets.
+		src = bytes.TrimPrefix(src, []byte("\ufeff"))
 		f, err := parser.ParseFile(fset, ld.display(file), src, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err

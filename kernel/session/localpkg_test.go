@@ -71,7 +71,7 @@ func Arcs() int {
 	return g.M()
 }
 `,
-	"helpers/more.go": `package helpers
+	"helpers/more.go": "\ufeff" + `package helpers
 
 // Twice doubles x.
 func Twice(x int) int { return 2 * x }
