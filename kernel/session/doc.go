@@ -61,7 +61,7 @@
 // source: import "./mylib" (or "../shared/mylib") is relative to the
 // session's working directory, the notebook's; when a go.mod file at the
 // working directory or above declares module example.com/course,
-// import "example.com/course/helpers" is its directory helpers. The
+// import "example.com/course/kit" is its directory kit. The
 // package's own imports may be the standard library, the packages bound
 // into pathnotes (which win over a module path that names them too) and
 // other local packages, relative to the package's directory or by module

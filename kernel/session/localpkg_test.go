@@ -27,10 +27,10 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 // course is a notebook directory with a go.mod and two local packages:
-// helpers (types, methods, init, an import of graph) imports shapes.
+// kit (types, methods, init, an import of graph) imports shapes.
 var course = map[string]string{
 	"go.mod": "module example.com/course\n\ngo 1.22\n",
-	"helpers/counter.go": `package helpers
+	"kit/counter.go": `package kit
 
 import (
 	"fmt"
@@ -44,7 +44,7 @@ var Inits int
 
 func init() {
 	Inits++
-	fmt.Println("helpers init")
+	fmt.Println("kit init")
 }
 
 // Counter counts.
@@ -71,12 +71,12 @@ func Arcs() int {
 	return g.M()
 }
 `,
-	"helpers/more.go": "\ufeff" + `package helpers
+	"kit/more.go": "\ufeff" + `package kit
 
 // Twice doubles x.
 func Twice(x int) int { return 2 * x }
 `,
-	"helpers/skip_test.go": "package helpers\n\nthis is not Go\n",
+	"kit/skip_test.go": "package kit\n\nthis is not Go\n",
 	"shapes/shapes.go": `package shapes
 
 // Square is a square.
@@ -105,18 +105,18 @@ func localSession(t *testing.T, files map[string]string) (*Session, string) {
 func TestLocalPackageUse(t *testing.T) {
 	s, _ := localSession(t, course)
 	r := newRecorder()
-	if _, err := s.Execute(t.Context(), `import "./helpers"`, r); err != nil {
+	if _, err := s.Execute(t.Context(), `import "./kit"`, r); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.stdout(); got != "helpers init\n" {
+	if got := r.stdout(); got != "kit init\n" {
 		t.Errorf("import printed %q, want the init's line", got)
 	}
 	checks := []struct{ code, want string }{
-		{"c := &helpers.Counter{}\nc.Add(2)\nc.Add(3)", "5"},
-		{"helpers.Twice(21)", "42"},
-		{"helpers.Area(3)", "9"},
-		{"helpers.Arcs()", "2"},
-		{"var h helpers.Counter\nh.Add(7)", "7"},
+		{"c := &kit.Counter{}\nc.Add(2)\nc.Add(3)", "5"},
+		{"kit.Twice(21)", "42"},
+		{"kit.Area(3)", "9"},
+		{"kit.Arcs()", "2"},
+		{"var h kit.Counter\nh.Add(7)", "7"},
 	}
 	for _, c := range checks {
 		if got := run(t, s, c.code); got != c.want {
@@ -124,13 +124,13 @@ func TestLocalPackageUse(t *testing.T) {
 		}
 	}
 	// The same package by its module path, and again: init has run once.
-	run(t, s, `import "example.com/course/helpers"`)
-	run(t, s, `import "./helpers"`)
-	if got := run(t, s, "helpers.Inits"); got != "1" {
+	run(t, s, `import "example.com/course/kit"`)
+	run(t, s, `import "./kit"`)
+	if got := run(t, s, "kit.Inits"); got != "1" {
 		t.Errorf("init ran %s times, want 1", got)
 	}
 	// A second name for the same package shares its state.
-	run(t, s, `import h2 "example.com/course/helpers"`)
+	run(t, s, `import h2 "example.com/course/kit"`)
 	if got := run(t, s, "h2.Inits"); got != "1" {
 		t.Errorf("h2.Inits = %s, want 1", got)
 	}
@@ -141,30 +141,30 @@ func TestLocalPackageUse(t *testing.T) {
 
 func TestLocalPackageReload(t *testing.T) {
 	s, dir := localSession(t, course)
-	run(t, s, `import "./helpers"`)
-	run(t, s, "c := &helpers.Counter{}\nc.Add(1)\nold := helpers.Version")
-	if got := run(t, s, "%reload"); got != "helpers: unchanged" {
+	run(t, s, `import "./kit"`)
+	run(t, s, "c := &kit.Counter{}\nc.Add(1)\nold := kit.Version")
+	if got := run(t, s, "%reload"); got != "kit: unchanged" {
 		t.Errorf("%%reload of an unchanged package: %q", got)
 	}
-	edited := strings.Replace(course["helpers/counter.go"], `return "v1"`, `return "v2"`, 1)
+	edited := strings.Replace(course["kit/counter.go"], `return "v1"`, `return "v2"`, 1)
 	edited = strings.Replace(edited, "c.N += k", "c.N += 10 * k", 1)
-	writeFiles(t, dir, map[string]string{"helpers/counter.go": edited})
+	writeFiles(t, dir, map[string]string{"kit/counter.go": edited})
 
 	r := newRecorder()
 	b, err := s.Execute(t.Context(), "%reload", r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := text(b); got != "helpers: reloaded from helpers" {
+	if got := text(b); got != "kit: reloaded from kit" {
 		t.Errorf("%%reload said %q", got)
 	}
-	if got := r.stdout(); got != "helpers init\n" {
+	if got := r.stdout(); got != "kit init\n" {
 		t.Errorf("the new version's init printed %q", got)
 	}
-	if got := run(t, s, "helpers.Version()"); got != `"v2"` {
+	if got := run(t, s, "kit.Version()"); got != `"v2"` {
 		t.Errorf("after %%reload Version() = %s, want v2", got)
 	}
-	if got := run(t, s, "(&helpers.Counter{}).Add(1)"); got != "10" {
+	if got := run(t, s, "(&kit.Counter{}).Add(1)"); got != "10" {
 		t.Errorf("a new Counter adds %s, want 10", got)
 	}
 	// Values and functions made from the old version keep its code.
@@ -175,12 +175,12 @@ func TestLocalPackageReload(t *testing.T) {
 		t.Errorf("the old Version = %s, want v1", got)
 	}
 
-	// A change of a package that helpers imports reloads helpers too, on
-	// import: the new shapes reaches helpers.Area.
+	// A change of a package that kit imports reloads kit too, on
+	// import: the new shapes reaches kit.Area.
 	writeFiles(t, dir, map[string]string{"shapes/shapes.go": strings.Replace(course["shapes/shapes.go"], "s.Side * s.Side", "4 * s.Side", 1)})
-	run(t, s, `import "./helpers"`)
-	if got := run(t, s, "helpers.Area(3)"); got != "12" {
-		t.Errorf("after the edit of shapes helpers.Area(3) = %s, want 12", got)
+	run(t, s, `import "./kit"`)
+	if got := run(t, s, "kit.Area(3)"); got != "12" {
+		t.Errorf("after the edit of shapes kit.Area(3) = %s, want 12", got)
 	}
 }
 
@@ -210,7 +210,7 @@ func TestLocalPackageErrors(t *testing.T) {
 		{`import "./missing"`, []string{`missing/a.go:3:8: import "example.com/elsewhere/pkg": no such package`, "module example.com/course"}},
 		{`import "./cycle/a"`, []string{"import cycle: cycle/a imports cycle/b imports cycle/a"}},
 		{`import "./prog"`, []string{"package main is a program"}},
-		{`import . "./helpers"`, []string{"cannot be imported with a dot"}},
+		{`import . "./kit"`, []string{"cannot be imported with a dot"}},
 		{`import "./initpanic"`, []string{"panic while initializing the package: no data"}},
 	}
 	for _, c := range cases {
@@ -224,9 +224,9 @@ func TestLocalPackageErrors(t *testing.T) {
 
 	// A compile error in a package that another imports names both.
 	writeFiles(t, dir, map[string]string{"shapes/shapes.go": "package shapes\n\ntype Square struct{ Side float64 }\n\nfunc (s Square) Area() float64 { return s.Side * side }\n"})
-	e := cellError(t, s, `import "./helpers"`)
-	if want := "helpers/counter.go:6:2: import of shapes: shapes/shapes.go:5:50: undefined: side (import of the local package \"./helpers\" at cell:1:8)"; e.Value != want {
-		t.Errorf("error in a package helpers imports:\n got %s\nwant %s", e.Value, want)
+	e := cellError(t, s, `import "./kit"`)
+	if want := "kit/counter.go:6:2: import of shapes: shapes/shapes.go:5:50: undefined: side (import of the local package \"./kit\" at cell:1:8)"; e.Value != want {
+		t.Errorf("error in a package kit imports:\n got %s\nwant %s", e.Value, want)
 	}
 
 	// The session goes on; a fixed package imports.
@@ -284,19 +284,19 @@ func TestRunFile(t *testing.T) {
 
 func TestLocalPackageInspectComplete(t *testing.T) {
 	s, _ := localSession(t, course)
-	run(t, s, `import "./helpers"`)
-	code := "helpers.Tw"
+	run(t, s, `import "./kit"`)
+	code := "kit.Tw"
 	matches, _, _ := s.Complete(code, len(code))
 	if strings.Join(matches, " ") != "Twice" {
 		t.Errorf("completing %q: %q", code, matches)
 	}
-	code = "helpers.Twice"
+	code = "kit.Twice"
 	b, ok := s.Inspect(code, len(code), 0)
 	if !ok || text(b) != "func Twice(x int) int\n\nTwice doubles x." {
 		t.Errorf("inspecting %q: %v %q", code, ok, text(b))
 	}
-	code = "helpers"
-	if b, ok := s.Inspect(code, len(code), 0); !ok || !strings.HasPrefix(text(b), "package helpers") {
+	code = "kit"
+	if b, ok := s.Inspect(code, len(code), 0); !ok || !strings.HasPrefix(text(b), "package kit") {
 		t.Errorf("inspecting %q: %v %q", code, ok, text(b))
 	}
 }
