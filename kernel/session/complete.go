@@ -130,6 +130,9 @@ func codeIdents(code string) []string {
 // imported package, or the fields and methods of a variable.
 func (s *Session) memberNames(recv string) []string {
 	if p, ok := s.imports[recv]; ok {
+		if local := s.local.get(p); local != nil {
+			return local.memberNames()
+		}
 		return exportedNames(s.pkgs[p])
 	}
 	if v, ok := s.globals()[recv]; ok {

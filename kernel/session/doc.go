@@ -55,6 +55,42 @@
 // the session's (%pwd, %cd). Cancelling the context ends its process group,
 // SIGTERM then SIGKILL; a non-zero exit status is a ShellError.
 //
+// # Local packages
+//
+// A cell may import a Go package from a directory, interpreted from its
+// source: import "./mylib" (or "../shared/mylib") is relative to the
+// session's working directory, the notebook's; when a go.mod file at the
+// working directory or above declares module example.com/course,
+// import "example.com/course/kit" is its directory kit. The
+// package's own imports may be the standard library, the packages bound
+// into pathnotes (which win over a module path that names them too) and
+// other local packages, relative to the package's directory or by module
+// path. Its files are those a build for this system uses (build
+// constraints and _GOOS/_GOARCH names apply), tests left out; a dot import
+// is not allowed. Its init functions run once, when it is first imported.
+// Completion and inspection know its exported names and doc comments.
+//
+// Importing a package again loads it anew when a file of it, or of a local
+// package it imports, changed since it was loaded; otherwise it does
+// nothing. %reload does the same for every local package the session
+// imported, or for those it names. The import name then refers to the new
+// version, whose init runs: later cells call its code. What was made
+// before keeps the old code: values of its types keep their methods, and
+// functions of earlier cells call the old version until their cells run
+// again; the old and new types are distinct, so a variable of an old type
+// cannot take a new value. The interpreter sees the versions as import
+// paths local/NAME, local/NAME@2, ..., which tracebacks show.
+//
+// Errors name the package's file and line relative to the working
+// directory ("mylib/counter.go:12:3: undefined: x"), followed by the
+// import of the cell; a path that is not found names the directory and
+// where it was looked for. A panic of an init function is a panic with its
+// frames.
+//
+// %run FILE.go runs a Go file as a cell: its package clause is ignored, its
+// declarations join the session's, a func main runs, and error positions
+// name the file.
+//
 // # What yaegi 0.16.1 lacks
 //
 // The session works around, or explains, the gaps users meet:

@@ -19,6 +19,12 @@ func (s *Session) runImports(ctx context.Context, code string, p piece) error {
 	for _, d := range f.Decls {
 		for _, spec := range d.(*ast.GenDecl).Specs {
 			is := spec.(*ast.ImportSpec)
+			if local, err := s.importLocal(ctx, is); local || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			name, err := s.importName(is)
 			if err != nil {
 				return err
@@ -76,5 +82,5 @@ func (s *Session) importName(is *ast.ImportSpec) (string, error) {
 	}
 	pos := s.in.FileSet().Position(is.Pos())
 	return "", &CellError{Name: "CompileError", Value: fmt.Sprintf(
-		"%s: import %q: no such package in this kernel (the interpreter knows the standard library and the packages bound into pathnotes)", pos, p)}
+		"%s: import %q: no such package in this kernel (the interpreter knows the standard library, the packages bound into pathnotes, and local packages: import \"./dir\")", pos, p)}
 }

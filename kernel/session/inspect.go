@@ -221,7 +221,7 @@ func (s *Session) memberDoc(importPath, name string) string {
 // packageDoc describes a package: its synopsis, when the sources are here.
 func (s *Session) packageDoc(importPath string) string {
 	text := fmt.Sprintf("package %s // import %q", s.pkgName(importPath), importPath)
-	if d := goDocs(importPath); d != nil && d.synopsis != "" {
+	if d := s.sourceDocs(importPath); d != nil && d.synopsis != "" {
 		text += "\n\n" + d.synopsis
 	}
 	return text
@@ -230,6 +230,9 @@ func (s *Session) packageDoc(importPath string) string {
 func (s *Session) pkgName(importPath string) string {
 	if info := s.pkgs[importPath]; info != nil {
 		return info.name
+	}
+	if p := s.local.get(importPath); p != nil {
+		return p.name
 	}
 	return filepath.Base(importPath)
 }
@@ -243,7 +246,7 @@ func (s *Session) docOf(importPath, name string) string {
 			return d
 		}
 	}
-	if d := goDocs(importPath); d != nil {
+	if d := s.sourceDocs(importPath); d != nil {
 		return d.names[name]
 	}
 	return ""
@@ -333,6 +336,11 @@ func loadDocs(importPath string) *pkgDocs {
 		}
 		files = append(files, f)
 	}
+	return filesDocs(fset, files, importPath)
+}
+
+// filesDocs collects the doc comments of a package's parsed files.
+func filesDocs(fset *token.FileSet, files []*ast.File, importPath string) *pkgDocs {
 	if len(files) == 0 {
 		return nil
 	}

@@ -96,6 +96,8 @@ func (s *Session) registerBuiltinMagics() {
 		{Name: "who", Usage: "%who", Help: "list the variables of the session with their types", Run: magicWho},
 		{Name: "reset", Usage: "%reset", Help: "forget all variables, functions, types and imports", Run: magicReset},
 		{Name: "env", Usage: "%env [VAR[=value]]", Help: "list the environment, print VAR, or set VAR", Run: magicEnv},
+		{Name: "reload", Usage: "%reload [NAME...]", Help: "import again the local packages (all, or those named) whose files changed", Run: magicReload},
+		{Name: "run", Usage: "%run FILE.go", Help: "run a Go file as a cell: its declarations join the session's", Run: magicRun},
 		{Name: "cd", Usage: "%cd [DIR]", Help: "change the working directory (home without DIR) and print it", Run: magicCd},
 		mimeMagic("html", "text/html"),
 		mimeMagic("markdown", "text/markdown"),

@@ -31,6 +31,7 @@ type Session struct {
 	pkgs    map[string]*pkgInfo  // import path → package known to the interpreter
 	defined map[string]string    // "type T", "method T.M" → normalized source
 	decls   map[string]*userDecl // top-level names declared by cells
+	local   *localPkgs           // local packages loaded from source (localpkg.go)
 
 	stdout, stderr *stream
 	stdin          *stdin
@@ -143,12 +144,16 @@ func (s *Session) Reset() error {
 func (s *Session) reset() error {
 	var stdinReader io.Reader = s.stdin
 	stderrFile := s.stderr.w
+	local := newLocalPkgs()
 	in := interp.New(interp.Options{
 		Stdin:  s.stdin,
 		Stdout: s.stdout.w, // an *os.File: os.Stdout keeps its type in cells
 		Stderr: stderrFilter{s},
 		// The real environment, so that os.Getenv sees PATHNOTES_* and %env.
 		Unrestricted: true,
+
+		// Source packages are only the session's local packages.
+		SourcecodeFilesystem: local,
 	})
 	loads := []interp.Exports{
 		stdlib.Symbols,
@@ -187,6 +192,7 @@ func (s *Session) reset() error {
 
 	s.mu.Lock()
 	s.in = in
+	s.local = local
 	s.pkgs = pkgs
 	s.imports = map[string]string{}
 	s.defined = map[string]string{}

@@ -25,6 +25,8 @@ import (
 //     an unsigned integer), global (bool) and index (int) it reads. The
 //     kind of a variable (yaegi's varSym) is not hard-coded: it is read at
 //     first use from a variable declared in a throwaway interpreter.
+//   - forgetImport deletes an import from Interpreter.scopes["main"].sym,
+//     so that a name can import a new version of a local package.
 //   - resizeFrame and globals work around panics of the exported API
 //     (Globals before the frame has grown) and need no layout.
 //
@@ -244,4 +246,29 @@ func (s *Session) globals() (g map[string]reflect.Value) {
 		}
 	}()
 	return s.in.Globals()
+}
+
+// forgetImport removes the import named key ("name/cell") from the
+// interpreter's main scope, so that the name can import another package
+// (a new version of a local package), and returns a function that puts it
+// back. It does nothing when checkYaegi fails: the import of the new
+// version then fails as a redeclaration.
+func forgetImport(in *interp.Interpreter, key string) (restore func()) {
+	restore = func() {}
+	if checkYaegi().err != nil {
+		return restore
+	}
+	sc := reflect.ValueOf(in).Elem().FieldByName("scopes").MapIndex(reflect.ValueOf("main"))
+	if !sc.IsValid() || sc.IsNil() {
+		return restore
+	}
+	f := sc.Elem().FieldByName("sym")
+	syms := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	k := reflect.ValueOf(key)
+	old := syms.MapIndex(k)
+	if !old.IsValid() {
+		return restore
+	}
+	syms.SetMapIndex(k, reflect.Value{})
+	return func() { syms.SetMapIndex(k, old) }
 }
