@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
@@ -17,4 +19,18 @@ func TestClangCellsMatchNVCC(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareClangNVCC(t, d, false)
+}
+
+// TestLabNotebookNamesClang checks that the lab notebook tells a student
+// without the CUDA toolkit to install clang, and how to ask for it.
+func TestLabNotebookNamesClang(t *testing.T) {
+	b, err := os.ReadFile("../notebooks/05-apsp-lab.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"otherwise by clang", "install clang", "brew install llvm", "%%cuda --compiler=clang"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("05-apsp-lab.ipynb does not say %q", want)
+		}
+	}
 }
