@@ -231,6 +231,19 @@ fmt.Printf("Error %d : %s\n", gpu.ErrorCode(err), gpu.ErrorString(err))`)
 	if err != nil || printed != "Error 9 : invalid configuration argument\n" {
 		t.Errorf("config error cell: %q, %v", printed, err)
 	}
+	// clang's call of vprintf (a double for %f, a pointer for %s) runs on the emulator.
+	if _, _, err := run(t, s, "%%cuda --compiler=clang\n#include <stdio.h>\n__device__ float devData;\n"+
+		"__global__ void checkGlobal() {\n  printf(\"Device: %d %f %s %c %5.2e\\n\", (int)threadIdx.x, devData, \"ok\", 'z', 1234.5);\n  devData += 2.0f;\n}"); err != nil {
+		t.Fatal(err)
+	}
+	_, printed, err = run(t, s, `v, _ := gpu.GetVar("devData")
+v.CopyFloat32s([]float32{3.14})
+gpu.Launch("checkGlobal", gpu.Dim(1), gpu.Dim(2))
+got, _ := v.ToFloat32s()
+fmt.Printf("Host: %.2f\n", got[0])`)
+	if want := "Device: 0 3.140000 ok z 1.23e+03\nDevice: 1 3.140000 ok z 1.23e+03\nHost: 5.14\n"; err != nil || printed != want {
+		t.Errorf("printf: %q, %v; want %q", printed, err, want)
+	}
 	_, _, err = run(t, s, "%%cuda --compiler clang\n__global__ void k(int *p) {\n  p[0] = x;\n}")
 	if err == nil || !strings.Contains(err.Error(), "cell:3: error: use of undeclared identifier 'x'") {
 		t.Errorf("syntax error: %v, want it on cell line 3", err)
