@@ -17,6 +17,11 @@ const headerCUDA = `#include <stdio.h>
 #include <cuda_runtime.h>
 __global__ void __launch_bounds__(32) everything(int *ip, unsigned *up, float *fp, double *dp, unsigned long long *lp) {
 	int t = threadIdx.x;
+	__shared__ int one; // written by thread 0, read by all after the barrier: the load must stay below it
+	if (t == 0) one = ip[0] + 5;
+	__syncthreads();
+	ip[192 + t] = one;
+	ip[224 + t] = __syncthreads_count(t % 3 == 0) + 100 * __syncthreads_and(t < 40) + 1000 * __syncthreads_or(t == 31) + 10000 * __syncthreads_and(t < 31);
 	__shared__ int sh[32];
 	sh[t] = t * 3;
 	__syncthreads();
@@ -153,7 +158,7 @@ func TestClangHeader(t *testing.T) {
 	if nv.printed != want || cl.printed != want {
 		t.Errorf("printf: nvcc %q, clang %q; want %q", nv.printed, cl.printed, want)
 	}
-	if nv.ints[0] != 1496 || nv.ints[7] != 1000 || nv.ints[8] != 77 || nv.ints[9] != 0 || nv.ints[10] != 42 || nv.uints[32] != 0x49249249 || nv.longs[0] != 496<<33 {
-		t.Errorf("nvcc's results are not CUDA's: ints %v, ballot %#x, long %d", nv.ints[:12], nv.uints[32], nv.longs[0])
+	if nv.ints[192] != 1005 || nv.ints[224] != 1111 || nv.ints[0] != 1496 || nv.ints[7] != 1000 || nv.ints[8] != 77 || nv.ints[9] != 0 || nv.ints[10] != 42 || nv.uints[32] != 0x49249249 || nv.longs[0] != 496<<33 {
+		t.Errorf("nvcc's results are not CUDA's: ints %v, shared %d, barriers %d, ballot %#x, long %d", nv.ints[:12], nv.ints[192], nv.ints[224], nv.uints[32], nv.longs[0])
 	}
 }

@@ -141,7 +141,7 @@ func (clangCompiler) compile(ctx context.Context, name, source string, opts Comp
 	args := []string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=" + gpuArch, "--cuda-path=" + noCUDA,
 		"-nocudainc", "-nocudalib", "-nostdlibinc", "-isystem", inc, "-include", "pathnotes_cuda.h",
 		"-Xclang", "-target-feature", "-Xclang", "+" + ptxFeature,
-		"-S", "-O2", "-fno-show-column", "-fno-color-diagnostics", "-Wno-unknown-cuda-version"}
+		"-S", "-O2", "-mllvm", "-inline-threshold=100000", "-fno-show-column", "-fno-color-diagnostics", "-Wno-unknown-cuda-version"}
 	args = append(args, opts.Flags...)
 	args = append(args, "-o", out, src)
 	cmd := exec.CommandContext(ctx, path, args...)

@@ -46,13 +46,34 @@ __PN_D int4 make_int4(int x, int y, int z, int w) { int4 v = {x, y, z, w}; retur
 // Device-side printf: clang lowers the call to the runtime's vprintf.
 extern "C" __device__ int printf(const char *, ...);
 
-// Barriers and fences. __syncthreads is a clang builtin.
+// Barriers and fences. clang 14's own __syncthreads builtin
+// (llvm.nvvm.barrier0) lets the optimizer move a load of a __shared__
+// variable that no call can reach above the barrier; the barrier.sync
+// intrinsic and inline asm with a memory clobber keep memory in order.
+#define __syncthreads() __nvvm_bar_sync(0)
+__PN_D int __syncthreads_count(int p) {
+	int n;
+	asm volatile("{ .reg .pred q; setp.ne.s32 q, %1, 0; bar.red.popc.u32 %0, 0, q; }" : "=r"(n) : "r"(p) : "memory");
+	return n;
+}
+__PN_D int __syncthreads_and(int p) {
+	int r;
+	asm volatile("{ .reg .pred q, s; setp.ne.s32 q, %1, 0; bar.red.and.pred s, 0, q; selp.s32 %0, 1, 0, s; }" : "=r"(r) : "r"(p) : "memory");
+	return r;
+}
+__PN_D int __syncthreads_or(int p) {
+	int r;
+	asm volatile("{ .reg .pred q, s; setp.ne.s32 q, %1, 0; bar.red.or.pred s, 0, q; selp.s32 %0, 1, 0, s; }" : "=r"(r) : "r"(p) : "memory");
+	return r;
+}
 __PN_D void __syncwarp(unsigned mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
 __PN_D void __threadfence() { __nvvm_membar_gl(); }
 __PN_D void __threadfence_block() { __nvvm_membar_cta(); }
 __PN_D void __threadfence_system() { __nvvm_membar_sys(); }
 
-// Integer atomics (int, unsigned, unsigned long long) and float atomicAdd.
+// Integer atomics (int, unsigned, long long and unsigned long long where
+// CUDA has them), float atomicAdd and atomicExch, and double atomicAdd for
+// --arch compute_60 and later, as in CUDA.
 __PN_D int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }
 __PN_D unsigned atomicAdd(unsigned *p, unsigned v) { return __nvvm_atom_add_gen_i((int *)p, (int)v); }
 __PN_D unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { return __nvvm_atom_add_gen_ll((long long *)p, (long long)v); }
@@ -76,6 +97,16 @@ __PN_D int atomicOr(int *p, int v) { return __nvvm_atom_or_gen_i(p, v); }
 __PN_D unsigned atomicOr(unsigned *p, unsigned v) { return __nvvm_atom_or_gen_i((int *)p, (int)v); }
 __PN_D int atomicXor(int *p, int v) { return __nvvm_atom_xor_gen_i(p, v); }
 __PN_D unsigned atomicXor(unsigned *p, unsigned v) { return __nvvm_atom_xor_gen_i((int *)p, (int)v); }
+__PN_D long long atomicMin(long long *p, long long v) { return __nvvm_atom_min_gen_ll(p, v); }
+__PN_D long long atomicMax(long long *p, long long v) { return __nvvm_atom_max_gen_ll(p, v); }
+__PN_D unsigned long long atomicMin(unsigned long long *p, unsigned long long v) { return __nvvm_atom_min_gen_ull(p, v); }
+__PN_D unsigned long long atomicMax(unsigned long long *p, unsigned long long v) { return __nvvm_atom_max_gen_ull(p, v); }
+__PN_D unsigned long long atomicAnd(unsigned long long *p, unsigned long long v) { return __nvvm_atom_and_gen_ll((long long *)p, (long long)v); }
+__PN_D unsigned long long atomicOr(unsigned long long *p, unsigned long long v) { return __nvvm_atom_or_gen_ll((long long *)p, (long long)v); }
+__PN_D unsigned long long atomicXor(unsigned long long *p, unsigned long long v) { return __nvvm_atom_xor_gen_ll((long long *)p, (long long)v); }
+#if __CUDA_ARCH__ >= 600
+__PN_D double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
+#endif
 __PN_D unsigned atomicInc(unsigned *p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
 __PN_D unsigned atomicDec(unsigned *p, unsigned v) { return __nvvm_atom_dec_gen_ui(p, v); }
 
