@@ -280,15 +280,16 @@ func closeFloat(a, b float32) bool {
 }
 
 // nvidiaPTX compiles source with NVIDIA's compiler: NVRTC where this
-// build has it, else nvcc (testenv.NeedNVCC's rule when neither is here).
+// build has it and it compiles the source, else nvcc (testenv.NeedNVCC's
+// rule when it is not here).
 func nvidiaPTX(t *testing.T, name, source string) string {
 	t.Helper()
 	if why := nvrtcAvailable(); why == "" {
 		ptx, err := CompileCUDA(context.Background(), name, source, CompileOptions{Compiler: "nvrtc"})
-		if err != nil {
-			t.Fatal(err)
+		if err == nil {
+			return ptx
 		}
-		return ptx
+		t.Logf("NVRTC: %v; trying nvcc", err) // NVRTC has no host headers (<limits.h>)
 	}
 	testenv.NeedNVCC(t)
 	ptx, err := CompileCUDA(context.Background(), name, source, CompileOptions{Compiler: "nvcc"})
