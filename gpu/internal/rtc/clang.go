@@ -142,7 +142,7 @@ func (clangCompiler) compile(ctx context.Context, name, source string, opts Comp
 		"-nocudainc", "-nocudalib", "-nostdlibinc", "-isystem", inc, "-include", "pathnotes_cuda.h",
 		"-Xclang", "-target-feature", "-Xclang", "+" + ptxFeature,
 		"-S", "-O2", "-mllvm", "-inline-threshold=100000", "-fno-show-column", "-fno-color-diagnostics", "-Wno-unknown-cuda-version"}
-	args = append(args, opts.Flags...)
+	args = append(args, clangFlags(opts.Flags)...)
 	args = append(args, "-o", out, src)
 	cmd := exec.CommandContext(ctx, path, args...)
 	var log bytes.Buffer
@@ -160,6 +160,24 @@ func (clangCompiler) compile(ctx context.Context, name, source string, opts Comp
 	}
 	ptx, err := os.ReadFile(out)
 	return string(ptx), "", err
+}
+
+// clangFlags translates the nvcc flags that cells written for nvcc use
+// and clang spells otherwise: -use_fast_math is -ffast-math, and
+// --expt-relaxed-constexpr is what clang does anyway. Others pass as they
+// are, and clang rejects those it does not know.
+func clangFlags(flags []string) []string {
+	var out []string
+	for _, f := range flags {
+		switch strings.TrimLeft(f, "-") {
+		case "use_fast_math":
+			out = append(out, "-ffast-math")
+		case "expt-relaxed-constexpr":
+		default:
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // writeClangHeaders writes the embedded headers into dir.

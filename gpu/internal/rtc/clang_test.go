@@ -80,6 +80,14 @@ func TestClangCompile(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), os.TempDir()) {
 		t.Errorf("the message shows a temporary path: %v", err)
 	}
+	fast, err := CompileCUDA(context.Background(), "fast", "__global__ void k(float *f) { f[0] = expf(f[1]) / f[2]; }", CompileOptions{Compiler: "clang", Flags: []string{"-use_fast_math", "--expt-relaxed-constexpr", "-DN=3"}})
+	if err != nil || !strings.Contains(fast, "div.approx") {
+		t.Errorf("nvcc's flags for clang: %v\n%s", err, fast)
+	}
+	_, err = CompileCUDA(context.Background(), "k", clangKernel, CompileOptions{Compiler: "clang", Flags: []string{"--no-such-flag"}})
+	if err == nil || !strings.Contains(err.Error(), "no-such-flag") {
+		t.Errorf("an unknown clang flag: %v", err)
+	}
 	_, err = CompileCUDA(context.Background(), "k", clangKernel, CompileOptions{Compiler: "gcc"})
 	if err == nil || !strings.Contains(err.Error(), `unknown CUDA compiler "gcc" (use nvrtc, nvcc, clang)`) {
 		t.Errorf("unknown compiler: %v", err)
