@@ -19,6 +19,7 @@ func init() {
 		"BFNaive":               reflect.ValueOf(gpu.BFNaive),
 		"BFStride":              reflect.ValueOf(gpu.BFStride),
 		"CompileCUDA":           reflect.ValueOf(gpu.CompileCUDA),
+		"CompilerNames":         reflect.ValueOf(&gpu.CompilerNames).Elem(),
 		"Compilers":             reflect.ValueOf(gpu.Compilers),
 		"Default":               reflect.ValueOf(gpu.Default),
 		"Describe":              reflect.ValueOf(gpu.Describe),

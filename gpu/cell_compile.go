@@ -10,13 +10,22 @@ import (
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
-// CUDA C cells: package rtc compiles them (NVRTC, else nvcc, with a PTX
-// cache on disk) and needs no device; LoadCellCUDA loads the PTX.
+// CUDA C cells: package rtc compiles them (NVRTC, else nvcc, else clang,
+// with a PTX cache on disk) and needs no device; LoadCellCUDA loads the
+// PTX.
 
 // CompileOptions configure CompileCUDA: Arch is the virtual architecture
-// the PTX targets ("" means compute_52, which the emulator runs) and
-// Flags are passed to the compiler as they are (e.g. "-DN=256").
+// the PTX targets ("" means compute_52, which the emulator runs), Flags
+// are passed to the compiler as they are (e.g. "-DN=256"), and Compiler
+// picks "nvrtc", "nvcc" or "clang" ("" takes the first one found, in that
+// order). clang needs no CUDA toolkit: it compiles with a header of
+// pathnotes' own that covers what lab kernels use (docs/cell-kernels.md
+// lists it and its limits).
 type CompileOptions = rtc.CompileOptions
+
+// CompilerNames are the values of CompileOptions.Compiler, in the order
+// an unset Compiler tries them.
+var CompilerNames = rtc.CompilerNames
 
 // Compilation is what LoadCellCUDA's compiler did: the PTX, which compiler made
 // it ("cache" for a cache hit), where the cache is, and a note for the
@@ -35,9 +44,10 @@ type CompileError = rtc.CompileError
 const EnvPTXCache = rtc.EnvPTXCache
 
 // CompileCUDA compiles CUDA C source (a %%cuda cell) to PTX. A PTX of
-// the same source, arch and flags in the PTX cache (see EnvPTXCache) is
-// used as it is; otherwise it tries NVRTC first where the cuda build finds
-// libnvrtc, then `nvcc -ptx` from PATH, and stores the PTX in the cache.
+// the same source, arch, flags and compiler in the PTX cache (see
+// EnvPTXCache) is used as it is; otherwise it tries NVRTC first where the
+// cuda build finds libnvrtc, then `nvcc -ptx` from PATH, then clang from
+// PATH (opts.Compiler picks one), and stores the PTX in the cache.
 // When the arch is left to its default (compute_52) and the compiler no
 // longer builds it (CUDA 13), the PTX is made for compute_75 instead.
 // A source without a #line directive is numbered from line 1 of "cell".

@@ -88,8 +88,22 @@ __global__ void mathf(float *x, float *sum, int n) {
 // the emulator against results computed here.
 func TestCourseKernels(t *testing.T) {
 	testenv.NeedNVCC(t)
+	checkCourseKernels(t, "nvcc")
+}
+
+// TestClangCourseKernels does what TestCourseKernels does with clang's
+// PTX (its expf, logf, sinf, cosf and powf are the approximate
+// instructions, which the emulator computes exactly).
+func TestClangCourseKernels(t *testing.T) {
+	testenv.NeedClang(t)
+	checkCourseKernels(t, "clang")
+}
+
+// checkCourseKernels compiles courseCUDA with compiler and runs every
+// kernel on the emulator against results computed here.
+func checkCourseKernels(t *testing.T, compiler string) {
 	t.Setenv(EnvPTXCache, "off")
-	ptx, err := CompileCUDA(context.Background(), "course", courseCUDA, CompileOptions{})
+	ptx, err := CompileCUDA(context.Background(), "course", courseCUDA, CompileOptions{Compiler: compiler})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package magics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pathnotes/pathnotes/gpu"
@@ -17,8 +18,8 @@ func registerCellMagics(s *session.Session) error {
 	for _, m := range []session.Magic{{
 		Name:  "cuda",
 		Cell:  true,
-		Usage: "%%cuda [--name MODULE] [--arch compute_XX] [-- NVCC FLAGS]",
-		Help: "compile the cell's CUDA C (NVRTC or nvcc, cached in .pathnotes-ptx/) and load it on the GPU; " +
+		Usage: cudaUsage,
+		Help: "compile the cell's CUDA C (NVRTC, nvcc or clang, cached in .pathnotes-ptx/) and load it on the GPU; " +
 			"its kernels are then gpu.Launch(\"name\", gpu.Dim(blocks), gpu.Dim(threads), args...), its variables gpu.GetVar(\"name\")",
 		Run: runCUDAMagic,
 	}, {
@@ -35,15 +36,19 @@ func registerCellMagics(s *session.Session) error {
 	return nil
 }
 
+// cudaUsage is the %%cuda line's syntax.
+const cudaUsage = "%%cuda [--name MODULE] [--arch compute_XX] [--compiler nvrtc|nvcc|clang] [-- COMPILER FLAGS]"
+
 // cellArgs are the options of a %%cuda or %%ptx line.
 type cellArgs struct {
-	name  string
-	arch  string
-	flags []string
+	name     string
+	arch     string
+	compiler string
+	flags    []string
 }
 
-// parseCellArgs reads "--name M --arch A -- flags..."; cuda says whether
-// --arch and extra flags are allowed.
+// parseCellArgs reads "--name M --arch A --compiler C -- flags..."; cuda
+// says whether --arch, --compiler and extra flags are allowed.
 func parseCellArgs(magic, args string, cuda bool) (cellArgs, error) {
 	var a cellArgs
 	f := strings.Fields(args)
@@ -73,13 +78,22 @@ func parseCellArgs(magic, args string, cuda bool) (cellArgs, error) {
 				return a, err
 			}
 			a.arch = v
+		case name == "--compiler" && cuda:
+			v, err := value()
+			if err != nil {
+				return a, err
+			}
+			if !slices.Contains(gpu.CompilerNames, v) {
+				return a, fmt.Errorf("%%%%cuda: unknown compiler %q (use %s)", v, strings.Join(gpu.CompilerNames, ", "))
+			}
+			a.compiler = v
 		case opt == "--" && cuda:
 			a.flags = f[i+1:]
 			return a, nil
 		default:
 			usage := "%%ptx [--name MODULE]"
 			if cuda {
-				usage = "%%cuda [--name MODULE] [--arch compute_XX] [-- NVCC FLAGS]"
+				usage = cudaUsage
 			}
 			return a, fmt.Errorf("%%%%%s: unknown argument %q (usage: %s)", magic, opt, usage)
 		}
@@ -95,7 +109,7 @@ func runCUDAMagic(ctx context.Context, s *session.Session, args, body string, _ 
 		return nil, err
 	}
 	routePrintf(s)
-	m, comp, err := gpu.LoadCellCUDA(ctx, a.name, cudaCellSource(body), gpu.CompileOptions{Arch: a.arch, Flags: a.flags})
+	m, comp, err := gpu.LoadCellCUDA(ctx, a.name, cudaCellSource(body), gpu.CompileOptions{Arch: a.arch, Flags: a.flags, Compiler: a.compiler})
 	if err != nil {
 		return nil, err
 	}

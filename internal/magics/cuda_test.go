@@ -205,3 +205,60 @@ func mustReadFile(path string) string {
 	}
 	return string(b)
 }
+
+// TestCUDACellClang compiles %%cuda cells with clang, as a laptop without
+// the CUDA toolkit does: the chapter-1 vecAdd runs, its invalid
+// configuration gives error 9 as with nvcc's PTX, errors name the cell's
+// lines, a toolkit header clang lacks is explained, and %gpu lists clang.
+func TestCUDACellClang(t *testing.T) {
+	if _, err := exec.LookPath("clang"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("clang is not on PATH: CI must install it (.ci/run does)")
+		}
+		t.Skip("clang is not on PATH: the clang cell test needs it")
+	}
+	s, _ := cellSession(t)
+	res, _, err := run(t, s, "%%cuda --compiler=clang\n#include <stdio.h>\n#include <cuda_runtime.h>\n__device__ int hits;\n"+vecAddCUDA)
+	if err != nil || !strings.Contains(res, "module vecAdd on PTX emulator") || !strings.Contains(res, "compiled by clang ") {
+		t.Fatalf("%%%%cuda --compiler=clang: %q, %v", res, err)
+	}
+	_, printed, err := run(t, s, launchCell+"\nh, err := gpu.GetVar(\"hits\")\nfmt.Println(h.Type(), err)")
+	if err != nil || printed != "[11 22 33] <nil>\nint32 <nil>\n" {
+		t.Errorf("launch: %q, %v", printed, err)
+	}
+	_, printed, err = run(t, s, `err = gpu.Launch("vecAdd", gpu.Dim(1), gpu.Dim(2048), a, b, c, 3)
+fmt.Printf("Error %d : %s\n", gpu.ErrorCode(err), gpu.ErrorString(err))`)
+	if err != nil || printed != "Error 9 : invalid configuration argument\n" {
+		t.Errorf("config error cell: %q, %v", printed, err)
+	}
+	// clang's call of vprintf (a double for %f, a pointer for %s) runs on the emulator.
+	if _, _, err := run(t, s, "%%cuda --compiler=clang\n#include <stdio.h>\n__device__ float devData;\n"+
+		"__global__ void checkGlobal() {\n  printf(\"Device: %d %f %s %c %5.2e\\n\", (int)threadIdx.x, devData, \"ok\", 'z', 1234.5);\n  devData += 2.0f;\n}"); err != nil {
+		t.Fatal(err)
+	}
+	_, printed, err = run(t, s, `v, _ := gpu.GetVar("devData")
+v.CopyFloat32s([]float32{3.14})
+gpu.Launch("checkGlobal", gpu.Dim(1), gpu.Dim(2))
+got, _ := v.ToFloat32s()
+fmt.Printf("Host: %.2f\n", got[0])`)
+	if want := "Device: 0 3.140000 ok z 1.23e+03\nDevice: 1 3.140000 ok z 1.23e+03\nHost: 5.14\n"; err != nil || printed != want {
+		t.Errorf("printf: %q, %v; want %q", printed, err, want)
+	}
+	_, _, err = run(t, s, "%%cuda --compiler clang\n__global__ void k(int *p) {\n  p[0] = x;\n}")
+	if err == nil || !strings.Contains(err.Error(), "cell:3: error: use of undeclared identifier 'x'") {
+		t.Errorf("syntax error: %v, want it on cell line 3", err)
+	}
+	_, _, err = run(t, s, "%%cuda --compiler=clang\n#include <cooperative_groups.h>\n__global__ void k(int *p) {}")
+	if err == nil || !strings.Contains(err.Error(), "cell:2: fatal error: 'cooperative_groups.h' file not found") ||
+		!strings.Contains(err.Error(), "clang without the CUDA toolkit has no <cooperative_groups.h>") {
+		t.Errorf("missing header: %v", err)
+	}
+	_, _, err = run(t, s, "%%cuda --compiler=gcc\n"+vecAddCUDA)
+	if err == nil || !strings.Contains(err.Error(), `unknown compiler "gcc" (use nvrtc, nvcc, clang)`) {
+		t.Errorf("--compiler=gcc: %v", err)
+	}
+	res, _, err = run(t, s, "%gpu")
+	if err != nil || !strings.Contains(res, "cuda compilers: ") || !strings.Contains(res, "clang 1") {
+		t.Errorf("%%gpu does not list clang: %q, %v", res, err)
+	}
+}

@@ -37,9 +37,12 @@ here. You write all-pairs shortest paths with the Floyd-Warshall algorithm in CU
 
 and compare each with the tiled CPU version for graphs of 1024 to 8192 vertices (§4.1).
 
-How to work: the kernels go in the `%%cuda` cells (compiled by the CUDA compiler where one is
-installed, otherwise by nothing: then write PTX in a `%%ptx` cell, or use a machine with CUDA);
-the Go cell after each launches them; the check cell after that runs `lab.CheckAPSP` and prints
+How to work: the kernels go in the `%%cuda` cells, compiled by the CUDA toolkit (NVRTC or `nvcc`)
+where it is installed, otherwise by clang: on a laptop without a GPU or CUDA, install clang (`apt
+install clang`, `brew install llvm`, or the LLVM installer) and the cells compile as they are
+(`%%cuda --compiler=clang` asks for it by name; docs/cell-kernels.md lists what clang offers
+without the toolkit). With no compiler at all, write PTX in a `%%ptx` cell or use a machine with
+CUDA. The Go cell after each launches them; the check cell after that runs `lab.CheckAPSP` and prints
 either "all cases ok" or the first wrong cell. Every kernel below is a skeleton that compiles and
 does nothing, so as handed out every check reports failures: that is expected. Fill in the
 `TODO`s, rerun the cells, and answer the questions at the end. Worked answers are in

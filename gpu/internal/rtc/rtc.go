@@ -1,6 +1,7 @@
 // Package rtc compiles CUDA C kept in notebook cells to PTX: NVRTC where
-// the cuda build finds libnvrtc at run time, else `nvcc -ptx` from PATH;
-// the PTX is cached on disk so that a notebook runs where no compiler
+// the cuda build finds libnvrtc at run time, else `nvcc -ptx` from PATH,
+// else clang (its CUDA front end, with a header of our own in place of the
+// CUDA toolkit's, see clang.go); the PTX is cached on disk so that a notebook runs where no compiler
 // exists (CI runs the notebooks on the emulator without a CUDA toolkit).
 // It needs no device; package gpu loads what it compiles.
 package rtc
@@ -29,7 +30,14 @@ type CompileOptions struct {
 	// Flags are passed to the compiler as they are (e.g. "-use_fast_math",
 	// "-DN=256").
 	Flags []string
+	// Compiler picks the compiler: "nvrtc", "nvcc" or "clang"; "" tries
+	// NVRTC, then nvcc, then clang, taking the first one found.
+	Compiler string
 }
+
+// CompilerNames are the values of CompileOptions.Compiler, in the order
+// an unset Compiler tries them.
+var CompilerNames = []string{"nvrtc", "nvcc", "clang"}
 
 // EnvPTXCache is the environment variable that sets the PTX cache's
 // directory; "off" disables the cache. Unset, it is ".pathnotes-ptx" in
@@ -66,9 +74,10 @@ func (e *CompileError) Error() string {
 }
 
 // CompileCUDA compiles CUDA C source (a %%cuda cell) to PTX. A PTX of
-// the same source, arch and flags in the PTX cache (see EnvPTXCache) is
-// used as it is; otherwise it tries NVRTC first where the cuda build finds
-// libnvrtc, then `nvcc -ptx` from PATH, and stores the PTX in the cache.
+// the same source, arch, flags and compiler in the PTX cache (see
+// EnvPTXCache) is used as it is; otherwise it tries NVRTC first where the
+// cuda build finds libnvrtc, then `nvcc -ptx` from PATH, then clang
+// (opts.Compiler picks one of them), and stores the PTX in the cache.
 // When the arch is left to its default (compute_52) and the compiler no
 // longer builds it (CUDA 13), the PTX is made for compute_75 instead.
 // A source without a #line directive is numbered from line 1 of "cell".
@@ -85,21 +94,30 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 	}
 	defaulted := opts.Arch == ""
 	source, opts = normalize(source, opts)
+	chosen, err := pickCompilers(opts.Compiler)
+	if err != nil {
+		return Compilation{}, err
+	}
 	dir, err := PTXCacheDir()
 	if err != nil {
 		return Compilation{}, err
 	}
-	// The cache comes first: the same source, arch and flags give the same
-	// PTX, and a notebook then runs the PTX it was committed with.
+	// The cache comes first: the same source, arch, flags and compiler give
+	// the same PTX, and a notebook then runs the PTX it was committed with.
 	if dir != "" {
-		if b, err := os.ReadFile(filepath.Join(dir, cacheKey(source, opts)+".ptx")); err == nil {
-			return Compilation{PTX: string(b), Compiler: "cache", CacheDir: dir,
-				Note: fmt.Sprintf("(cached PTX from %s)", shownDir(dir))}, nil
+		for _, family := range cacheFamilies(chosen) {
+			if b, err := os.ReadFile(filepath.Join(dir, cacheKey(source, opts, family)+".ptx")); err == nil {
+				return Compilation{PTX: string(b), Compiler: "cache", CacheDir: dir,
+					Note: fmt.Sprintf("(cached PTX from %s)", shownDir(dir))}, nil
+			}
 		}
 	}
 	var tried []string
 	var failed error // the last compiler's error: NVRTC may fail where nvcc works (host headers)
-	for _, c := range compilers() {
+	for _, c := range chosen {
+		if failed != nil && family(c) == "clang" {
+			break // the toolkit's compiler judged the source: its errors are the ones to show
+		}
 		if why := c.available(); why != "" {
 			tried = append(tried, why)
 			continue
@@ -120,7 +138,7 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 			comp.Note = fmt.Sprintf("(this compiler no longer builds %s; compiled for %s)", opts.Arch, used.Arch)
 		}
 		if dir != "" {
-			if err := storePTX(dir, cacheKey(source, used), ptx); err != nil {
+			if err := storePTX(dir, cacheKey(source, used, family(c)), ptx); err != nil {
 				comp.Note = strings.TrimSpace(comp.Note + fmt.Sprintf(" (could not cache the PTX: %v)", err))
 			}
 		}
@@ -134,7 +152,8 @@ func CompileCUDADetail(ctx context.Context, name, source string, opts CompileOpt
 		cache = "no cached PTX for this source, arch and flags in " + dir
 	}
 	return Compilation{}, fmt.Errorf("gpu: cannot compile CUDA cell%s: no CUDA compiler (%s), and %s. "+
-		"Install the CUDA toolkit and put its bin directory (with nvcc) on PATH, or write the kernel as PTX in a %%%%ptx cell",
+		"Install the CUDA toolkit and put its bin directory (with nvcc) on PATH, or install clang (apt install clang, brew install llvm, "+
+		"or the LLVM installer), or write the kernel as PTX in a %%%%ptx cell",
 		named(name), strings.Join(tried, "; "), cache)
 }
 
@@ -239,6 +258,7 @@ func normalize(source string, opts CompileOptions) (string, CompileOptions) {
 	if opts.Arch == "" {
 		opts.Arch = defaultArch
 	}
+	opts.Compiler = strings.ToLower(strings.TrimSpace(opts.Compiler))
 	if !strings.HasPrefix(strings.TrimSpace(source), "#line") {
 		source = "#line 1 \"cell\"\n" + source
 	}
@@ -254,13 +274,24 @@ func PTXCacheFile(source string, opts CompileOptions) (string, error) {
 		return "", err
 	}
 	source, opts = normalize(source, opts)
-	return filepath.Join(dir, cacheKey(source, opts)+".ptx"), nil
+	family := ""
+	if opts.Compiler == "clang" {
+		family = "clang"
+	}
+	return filepath.Join(dir, cacheKey(source, opts, family)+".ptx"), nil
 }
 
-// cacheKey is the SHA-256 of what decides the PTX: source, arch, flags.
-func cacheKey(source string, opts CompileOptions) string {
+// cacheKey is the SHA-256 of what decides the PTX: source, arch, flags and
+// the compiler's family: "" for NVIDIA's NVRTC and nvcc (one front end;
+// the key then is what it was before clang compiled cells, so committed
+// caches stay valid), "clang" for clang.
+func cacheKey(source string, opts CompileOptions, family string) string {
 	h := sha256.New()
-	for _, s := range append([]string{source, opts.Arch}, opts.Flags...) {
+	parts := append([]string{source, opts.Arch}, opts.Flags...)
+	if family != "" {
+		parts = append(parts, "compiler="+family)
+	}
+	for _, s := range parts {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -287,8 +318,44 @@ type compiler interface {
 	compile(ctx context.Context, name, source string, opts CompileOptions) (ptx, log string, err error)
 }
 
-// compilers lists the compilers in the order they are tried.
-func compilers() []compiler { return []compiler{nvrtc(), nvccCompiler{}} }
+// compilers lists the compilers in the order they are tried, in the order
+// of CompilerNames.
+func compilers() []compiler { return []compiler{nvrtc(), nvccCompiler{}, clangCompiler{}} }
+
+// pickCompilers returns the compilers that CompileOptions.Compiler name
+// allows: all of them for "".
+func pickCompilers(name string) ([]compiler, error) {
+	all := compilers()
+	if name == "" {
+		return all, nil
+	}
+	for i, n := range CompilerNames {
+		if name == n {
+			return all[i : i+1], nil
+		}
+	}
+	return nil, fmt.Errorf("gpu: unknown CUDA compiler %q (use %s)", name, strings.Join(CompilerNames, ", "))
+}
+
+// family is the cache key's name for what c makes (see cacheKey).
+func family(c compiler) string {
+	if _, ok := c.(clangCompiler); ok {
+		return "clang"
+	}
+	return ""
+}
+
+// cacheFamilies lists the cache keys' families that the compilers cs may
+// take a cached PTX from, in their order.
+func cacheFamilies(cs []compiler) []string {
+	var fs []string
+	for _, c := range cs {
+		if f := family(c); len(fs) == 0 || fs[len(fs)-1] != f {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
 
 // nvccCompiler runs `nvcc -ptx` from PATH.
 type nvccCompiler struct{}

@@ -93,9 +93,14 @@ func TestPTXCache(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(EnvPTXCache, dir)
 	t.Setenv("PATH", "")
+	t.Setenv(EnvClang, "")
+	dirs := clangDirs
+	clangDirs = nil // Homebrew's llvm, where a Mac has it
+	t.Cleanup(func() { clangDirs = dirs })
 	src := "__global__ void k(int *p) { *p = 1; }"
 	_, err := CompileCUDA(context.Background(), "k", src, CompileOptions{})
-	for _, want := range []string{"cannot compile CUDA cell k", "nvcc: not found on PATH", "NVRTC", "no cached PTX for this source, arch and flags in " + dir, "Install the CUDA toolkit", "%%ptx"} {
+	for _, want := range []string{"cannot compile CUDA cell k", "nvcc: not found on PATH", "NVRTC", "clang: not found on PATH",
+		"no cached PTX for this source, arch and flags in " + dir, "Install the CUDA toolkit", "install clang (apt install clang", "%%ptx"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("no compiler: %v, want %q", err, want)
 		}
@@ -113,6 +118,27 @@ func TestPTXCache(t *testing.T) {
 	}
 	if _, err := CompileCUDA(context.Background(), "k", src, CompileOptions{Arch: "compute_80"}); err == nil {
 		t.Error("another arch hit the cache")
+	}
+	// clang's PTX has keys of its own: an unset compiler takes it after
+	// NVIDIA's, clang does not take NVIDIA's.
+	if _, err := CompileCUDA(context.Background(), "k", src, CompileOptions{Compiler: "clang"}); err == nil {
+		t.Error("clang took nvcc's cached PTX")
+	}
+	other := src + "\n// clang's"
+	clangFile, err := PTXCacheFile(other, CompileOptions{Compiler: "clang"})
+	if err != nil || clangFile == file {
+		t.Fatalf("clang's PTXCacheFile: %q, %v", clangFile, err)
+	}
+	if err := os.WriteFile(clangFile, []byte(cachedPTX+"// clang\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, compiler := range []string{"", "clang", "Clang"} {
+		if c, err := CompileCUDADetail(context.Background(), "k", other, CompileOptions{Compiler: compiler}); err != nil || c.Compiler != "cache" || !strings.HasSuffix(c.PTX, "// clang\n") {
+			t.Errorf("compiler %q: clang's cached PTX: %q, %v", compiler, c.Compiler, err)
+		}
+	}
+	if _, err := CompileCUDA(context.Background(), "k", other, CompileOptions{Compiler: "nvcc"}); err == nil {
+		t.Error("nvcc took clang's cached PTX")
 	}
 	lines := strings.Join(Compilers(), "\n")
 	if !strings.Contains(lines, "nvcc: not found on PATH") || !strings.Contains(lines, "PTX cache: "+dir) {

@@ -19,3 +19,15 @@ func NeedNVCC(t testing.TB) {
 		t.Skip("nvcc is not on PATH (no CUDA toolkit here): the compiler tests need it")
 	}
 }
+
+// NeedClang skips a test that needs clang when it is not on PATH, or fails
+// it under CI=true (CI installs Debian's clang).
+func NeedClang(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("clang"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("clang is not on PATH: CI must install it (.ci/run does)")
+		}
+		t.Skip("clang is not on PATH: the tests of clang as a CUDA compiler need it")
+	}
+}

@@ -1,0 +1,2 @@
+// <device_launch_parameters.h> in a %%cuda cell compiled by clang: what kernels use of it comes from pathnotes_cuda.h.
+#pragma once
