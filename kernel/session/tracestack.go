@@ -167,7 +167,7 @@ func compiledSegments() [][]compiledFrame {
 // cell called (a bound package, the standard library) rather than the
 // machinery of the runtime, reflection, the interpreter or the session.
 func isCompiledUserFrame(fn string) bool {
-	for _, p := range []string{"runtime.", "reflect.", "github.com/traefik/yaegi/", runtimePath + ".", "sync.", "internal/"} {
+	for _, p := range []string{"runtime.", "reflect.", "github.com/traefik/yaegi/", runtimePath + ".(*hooks)", runtimePath + ".(*Session)", "sync.", "internal/"} {
 		if strings.HasPrefix(fn, p) {
 			return false
 		}
