@@ -24,6 +24,16 @@ import (
 // Positions come from the file set, which honours the line directives
 // that pieces and rewrites carry: any rewrite that keeps its nodes'
 // positions, or emits //line directives, keeps the cell's lines here.
+// markLines runs last, on the tree yaegi compiles.
+//
+// Limits: a position is a statement's, not an expression's; the case
+// expressions of a switch report the switch, and a for loop's post
+// statement the last marked statement of the body. A frame whose deferred
+// call panics is missing from the chain: yaegi skips the rest of its
+// deferred calls, Leave included. Frames are paired with their sites in
+// the order they unwind, which goroutines returning at the same moment
+// may disturb: a frame whose site belongs to another function shows no
+// line rather than a wrong one.
 
 // lineVar is the name of the variable that holds a frame's site.
 const lineVar = "_pnl"
