@@ -257,3 +257,20 @@ func TestCellNumbers(t *testing.T) {
 		t.Errorf("traceback\n%s\nwant\n%s", strings.Join(e.Traceback, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestDeepChain checks that a long call chain shows its outermost and
+// innermost frames and counts those left out, and that a panic recovered
+// earlier in the cell leaves no frames in the next one's chain.
+func TestDeepChain(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "func down(n int) int {\n\tif n == 0 {\n\t\tpanic(\"bottom\")\n\t}\n\treturn down(n-1) + 1\n}")
+	e := cellError(t, s, "func() {\n\tdefer func() { recover() }()\n\tdown(5)\n}()\ndown(100)")
+	tb := e.Traceback
+	want := []string{"  in main (Cell In[2], line 5)", "  in down (Cell In[1], line 5)"}
+	if len(tb) != 4+21 || tb[4] != want[0] || tb[5] != want[1] {
+		t.Fatalf("traceback %q", tb)
+	}
+	if tb[14] != "  ... 82 more frames ..." || tb[24] != "  in down (Cell In[1], line 3)" {
+		t.Errorf("traceback %q: want 82 frames left out, then the innermost", tb)
+	}
+}
