@@ -64,15 +64,11 @@ func (s *Session) markLines(n ast.Node, top bool) {
 		return
 	}
 	m := &marker{s: s, cell: cell, fset: s.in.FileSet()}
-	switch n := n.(type) {
-	case *ast.BlockStmt:
-		if top {
-			m.list(&n.List, frameInfo{name: "main", yaegi: "main"})
-		} else {
-			m.walk(n, frameInfo{name: "main", yaegi: "main"})
-		}
-	default:
-		m.walk(n, frameInfo{name: "main", yaegi: "main"})
+	main := frameInfo{name: "main", yaegi: "main"}
+	if b, ok := n.(*ast.BlockStmt); ok && top {
+		m.list(&b.List, main)
+	} else {
+		m.walk(n, main)
 	}
 }
 
