@@ -70,7 +70,7 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abortQueued int) {
 	k.cellMu.Lock()
 	k.cancelCell = cancel
 	k.cellMu.Unlock()
-	result, err := k.run(cellCtx, m, req.Code, out)
+	result, err := k.run(session.WithExecutionCount(cellCtx, count), m, req.Code, out)
 	var exprs map[string]any
 	if err == nil {
 		exprs = k.userExpressions(cellCtx, m, req.UserExpressions, out)

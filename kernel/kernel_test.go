@@ -302,6 +302,9 @@ func TestPanicInCell(t *testing.T) {
 	reply, _ = c.execute("var m map[string]int\nm[\"a\"] = 1", nil)
 	if r := content(t, reply); r["status"] != "error" {
 		t.Errorf("nil map write reply %v", r)
+	} else if want := fmt.Sprintf("in main (Cell In[%v], line 2)", r["execution_count"]); !strings.Contains(fmt.Sprint(r["traceback"]), want) {
+		// The error names the cell by the execution count the kernel gave it.
+		t.Errorf("nil map write traceback %v lacks %q", r["traceback"], want)
 	}
 	if v := c.value("n * 6"); v != "42" {
 		t.Errorf("state after panics: n * 6 = %s", v)

@@ -92,7 +92,7 @@ func runCell(ctx context.Context, s *session.Session, code string, out *cellOutp
 		cctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	b, err := s.Execute(cctx, code, out)
+	b, err := s.Execute(session.WithExecutionCount(cctx, *out.cell.ExecutionCount), code, out)
 	if err != nil {
 		var ce *session.CellError
 		if errors.As(err, &ce) && ce.Name == "Interrupted" && ctx.Err() == nil && cctx.Err() != nil {

@@ -104,6 +104,7 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 // (see dropTemporaries), when the file declares nothing but variables.
 func (s *Session) compileDecls(ctx context.Context, f *ast.File) error {
 	s.instrument(f, false)
+	s.markLines(f, false)
 	old := s.redeclaredVars(f)
 	n0 := len(frameData(s.in))
 	prog, err := s.compile(f)
@@ -165,6 +166,7 @@ func (s *Session) assignVars(ctx context.Context, f *ast.File, d *ast.GenDecl) e
 		body.List = append(body.List, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: rhs})
 	}
 	s.instrument(body, true)
+	s.markLines(body, true)
 	n0 := len(frameData(s.in))
 	if prog, err := s.compile(body); err == nil {
 		defer s.dropTemporaries(body, n0)

@@ -38,7 +38,20 @@
 // one, a left side that calls a function).
 //
 // A panic, a runtime error, os.Exit and log.Fatal end the cell with a
-// CellError whose traceback lists the interpreted frames. A panic of a
+// CellError whose traceback names the cell (In[n], its execution count:
+// see WithExecutionCount), line and column of the failing statement,
+// shows that line with a caret, and lists the call chain, outermost
+// first, with each function's cell and line, and the compiled functions
+// (bound packages, the standard library) the panic went through:
+//
+//	RuntimeError: assignment to entry in nil map
+//	Cell In[2], line 2, column 2:
+//	    2 |     m["x"] = 1
+//	      |     ^
+//	  in main (Cell In[3], line 2)
+//	  in fill (Cell In[2], line 2)
+//
+// (trace.go tells how positions are kept.) A panic of a
 // value written with its type (panic(Code(3)), panic(E{...})) names the
 // type, or shows the text of its Error or String method. A panic in a
 // goroutine started by a cell is reported on stderr. Interpreted calls

@@ -101,9 +101,6 @@ func (s *Session) runtimeError(err error) *CellError {
 				e.Name, e.Value = "RuntimeError", t.to+" ("+e.Value+")"
 			}
 		}
-		if n := len(trace); n > 20 {
-			trace = append(trace[:10:10], append([]string{fmt.Sprintf("... %d more frames ...", n-20)}, trace[n-10:]...)...)
-		}
 	} else {
 		e.Value = err.Error() + gapHint(err.Error())
 		if strings.Contains(err.Error(), "nil type") {

@@ -17,14 +17,14 @@ func TestRuntimeErrors(t *testing.T) {
 		value      string // substring of the error value
 		trace      string // substring of some traceback line
 	}{
-		{"panic with a string", "keep := 1\n_ = keep\npanic(\"boom\")", "panic", "boom", "cell:3:1"},
+		{"panic with a string", "keep := 1\n_ = keep\npanic(\"boom\")", "panic", "boom", "in main (Cell In[2], line 3)"},
 		{"panic with an int", "panic(42)", "panic", "42 (int)", ""},
 		{"panic with an error", "panic(fmt.Errorf(\"bad %d\", 7))", "panic", "bad 7", ""},
-		{"nil map", "var nm map[string]int\nnm[\"a\"] = 1", "RuntimeError", "assignment to entry in nil map", "cell:2:1"},
+		{"nil map", "var nm map[string]int\nnm[\"a\"] = 1", "RuntimeError", "assignment to entry in nil map", "in main (Cell In[2], line 2)"},
 		{"index out of range", "xs := []int{1, 2}\ni := 5\n_ = xs[i]", "RuntimeError", "index out of range", ""},
 		{"division by zero", "zero := 0\n_ = 10 / zero", "RuntimeError", "integer divide by zero", ""},
 		{"nil pointer", "type node struct{ next *node; v int }\nvar np *node\n_ = np.v", "RuntimeError", "nil pointer dereference", ""},
-		{"panic in a function shows the call stack", "func inner() { panic(\"deep\") }\nfunc outer() { inner() }\n\nouter()", "panic", "deep", "cell:1:14: in main.inner"},
+		{"panic in a function shows the call stack", "func inner() { panic(\"deep\") }\nfunc outer() { inner() }\n\nouter()", "panic", "deep", "in inner (Cell In[2], line 1)"},
 		{"os.Exit does not end the kernel", "import \"os\"\nos.Exit(3)", "panic", "os.Exit(3)", ""},
 		{"log.Fatal does not end the kernel", "import \"log\"\nlog.Fatal(\"fatal\")", "panic", "fatal", ""},
 	}

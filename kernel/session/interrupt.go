@@ -35,6 +35,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) error {
 	s.piece = r
 	s.mu.Unlock()
 	unwatch := context.AfterFunc(ctx, func() { s.stopCell(context.Cause(ctx)) })
+	s.clearTopSite()
 	_, err := s.in.ExecuteWithContext(pctx, prog)
 	unwatch()
 	s.mu.Lock()

@@ -199,6 +199,7 @@ func (s *Session) runExpr(ctx context.Context, code string, p piece) (*Bundle, e
 		}
 		body.List[0] = &ast.ExprStmt{X: hookCall(e.Pos(), h, e)}
 		s.instrument(body, true)
+		s.markLines(body, true)
 		n0 := len(frameData(s.in))
 		if prog, err := s.compile(body); err == nil {
 			defer s.dropTemporaries(body, n0)

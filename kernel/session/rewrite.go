@@ -155,12 +155,15 @@ func checkStatements(body *ast.BlockStmt, gen int64) {
 	body.List = list
 }
 
-// countDepth makes body count itself in the session's call depth.
+// countDepth makes body count itself in the session's call depth, and
+// declares the variable that holds its current site (trace.go), which
+// Leave reads as the function returns.
 func countDepth(body *ast.BlockStmt) {
 	pos := body.Lbrace
 	body.List = append([]ast.Stmt{
+		lineVarDecl(pos),
 		&ast.ExprStmt{X: hookCall(pos, "Enter")},
-		&ast.DeferStmt{Defer: pos, Call: hookCall(pos, "Leave")},
+		&ast.DeferStmt{Defer: pos, Call: hookCall(pos, "Leave", lineVarAddr(pos))},
 	}, body.List...)
 }
 
@@ -194,6 +197,7 @@ func rewriteGo(list []ast.Stmt) {
 			call.Args = append(call.Args, bind("_pna", j, a))
 		}
 		body := &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{goRecover(pos), &ast.ExprStmt{X: call}}, Rbrace: pos}
+		countDepth(body)
 		goSt := &ast.GoStmt{Go: pos, Call: &ast.CallExpr{
 			Fun:    &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}}, Body: body},
 			Lparen: pos, Rparen: pos,
@@ -222,7 +226,7 @@ func goRecover(pos token.Pos) ast.Stmt {
 		If:   pos,
 		Init: &ast.AssignStmt{Lhs: []ast.Expr{r()}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{recoverCall}},
 		Cond: &ast.BinaryExpr{X: r(), OpPos: pos, Op: token.NEQ, Y: ident(pos, "nil")},
-		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: hookCall(pos, "GoPanic", r())}}, Rbrace: pos},
+		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: hookCall(pos, "GoPanic", r(), lineVarAddr(pos))}}, Rbrace: pos},
 	}
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},

@@ -54,6 +54,7 @@ type hooks struct {
 	gen   atomic.Int64 // number of the cell running now, or of the last one
 	// interrupts counts the pieces stopped by an interrupt (see guard.go).
 	interrupts atomic.Int64
+	lastLeft   atomic.Int64 // the site of the frame that returned last (trace.go)
 	result     atomic.Pointer[Bundle]
 	hasValue   atomic.Bool // the trailing expression was shown (maybe as nil)
 }
@@ -117,8 +118,13 @@ func (h *hooks) context() context.Context {
 	return context.Background()
 }
 
-// leave undoes enter; generated code defers it.
-func (h *hooks) leave() { h.depth.Add(-1) }
+// leave undoes enter; generated code defers it. site points at the
+// frame's site variable, which tells where a panic that unwinds the frame
+// was when it left it (trace.go).
+func (h *hooks) leave(site *int) {
+	h.depth.Add(-1)
+	h.lastLeft.Store(int64(*site))
+}
 
 // check runs before each top-level statement of cell gen.
 func (h *hooks) check(gen int64) {
@@ -128,10 +134,12 @@ func (h *hooks) check(gen int64) {
 }
 
 // goPanic reports a panic of a goroutine started by a cell, which generated
-// code recovers: an unrecovered one would kill the kernel.
-func (h *hooks) goPanic(r any) {
+// code recovers: an unrecovered one would kill the kernel. site points at
+// the site variable of the goroutine's first frame.
+func (h *hooks) goPanic(r any, site *int) {
 	msg := fmt.Sprintf("panic in a goroutine: %v\n", r)
-	for _, l := range h.s.takeTrace() {
+	bottom := &panicFrame{name: "goroutine", site: *site}
+	for _, l := range h.s.traceLines(h.s.takeChain(), bottom) {
 		msg += "\t" + l + "\n"
 	}
 	h.s.writeStderr(msg)

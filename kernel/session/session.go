@@ -40,8 +40,13 @@ type Session struct {
 	magics  map[magicKey]Magic
 	out     Output // output of the running cell, or of the last one that ran
 	running bool   // a cell is running
-	trace   []string
 	closed  bool
+
+	// Where panics happened (trace.go, tracestack.go).
+	cell    *cellSource   // the running cell, nil between cells
+	sites   []site        // statements that markers number; 0 is none
+	chain   *panicChain   // the frames the latest panic unwound
+	topSite reflect.Value // the global site variable of top-level code
 
 	piece     *running   // the piece of a cell that runs now, nil between pieces
 	panicNote *panicNote // the latest panic of a value of a cell's type
@@ -104,6 +109,9 @@ func (s *Session) Close() error {
 // functions (an untyped constant mixed with a typed value may need a
 // conversion, as in min(x, float64(1))).
 const prelude = `
+// _pnl is the site of the top-level statement that runs (trace.go).
+var _pnl int
+
 // Ctx returns the running cell's context, which an interrupt cancels: pass
 // it to long computations, e.g. cpu.FloydWarshall(Ctx(), g, opts).
 func Ctx() _pnctx.Context { return _pnrt.Context() }
@@ -212,6 +220,7 @@ func (s *Session) reset() error {
 	if err := s.runGeneratedDecls(ctx, prelude); err != nil {
 		return fmt.Errorf("session: defining the prelude: %w", err)
 	}
+	s.findTopSite()
 	return nil
 }
 
@@ -241,11 +250,13 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (*Bundle
 		s.mu.Unlock()
 		return nil, &CellError{Name: "SessionClosed", Value: "the session is closed"}
 	}
-	s.out, s.running, s.trace = out, true, nil
+	s.out, s.running = out, true
 	s.mu.Unlock()
 	s.stdin.drop()
 	s.hooks.gen.Add(1)
+	s.startCell(ctx, code)
 	defer func() {
+		s.endCell()
 		s.flushStreams()
 		s.mu.Lock()
 		s.running = false
@@ -302,46 +313,28 @@ type pkgInfo struct {
 	syms       map[string]reflect.Value // exported names, and yaegi's "_Iface" wrappers
 }
 
-// maxTrace bounds the panic trace kept for one cell.
+// maxTrace bounds the frames of a panic kept for one cell.
 const maxTrace = 1000
 
 // stderrFilter is the interpreter's own stderr: it keeps the lines yaegi
 // writes for each frame a panic unwinds, which become the traceback of the
-// cell's error, and passes everything else to the stderr stream.
+// cell's error (tracestack.go), and passes everything else to the stderr
+// stream.
 type stderrFilter struct{ s *Session }
 
 // Write implements io.Writer.
 func (f stderrFilter) Write(p []byte) (int, error) {
 	if m := panicLine.FindSubmatch(p); m != nil {
-		f.s.mu.Lock()
-		if len(f.s.trace) < maxTrace {
-			f.s.trace = append(f.s.trace, fmt.Sprintf("%s: in %s", m[1], m[2]))
-		}
-		f.s.mu.Unlock()
+		f.s.notePanicLine(string(m[2]))
 		return len(p), nil
 	}
 	return f.s.stderr.w.Write(p)
 }
 
-// isGenerated reports whether a trace line is a frame of code the session
-// generated rather than of the cell.
-func isGenerated(line string) bool {
-	return strings.Contains(line, "._pn") && !strings.Contains(line, "._pnmain")
-}
-
-// takeTrace returns and forgets the panic trace gathered so far, without
-// the frames of the session's generated code.
-func (s *Session) takeTrace() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, l := range s.trace {
-		if !isGenerated(l) {
-			out = append(out, strings.ReplaceAll(l, "._pnmain", ".main"))
-		}
-	}
-	s.trace = nil
-	return out
+// isGenerated reports whether a frame, by the name yaegi gives it, is
+// one of code the session generated rather than of the cell.
+func isGenerated(name string) bool {
+	return strings.Contains(name, "._pn") && !strings.Contains(name, "._pnmain")
 }
 
 var _ io.Writer = stderrFilter{}

@@ -33,6 +33,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 			s.instrument(assign, true)
 			splitMinMax(assign)
 			checkStatements(assign, s.hooks.gen.Load())
+			s.markLines(assign, true)
 			n0 := len(frameData(s.in))
 			if prog, err := s.compile(assign); err == nil {
 				defer s.dropTemporaries(assign, n0)
@@ -44,6 +45,7 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 	s.instrument(body, true)
 	splitMinMax(body)
 	checkStatements(body, s.hooks.gen.Load())
+	s.markLines(body, true)
 	n0 := len(frameData(s.in))
 	prog, err := s.compile(body)
 	if err != nil {
