@@ -237,7 +237,7 @@ func TestLocalPackageErrors(t *testing.T) {
 
 	// A panic of init shows its frame (of version 2: the import above
 	// failed too); the package imports once fixed.
-	if e := cellError(t, s, `import "./initpanic"`); e.Name != "panic" || !strings.Contains(strings.Join(e.Traceback, "\n"), "initpanic/p.go:6:2: in local/initpanic@2.init") {
+	if e := cellError(t, s, `import "./initpanic"`); e.Name != "panic" || !strings.Contains(strings.Join(e.Traceback, "\n"), "in local/initpanic@2.init (initpanic/p.go:6:2)") {
 		t.Errorf("panic of init: %s %q", e.Name, e.Traceback)
 	}
 	writeFiles(t, dir, map[string]string{"initpanic/p.go": "package initpanic\n\nvar Ready bool\n\nfunc init() {\n\tReady = true\n}\n"})

@@ -325,7 +325,7 @@ type stderrFilter struct{ s *Session }
 // Write implements io.Writer.
 func (f stderrFilter) Write(p []byte) (int, error) {
 	if m := panicLine.FindSubmatch(p); m != nil {
-		f.s.notePanicLine(string(m[2]))
+		f.s.notePanicLine(string(m[2]), string(m[1]))
 		return len(p), nil
 	}
 	return f.s.stderr.w.Write(p)

@@ -61,6 +61,7 @@ func (s *Session) findTopSite() {
 // panicFrame is one interpreted frame that a panic unwound.
 type panicFrame struct {
 	name     string          // as yaegi writes it: "main.fact", "main"
+	pos      string          // yaegi's position for it ("kit/p.go:5:6"), shown when no site is known
 	site     int             // the frame's site, 0 when unknown
 	compiled []compiledFrame // compiled functions it called, innermost first
 }
@@ -84,7 +85,7 @@ type panicChain struct {
 // just handed over its site. A line written for a panic that has just
 // started (rather than one unwinding from an inner frame) starts a new
 // chain, with the compiled frames of the Go stack below it.
-func (s *Session) notePanicLine(name string) {
+func (s *Session) notePanicLine(name, pos string) {
 	fresh := panicStarts()
 	var segments [][]compiledFrame
 	if fresh {
@@ -97,7 +98,7 @@ func (s *Session) notePanicLine(name string) {
 		s.chain = &panicChain{segments: segments}
 	}
 	ch := s.chain
-	f := panicFrame{name: name}
+	f := panicFrame{name: name, pos: pos}
 	if site > 0 && site < len(s.sites) && s.sites[site].yaegiName == name {
 		f.site = site
 	}
@@ -203,6 +204,7 @@ func (s *Session) takeTrace() []string {
 type shownFrame struct {
 	fn        string
 	cell      *cellSource // nil for compiled code and unknown positions
+	pos       string      // yaegi's file position of a frame outside the cells, or ""
 	line, col int
 	compiled  *compiledFrame
 }
@@ -243,7 +245,11 @@ func (s *Session) traceLines(ch *panicChain, bottom *panicFrame) []string {
 		if f.name == "main" && len(shown) > 0 {
 			continue // top-level code the session generated (the call of a pasted main)
 		}
-		shown = append(shown, shownFrame{fn: strings.TrimPrefix(strings.ReplaceAll(f.name, "._pnmain", ".main"), "main.")})
+		sf := shownFrame{fn: strings.TrimPrefix(strings.ReplaceAll(f.name, "._pnmain", ".main"), "main.")}
+		if !strings.HasPrefix(f.pos, "cell:") {
+			sf.pos = f.pos // a local package's file: yaegi's position names it
+		}
+		shown = append(shown, sf)
 	}
 	s.mu.Unlock()
 	if len(shown) == 0 {
@@ -274,6 +280,8 @@ func (f shownFrame) String() string {
 		return fmt.Sprintf("in %s (compiled code, %s:%d)", f.fn, f.compiled.file, f.compiled.line)
 	case f.cell != nil:
 		return fmt.Sprintf("in %s (Cell In[%d], line %d)", f.fn, f.cell.number, f.line)
+	case f.pos != "":
+		return fmt.Sprintf("in %s (%s)", f.fn, f.pos)
 	}
 	return fmt.Sprintf("in %s", f.fn)
 }
