@@ -26,7 +26,9 @@
 // os.Stdout and os.Stderr of a cell are pipes read while the cell runs:
 // a line printed appears at once, then text is batched every 50 ms.
 // Goroutines that print after their cell ended print to the output of the
-// latest cell; Display does the same. os.Stdin is an io.Reader (not an
+// latest cell; Display does the same. A cell that closes os.Stdout or
+// os.Stderr closes them for itself only: the next cell gets them open.
+// os.Stdin is an io.Reader (not an
 // *os.File) whose reads, like fmt.Scan, ask Output.Input for a line.
 //
 // Cancelling Execute's context stops the cell within milliseconds, loops
