@@ -39,11 +39,12 @@
 // forms not covered (a := that defines a new variable beside an existing
 // one, a left side that calls a function).
 //
-// A panic, a runtime error, os.Exit and log.Fatal end the cell with a
-// CellError whose traceback lists the interpreted frames. A panic of a
-// value written with its type (panic(Code(3)), panic(E{...})) names the
-// type, or shows the text of its Error or String method. A panic in a
-// goroutine started by a cell is reported on stderr. Interpreted calls
+// A panic, a runtime error, os.Exit, log.Fatal and runtime.Goexit (on the
+// cell's own goroutine) end the cell with a CellError whose traceback lists
+// the interpreted frames. A panic of a value written with its type
+// (panic(Code(3)), panic(E{...})) names the type, or shows the text of its
+// Error or String method. A panic in a goroutine started by a cell is
+// reported on stderr. Interpreted calls
 // nested deeper than Options.MaxDepth end the cell with a StackOverflow
 // error (Go's own stack overflow would kill the kernel).
 //

@@ -36,6 +36,7 @@ type Session struct {
 	stdout, stderr   *stream
 	cellOut, cellErr *cellFile // the cells' os.Stdout and os.Stderr (cellstdio.go)
 	stdin            *stdin
+	goexits          goexitCount // the cells' runtime.Goexit calls that ended a piece (goexit.go)
 
 	mu      sync.Mutex // guards the fields below and the interpreter's swap
 	magics  map[magicKey]Magic
@@ -174,6 +175,7 @@ func (s *Session) reset() error {
 			"Stdin": reflect.ValueOf(&stdinReader).Elem(),
 		}},
 		s.hooks.symbols(),
+		s.goexitSymbols(),
 	}
 	loads = append(loads, s.hooks.guardSymbols(s.opts.Symbols)...)
 	for i, syms := range loads {
