@@ -447,7 +447,7 @@ func TestTortureCellAbuse(t *testing.T) {
 		{"os.Exit", "import \"os\"\nos.Exit(3)", "panic", ""},
 		{"os.Exit through a variable", "import \"os\"\nquit := os.Exit\nquit(4)", "panic", ""},
 		{"log.Fatal", "import \"log\"\nlog.Fatalf(\"fatal %d\", 5)", "panic", ""},
-		{"runtime.Goexit", "import \"runtime\"\nfmt.Println(\"before\")\nruntime.Goexit()\ntorture = 1", "", "before"},
+		{"runtime.Goexit", "import \"runtime\"\nfmt.Println(\"before\")\nruntime.Goexit()\ntorture = 1", "Goexit", "before"},
 		{"a String method that panics",
 			"type bomb struct{}\nfunc (bomb) String() string { panic(\"in String\") }\nbomb{}", "panic", ""},
 		{"a panic in a deferred call while panicking",

@@ -26,7 +26,9 @@
 // os.Stdout and os.Stderr of a cell are pipes read while the cell runs:
 // a line printed appears at once, then text is batched every 50 ms.
 // Goroutines that print after their cell ended print to the output of the
-// latest cell; Display does the same. os.Stdin is an io.Reader (not an
+// latest cell; Display does the same. A cell that closes os.Stdout or
+// os.Stderr closes them for itself only: the next cell gets them open.
+// os.Stdin is an io.Reader (not an
 // *os.File) whose reads, like fmt.Scan, ask Output.Input for a line.
 //
 // Cancelling Execute's context stops the cell within milliseconds, loops
@@ -37,7 +39,8 @@
 // forms not covered (a := that defines a new variable beside an existing
 // one, a left side that calls a function).
 //
-// A panic, a runtime error, os.Exit and log.Fatal end the cell with a
+// A panic, a runtime error, os.Exit, log.Fatal and runtime.Goexit (on the
+// cell's own goroutine) end the cell with a
 // CellError whose traceback names the cell (In[n], its execution count:
 // see WithExecutionCount), line and column of the failing statement,
 // shows that line with a caret, and lists the call chain, outermost

@@ -29,6 +29,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) error {
 		return interrupted()
 	}
 	depth0 := s.hooks.depth.Load()
+	goexits0 := s.goexits.Load()
 	pctx, cancel := context.WithCancelCause(context.Background())
 	r := &running{ctx: pctx, cancel: cancel, stopped: make(chan struct{})}
 	s.mu.Lock()
@@ -51,6 +52,9 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) error {
 		cause = context.Cause(ctx)
 	}
 	if cause == nil {
+		if err == nil && s.goexits.Load() != goexits0 {
+			return goexitError() // see goexit.go
+		}
 		if err == nil {
 			return nil
 		}

@@ -33,8 +33,10 @@ type Session struct {
 	decls   map[string]*userDecl // top-level names declared by cells
 	local   *localPkgs           // local packages loaded from source (localpkg.go)
 
-	stdout, stderr *stream
-	stdin          *stdin
+	stdout, stderr   *stream
+	cellOut, cellErr *cellFile // the cells' os.Stdout and os.Stderr (cellstdio.go)
+	stdin            *stdin
+	goexits          goexitCount // the cells' runtime.Goexit calls that ended a piece (goexit.go)
 
 	mu      sync.Mutex // guards the fields below and the interpreter's swap
 	magics  map[magicKey]Magic
@@ -79,6 +81,7 @@ func New(opts Options) (*Session, error) {
 		s.stdout.close()
 		return nil, err
 	}
+	s.cellOut, s.cellErr = &cellFile{st: s.stdout}, &cellFile{st: s.stderr}
 	s.registerBuiltinMagics()
 	if err := s.Reset(); err != nil {
 		s.Close()
@@ -97,6 +100,8 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	s.cellOut.close()
+	s.cellErr.close()
 	err := s.stdout.close()
 	if cerr := s.stderr.close(); err == nil {
 		err = cerr
@@ -151,11 +156,15 @@ func (s *Session) Reset() error {
 // reset is Reset for a caller that holds execMu (the %reset magic).
 func (s *Session) reset() error {
 	var stdinReader io.Reader = s.stdin
-	stderrFile := s.stderr.w
+	for _, c := range []*cellFile{s.cellOut, s.cellErr} {
+		if err := c.reopen(); err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+	}
 	local := newLocalPkgs()
 	in := interp.New(interp.Options{
 		Stdin:  s.stdin,
-		Stdout: s.stdout.w, // an *os.File: os.Stdout keeps its type in cells
+		Stdout: s.cellOut, // fmt.Print writes to the cells' os.Stdout
 		Stderr: stderrFilter{s},
 		// The real environment, so that os.Getenv sees PATHNOTES_* and %env.
 		Unrestricted: true,
@@ -167,11 +176,14 @@ func (s *Session) reset() error {
 		stdlib.Symbols,
 		{"os/exec/exec": unrestricted.Symbols["os/exec/exec"]},
 		{"os/os": {
-			"Stderr": reflect.ValueOf(&stderrFile).Elem(),
+			// *os.File variables of the session: see cellstdio.go.
+			"Stdout": reflect.ValueOf(&s.cellOut.file).Elem(),
+			"Stderr": reflect.ValueOf(&s.cellErr.file).Elem(),
 			// An io.Reader, not an *os.File: reads ask the front end.
 			"Stdin": reflect.ValueOf(&stdinReader).Elem(),
 		}},
 		s.hooks.symbols(),
+		s.goexitSymbols(),
 	}
 	loads = append(loads, s.hooks.guardSymbols(s.opts.Symbols)...)
 	for i, syms := range loads {
@@ -253,6 +265,8 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (*Bundle
 	s.out, s.running = out, true
 	s.mu.Unlock()
 	s.stdin.drop()
+	s.cellOut.prepare(s)
+	s.cellErr.prepare(s)
 	s.hooks.gen.Add(1)
 	s.startCell(ctx, code)
 	defer func() {

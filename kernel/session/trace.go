@@ -11,13 +11,13 @@ import (
 // it unwinds, never at the failing statement: runCfg's recover reads a
 // variable that its loop shadows. So the session records positions itself.
 //
-// Every function body declares a variable _pnl (countDepth, rewrite.go),
+// Every function body declares a variable _pnlf (countDepth, rewrite.go),
 // and top-level code uses the global _pnl of the prelude. Before each
-// statement that may panic, markLines puts _pnl = N, where N numbers a
+// statement that may panic, markLines puts _pnlf = N (or _pnl = N), where N numbers a
 // site: the cell, line and column of the statement and the function it is
 // in. Statements that cannot panic (i++, s += x, a call-free comparison)
 // get no marker, so tight loops pay little. Each function's deferred
-// _pnrt.Leave(&_pnl) hands its site to the session as it returns; yaegi
+// _pnrt.Leave(&_pnlf) hands its site to the session as it returns; yaegi
 // then writes its "panic: main.f(...)" line for a frame that a panic
 // unwinds, which pairs the frame with the site (tracestack.go).
 //
@@ -35,8 +35,16 @@ import (
 // may disturb: a frame whose site belongs to another function shows no
 // line rather than a wrong one.
 
-// lineVar is the name of the variable that holds a frame's site.
-const lineVar = "_pnl"
+// lineVar is the name of the global variable that holds the site of
+// top-level code, funcLineVar that of the variable each function declares
+// for its own frame. They differ so that a function literal in a top-level
+// var initializer (var v = func() int { ... }()) does not name the global:
+// yaegi would count it as a dependency of the initializer and report a
+// variable definition loop.
+const (
+	lineVar     = "_pnl"
+	funcLineVar = "_pnlf"
+)
 
 // site is a statement that a marker numbers.
 type site struct {
@@ -64,7 +72,7 @@ func (s *Session) markLines(n ast.Node, top bool) {
 		return
 	}
 	m := &marker{s: s, cell: cell, fset: s.in.FileSet()}
-	main := frameInfo{name: "main", yaegi: "main"}
+	main := frameInfo{name: "main", yaegi: "main", site: lineVar}
 	if b, ok := n.(*ast.BlockStmt); ok && top {
 		m.list(&b.List, main)
 	} else {
@@ -76,7 +84,8 @@ func (s *Session) markLines(n ast.Node, top bool) {
 type frameInfo struct {
 	name, yaegi string
 	wrapper     bool
-	lits        *int // function literals numbered so far in it
+	lits        *int   // function literals numbered so far in it
+	site        string // the variable that holds its site: lineVar or funcLineVar
 }
 
 type marker struct {
@@ -120,7 +129,7 @@ func (m *marker) literal(x *ast.FuncLit, fn frameInfo) frameInfo {
 	// The session's own literals (rewrite.go) start their body where their
 	// func keyword is; parsed ones cannot.
 	if x.Body.Lbrace == x.Type.Func {
-		return frameInfo{name: fn.name, yaegi: fn.yaegi + ".func", wrapper: true, lits: fn.lits}
+		return frameInfo{name: fn.name, yaegi: fn.yaegi + ".func", wrapper: true, lits: fn.lits, site: fn.site}
 	}
 	if fn.lits == nil {
 		fn.lits = new(int)
@@ -137,7 +146,8 @@ func (m *marker) body(b *ast.BlockStmt, fn frameInfo) {
 	if len(b.List) > 0 {
 		if d, ok := b.List[0].(*ast.DeclStmt); ok {
 			if g, ok := d.Decl.(*ast.GenDecl); ok && len(g.Specs) == 1 {
-				if vs, ok := g.Specs[0].(*ast.ValueSpec); ok && len(vs.Names) == 1 && vs.Names[0].Name == lineVar {
+				if vs, ok := g.Specs[0].(*ast.ValueSpec); ok && len(vs.Names) == 1 && vs.Names[0].Name == funcLineVar {
+					fn.site = funcLineVar
 					m.list(&b.List, fn)
 					return
 				}
@@ -269,7 +279,7 @@ func (m *marker) markerFor(pos token.Pos, fn frameInfo) ast.Stmt {
 	m.s.sites = append(m.s.sites, site{cell: m.cell, line: p.Line, col: p.Column, fn: fn.name, yaegiName: fn.yaegi, wrapper: fn.wrapper})
 	n := len(m.s.sites) - 1
 	m.s.mu.Unlock()
-	return &ast.AssignStmt{Lhs: []ast.Expr{ident(pos, lineVar)}, TokPos: pos, Tok: token.ASSIGN,
+	return &ast.AssignStmt{Lhs: []ast.Expr{ident(pos, fn.site)}, TokPos: pos, Tok: token.ASSIGN,
 		Rhs: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(n)}}}
 }
 
@@ -377,14 +387,14 @@ func nonZeroLiteral(e ast.Expr) bool {
 	return strings.Trim(lit.Value, "0._xXoObB") != ""
 }
 
-// lineVarDecl returns var _pnl int.
+// lineVarDecl returns var _pnlf int, a function's site variable.
 func lineVarDecl(pos token.Pos) ast.Stmt {
 	return &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
-		&ast.ValueSpec{Names: []*ast.Ident{ident(pos, lineVar)}, Type: ident(pos, "int")},
+		&ast.ValueSpec{Names: []*ast.Ident{ident(pos, funcLineVar)}, Type: ident(pos, "int")},
 	}}}
 }
 
-// lineVarAddr returns &_pnl.
+// lineVarAddr returns &_pnlf.
 func lineVarAddr(pos token.Pos) ast.Expr {
-	return &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: ident(pos, lineVar)}
+	return &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: ident(pos, funcLineVar)}
 }

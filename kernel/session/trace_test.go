@@ -274,3 +274,13 @@ func TestDeepChain(t *testing.T) {
 		t.Errorf("traceback %q: want 82 frames left out, then the innermost", tb)
 	}
 }
+
+// A function literal called in a top-level var initializer runs: the
+// site variable of its frame must not be taken for a global it depends on
+// (yaegi's "variable definition loop").
+func TestVarInitializerLiteral(t *testing.T) {
+	s := newSession(t)
+	if got := run(t, s, "var v = func() int { x := 2; return x * 21 }()\nv"); got != "42" {
+		t.Errorf("var v = func() int {...}() gave %q, want 42", got)
+	}
+}
