@@ -134,6 +134,7 @@ func (s *Session) parseFile(src string) (*ast.File, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
+	s.modernize(f)
 	return f, nil
 }
 
@@ -143,6 +144,7 @@ func (s *Session) parseBody(src string) (*ast.BlockStmt, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
+	s.modernize(f)
 	return f.Decls[0].(*ast.FuncDecl).Body, nil
 }
 

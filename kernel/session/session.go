@@ -206,6 +206,9 @@ func (s *Session) reset() error {
 	if err := s.runGeneratedDecls(ctx, prelude); err != nil {
 		return fmt.Errorf("session: defining the prelude: %w", err)
 	}
+	if err := s.runGeneratedDecls(ctx, stdSources+rangeIntHelper); err != nil {
+		return fmt.Errorf("session: defining slices, maps and cmp: %w", err)
+	}
 	return nil
 }
 

@@ -1,0 +1,179 @@
+package session
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// yaegi 0.16.1 cannot range over an integer (Go 1.22) or a function (Go
+// 1.23). rewriteRanges turns such loops into code it runs, giving the new
+// nodes the position of the range statement, so that lines and columns of
+// errors stay those of the cell:
+//
+//	for i := range n { body }
+//	  → for _pnI, _pnN := _pnRangeN(n); _pnI < _pnN; _pnI++ { i := _pnI; { body } }
+//
+//	for k, v := range seq { body }
+//	  → { var _pnRet bool; seq(func(k K, v V) bool { body'; return true }); if _pnRet { return … } }
+//
+// where in body' continue becomes return true, break return false, and a
+// return of the enclosing function sets _pnRet (and the results) and
+// returns false. A loop whose body leaves it another way (goto, or a
+// labelled branch to an outer statement) is left alone, as is one whose
+// operand's type the session's type check could not find.
+
+// rangeIntHelper is the generic helper of integer ranges, defined by Reset.
+const rangeIntHelper = `
+type _pnInteger interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+func _pnRangeN[T _pnInteger](n T) (T, T) { return 0, n }
+`
+
+// rangeSlot is a range statement of the tree and where it is: *slot is the
+// statement itself or the labelled statement around it.
+type rangeSlot struct {
+	slot  *ast.Stmt
+	rng   *ast.RangeStmt
+	label *ast.Ident
+	fn    ast.Node // the innermost function around it (*ast.FuncDecl or *ast.FuncLit)
+}
+
+// rewriteRanges rewrites the ranges of n over integers and functions, the
+// innermost first. info may lack types: then only ranges over integer
+// literals and len or cap calls are recognized.
+func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qualifier) {
+	var slots []rangeSlot
+	var stack []ast.Node
+	ast.Inspect(n, func(x ast.Node) bool {
+		if x == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, x)
+		var list []ast.Stmt
+		switch x := x.(type) {
+		case *ast.BlockStmt:
+			list = x.List
+		case *ast.CaseClause:
+			list = x.Body
+		case *ast.CommClause:
+			list = x.Body
+		}
+		for i := range list {
+			rs := rangeSlot{slot: &list[i]}
+			switch st := list[i].(type) {
+			case *ast.RangeStmt:
+				rs.rng = st
+			case *ast.LabeledStmt:
+				rs.rng, _ = st.Stmt.(*ast.RangeStmt)
+				rs.label = st.Label
+			}
+			if rs.rng == nil {
+				continue
+			}
+			for j := len(stack) - 1; j >= 0; j-- {
+				if _, ok := stack[j].(*ast.FuncDecl); ok {
+					rs.fn = stack[j]
+					break
+				}
+				if _, ok := stack[j].(*ast.FuncLit); ok {
+					rs.fn = stack[j]
+					break
+				}
+			}
+			slots = append(slots, rs)
+		}
+		return true
+	})
+	for i := len(slots) - 1; i >= 0; i-- {
+		rs := slots[i]
+		var t types.Type
+		if tv, ok := info.Types[rs.rng.X]; ok && tv.Type != nil {
+			t = tv.Type
+		}
+		switch {
+		case t != nil && isInteger(t), t == nil && syntacticInt(rs.rng.X):
+			if l, ok := (*rs.slot).(*ast.LabeledStmt); ok {
+				l.Stmt = rangeInt(rs.rng)
+			} else {
+				*rs.slot = rangeInt(rs.rng)
+			}
+		case t != nil && iterator(t) != nil:
+			if st := s.rangeFunc(rs, iterator(t), info, qualify, i); st != nil {
+				*rs.slot = st
+			}
+		}
+	}
+}
+
+// isInteger reports whether t is an integer type (or an untyped integer).
+func isInteger(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
+}
+
+// syntacticInt reports whether e is an integer without a type check: an
+// integer literal, a call of len or cap, or arithmetic of those.
+func syntacticInt(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.BasicLit:
+		return e.Kind == token.INT
+	case *ast.CallExpr:
+		id, ok := e.Fun.(*ast.Ident)
+		return ok && (id.Name == "len" || id.Name == "cap")
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.ADD, token.SUB, token.MUL, token.QUO, token.REM:
+			return syntacticInt(e.X) && syntacticInt(e.Y)
+		}
+	}
+	return false
+}
+
+// iterator returns the yield function type of an iterator type
+// func(yield func(...) bool), or nil.
+func iterator(t types.Type) *types.Signature {
+	sig, ok := t.Underlying().(*types.Signature)
+	if !ok || sig.Params().Len() != 1 || sig.Results().Len() != 0 {
+		return nil
+	}
+	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
+	if !ok || yield.Params().Len() > 2 || yield.Results().Len() != 1 {
+		return nil
+	}
+	if b, ok := yield.Results().At(0).Type().Underlying().(*types.Basic); !ok || b.Kind() != types.Bool {
+		return nil
+	}
+	return yield
+}
+
+// rangeInt returns the for statement that does what range over an integer
+// r does (see rewriteRanges).
+func rangeInt(r *ast.RangeStmt) *ast.ForStmt {
+	pos := r.For
+	id := func(name string) *ast.Ident { return ident(pos, name) }
+	inner := &ast.BlockStmt{Lbrace: r.Body.Lbrace, Rbrace: r.Body.Rbrace}
+	if r.Key != nil && !isBlank(r.Key) {
+		tok := r.Tok
+		if tok != token.DEFINE {
+			tok = token.ASSIGN
+		}
+		inner.List = append(inner.List, &ast.AssignStmt{Lhs: []ast.Expr{r.Key}, TokPos: pos, Tok: tok, Rhs: []ast.Expr{id("_pnI")}})
+	}
+	inner.List = append(inner.List, r.Body)
+	return &ast.ForStmt{
+		For:  pos,
+		Init: &ast.AssignStmt{Lhs: []ast.Expr{id("_pnI"), id("_pnN")}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.CallExpr{Fun: id("_pnRangeN"), Lparen: pos, Args: []ast.Expr{r.X}, Rparen: pos}}},
+		Cond: &ast.BinaryExpr{X: id("_pnI"), OpPos: pos, Op: token.LSS, Y: id("_pnN")},
+		Post: &ast.IncDecStmt{X: id("_pnI"), TokPos: pos, Tok: token.INC},
+		Body: inner,
+	}
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}

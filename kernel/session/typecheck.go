@@ -1,0 +1,128 @@
+package session
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// typeCheck type-checks the parsed piece f as Go would see it in the
+// session: with the declarations of earlier cells (from their source), the
+// session's variables (from their values' types), the packages it imported
+// (from their symbol tables) and the session's generic standard functions.
+// Errors are ignored: the types it finds guide rewrites (range over an
+// integer or a function, type arguments), and where it finds none the code
+// is left to the interpreter, whose messages stand.
+func (s *Session) typeCheck(f *ast.File) *types.Info {
+	declared := map[string]bool{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				declared[d.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.TypeSpec:
+					declared[sp.Name.Name] = true
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						declared[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	var stub strings.Builder
+	stub.WriteString("package main\n")
+	for name, path := range s.imports {
+		fmt.Fprintf(&stub, "import %s %q\n", name, path)
+	}
+	fmt.Fprintf(&stub, "import (_pnsort \"sort\"; _pnfmt \"fmt\")\n")
+	for name, d := range s.decls {
+		if declared[name] {
+			continue
+		}
+		if d.kind == "func" || d.kind == "method" {
+			stub.WriteString(d.sig + "\n")
+		} else {
+			stub.WriteString(d.full + "\n")
+		}
+	}
+	stub.WriteString(stdSources + "\n")
+	// The checker needs the file of every position: a file set with the
+	// cell's file at its place (without its lines), then the stubs.
+	fset := token.NewFileSet()
+	if tf := s.in.FileSet().File(f.Package); tf != nil {
+		fset.AddFile(tf.Name(), tf.Base(), tf.Size())
+	}
+	stubFile, _ := parser.ParseFile(fset, "session", stub.String(), parser.SkipObjectResolution)
+	if stubFile != nil {
+		s.renameStd(stubFile) // earlier cells' source says iter.Seq
+	}
+
+	rt := newReflectTypes()
+	pkg := types.NewPackage("main", "main")
+	for name, v := range s.globals() {
+		if declared[name] || s.decls[name] != nil || strings.HasPrefix(name, "_pn") {
+			continue
+		}
+		if obj := rt.object(pkg, name, v); obj != nil {
+			if _, isVar := obj.(*types.Var); isVar {
+				pkg.Scope().Insert(obj)
+			}
+		}
+	}
+	info := &types.Info{
+		Types:     map[ast.Expr]types.TypeAndValue{},
+		Defs:      map[*ast.Ident]types.Object{},
+		Uses:      map[*ast.Ident]types.Object{},
+		Instances: map[*ast.Ident]types.Instance{},
+	}
+	conf := types.Config{
+		Importer: sessionImporter{s, rt},
+		Error:    func(error) {},
+	}
+	files := []*ast.File{f}
+	if stubFile != nil {
+		files = append([]*ast.File{stubFile}, files...)
+	}
+	types.NewChecker(&conf, fset, pkg, info).Files(files)
+	return info
+}
+
+// sessionImporter gives the type check the packages of the session's
+// symbol tables.
+type sessionImporter struct {
+	s  *Session
+	rt *reflectTypes
+}
+
+// Import implements types.Importer.
+func (im sessionImporter) Import(path string) (*types.Package, error) {
+	if p, ok := im.rt.pkgs[path]; ok && p.Complete() {
+		return p, nil
+	}
+	if path == "unsafe" {
+		return types.Unsafe, nil
+	}
+	info := im.s.pkgs[path]
+	if info == nil {
+		return nil, fmt.Errorf("no package %q in this session", path)
+	}
+	pkg := im.rt.pkg(path, info.name)
+	for name, v := range info.syms {
+		if strings.HasPrefix(name, "_") || pkg.Scope().Lookup(name) != nil {
+			continue
+		}
+		if obj := im.rt.object(pkg, name, v); obj != nil && obj.Pkg() == pkg {
+			pkg.Scope().Insert(obj)
+		}
+	}
+	pkg.MarkComplete()
+	return pkg, nil
+}
