@@ -12,9 +12,9 @@ import (
 
 // rangeFunc returns the statement that does what the range over the
 // iterator function rs does (see rewriteRanges), or nil when the session
-// cannot rewrite it. yield is the type of the iterator's yield function; n
-// makes the names of the generated variables unique.
-func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.Info, qualify types.Qualifier, n int) ast.Stmt {
+// cannot rewrite it, with the reason. yield is the type of the iterator's
+// yield function; n makes the names of the generated variables unique.
+func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.Info, qualify types.Qualifier, n int) (ast.Stmt, string) {
 	r := rs.rng
 	pos := r.For
 	id := func(name string) *ast.Ident { return ident(pos, name) }
@@ -27,7 +27,7 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	for i := 0; i < yield.Params().Len(); i++ {
 		typ := typeExpr(yield.Params().At(i).Type(), qualify, pos)
 		if typ == nil {
-			return nil
+			return nil, "the type of its values is unknown"
 		}
 		name := "_"
 		if v := vars[i]; v != nil && !isBlank(v) {
@@ -59,17 +59,17 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 				name := "_pnR" + suffix + "_" + strconv.Itoa(i)
 				typ := typeExpr(res.At(i).Type(), qualify, pos)
 				if typ == nil {
-					return nil
+					return nil, "the results of the function around it are unknown"
 				}
 				b.results = append(b.results, name)
 				resultDecls = append(resultDecls, varDecl(pos, name, typ))
 			}
 		}
 	} else if sig == nil && rs.fn != nil && hasReturnValues(r.Body) {
-		return nil
+		return nil, "the results of the function around it are unknown"
 	}
 	if !b.list(r.Body.List, false, false) {
-		return nil
+		return nil, "its body leaves it by a goto or a labelled break or continue to an outer statement"
 	}
 
 	body := &ast.BlockStmt{Lbrace: r.Body.Lbrace, Rbrace: r.Body.Rbrace}
@@ -85,7 +85,7 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	out := &ast.BlockStmt{Lbrace: pos, Rbrace: r.End()}
 	if !b.returns {
 		out.List = []ast.Stmt{call}
-		return out
+		return out, ""
 	}
 	out.List = append([]ast.Stmt{varDecl(pos, b.flag, boolType())}, resultDecls...)
 	ret := &ast.ReturnStmt{Return: pos}
@@ -96,7 +96,7 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	}
 	out.List = append(out.List, call, &ast.IfStmt{If: pos, Cond: id(b.flag),
 		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{ret}, Rbrace: pos}})
-	return out
+	return out, ""
 }
 
 // branches rewrites the statements of the body of a range over a function

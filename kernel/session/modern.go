@@ -13,15 +13,17 @@ import (
 // last two need the types of the piece, from a type check of it in the
 // session (typeCheck), which is skipped for pieces that need neither.
 // Every new node takes the position of the code it stands for.
-func (s *Session) modernize(f *ast.File) {
+//
+// It returns an error for a range over a function that it cannot rewrite.
+func (s *Session) modernize(f *ast.File) error {
 	s.renameStd(f)
 	if !s.needsTypes(f) {
-		return
+		return nil
 	}
 	info := s.typeCheck(f)
 	qualify := s.qualifier()
 	inferTypeArgs(f, info, qualify)
-	s.rewriteRanges(f, info, qualify)
+	return s.rewriteRanges(f, info, qualify)
 }
 
 // needsTypes reports whether f has a range statement or a call of a

@@ -134,7 +134,9 @@ func (s *Session) parseFile(src string) (*ast.File, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	s.modernize(f)
+	if err := s.modernize(f); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -144,7 +146,9 @@ func (s *Session) parseBody(src string) (*ast.BlockStmt, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	s.modernize(f)
+	if err := s.modernize(f); err != nil {
+		return nil, err
+	}
 	return f.Decls[0].(*ast.FuncDecl).Body, nil
 }
 

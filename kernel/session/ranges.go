@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -43,8 +44,9 @@ type rangeSlot struct {
 
 // rewriteRanges rewrites the ranges of n over integers and functions, the
 // innermost first. info may lack types: then only ranges over integer
-// literals and len or cap calls are recognized.
-func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qualifier) {
+// literals and len or cap calls are recognized. It returns an error for a
+// range over a function that it cannot rewrite.
+func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qualifier) error {
 	var slots []rangeSlot
 	var stack []ast.Node
 	ast.Inspect(n, func(x ast.Node) bool {
@@ -102,11 +104,16 @@ func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qual
 				*rs.slot = rangeInt(rs.rng)
 			}
 		case t != nil && iterator(t) != nil:
-			if st := s.rangeFunc(rs, iterator(t), info, qualify, i); st != nil {
-				*rs.slot = st
+			st, why := s.rangeFunc(rs, iterator(t), info, qualify, i)
+			if st == nil {
+				return &CellError{Name: "CompileError", Value: fmt.Sprintf(
+					"%s: range over a function: %s, which the session cannot rewrite for the interpreter (yaegi 0.16.1, which lacks range over functions); "+
+						"set a variable and break, or call the iterator with a yield function", s.in.FileSet().Position(rs.rng.For), why)}
 			}
+			*rs.slot = st
 		}
 	}
+	return nil
 }
 
 // isInteger reports whether t is an integer type (or an untyped integer).

@@ -41,9 +41,7 @@ func (r *reflectTypes) object(pkg *types.Package, name string, v reflect.Value) 
 		return nil
 	}
 	t := v.Type()
-	switch {
-	case t.Implements(constantType) && !v.IsNil():
-		c := v.Interface().(constant.Value)
+	if c, ok := v.Interface().(constant.Value); ok {
 		var typ types.Type
 		switch c.Kind() {
 		case constant.Bool:
@@ -58,6 +56,8 @@ func (r *reflectTypes) object(pkg *types.Package, name string, v reflect.Value) 
 			return nil
 		}
 		return types.NewConst(token.NoPos, pkg, name, typ, c)
+	}
+	switch {
 	case t.Kind() == reflect.Pointer && v.IsNil():
 		if n, ok := r.typ(t.Elem()).(*types.Named); ok {
 			return n.Obj()
