@@ -31,6 +31,7 @@ type Session struct {
 	pkgs    map[string]*pkgInfo  // import path → package known to the interpreter
 	defined map[string]string    // "type T", "method T.M" → normalized source
 	decls   map[string]*userDecl // top-level names declared by cells
+	types   *reflectTypes        // packages converted for type checks (typecheck.go)
 
 	stdout, stderr *stream
 	stdin          *stdin
@@ -191,6 +192,7 @@ func (s *Session) reset() error {
 	s.imports = map[string]string{}
 	s.defined = map[string]string{}
 	s.decls = map[string]*userDecl{}
+	s.types = nil
 	s.mu.Unlock()
 	s.hooks.depth.Store(0)
 

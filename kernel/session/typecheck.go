@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+	"sync"
 )
 
 // typeCheck type-checks the parsed piece f as Go would see it in the
@@ -42,7 +43,6 @@ func (s *Session) typeCheck(f *ast.File) *types.Info {
 	for name, path := range s.imports {
 		fmt.Fprintf(&stub, "import %s %q\n", name, path)
 	}
-	fmt.Fprintf(&stub, "import (_pnsort \"sort\"; _pnfmt \"fmt\")\n")
 	for name, d := range s.decls {
 		if declared[name] {
 			continue
@@ -53,7 +53,6 @@ func (s *Session) typeCheck(f *ast.File) *types.Info {
 			stub.WriteString(d.full + "\n")
 		}
 	}
-	stub.WriteString(stdSources + "\n")
 	// The checker needs the file of every position: a file set with the
 	// cell's file at its place (without its lines), then the stubs.
 	fset := token.NewFileSet()
@@ -65,8 +64,17 @@ func (s *Session) typeCheck(f *ast.File) *types.Info {
 		s.renameStd(stubFile) // earlier cells' source says iter.Seq
 	}
 
-	rt := newReflectTypes()
+	if s.types == nil {
+		s.types = newReflectTypes()
+	}
+	rt := s.types
 	pkg := types.NewPackage("main", "main")
+	std := stdTypes()
+	for _, name := range std.Scope().Names() {
+		if !declared[name] {
+			pkg.Scope().Insert(std.Scope().Lookup(name))
+		}
+	}
 	for name, v := range s.globals() {
 		if declared[name] || s.decls[name] != nil || strings.HasPrefix(name, "_pn") {
 			continue
@@ -125,4 +133,28 @@ func (im sessionImporter) Import(path string) (*types.Package, error) {
 	}
 	pkg.MarkComplete()
 	return pkg, nil
+}
+
+// stdTypes returns the type-checked session's generic standard functions:
+// a package whose objects each type check puts in its main package.
+var stdTypes = sync.OnceValue(func() *types.Package {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "std", "package main;"+stdSources, parser.SkipObjectResolution)
+	if err != nil {
+		panic("session: the source of slices, maps and cmp does not parse: " + err.Error())
+	}
+	conf := types.Config{Importer: emptyImporter{}, Error: func(error) {}}
+	pkg, _ := conf.Check("main", fset, []*ast.File{f}, nil)
+	return pkg
+})
+
+// emptyImporter gives empty packages: the standard functions' signatures
+// do not depend on what they import.
+type emptyImporter struct{}
+
+// Import implements types.Importer.
+func (emptyImporter) Import(path string) (*types.Package, error) {
+	p := types.NewPackage(path, pkgName(path))
+	p.MarkComplete()
+	return p, nil
 }
