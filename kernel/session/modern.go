@@ -2,7 +2,9 @@ package session
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
+	"reflect"
 	"strings"
 )
 
@@ -14,8 +16,9 @@ import (
 // session (typeCheck), which is skipped for pieces that need neither.
 // Every new node takes the position of the code it stands for.
 //
-// It returns an error for a range over a function that it cannot rewrite.
-func (s *Session) modernize(f *ast.File) error {
+// top is the body of the statements of a cell, nil for declarations. It
+// returns an error for a range over a function that it cannot rewrite.
+func (s *Session) modernize(f *ast.File, top *ast.BlockStmt) error {
 	s.renameStd(f)
 	if !s.needsTypes(f) {
 		return nil
@@ -23,6 +26,10 @@ func (s *Session) modernize(f *ast.File) error {
 	info := s.typeCheck(f)
 	qualify := s.qualifier()
 	inferTypeArgs(f, info, qualify)
+	converted := convertGenericResults(f, info, qualify)
+	if top != nil {
+		s.splitGenericDefines(top, converted)
+	}
 	return s.rewriteRanges(f, info, qualify)
 }
 
@@ -50,12 +57,16 @@ func (s *Session) needsTypes(f *ast.File) bool {
 	return found
 }
 
-// calledName returns the name a call calls: f(...), f[T](...), or nil.
+// calledName returns the name a call calls: f(...), f[T](...),
+// f[T, U](...), or nil.
 func calledName(call *ast.CallExpr) *ast.Ident {
 	switch fun := call.Fun.(type) {
 	case *ast.Ident:
 		return fun
 	case *ast.IndexExpr:
+		id, _ := fun.X.(*ast.Ident)
+		return id
+	case *ast.IndexListExpr:
 		id, _ := fun.X.(*ast.Ident)
 		return id
 	}
@@ -131,4 +142,87 @@ func inferTypeArgs(n ast.Node, info *types.Info, qualify types.Qualifier) {
 		}
 		return call
 	})
+}
+
+// convertGenericResults converts the value of a generic call that defines
+// a variable (x := F(y), var x = F(y)) to its type, x := T(F(y)): yaegi
+// fails to type such a definition of a global ("constant definition loop").
+// It returns the conversions it made.
+func convertGenericResults(n ast.Node, info *types.Info, qualify types.Qualifier) map[*ast.CallExpr]bool {
+	made := map[*ast.CallExpr]bool{}
+	convert := func(values []ast.Expr) {
+		for i, v := range values {
+			call, ok := v.(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			id := calledName(call)
+			if id == nil {
+				continue
+			}
+			if _, ok := info.Instances[id]; !ok {
+				continue
+			}
+			tv, ok := info.Types[call]
+			if !ok || tv.Type == nil {
+				continue
+			}
+			if _, tuple := tv.Type.(*types.Tuple); tuple {
+				continue
+			}
+			if typ := typeExpr(tv.Type, qualify, call.Pos()); typ != nil {
+				conv := &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: call.Pos(), X: typ, Rparen: call.Pos()},
+					Lparen: call.Pos(), Args: []ast.Expr{call}, Rparen: call.End()}
+				values[i] = conv
+				made[conv] = true
+			}
+		}
+	}
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE && len(x.Lhs) == len(x.Rhs) {
+				convert(x.Rhs)
+			}
+		case *ast.ValueSpec:
+			if x.Type == nil && len(x.Names) == len(x.Values) {
+				convert(x.Values)
+			}
+		}
+		return true
+	})
+	return made
+}
+
+// splitGenericDefines turns a top-level x := T(F(y)) of a cell, made by
+// convertGenericResults, into var x T; x = F(y), when x is new: yaegi
+// fails to type the definition of a global by some generic calls even with
+// the conversion ("not a generic type" for results of type map[K]V).
+func (s *Session) splitGenericDefines(top *ast.BlockStmt, converted map[*ast.CallExpr]bool) {
+	var globals map[string]reflect.Value
+	list := make([]ast.Stmt, 0, len(top.List))
+	for _, st := range top.List {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			list = append(list, st)
+			continue
+		}
+		name, _ := as.Lhs[0].(*ast.Ident)
+		conv, _ := as.Rhs[0].(*ast.CallExpr)
+		if name == nil || name.Name == "_" || conv == nil || !converted[conv] {
+			list = append(list, st)
+			continue
+		}
+		if globals == nil {
+			globals = s.globals()
+		}
+		if _, exists := globals[name.Name]; exists {
+			list = append(list, st)
+			continue
+		}
+		paren := conv.Fun.(*ast.ParenExpr)
+		list = append(list, varDecl(as.Pos(), name.Name, paren.X),
+			&ast.AssignStmt{Lhs: as.Lhs, TokPos: as.TokPos, Tok: token.ASSIGN, Rhs: conv.Args})
+	}
+	top.List = list
 }

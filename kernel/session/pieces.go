@@ -134,7 +134,7 @@ func (s *Session) parseFile(src string) (*ast.File, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	if err := s.modernize(f); err != nil {
+	if err := s.modernize(f, nil); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -146,7 +146,8 @@ func (s *Session) parseBody(src string) (*ast.BlockStmt, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	if err := s.modernize(f); err != nil {
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	if err := s.modernize(f, body); err != nil {
 		return nil, err
 	}
 	return f.Decls[0].(*ast.FuncDecl).Body, nil

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
 )
 
 // yaegi 0.16.1 cannot range over an integer (Go 1.22) or a function (Go
@@ -13,7 +14,7 @@ import (
 // errors stay those of the cell:
 //
 //	for i := range n { body }
-//	  → for _pnI, _pnN := _pnRangeN(n); _pnI < _pnN; _pnI++ { i := _pnI; { body } }
+//	  → { _pnN := n; for _pnI := _pnN - _pnN; _pnI < _pnN; _pnI++ { i := _pnI; { body } } }
 //
 //	for k, v := range seq { body }
 //	  → { var _pnRet bool; seq(func(k K, v V) bool { body'; return true }); if _pnRet { return … } }
@@ -23,15 +24,6 @@ import (
 // returns false. A loop whose body leaves it another way (goto, or a
 // labelled branch to an outer statement) is left alone, as is one whose
 // operand's type the session's type check could not find.
-
-// rangeIntHelper is the generic helper of integer ranges, defined by Reset.
-const rangeIntHelper = `
-type _pnInteger interface {
-	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
-}
-
-func _pnRangeN[T _pnInteger](n T) (T, T) { return 0, n }
-`
 
 // rangeSlot is a range statement of the tree and where it is: *slot is the
 // statement itself or the labelled statement around it.
@@ -98,11 +90,7 @@ func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qual
 		}
 		switch {
 		case t != nil && isInteger(t), t == nil && syntacticInt(rs.rng.X):
-			if l, ok := (*rs.slot).(*ast.LabeledStmt); ok {
-				l.Stmt = rangeInt(rs.rng)
-			} else {
-				*rs.slot = rangeInt(rs.rng)
-			}
+			*rs.slot = rangeInt(rs.rng, rs.label, strconv.Itoa(i))
 		case t != nil && iterator(t) != nil:
 			st, why := s.rangeFunc(rs, iterator(t), info, qualify, i)
 			if st == nil {
@@ -157,11 +145,15 @@ func iterator(t types.Type) *types.Signature {
 	return yield
 }
 
-// rangeInt returns the for statement that does what range over an integer
-// r does (see rewriteRanges).
-func rangeInt(r *ast.RangeStmt) *ast.ForStmt {
+// rangeInt returns the block that does what range over an integer r, with
+// label if not nil, does (see rewriteRanges). The bound is a variable of
+// its own, not a second variable of the for's :=, which yaegi loses in top
+// level code.
+// Its variables are named with suffix: yaegi confuses shadowed variables of
+// nested blocks in top-level code.
+func rangeInt(r *ast.RangeStmt, label *ast.Ident, suffix string) ast.Stmt {
 	pos := r.For
-	id := func(name string) *ast.Ident { return ident(pos, name) }
+	id := func(name string) *ast.Ident { return ident(pos, name+suffix) }
 	inner := &ast.BlockStmt{Lbrace: r.Body.Lbrace, Rbrace: r.Body.Rbrace}
 	if r.Key != nil && !isBlank(r.Key) {
 		tok := r.Tok
@@ -171,13 +163,19 @@ func rangeInt(r *ast.RangeStmt) *ast.ForStmt {
 		inner.List = append(inner.List, &ast.AssignStmt{Lhs: []ast.Expr{r.Key}, TokPos: pos, Tok: tok, Rhs: []ast.Expr{id("_pnI")}})
 	}
 	inner.List = append(inner.List, r.Body)
-	return &ast.ForStmt{
+	zero := &ast.BinaryExpr{X: id("_pnN"), OpPos: pos, Op: token.SUB, Y: id("_pnN")}
+	var loop ast.Stmt = &ast.ForStmt{
 		For:  pos,
-		Init: &ast.AssignStmt{Lhs: []ast.Expr{id("_pnI"), id("_pnN")}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.CallExpr{Fun: id("_pnRangeN"), Lparen: pos, Args: []ast.Expr{r.X}, Rparen: pos}}},
+		Init: &ast.AssignStmt{Lhs: []ast.Expr{id("_pnI")}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{zero}},
 		Cond: &ast.BinaryExpr{X: id("_pnI"), OpPos: pos, Op: token.LSS, Y: id("_pnN")},
 		Post: &ast.IncDecStmt{X: id("_pnI"), TokPos: pos, Tok: token.INC},
 		Body: inner,
 	}
+	if label != nil {
+		loop = &ast.LabeledStmt{Label: label, Colon: pos, Stmt: loop}
+	}
+	bound := &ast.AssignStmt{Lhs: []ast.Expr{id("_pnN")}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{r.X}}
+	return &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{bound, loop}, Rbrace: r.End()}
 }
 
 func isBlank(e ast.Expr) bool {

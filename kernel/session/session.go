@@ -208,7 +208,7 @@ func (s *Session) reset() error {
 	if err := s.runGeneratedDecls(ctx, prelude); err != nil {
 		return fmt.Errorf("session: defining the prelude: %w", err)
 	}
-	if err := s.runGeneratedDecls(ctx, stdSources+rangeIntHelper); err != nil {
+	if err := s.runGeneratedDecls(ctx, stdSources); err != nil {
 		return fmt.Errorf("session: defining slices, maps and cmp: %w", err)
 	}
 	return nil

@@ -95,7 +95,19 @@ func (s *Session) typeCheck(f *ast.File) *types.Info {
 		Importer: sessionImporter{s, rt},
 		Error:    func(error) {},
 	}
-	files := []*ast.File{f}
+	// Imports are per file: the cell's file, checked as a copy (with the
+	// same nodes) that also has the session's imports.
+	cell := *f
+	cell.Decls = nil
+	if stubFile != nil {
+		for _, d := range stubFile.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+				cell.Decls = append(cell.Decls, g)
+			}
+		}
+	}
+	cell.Decls = append(cell.Decls, f.Decls...)
+	files := []*ast.File{&cell}
 	if stubFile != nil {
 		files = append([]*ast.File{stubFile}, files...)
 	}
