@@ -69,7 +69,7 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 		return nil, "the results of the function around it are unknown"
 	}
 	if !b.list(r.Body.List, false, false) {
-		return nil, "its body leaves it by a goto or a labelled break or continue to an outer statement"
+		return nil, b.why
 	}
 
 	body := &ast.BlockStmt{Lbrace: r.Body.Lbrace, Rbrace: r.Body.Rbrace}
@@ -110,6 +110,7 @@ type branches struct {
 	results []string // the enclosing function's named results or the variables for its results
 	named   bool     // results are the function's named results
 	returns bool     // the body has a return
+	why     string   // what the body does that cannot be rewritten
 }
 
 // list rewrites a statement list; inLoop and inBreak tell whether it is in
@@ -157,8 +158,15 @@ func (b *branches) stmt(st ast.Stmt, inLoop, inBreak bool) (ast.Stmt, bool) {
 		ok = b.list(s.Body, inLoop, inBreak)
 	case *ast.LabeledStmt:
 		s.Stmt, ok = b.stmt(s.Stmt, inLoop, inBreak)
+	case *ast.DeferStmt:
+		b.why = "its body has a defer, which would run at the end of each iteration"
+		return st, false
 	case *ast.BranchStmt:
-		return b.branch(s, inLoop, inBreak)
+		st, ok := b.branch(s, inLoop, inBreak)
+		if !ok {
+			b.why = "its body leaves it by a goto or a labelled break or continue to an outer statement"
+		}
+		return st, ok
 	case *ast.ReturnStmt:
 		return b.ret(s), true
 	}

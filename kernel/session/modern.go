@@ -19,7 +19,9 @@ import (
 // top is the body of the statements of a cell, nil for declarations. It
 // returns an error for a range over a function that it cannot rewrite.
 func (s *Session) modernize(f *ast.File, top *ast.BlockStmt) error {
-	s.renameStd(f)
+	if err := s.renameStd(f); err != nil {
+		return err
+	}
 	if !s.needsTypes(f) {
 		return nil
 	}

@@ -207,3 +207,27 @@ func itoa(n int) string {
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
 }
+
+// TestModernErrors checks the errors of what the rewrites leave out.
+func TestModernErrors(t *testing.T) {
+	tests := []struct {
+		name, code, want string
+	}{
+		{"defer in a range over func", iterDecls + "func f() { for v := range count(2) { defer fmt.Print(v) } }", "range over a function: its body has a defer"},
+		{"goto out of a range over func", iterDecls + "func f() { for v := range count(2) { _ = v; goto end }\nend: }", "range over a function: its body leaves it"},
+		{"standard names in errors", "slices.Max([]int{})", "slices.Max: empty list"},
+		{"missing standard function", "x := slices.Undefined(1)", "cell:1:13: undefined: slices.Undefined (the session's package slices has All, AppendSeq, Backward"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t)
+			e := cellError(t, s, tt.code)
+			if msg := e.Value + strings.Join(e.Traceback, "\n"); !strings.Contains(msg, tt.want) || strings.Contains(msg, "_pn") {
+				t.Errorf("error %q, want %q", e.Value, tt.want)
+			}
+			if got := run(t, s, "1 + 1"); got != "2" {
+				t.Errorf("after the error: %q", got)
+			}
+		})
+	}
+}

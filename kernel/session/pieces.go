@@ -114,7 +114,7 @@ func (s *Session) runCode(ctx context.Context, code string) (*Bundle, error) {
 			result, err = s.runExpr(ctx, code, p)
 		}
 		if err != nil {
-			return nil, s.genericHint(code, err)
+			return nil, s.genericHint(code, stdNames(err))
 		}
 	}
 	return result, nil

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"go/ast"
 	"reflect"
 	"strings"
@@ -21,8 +22,9 @@ const stdSources = "import (_pnsort \"sort\"; _pnfmt \"fmt\")\n" + stdCmp + stdI
 // stdPackages are the standard packages that stdSources implements.
 var stdPackages = map[string]bool{"slices": true, "maps": true, "cmp": true, "iter": true}
 
-// renameStd renames the uses of the standard generic packages in n.
-func (s *Session) renameStd(n ast.Node) {
+// renameStd renames the uses of the standard generic packages in n. It
+// returns an error for a name those packages lack here.
+func (s *Session) renameStd(n ast.Node) error {
 	local := map[string]bool{} // names n declares, which shadow a package name
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
@@ -64,16 +66,39 @@ func (s *Session) renameStd(n ast.Node) {
 		_, isGlobal := globals[name]
 		return !isGlobal && s.decls[name] == nil
 	}
+	var err error
 	rewriteExprs(n, func(e ast.Expr) ast.Expr {
 		sel, ok := e.(*ast.SelectorExpr)
 		if !ok {
 			return e
 		}
-		if id, ok := sel.X.(*ast.Ident); ok && means(id.Name) && ast.IsExported(sel.Sel.Name) {
-			return ident(id.Pos(), "_pn"+id.Name+"_"+sel.Sel.Name)
+		if id, ok := sel.X.(*ast.Ident); ok && means(id.Name) {
+			name := "_pn" + id.Name + "_" + sel.Sel.Name
+			if !ast.IsExported(sel.Sel.Name) || stdTypes().Scope().Lookup(name) == nil {
+				if err == nil {
+					err = &CellError{Name: "CompileError", Value: fmt.Sprintf(
+						"%s: undefined: %s.%s (the session's package %s has %s)",
+						s.in.FileSet().Position(sel.Sel.Pos()), id.Name, sel.Sel.Name, id.Name, stdList(id.Name))}
+				}
+				return e
+			}
+			return ident(id.Pos(), name)
 		}
 		return e
 	})
+	return err
+}
+
+// stdList lists the names of the session's standard package pkg.
+func stdList(pkg string) string {
+	prefix := "_pn" + pkg + "_"
+	var names []string
+	for _, n := range stdTypes().Scope().Names() {
+		if strings.HasPrefix(n, prefix) && ast.IsExported(n[len(prefix):]) {
+			names = append(names, n[len(prefix):])
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 var (
@@ -112,11 +137,23 @@ func rewriteExprs(n ast.Node, f func(ast.Expr) ast.Expr) {
 	walk(reflect.ValueOf(n))
 }
 
-// stdName turns the names of the session's standard functions in a
-// message back into the names a cell uses: _pnslices_Sort is slices.Sort.
-func stdName(msg string) string {
-	for p := range stdPackages {
-		msg = strings.ReplaceAll(msg, "_pn"+p+"_", p+".")
+// stdNames turns the names of the session's standard functions in the
+// message of a cell error back into the names the cell uses:
+// _pnslices_Sort is slices.Sort.
+func stdNames(err error) error {
+	ce, ok := err.(*CellError)
+	if !ok {
+		return err
 	}
-	return msg
+	rename := func(msg string) string {
+		for p := range stdPackages {
+			msg = strings.ReplaceAll(msg, "_pn"+p+"_", p+".")
+		}
+		return msg
+	}
+	ce.Value = rename(ce.Value)
+	for i, l := range ce.Traceback {
+		ce.Traceback[i] = rename(l)
+	}
+	return ce
 }

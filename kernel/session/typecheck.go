@@ -61,7 +61,7 @@ func (s *Session) typeCheck(f *ast.File) *types.Info {
 	}
 	stubFile, _ := parser.ParseFile(fset, "session", stub.String(), parser.SkipObjectResolution)
 	if stubFile != nil {
-		s.renameStd(stubFile) // earlier cells' source says iter.Seq
+		_ = s.renameStd(stubFile) // earlier cells' source says iter.Seq; errors are the checker's to find
 	}
 
 	if s.types == nil {
