@@ -42,7 +42,7 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	}
 
 	// The results of the function around the loop, for its returns.
-	b := &branches{pos: pos, flag: "_pnRet" + suffix, inner: innerLabels(r.Body)}
+	b := &branches{pos: pos, flag: "_pnRet" + suffix, done: "_pnDone" + suffix, inner: innerLabels(r.Body)}
 	if rs.label != nil {
 		b.label = rs.label.Name
 	}
@@ -73,6 +73,13 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	}
 
 	body := &ast.BlockStmt{Lbrace: r.Body.Lbrace, Rbrace: r.Body.Rbrace}
+	if b.stops {
+		// As Go does, stop an iterator that goes on after the loop ended.
+		msg := &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote("range function continued iteration after function for loop body returned false")}
+		prefix = append([]ast.Stmt{&ast.IfStmt{If: pos, Cond: id(b.done), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.ExprStmt{X: &ast.CallExpr{Fun: id("panic"), Lparen: pos, Args: []ast.Expr{msg}, Rparen: pos}},
+		}}}}, prefix...)
+	}
 	body.List = append(prefix, r.Body.List...)
 	body.List = append(body.List, &ast.ReturnStmt{Return: r.Body.Rbrace, Results: []ast.Expr{ident(r.Body.Rbrace, "true")}})
 	boolType := func() ast.Expr { return id("bool") }
@@ -83,11 +90,15 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	}
 	call := &ast.ExprStmt{X: &ast.CallExpr{Fun: r.X, Lparen: pos, Args: []ast.Expr{lit}, Rparen: pos}}
 	out := &ast.BlockStmt{Lbrace: pos, Rbrace: r.End()}
+	if b.stops {
+		out.List = append(out.List, varDecl(pos, b.done, boolType()))
+	}
 	if !b.returns {
-		out.List = []ast.Stmt{call}
+		out.List = append(out.List, call)
 		return out, ""
 	}
-	out.List = append([]ast.Stmt{varDecl(pos, b.flag, boolType())}, resultDecls...)
+	out.List = append(out.List, varDecl(pos, b.flag, boolType()))
+	out.List = append(out.List, resultDecls...)
 	ret := &ast.ReturnStmt{Return: pos}
 	if !b.named {
 		for _, name := range b.results {
@@ -106,11 +117,13 @@ type branches struct {
 	pos     token.Pos
 	label   string          // the label of the loop, if any
 	inner   map[string]bool // labels inside the body
-	flag    string
-	results []string // the enclosing function's named results or the variables for its results
-	named   bool     // results are the function's named results
-	returns bool     // the body has a return
-	why     string   // what the body does that cannot be rewritten
+	flag    string          // the variable set by a return
+	done    string          // the variable set when the loop ends early
+	stops   bool            // the body ends the loop early (break or return)
+	results []string        // the enclosing function's named results or the variables for its results
+	named   bool            // results are the function's named results
+	returns bool            // the body has a return
+	why     string          // what the body does that cannot be rewritten
 }
 
 // list rewrites a statement list; inLoop and inBreak tell whether it is in
@@ -196,7 +209,7 @@ func (b *branches) branch(s *ast.BranchStmt, inLoop, inBreak bool) (ast.Stmt, bo
 		if s.Label == nil && inBreak {
 			return s, true
 		}
-		return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(pos, "false")}}, true
+		return &ast.BlockStmt{Lbrace: pos, Rbrace: s.End(), List: b.stop(pos)}, true
 	}
 	return s, s.Tok == token.FALLTHROUGH
 }
@@ -213,10 +226,18 @@ func (b *branches) ret(s *ast.ReturnStmt) ast.Stmt {
 		}
 		out.List = append(out.List, &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.ASSIGN, Rhs: s.Results})
 	}
-	out.List = append(out.List,
-		&ast.AssignStmt{Lhs: []ast.Expr{ident(pos, b.flag)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(pos, "true")}},
-		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(pos, "false")}})
+	out.List = append(out.List, &ast.AssignStmt{Lhs: []ast.Expr{ident(pos, b.flag)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(pos, "true")}})
+	out.List = append(out.List, b.stop(pos)...)
 	return out
+}
+
+// stop returns the statements that end the loop: done = true; return false.
+func (b *branches) stop(pos token.Pos) []ast.Stmt {
+	b.stops = true
+	return []ast.Stmt{
+		&ast.AssignStmt{Lhs: []ast.Expr{ident(pos, b.done)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(pos, "true")}},
+		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(pos, "false")}},
+	}
 }
 
 // innerLabels returns the labels declared in body, outside function literals.

@@ -231,3 +231,17 @@ func TestModernErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestIteratorGoesOn checks that an iterator that ignores yield's false
+// panics, as in Go, instead of running the loop's body again.
+func TestIteratorGoesOn(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "func careless(yield func(int) bool) { yield(1); yield(2) }")
+	e := cellError(t, s, "for v := range careless {\n\tif v == 1 {\n\t\tbreak\n\t}\n}")
+	if !strings.Contains(e.Value, "range function continued iteration") {
+		t.Errorf("error %q", e.Value)
+	}
+	if got := run(t, s, "n := 0\nfor v := range careless { n += v }\nn"); got != "3" {
+		t.Errorf("without a break: %q", got)
+	}
+}

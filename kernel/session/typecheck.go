@@ -17,7 +17,13 @@ import (
 // Errors are ignored: the types it finds guide rewrites (range over an
 // integer or a function, type arguments), and where it finds none the code
 // is left to the interpreter, whose messages stand.
-func (s *Session) typeCheck(f *ast.File) *types.Info {
+func (s *Session) typeCheck(f *ast.File) (info *types.Info) {
+	info = newInfo()
+	defer func() {
+		if recover() != nil { // a failure of the check itself: no types
+			info = newInfo()
+		}
+	}()
 	declared := map[string]bool{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
@@ -84,12 +90,6 @@ func (s *Session) typeCheck(f *ast.File) *types.Info {
 				pkg.Scope().Insert(obj)
 			}
 		}
-	}
-	info := &types.Info{
-		Types:     map[ast.Expr]types.TypeAndValue{},
-		Defs:      map[*ast.Ident]types.Object{},
-		Uses:      map[*ast.Ident]types.Object{},
-		Instances: map[*ast.Ident]types.Instance{},
 	}
 	conf := types.Config{
 		Importer: sessionImporter{s, rt},
@@ -169,4 +169,14 @@ func (emptyImporter) Import(path string) (*types.Package, error) {
 	p := types.NewPackage(path, pkgName(path))
 	p.MarkComplete()
 	return p, nil
+}
+
+// newInfo returns an empty record of the types a check finds.
+func newInfo() *types.Info {
+	return &types.Info{
+		Types:     map[ast.Expr]types.TypeAndValue{},
+		Defs:      map[*ast.Ident]types.Object{},
+		Uses:      map[*ast.Ident]types.Object{},
+		Instances: map[*ast.Ident]types.Instance{},
+	}
 }
