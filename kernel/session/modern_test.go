@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // modernCase is a sequence of cells whose last one gives result (the text
@@ -197,6 +198,8 @@ func TestRewritesKeepLines(t *testing.T) {
 		{"compile error in a range over int", "for i := range 3 {\n\t_ = i\n\ty := alsoUndefined\n}", "cell:3:7: undefined: alsoUndefined"},
 		{"compile error in a range over func", iterDecls + "for v := range count(2) {\n\t_ = v\n\tnotThere()\n}", "cell:" + lineOf(iterDecls, 3) + ":2: undefined: notThere"},
 		{"compile error after inferred call", "func Id[T, U any](x T, f func(T) U) U { return f(x) }\n_ = Id(1, func(i int) string { return \"\" })\nvar z int = \"s\"", "cell:3:"},
+		// The frame of the loop's body is on the loop's line.
+		{"runtime panic in a range over func", iterDecls + "for v := range count(2) {\n\tvar m map[int]int\n\tm[v] = 1\n}", "cell:" + lineOf(iterDecls, 1) + ":25: in main.func"},
 		{"runtime panic after a range over func", iterDecls + "for v := range count(2) {\n\t_ = v\n}\nvar m map[string]int\nm[\"a\"] = 1", "cell:" + lineOf(iterDecls, 5) + ":"},
 	}
 	for _, tt := range tests {
@@ -208,6 +211,26 @@ func TestRewritesKeepLines(t *testing.T) {
 				t.Errorf("error %q does not name %q", msg, tt.want)
 			}
 		})
+	}
+}
+
+// TestRewrittenLoopsInterrupt checks that an interrupt stops endless
+// rewritten loops and keeps the session.
+func TestRewrittenLoopsInterrupt(t *testing.T) {
+	s := newSession(t)
+	for _, code := range []string{
+		"n := 0\nfor range 1 << 40 { n++ }",
+		"func forever(yield func(int) bool) { for i := 0; ; i++ { if !yield(i) { return } } }\nm := 0\nfor v := range forever { m += v }",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		_, err := s.Execute(ctx, code, newRecorder())
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "interrupted") {
+			t.Errorf("%q: error %v, want an interrupt", code, err)
+		}
+	}
+	if got := run(t, s, "n > 0 && m > 0"); got != "true" {
+		t.Errorf("after the interrupts: %q", got)
 	}
 }
 
