@@ -27,7 +27,7 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	for i := 0; i < yield.Params().Len(); i++ {
 		typ := typeExpr(yield.Params().At(i).Type(), qualify, pos)
 		if typ == nil {
-			return nil, "the type of its values is unknown"
+			return nil, "the type of its values is unknown, or from a package the session has not imported"
 		}
 		name := "_"
 		if v := vars[i]; v != nil && !isBlank(v) {

@@ -17,7 +17,8 @@ import (
 // Every new node takes the position of the code it stands for.
 //
 // top is the body of the statements of a cell, nil for declarations. It
-// returns an error for a range over a function that it cannot rewrite.
+// returns an error for a range over a function that it cannot rewrite, or
+// for a function that the session's slices, maps or cmp lack.
 func (s *Session) modernize(f *ast.File, top *ast.BlockStmt) error {
 	if err := s.renameStd(f); err != nil {
 		return err
@@ -91,7 +92,8 @@ func (s *Session) isGeneric(name string) bool {
 }
 
 // qualifier writes the types of other packages with the name the session
-// imported them under.
+// imported them under. A package the session has not imported gets a name
+// that does not parse, so that typeExpr writes no type the cell could not.
 func (s *Session) qualifier() types.Qualifier {
 	return func(p *types.Package) string {
 		if p.Path() == "main" {
@@ -102,7 +104,7 @@ func (s *Session) qualifier() types.Qualifier {
 				return name
 			}
 		}
-		return p.Name()
+		return "?" + p.Name()
 	}
 }
 

@@ -184,6 +184,7 @@ func TestInferTypeArgs(t *testing.T) {
 		{"partial", []string{mapDecl, "Map[int]([]int{3}, func(i int) bool { return i > 2 })"}, "[true]", ""},
 		{"untyped constants", []string{"func Sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }", "Sum(1.5, 2)"}, "3.5", ""},
 		{"in a function", []string{mapDecl, "func lens(xs []string) []int { return Map(xs, func(s string) int { return len(s) }) }", "lens([]string{\"a\", \"bcd\"})"}, "[1 3]", ""},
+		{"package type", []string{mapDecl, "import \"time\"", "Map([]int{2}, func(i int) time.Duration { return time.Duration(i) * time.Second })"}, "[2s]", ""},
 		{"cell type", []string{mapDecl, "type P struct{ X int }", "Map([]int{4}, func(i int) P { return P{i} })[0].X"}, "4", ""},
 	})
 }

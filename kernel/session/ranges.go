@@ -21,9 +21,11 @@ import (
 //
 // where in body' continue becomes return true, break return false, and a
 // return of the enclosing function sets _pnRet (and the results) and
-// returns false. A loop whose body leaves it another way (goto, or a
-// labelled branch to an outer statement) is left alone, as is one whose
-// operand's type the session's type check could not find.
+// returns false; an iterator that calls yield again after false panics, as
+// in Go. A loop whose body leaves it another way (goto, or a labelled
+// branch to an outer statement) or defers a call is an error. A loop whose
+// operand's type the session's type check could not find is left alone:
+// yaegi's error stands.
 
 // rangeSlot is a range statement of the tree and where it is: *slot is the
 // statement itself or the labelled statement around it.
