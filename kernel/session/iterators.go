@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -24,6 +25,9 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 	var params []*ast.Field
 	var prefix []ast.Stmt
 	vars := []ast.Expr{r.Key, r.Value}
+	if n := yield.Params().Len(); (n < 2 && r.Value != nil) || (n < 1 && r.Key != nil) {
+		return nil, fmt.Sprintf("the iterator gives %d value(s) an iteration, fewer than the loop's variables", n)
+	}
 	for i := 0; i < yield.Params().Len(); i++ {
 		typ := typeExpr(yield.Params().At(i).Type(), qualify, pos)
 		if typ == nil {

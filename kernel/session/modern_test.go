@@ -254,6 +254,7 @@ func TestModernErrors(t *testing.T) {
 	}{
 		{"defer in a range over func", iterDecls + "func f() { for v := range count(2) { defer fmt.Print(v) } }", "range over a function: its body has a defer"},
 		{"goto out of a range over func", iterDecls + "func f() { for v := range count(2) { _ = v; goto end }\nend: }", "range over a function: its body leaves it"},
+		{"too many variables", iterDecls + "for k, v := range count(2) { _, _ = k, v }", "range over a function: the iterator gives 1 value(s) an iteration"},
 		{"standard names in errors", "slices.Max([]int{})", "slices.Max: empty list"},
 		{"missing standard function", "x := slices.Undefined(1)", "cell:1:13: undefined: slices.Undefined (the session's package slices has All, AppendSeq, Backward"},
 	}
