@@ -119,6 +119,7 @@ func TestRangeOverFunc(t *testing.T) {
 func TestStdGeneric(t *testing.T) {
 	runModern(t, []modernCase{
 		{"Sort with import", []string{"import \"slices\"", "x := []int{3, 1, 2}\nslices.Sort(x)\nx"}, "[1 2 3]", ""},
+		{"Sort under another name", []string{"import sl \"slices\"", "x := []int{2, 1}\nsl.Sort(x)\nx"}, "[1 2]", ""},
 		{"Sort without import", []string{"x := []string{\"b\", \"a\"}\nslices.Sort(x)\nx"}, `["a" "b"]`, ""},
 		{"Sort floats with NaN", []string{"import \"math\"", "x := []float64{2, math.NaN(), 1}\nslices.Sort(x)\nfmt.Print(x)"}, "", "[NaN 1 2]"},
 		{"SortFunc", []string{"type P struct{ N string; A int }", "ps := []P{{\"x\", 3}, {\"y\", 1}}\nslices.SortFunc(ps, func(a, b P) int { return cmp.Compare(a.A, b.A) })\nps[0].N"}, `"y"`, ""},

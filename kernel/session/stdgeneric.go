@@ -12,9 +12,9 @@ import (
 // its own (stdslices.go, stdmaps.go) that Reset compiles into the session
 // under names prefixed _pnslices_, _pnmaps_, _pncmp_ and _pniter_. Before a
 // piece is compiled, renameStd turns slices.Sort into _pnslices_Sort, and
-// so on, wherever the package name means the standard package: imported
-// under its own name, or not imported at all (so that slices.Sort works
-// without an import, as in a notebook one expects).
+// so on, wherever a name stands for the standard package: imported under
+// that name, or the package's own name not imported at all (so that
+// slices.Sort works without an import, as in a notebook one expects).
 
 // stdSources is the Go source of the session's generic standard functions.
 const stdSources = "import (_pnsort \"sort\"; _pnfmt \"fmt\")\n" + stdCmp + stdIter + stdSlices + stdMaps
@@ -56,15 +56,21 @@ func (s *Session) renameStd(n ast.Node) error {
 		return true
 	})
 	globals := s.globals()
-	means := func(name string) bool {
-		if !stdPackages[name] || local[name] {
-			return false
+	// pkgOf returns the standard package that name stands for, or "".
+	pkgOf := func(name string) string {
+		if local[name] {
+			return ""
 		}
 		if path, ok := s.imports[name]; ok {
-			return path == name
+			if stdPackages[path] {
+				return path
+			}
+			return ""
 		}
-		_, isGlobal := globals[name]
-		return !isGlobal && s.decls[name] == nil
+		if _, isGlobal := globals[name]; isGlobal || s.decls[name] != nil || !stdPackages[name] {
+			return ""
+		}
+		return name
 	}
 	var err error
 	rewriteExprs(n, func(e ast.Expr) ast.Expr {
@@ -72,13 +78,17 @@ func (s *Session) renameStd(n ast.Node) error {
 		if !ok {
 			return e
 		}
-		if id, ok := sel.X.(*ast.Ident); ok && means(id.Name) {
-			name := "_pn" + id.Name + "_" + sel.Sel.Name
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return e
+		}
+		if pkg := pkgOf(id.Name); pkg != "" {
+			name := "_pn" + pkg + "_" + sel.Sel.Name
 			if !ast.IsExported(sel.Sel.Name) || stdTypes().Scope().Lookup(name) == nil {
 				if err == nil {
 					err = &CellError{Name: "CompileError", Value: fmt.Sprintf(
 						"%s: undefined: %s.%s (the session's package %s has %s)",
-						s.in.FileSet().Position(sel.Sel.Pos()), id.Name, sel.Sel.Name, id.Name, stdList(id.Name))}
+						s.in.FileSet().Position(sel.Sel.Pos()), id.Name, sel.Sel.Name, pkg, stdList(pkg))}
 				}
 				return e
 			}
