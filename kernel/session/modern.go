@@ -20,8 +20,14 @@ import (
 // returns an error for a range over a function that it cannot rewrite, or
 // for a function that the session's slices, maps or cmp lack.
 func (s *Session) modernize(f *ast.File, top *ast.BlockStmt) error {
-	if err := s.renameStd(f); err != nil {
+	renamed, err := s.renameStd(f)
+	if err != nil {
 		return err
+	}
+	if renamed {
+		if err := s.defineStd(); err != nil {
+			return err
+		}
 	}
 	if !s.needsTypes(f) {
 		return nil

@@ -31,7 +31,10 @@ type Session struct {
 	pkgs    map[string]*pkgInfo  // import path → package known to the interpreter
 	defined map[string]string    // "type T", "method T.M" → normalized source
 	decls   map[string]*userDecl // top-level names declared by cells
-	types   *reflectTypes        // packages converted for type checks (typecheck.go)
+
+	// Of the rewrites for newer Go (modern.go), also set by Reset.
+	types      *reflectTypes // packages converted for type checks (typecheck.go)
+	stdDefined bool          // slices, maps and cmp are compiled (stdgeneric.go)
 
 	stdout, stderr *stream
 	stdin          *stdin
@@ -193,6 +196,7 @@ func (s *Session) reset() error {
 	s.defined = map[string]string{}
 	s.decls = map[string]*userDecl{}
 	s.types = nil
+	s.stdDefined = false
 	s.mu.Unlock()
 	s.hooks.depth.Store(0)
 
@@ -207,9 +211,6 @@ func (s *Session) reset() error {
 	}
 	if err := s.runGeneratedDecls(ctx, prelude); err != nil {
 		return fmt.Errorf("session: defining the prelude: %w", err)
-	}
-	if err := s.runGeneratedDecls(ctx, stdSources); err != nil {
-		return fmt.Errorf("session: defining slices, maps and cmp: %w", err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"reflect"
@@ -9,7 +10,7 @@ import (
 
 // The session gives cells the generic functions of packages slices, maps,
 // cmp and iter, which yaegi's standard library bindings lack: Go source of
-// its own (stdslices.go, stdmaps.go) that Reset compiles into the session
+// its own (stdslices.go, stdmaps.go) compiled into the session on first use,
 // under names prefixed _pnslices_, _pnmaps_, _pncmp_ and _pniter_. Before a
 // piece is compiled, renameStd turns slices.Sort into _pnslices_Sort, and
 // so on, wherever a name stands for the standard package: imported under
@@ -22,9 +23,10 @@ const stdSources = "import (_pnsort \"sort\"; _pnfmt \"fmt\")\n" + stdCmp + stdI
 // stdPackages are the standard packages that stdSources implements.
 var stdPackages = map[string]bool{"slices": true, "maps": true, "cmp": true, "iter": true}
 
-// renameStd renames the uses of the standard generic packages in n. It
-// returns an error for a name those packages lack here.
-func (s *Session) renameStd(n ast.Node) error {
+// renameStd renames the uses of the standard generic packages in n and
+// reports whether it renamed any. It returns an error for a name those
+// packages lack here.
+func (s *Session) renameStd(n ast.Node) (bool, error) {
 	local := map[string]bool{} // names n declares, which shadow a package name
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
@@ -73,6 +75,7 @@ func (s *Session) renameStd(n ast.Node) error {
 		return name
 	}
 	var err error
+	renamed := false
 	rewriteExprs(n, func(e ast.Expr) ast.Expr {
 		sel, ok := e.(*ast.SelectorExpr)
 		if !ok {
@@ -92,11 +95,25 @@ func (s *Session) renameStd(n ast.Node) error {
 				}
 				return e
 			}
+			renamed = true
 			return ident(id.Pos(), name)
 		}
 		return e
 	})
-	return err
+	return renamed, err
+}
+
+// defineStd compiles the session's standard functions, once per session
+// (Reset forgets them): most sessions never use them.
+func (s *Session) defineStd() error {
+	if s.stdDefined {
+		return nil
+	}
+	s.stdDefined = true
+	if err := s.runGeneratedDecls(context.Background(), stdSources); err != nil {
+		return fmt.Errorf("session: defining slices, maps and cmp: %w", err)
+	}
+	return nil
 }
 
 // stdList lists the names of the session's standard package pkg.

@@ -67,7 +67,7 @@ func (s *Session) typeCheck(f *ast.File) (info *types.Info) {
 	}
 	stubFile, _ := parser.ParseFile(fset, "session", stub.String(), parser.SkipObjectResolution)
 	if stubFile != nil {
-		_ = s.renameStd(stubFile) // earlier cells' source says iter.Seq; errors are the checker's to find
+		s.renameStd(stubFile) // earlier cells' source says iter.Seq; errors are the checker's to find
 	}
 
 	if s.types == nil {
