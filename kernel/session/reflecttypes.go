@@ -17,6 +17,7 @@ type reflectTypes struct {
 	named map[reflect.Type]types.Type
 }
 
+// newReflectTypes returns an empty conversion.
 func newReflectTypes() *reflectTypes {
 	return &reflectTypes{pkgs: map[string]*types.Package{}, named: map[reflect.Type]types.Type{}}
 }
@@ -31,13 +32,11 @@ func (r *reflectTypes) pkg(path, name string) *types.Package {
 	return p
 }
 
-var constantType = reflect.TypeOf((*constant.Value)(nil)).Elem()
-
 // object returns the go/types object that the yaegi symbol v of package
 // pkg stands for: a type (a nil pointer to it), a variable (addressable),
 // a function, or a constant.
 func (r *reflectTypes) object(pkg *types.Package, name string, v reflect.Value) types.Object {
-	if !v.IsValid() {
+	if !v.IsValid() || !v.CanInterface() {
 		return nil
 	}
 	t := v.Type()
@@ -139,10 +138,6 @@ func (r *reflectTypes) signature(t reflect.Type, skip int) *types.Signature {
 	for i := 0; i < t.NumOut(); i++ {
 		results = append(results, types.NewParam(token.NoPos, nil, "", r.typ(t.Out(i))))
 	}
-	if t.IsVariadic() && len(params) > 0 {
-		last := params[len(params)-1]
-		params[len(params)-1] = types.NewParam(token.NoPos, nil, "", last.Type())
-	}
 	return types.NewSignatureType(nil, nil, nil, types.NewTuple(params...), types.NewTuple(results...), t.IsVariadic() && len(params) > 0)
 }
 
@@ -152,9 +147,6 @@ func (r *reflectTypes) namedType(t reflect.Type) types.Type {
 		return n
 	}
 	pkg := r.pkg(t.PkgPath(), pkgName(t.PkgPath()))
-	if t.PkgPath() == "" {
-		pkg = nil
-	}
 	obj := types.NewTypeName(token.NoPos, pkg, t.Name(), nil)
 	n := types.NewNamed(obj, nil, nil)
 	r.named[t] = n
