@@ -114,11 +114,17 @@
 //   - a type or a method cannot be redefined (yaegi keeps the first
 //     definition silently): declaring it again unchanged is accepted, a
 //     different declaration is an error that suggests %reset;
-//   - range over an integer or a function, clear, and the generic functions
-//     of packages slices and maps are missing: the error says so and what to
-//     write instead;
-//   - inference of type arguments fails beyond simple calls: the error of a
-//     call of a generic function suggests writing them out;
+//   - range over an integer or a function (Go 1.22 and 1.23) is rewritten
+//     into loops and calls that yaegi runs, on the same lines; a range over
+//     a function whose body has a defer, a goto or a labelled branch out of
+//     it is an error that says so;
+//   - the generic functions of packages slices, maps and cmp, and the types
+//     of iter, are the session's own Go (with or without an import);
+//   - type arguments that Go infers and yaegi does not (Map(xs, func(x int)
+//     string {...}), Sum(1.5, 2)) are written out by the session after a
+//     type check of the cell; where that check fails, the error of a call of
+//     a generic function suggests writing them out;
+//   - clear is missing: the error says so and what to write instead;
 //   - a top-level x := y with y undefined is reported as undefined, not as
 //     yaegi's "constant definition loop";
 //   - declaring a variable again would keep its old value alive: the

@@ -114,7 +114,7 @@ func (s *Session) runCode(ctx context.Context, code string) (*Bundle, error) {
 			result, err = s.runExpr(ctx, code, p)
 		}
 		if err != nil {
-			return nil, s.genericHint(code, err)
+			return nil, s.genericHint(code, stdNames(err))
 		}
 	}
 	return result, nil
@@ -134,6 +134,9 @@ func (s *Session) parseFile(src string) (*ast.File, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
+	if err := s.modernize(f, nil); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -142,6 +145,10 @@ func (s *Session) parseBody(src string) (*ast.BlockStmt, error) {
 	f, err := parser.ParseFile(s.in.FileSet(), cellName, "package main; func main() {"+src+"\n}", parser.ParseComments)
 	if err != nil {
 		return nil, compileError(err)
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	if err := s.modernize(f, body); err != nil {
+		return nil, err
 	}
 	return f.Decls[0].(*ast.FuncDecl).Body, nil
 }

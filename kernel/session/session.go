@@ -33,6 +33,10 @@ type Session struct {
 	decls   map[string]*userDecl // top-level names declared by cells
 	local   *localPkgs           // local packages loaded from source (localpkg.go)
 
+	// Of the rewrites for newer Go (modern.go), also set by Reset.
+	types      *reflectTypes // packages converted for type checks (typecheck.go)
+	stdDefined bool          // slices, maps and cmp are compiled (stdgeneric.go)
+
 	stdout, stderr   *stream
 	cellOut, cellErr *cellFile // the cells' os.Stdout and os.Stderr (cellstdio.go)
 	stdin            *stdin
@@ -217,6 +221,8 @@ func (s *Session) reset() error {
 	s.imports = map[string]string{}
 	s.defined = map[string]string{}
 	s.decls = map[string]*userDecl{}
+	s.types = nil
+	s.stdDefined = false
 	s.mu.Unlock()
 	s.hooks.depth.Store(0)
 
