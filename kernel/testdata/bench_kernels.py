@@ -16,6 +16,7 @@ pathnotes python3):
   rtt       a trivial execute_request to its reply and status idle
             (median and 90th percentile of --rounds runs, after a warm-up)
   cell cpu  CPU time the kernel process used per round trip of rtt
+  writes    write system calls the kernel process made per round trip of rtt
   raw       the same round trip from a bare pyzmq client in one thread (no
             client threads or queues): what the kernel itself costs
   rss       resident memory of the kernel process at idle, after the warm-up
@@ -70,6 +71,15 @@ def cpu_seconds(pid):
         except FileNotFoundError:
             pass  # the thread has exited
     return total / 1e9
+
+
+def write_calls(pid):
+    """Write system calls made so far by process pid."""
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            if line.startswith("syscw:"):
+                return int(line.split()[1])
+    return -1
 
 
 def start(name, first_cell=False):
@@ -168,9 +178,11 @@ def bench(name, starts, rounds):
     execute(kc, SETUP[lang])
     for _ in range(20):
         execute(kc, TRIVIAL[lang])
-    cpu0 = cpu_seconds(kernel_pid(km))
+    pid = kernel_pid(km)
+    cpu0, writes0 = cpu_seconds(pid), write_calls(pid)
     rtts = sorted(execute(kc, TRIVIAL[lang]) for _ in range(rounds))
-    cell_cpu = (cpu_seconds(kernel_pid(km)) - cpu0) / rounds
+    cell_cpu = (cpu_seconds(pid) - cpu0) / rounds
+    cell_writes = (write_calls(pid) - writes0) / rounds
     raw = raw_rtts(km, TRIVIAL[lang], rounds)
     time.sleep(1)
     rss = rss_kib(kernel_pid(km))
@@ -183,6 +195,7 @@ def bench(name, starts, rounds):
         "rtt_median_ms": statistics.median(rtts) * 1e3,
         "rtt_p90_ms": rtts[int(0.9 * len(rtts))] * 1e3,
         "cell_cpu_ms": cell_cpu * 1e3,
+        "cell_writes": cell_writes,
         "raw_median_ms": statistics.median(raw) * 1e3,
         "rss_mib": rss / 1024,
     }
@@ -196,10 +209,10 @@ def main():
     args = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}")
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"{'kernel':<12} {'start (ms)':>10} {'first (ms)':>10} {'cpu (ms)':>8} {'rtt median (ms)':>16} {'rtt p90 (ms)':>13} {'cell cpu (ms)':>14} {'raw median (ms)':>16} {'idle RSS (MiB)':>15}")
+    print(f"{'kernel':<12} {'start (ms)':>10} {'first (ms)':>10} {'cpu (ms)':>8} {'rtt median (ms)':>16} {'rtt p90 (ms)':>13} {'cell cpu (ms)':>14} {'writes':>7} {'raw median (ms)':>16} {'idle RSS (MiB)':>15}")
     for name in args.kernels:
         r = bench(name, args.starts, args.rounds)
-        print(f"{r['kernel']:<12} {r['start_ms']:>10.0f} {r['first_ms']:>10.0f} {r['cpu_ms']:>8.0f} {r['rtt_median_ms']:>16.2f} {r['rtt_p90_ms']:>13.2f} {r['cell_cpu_ms']:>14.2f} "
+        print(f"{r['kernel']:<12} {r['start_ms']:>10.0f} {r['first_ms']:>10.0f} {r['cpu_ms']:>8.0f} {r['rtt_median_ms']:>16.2f} {r['rtt_p90_ms']:>13.2f} {r['cell_cpu_ms']:>14.2f} {r['cell_writes']:>7.1f} "
               f"{r['raw_median_ms']:>16.2f} {r['rss_mib']:>15.1f}")
     print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
