@@ -137,7 +137,8 @@ func (l boundedListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	c.SetReadDeadline(time.Now().Add(l.bound.handshake))
-	return &boundedConn{Conn: c, bound: l.bound, greeting: greetingSize, scan: frameScanner{max: l.bound.max}}, nil
+	return &boundedConn{Conn: c, bound: l.bound, greeting: greetingSize, scan: frameScanner{max: l.bound.max},
+		out: gatherer{greeting: greetingSize}}, nil
 }
 
 // greetingSize is the length of the ZMTP 3 greeting, which precedes the
@@ -157,7 +158,8 @@ type boundedConn struct {
 	ready    bool   // the handshake command has been read and checked
 	pending  []byte // the checked handshake command, not yet passed to zmq4
 	scan     frameScanner
-	err      error // why the connection was closed; every later Read returns it
+	err      error    // why the connection was closed; every later Read returns it
+	out      gatherer // what we write, gathered into one write a message
 }
 
 // Read reads from the connection. It returns the greeting as it comes, then

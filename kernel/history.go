@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -61,18 +60,29 @@ type HistoryEntry struct {
 type History struct {
 	mu      sync.Mutex
 	file    *os.File
+	path    string
 	torn    bool // the file ends in part of a record: start the next on a new line
 	session int
 	entries []HistoryEntry
 	index   map[[2]int]int // (session, line) → position in entries
+
+	// The records of earlier sessions are the file's bytes from pastStart
+	// to pastEnd (its size at open), loaded into entries on first use.
+	pastStart, pastEnd int64
+	pastLoaded         bool
 }
 
-// OpenHistory loads the history file at path (creating it and its directory
+// OpenHistory opens the history file at path (creating it and its directory
 // if needed) and starts a new session numbered one past the last one in the
 // file. An empty path keeps the history in memory only. Lines of the file
 // that do not parse are skipped and reported in the returned warnings.
+//
+// Only the last historyWindow bytes of the file are read, and at open only
+// for their session numbers: the records themselves are parsed when the
+// history is first asked for (Tail, Range, Search), so a file grown over
+// years neither slows the kernel's start nor stays in its memory.
 func OpenHistory(path string) (h *History, warnings []error, err error) {
-	h = &History{session: 1, index: map[[2]int]int{}}
+	h = &History{session: 1, index: map[[2]int]int{}, pastLoaded: true}
 	if path == "" {
 		return h, nil, nil
 	}
@@ -83,25 +93,17 @@ func OpenHistory(path string) (h *History, warnings []error, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("history: %w", err)
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	last := 0
-	for n := 1; sc.Scan(); n++ {
-		var e HistoryEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Session <= 0 || e.Line <= 0 {
-			warnings = append(warnings, fmt.Errorf("%s:%d: not a history record, skipped", path, n))
-			continue
-		}
-		last = max(last, e.Session)
-		h.merge(e)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("history: %w", err)
 	}
-	if err := sc.Err(); err != nil {
+	h.path, h.pastEnd = path, st.Size()
+	h.pastStart = max(0, h.pastEnd-historyWindow)
+	last, warnings, err := h.scanPast(f)
+	if err != nil {
 		f.Close()
 		return nil, warnings, fmt.Errorf("history: reading %s: %w", path, err)
-	}
-	if len(h.entries) > maxHistoryEntries {
-		h.entries = append([]HistoryEntry(nil), h.entries[len(h.entries)-maxHistoryEntries:]...)
-		h.reindex()
 	}
 	if h.torn, err = endsTorn(f); err != nil {
 		f.Close()
@@ -109,6 +111,7 @@ func OpenHistory(path string) (h *History, warnings []error, err error) {
 	}
 	h.file = f
 	h.session = last + 1
+	h.pastLoaded = h.pastEnd == 0
 	return h, warnings, nil
 }
 
@@ -218,6 +221,7 @@ func (h *History) Close() error {
 func (h *History) Tail(n int) []HistoryEntry {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.loadPast()
 	return lastN(h.entries, n)
 }
 
@@ -227,6 +231,7 @@ func (h *History) Tail(n int) []HistoryEntry {
 func (h *History) Range(session, start, stop int) []HistoryEntry {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.loadPast()
 	if session <= 0 {
 		session += h.session
 	}
@@ -251,6 +256,7 @@ func (h *History) Search(pattern string, n int, unique bool) ([]HistoryEntry, er
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.loadPast()
 	var out []HistoryEntry
 	seen := map[string]bool{}
 	for i := len(h.entries) - 1; i >= 0; i-- {

@@ -25,13 +25,16 @@ const (
 
 // Kernel is `pathnotes kernel CONNECTION_FILE`: the Jupyter kernel, with
 // cells run in sessions that newSession starts.
-func Kernel(args []string, newSession NewSession) error {
+func Kernel(args []string, newSession NewSession) (err error) {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: pathnotes kernel CONNECTION_FILE\n\n"+
 			"Runs the kernel; Jupyter front ends start it through the kernelspec that\n"+
 			"`pathnotes install` writes. The log goes to standard error, or to the file\n"+
-			"$%s; $%s=debug logs every message with its type and id.\n", logFileEnv, logLevelEnv)
+			"$%s; $%s=debug logs every message with its type and id.\n"+
+			"$%s and $%s name files to write a CPU profile of the kernel's\n"+
+			"run and a heap profile at its end to, for go tool pprof.\n",
+			logFileEnv, logLevelEnv, cpuProfileEnv, heapProfileEnv)
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -44,6 +47,15 @@ func Kernel(args []string, newSession NewSession) error {
 	if err != nil {
 		return err
 	}
+	stopProfiles, err := startProfiles()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if perr := stopProfiles(); perr != nil && err == nil {
+			err = perr
+		}
+	}()
 
 	// Compiled code that prints to the process's stdout or stderr must reach
 	// the cells, so both descriptors are captured; the log keeps the real

@@ -1,0 +1,126 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"io"
+	"sync"
+)
+
+// zmq4 writes a message a piece at a time: a frame's header, then its body,
+// frame after frame (two writes a frame; the five to eight frames of a
+// Jupyter message make ten to sixteen). On TCP each write is a system call
+// and a segment that wakes the front end's socket thread, so a reply reached
+// the front end in a dozen pieces. The kernel's connections gather a
+// message's frames and write them at once, when the frame that ends the
+// message (one without the MORE flag) is complete.
+
+// flagMore marks a ZMTP frame that is followed by more of its message.
+const flagMore = 0x01
+
+// maxGather bounds the bytes gathered before they are written anyway; a
+// write at least this large goes out at once, without a copy.
+const maxGather = 64 << 10
+
+// Write writes p to the connection, gathering the pieces of a message.
+func (c *boundedConn) Write(p []byte) (int, error) {
+	return c.out.write(c.Conn, p)
+}
+
+// gatherer collects the bytes a connection writes until a message ends.
+type gatherer struct {
+	mu       sync.Mutex
+	greeting int    // bytes of our greeting still to pass, written as they come
+	buf      []byte // gathered bytes not written yet
+	flags    byte   // flags of the frame being written
+	hdr      [9]byte
+	hdrLen   int    // bytes of the header being written seen so far
+	skip     uint64 // bytes of the body being written still to come
+	err      error  // the first write error; every later write returns it
+}
+
+// write writes p to w, or keeps it until the message it belongs to ends.
+func (g *gatherer) write(w io.Writer, p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.writeLocked(w, p)
+}
+
+func (g *gatherer) writeLocked(w io.Writer, p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.greeting > 0 {
+		n := min(len(p), g.greeting)
+		m, err := w.Write(p[:n])
+		g.greeting -= m
+		if err != nil || n == len(p) {
+			g.err = err
+			return m, err
+		}
+		m2, err := g.writeLocked(w, p[n:])
+		return m + m2, err
+	}
+	ends := g.follow(p)
+	if len(g.buf)+len(p) >= maxGather {
+		if err := g.flush(w); err != nil {
+			return 0, err
+		}
+		if _, err := w.Write(p); err != nil {
+			g.err = err
+			return 0, err
+		}
+		return len(p), nil
+	}
+	g.buf = append(g.buf, p...)
+	if ends {
+		if err := g.flush(w); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// flush writes the gathered bytes.
+func (g *gatherer) flush(w io.Writer) error {
+	if len(g.buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(g.buf)
+	g.buf = g.buf[:0]
+	if cap(g.buf) > maxGather {
+		g.buf = nil // do not keep a large buffer for small messages
+	}
+	g.err = err
+	return err
+}
+
+// follow follows the ZMTP frames of p, the next bytes written, and reports
+// whether p ends exactly at the end of a message: after the body of a
+// frame without the MORE flag (a command is a message of its own).
+func (g *gatherer) follow(p []byte) bool {
+	for i := 0; i < len(p); {
+		if g.skip > 0 {
+			step := min(g.skip, uint64(len(p)-i))
+			g.skip -= step
+			i += int(step)
+			continue
+		}
+		g.hdr[g.hdrLen] = p[i]
+		g.hdrLen++
+		i++
+		need := 2
+		if g.hdr[0]&flagLong != 0 {
+			need = 9
+		}
+		if g.hdrLen < need {
+			continue
+		}
+		g.flags = g.hdr[0]
+		g.skip = uint64(g.hdr[1])
+		if need == 9 {
+			g.skip = binary.BigEndian.Uint64(g.hdr[1:9])
+		}
+		g.hdrLen = 0
+	}
+	return g.skip == 0 && g.hdrLen == 0 && g.flags&flagMore == 0
+}
