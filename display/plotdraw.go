@@ -74,22 +74,17 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 		}
 	}()
 	w, h := vg.Length(p.widthCm)*vg.Centimeter, vg.Length(p.heightCm)*vg.Centimeter
-	pl, leg, err := p.build(w)
-	if err != nil {
-		return nil, err
-	}
-	p.setRanges(pl, &leg, h)
 	cw, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return nil, fmt.Errorf("display: plot %q: %w", p.title, err)
 	}
-	c := draw.New(cw)
-	labels := takeAxisLabels(pl)
-	area, legArea := placeLegend(pl, &leg, clipMargins(pl, c), p.marks(), labels.dataCanvas)
-	inner := labels.room(area)
-	pl.Draw(inner)
-	labels.draw(area, pl.DataCanvas(inner))
-	leg.Draw(legArea)
+	l, err := p.layout(draw.New(cw))
+	if err != nil {
+		return nil, err
+	}
+	l.pl.Draw(l.inner)
+	l.labels.draw(l.area, l.pl.DataCanvas(l.inner))
+	l.leg.Draw(l.legend)
 	var buf bytes.Buffer
 	if _, err := cw.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("display: plot %q: writing %s: %w", p.title, format, err)
@@ -98,6 +93,29 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 		return []byte(markPlotSVG(svgFontFallbacks.Replace(buf.String()))), nil
 	}
 	return buf.Bytes(), nil
+}
+
+// plotLayout is a plot laid out on a canvas: area holds the plot and its
+// axis labels, inner the plot less the labels, legend the legend's box.
+type plotLayout struct {
+	pl                  *plot.Plot
+	leg                 plot.Legend
+	labels              axisLabels
+	area, inner, legend draw.Canvas
+}
+
+// layout builds the plot and places its parts on c.
+func (p *Plot) layout(c draw.Canvas) (*plotLayout, error) {
+	w, h := c.Size().X, c.Size().Y
+	pl, leg, err := p.build(w)
+	if err != nil {
+		return nil, err
+	}
+	p.setRanges(pl, &leg, h)
+	l := &plotLayout{pl: pl, leg: leg, labels: takeAxisLabels(pl)}
+	l.area, l.legend = placeLegend(pl, &l.leg, clipMargins(pl, c), p.marks(), l.labels.dataCanvas)
+	l.inner = l.labels.room(l.area)
+	return l, nil
 }
 
 // build makes the gonum plot and its legend, which Render draws apart
@@ -140,7 +158,7 @@ func (p *Plot) build(w vg.Length) (*plot.Plot, plot.Legend, error) {
 		line.Color, line.Width, line.Dashes = c, vg.Points(1.5), plotutil.Dashes(i/len(plotutil.DarkColors))
 		points.Color, points.Shape = c, plotutil.Shape(i)
 		pl.Add(line, points)
-		leg.Add(s.name, line, points)
+		leg.Add(fitLegendName(&leg, s.name, w), line, points)
 	}
 	if len(p.bars) > 0 {
 		// Each category gets 80% of its share of the width, split between groups.
@@ -154,7 +172,7 @@ func (p *Plot) build(w vg.Length) (*plot.Plot, plot.Legend, error) {
 			b.LineStyle.Width = 0
 			b.Offset = (vg.Length(i) - vg.Length(len(p.bars)-1)/2) * barW
 			pl.Add(b)
-			leg.Add(s.name, b)
+			leg.Add(fitLegendName(&leg, s.name, w), b)
 		}
 		pl.NominalX(p.categories...)
 		pl.X.Tick.Label.Color = catTickColor
@@ -162,11 +180,27 @@ func (p *Plot) build(w vg.Length) (*plot.Plot, plot.Legend, error) {
 	return pl, leg, nil
 }
 
+// fitLegendName shortens a series name, ending it with "…", so that its
+// legend entry is at most 90% of the plot's width w.
+func fitLegendName(leg *plot.Legend, name string, w vg.Length) string {
+	limit := 0.9*w - leg.ThumbnailWidth
+	fits := func(s string) bool { return leg.TextStyle.Width(" "+s) <= limit }
+	if fits(name) {
+		return name
+	}
+	r := []rune(name)
+	for len(r) > 0 && !fits(string(r)+"…") {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
+}
+
 // clipMargins leaves room at the sides of c for the tick labels that stick
 // out of the axes. gonum measures text with Liberation Sans; a browser
 // that draws it with a wider sans (DejaVu Sans is up to a fifth wider)
 // pushes the last x label and the widest y label past the edge, so each
-// side keeps a share of its widest label free.
+// side keeps a share of its widest label free. The top keeps two points
+// free: gonum sets the title's tallest glyphs' box just past the edge.
 func clipMargins(pl *plot.Plot, c draw.Canvas) draw.Canvas {
 	widest := func(a *plot.Axis) vg.Length {
 		var w vg.Length
@@ -176,7 +210,7 @@ func clipMargins(pl *plot.Plot, c draw.Canvas) draw.Canvas {
 		return w
 	}
 	const wider = 0.2 // how much wider than gonum's measure a label may draw
-	return draw.Crop(c, vg.Points(2)+wider*widest(&pl.Y), -(vg.Points(4) + wider*widest(&pl.X)), 0, 0)
+	return draw.Crop(c, vg.Points(2)+wider*widest(&pl.Y), -(vg.Points(4) + wider*widest(&pl.X)), 0, -vg.Points(2))
 }
 
 // axisLabels are a plot's axis labels, which Render draws itself: gonum

@@ -74,11 +74,12 @@ func placeLegend(pl *plot.Plot, leg *plot.Legend, c draw.Canvas, marks []dataMar
 			Max: vg.Point{X: c.Max.X, Y: top},
 		})
 	}
-	area = draw.Crop(c, 0, 0, size.Y+vg.Points(gap), 0)
-	left := dataCanvas(area).Min.X
+	const below = 2 // points under the legend, for its last line's descent
+	area = draw.Crop(c, 0, 0, size.Y+vg.Points(gap+below), 0)
+	left := max(c.Min.X, min(dataCanvas(area).Min.X, c.Max.X-size.X))
 	return area, box(vg.Rectangle{
-		Min: vg.Point{X: left, Y: c.Min.Y},
-		Max: vg.Point{X: left + size.X, Y: c.Min.Y + size.Y},
+		Min: vg.Point{X: left, Y: c.Min.Y + vg.Points(below)},
+		Max: vg.Point{X: left + size.X, Y: c.Min.Y + vg.Points(below) + size.Y},
 	})
 }
 

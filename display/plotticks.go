@@ -84,13 +84,15 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 		first := math.Ceil(lo/step - 1e-9)
 		last := math.Floor(hi/step + 1e-9)
 		if last-first >= 1 {
+			// Enough digits to tell 1000 from 1000.2.
+			digits := max(4, int(math.Ceil(math.Log10(max(math.Abs(lo), math.Abs(hi))/step)))+1)
 			var ticks []plot.Tick
 			for i := first; i <= last; i++ {
 				v := i * step
 				if math.Abs(v) < step*1e-9 {
 					v = 0 // not -1e-17
 				}
-				ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v)})
+				ticks = append(ticks, plot.Tick{Value: v, Label: tickLabelDigits(v, digits)})
 				if mid := v + step/2; i < last || mid <= hi {
 					ticks = append(ticks, plot.Tick{Value: mid})
 				}
@@ -120,14 +122,18 @@ func niceStep(x float64) float64 {
 // significant digits from 0.001 up to 10000 (0.25, 40, 2000), and as
 // mantissa and exponent outside that (1e7, 2.5e6, 5e-5), so that no label
 // grows to 10000000 or 0.000001.
-func tickLabel(v float64) string {
+func tickLabel(v float64) string { return tickLabelDigits(v, 4) }
+
+// tickLabelDigits is tickLabel with up to digits significant digits (at
+// least 4), for the ticks of a short axis far from zero.
+func tickLabelDigits(v float64, digits int) string {
 	if v == 0 {
 		return "0"
 	}
 	if a := math.Abs(v); a >= 1e-3 && a < 1e4 {
-		return strconv.FormatFloat(v, 'g', 4, 64)
+		return strconv.FormatFloat(v, 'g', digits, 64)
 	}
-	s := strconv.FormatFloat(v, 'e', 3, 64) // 2.500e+06
+	s := strconv.FormatFloat(v, 'e', digits-1, 64) // 2.500e+06
 	mant, exp, _ := strings.Cut(s, "e")
 	if strings.Contains(mant, ".") {
 		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
