@@ -181,9 +181,9 @@ func (p *Plot) build(w vg.Length) (*plot.Plot, plot.Legend, error) {
 }
 
 // fitLegendName shortens a series name, ending it with "…", so that its
-// legend entry is at most 90% of the plot's width w.
+// legend entry is at most three quarters of the plot's width w.
 func fitLegendName(leg *plot.Legend, name string, w vg.Length) string {
-	limit := 0.9*w - leg.ThumbnailWidth
+	limit := 0.75*w - leg.ThumbnailWidth
 	fits := func(s string) bool { return leg.TextStyle.Width(" "+s) <= limit }
 	if fits(name) {
 		return name

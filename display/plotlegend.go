@@ -66,17 +66,20 @@ func placeLegend(pl *plot.Plot, leg *plot.Legend, c draw.Canvas, marks []dataMar
 		return c, box(r)
 	}
 	const gap = 10 // points between the plot and a legend beside or below it
+	// Room for names drawn in a font wider than the one gonum measures
+	// with, as clipMargins keeps for tick labels.
+	slack := 0.2 * (size.X - leg.ThumbnailWidth)
 	if size.X <= 0.35*(c.Max.X-c.Min.X) {
-		area = draw.Crop(c, 0, -(size.X + vg.Points(gap)), 0, 0)
+		area = draw.Crop(c, 0, -(size.X + slack + vg.Points(gap)), 0, 0)
 		top := dataCanvas(area).Max.Y
 		return area, box(vg.Rectangle{
-			Min: vg.Point{X: c.Max.X - size.X, Y: top - size.Y},
-			Max: vg.Point{X: c.Max.X, Y: top},
+			Min: vg.Point{X: c.Max.X - slack - size.X, Y: top - size.Y},
+			Max: vg.Point{X: c.Max.X - slack, Y: top},
 		})
 	}
 	const below = 2 // points under the legend, for its last line's descent
 	area = draw.Crop(c, 0, 0, size.Y+vg.Points(gap+below), 0)
-	left := max(c.Min.X, min(dataCanvas(area).Min.X, c.Max.X-size.X))
+	left := max(c.Min.X, min(dataCanvas(area).Min.X, c.Max.X-slack-size.X))
 	return area, box(vg.Rectangle{
 		Min: vg.Point{X: left, Y: c.Min.Y + vg.Points(below)},
 		Max: vg.Point{X: left + size.X, Y: c.Min.Y + vg.Points(below) + size.Y},
