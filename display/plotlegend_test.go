@@ -127,7 +127,7 @@ func TestSegmentMeetsBox(t *testing.T) {
 		seg  [4]float64
 		want bool
 	}{
-		{[4]float64{-1, 0.5, 2, 0.5}, true},   // crosses
+		{[4]float64{-1, 0.5, 2, 0.5}, true},    // crosses
 		{[4]float64{0.5, 0.5, 0.5, 0.5}, true}, // a point inside
 		{[4]float64{-1, -1, -0.5, 2}, false},   // passes left
 		{[4]float64{-1, 0.5, -0.1, 3}, false},  // ends short
