@@ -34,8 +34,8 @@ var blockedFWColors = [...]string{0: "#eeeeee", 1: "#d62728", 2: "#f5a623", 3: "
 func BlockedFW(n, b, k int) *BlockedFWView {
 	v := &BlockedFWView{n: n, b: b, k: k}
 	switch {
-	case n < 1 || n > 4096:
-		v.err = fmt.Errorf("display: BlockedFW: n = %d, want 1 to 4096", n)
+	case n < 1 || n > bfwSide:
+		v.err = fmt.Errorf("display: BlockedFW: n = %d, want 1 to %d (a cell a pixel at least)", n, bfwSide)
 	case b < 1:
 		v.err = fmt.Errorf("display: BlockedFW: tile size b = %d, want ≥ 1", b)
 	case k < 0 || k >= v.tiles():
@@ -61,8 +61,8 @@ func (v *BlockedFWView) Phase(p int) *BlockedFWView {
 // Launch overlays a launch of gridX×gridY blocks of blockX×blockY threads
 // with one thread per cell: thread (tx, ty) of block (bx, by) takes row
 // by·blockY+ty and column bx·blockX+tx. Each block's cells are outlined and
-// named; cells no thread takes are crossed out, and the text form counts
-// them and the threads that fall outside the matrix.
+// named; cells no thread takes are shaded red, and the text form counts
+// the cells covered and the threads that fall outside the matrix.
 func (v *BlockedFWView) Launch(gridX, gridY, blockX, blockY int) *BlockedFWView {
 	if v.err == nil && (gridX < 1 || gridY < 1 || blockX < 1 || blockY < 1) {
 		v.err = fmt.Errorf("display: BlockedFW: launch grid %d×%d, blocks %d×%d; want each ≥ 1", gridX, gridY, blockX, blockY)
@@ -104,7 +104,7 @@ const (
 // or 3, plus "reads" for a tile the shown phase reads and "idle" for one
 // it does not touch); tile numbers are <text class="tile-label">; a
 // launch's blocks are <rect class="block"> with <text class="block-label">
-// and uncovered cells <path class="uncovered">.
+// and the cells no thread takes <rect class="uncovered">.
 func (v *BlockedFWView) SVG() (string, error) {
 	if v.err != nil {
 		return "", v.err
@@ -171,8 +171,8 @@ func (v *BlockedFWView) SVG() (string, error) {
 	return sb.String(), nil
 }
 
-// drawLaunch outlines the launch's blocks and crosses out the cells no
-// thread takes.
+// drawLaunch outlines the launch's blocks and shades the cells no thread
+// takes.
 func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) int) {
 	for by := range v.gridY {
 		for bx := range v.gridX {
@@ -188,14 +188,12 @@ func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) i
 			}
 		}
 	}
+	// The cells no thread takes: a strip at the right, one at the bottom.
 	rows, cols := min(v.n, v.gridY*v.blockY), min(v.n, v.gridX*v.blockX)
-	for r := range v.n {
-		for c := range v.n {
-			if r >= rows || c >= cols {
-				x, y := at(c), at(r)
-				fmt.Fprintf(sb, `<path class="uncovered" d="M%d %dL%d %dM%d %dL%d %d" stroke="#b00020" stroke-width="1"/>`+"\n",
-					x+1, y+1, x+cell-1, y+cell-1, x+cell-1, y+1, x+1, y+cell-1)
-			}
+	for _, strip := range [][4]int{{cols, 0, v.n, rows}, {0, rows, v.n, v.n}} { // first column, row; end column, row
+		if strip[0] < strip[2] && strip[1] < strip[3] {
+			fmt.Fprintf(sb, `<rect class="uncovered" x="%d" y="%d" width="%d" height="%d" fill="#b00020" fill-opacity="0.35" stroke="#b00020"/>`+"\n",
+				at(strip[0]), at(strip[1]), (strip[2]-strip[0])*cell, (strip[3]-strip[1])*cell)
 		}
 	}
 }
