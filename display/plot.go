@@ -27,8 +27,8 @@ import (
 // labelled at its powers of ten (and at 2 and 5 between them when it spans
 // fewer than three decades), every linear axis at round steps, large and
 // small numbers read compactly (1e7, 5e-5), and the legend goes in a corner
-// where it hides no point or line, or beside the plot when no corner is
-// free.
+// where it hides no point or line, or beside (or below) the plot when no
+// corner is free.
 type Plot struct {
 	title, xLabel, yLabel string
 	xScale, yScale        scale
@@ -127,6 +127,8 @@ func (p *Plot) logAxes() (logX, logY bool) {
 }
 
 // Size sets the plot's size in centimetres (at 96 dots per inch for PNG).
+// A legend that no corner of the data area can hold without hiding data
+// widens the image (or, when it is wide, makes it taller) by its own size.
 func (p *Plot) Size(widthCm, heightCm float64) *Plot {
 	if !(widthCm > 0 && heightCm > 0 && widthCm <= 100 && heightCm <= 100) {
 		return p.failf("size %g×%g cm, want each in (0, 100]", widthCm, heightCm)

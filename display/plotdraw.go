@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Tick labels are drawn in colours a hair off black, one per kind of axis,
@@ -74,12 +75,18 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 		}
 	}()
 	w, h := vg.Length(p.widthCm)*vg.Centimeter, vg.Length(p.heightCm)*vg.Centimeter
+	// A legend that no corner can hold goes beside or below the plot, on
+	// an image grown by its size, so that the plot keeps the size asked.
+	l, err := p.layout(draw.New(vgsvg.New(w, h)))
+	if err != nil {
+		return nil, err
+	}
+	w, h = w+l.grow.X, h+l.grow.Y
 	cw, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return nil, fmt.Errorf("display: plot %q: %w", p.title, err)
 	}
-	l, err := p.layout(draw.New(cw))
-	if err != nil {
+	if l, err = p.layout(draw.New(cw)); err != nil {
 		return nil, err
 	}
 	l.pl.Draw(l.inner)
@@ -102,6 +109,7 @@ type plotLayout struct {
 	leg                 plot.Legend
 	labels              axisLabels
 	area, inner, legend draw.Canvas
+	grow                vg.Point // room a legend outside the plot takes
 }
 
 // layout builds the plot and places its parts on c.
@@ -113,7 +121,7 @@ func (p *Plot) layout(c draw.Canvas) (*plotLayout, error) {
 	}
 	p.setRanges(pl, &leg, h)
 	l := &plotLayout{pl: pl, leg: leg, labels: takeAxisLabels(pl)}
-	l.area, l.legend = placeLegend(pl, &l.leg, clipMargins(pl, c), p.marks(), l.labels.dataCanvas)
+	l.area, l.legend, l.grow = placeLegend(pl, &l.leg, clipMargins(pl, c), p.marks(), l.labels.dataCanvas)
 	l.inner = l.labels.room(l.area)
 	return l, nil
 }

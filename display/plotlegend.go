@@ -56,35 +56,42 @@ func legendSize(leg *plot.Legend) vg.Point {
 // clear of every mark, else beside the plot on the right, or below it when
 // the legend is too wide to stand beside it. dataCanvas gives the data
 // area of the plot drawn in a canvas. placeLegend returns the canvas to
-// draw the plot in and the one, exactly the legend's box, to draw the
-// legend in.
-func placeLegend(pl *plot.Plot, leg *plot.Legend, c draw.Canvas, marks []dataMark, dataCanvas func(draw.Canvas) draw.Canvas) (area, legend draw.Canvas) {
+// draw the plot in, the one, exactly the legend's box, to draw the legend
+// in, and for a legend outside the plot how much wider or taller c would
+// have to be for the plot to keep its whole size.
+func placeLegend(pl *plot.Plot, leg *plot.Legend, c draw.Canvas, marks []dataMark, dataCanvas func(draw.Canvas) draw.Canvas) (area, legend draw.Canvas, grow vg.Point) {
 	leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
 	size := legendSize(leg)
 	box := func(r vg.Rectangle) draw.Canvas { return draw.Canvas{Canvas: c.Canvas, Rectangle: r} }
 	if r, ok := freeCorner(pl, dataCanvas(c), size, marks); ok {
-		return c, box(r)
+		return c, box(r), vg.Point{}
 	}
 	const gap = 10 // points between the plot and a legend beside or below it
 	// Room for names drawn in a font wider than the one gonum measures
 	// with, as clipMargins keeps for tick labels.
 	slack := 0.2 * (size.X - leg.ThumbnailWidth)
-	if size.X <= 0.35*(c.Max.X-c.Min.X) {
-		area = draw.Crop(c, 0, -(size.X + slack + vg.Points(gap)), 0, 0)
+	if size.X <= legendBesideShare*(c.Max.X-c.Min.X) {
+		beside := size.X + slack + vg.Points(gap)
+		area = draw.Crop(c, 0, -beside, 0, 0)
 		top := dataCanvas(area).Max.Y
 		return area, box(vg.Rectangle{
 			Min: vg.Point{X: c.Max.X - slack - size.X, Y: top - size.Y},
 			Max: vg.Point{X: c.Max.X - slack, Y: top},
-		})
+		}), vg.Point{X: beside}
 	}
 	const below = 2 // points under the legend, for its last line's descent
-	area = draw.Crop(c, 0, 0, size.Y+vg.Points(gap+below), 0)
+	under := size.Y + vg.Points(gap+below)
+	area = draw.Crop(c, 0, 0, under, 0)
 	left := max(c.Min.X, min(dataCanvas(area).Min.X, c.Max.X-slack-size.X))
 	return area, box(vg.Rectangle{
 		Min: vg.Point{X: left, Y: c.Min.Y + vg.Points(below)},
 		Max: vg.Point{X: left + size.X, Y: c.Min.Y + vg.Points(below) + size.Y},
-	})
+	}), vg.Point{Y: under}
 }
+
+// legendBesideShare is the largest share of the plot's width that a legend
+// beside the plot may take; a wider one goes below.
+const legendBesideShare = 0.5
 
 // freeCorner returns the box of the given size in the first corner of the
 // data area dc that keeps legendClearance from every mark.

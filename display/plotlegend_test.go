@@ -116,6 +116,10 @@ func TestLegendKeepsOffData(t *testing.T) {
 		if tt.where != "" && got != tt.where {
 			t.Errorf("%s: legend at %s, want %s", tt.name, got, tt.where)
 		}
+		// Outside the plot, the legend grows the image by its room.
+		if wantX, wantY := got == "right", got == "below"; (l.grow.X > 0) != wantX || (l.grow.Y > 0) != wantY {
+			t.Errorf("%s: legend at %s grows the image by %v", tt.name, got, l.grow)
+		}
 		if _, err := tt.p.Render("svg"); err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 		}
