@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"AutoLayout":         reflect.ValueOf(display.AutoLayout),
 		"BFTrace":            reflect.ValueOf(display.BFTrace),
+		"BlockedFW":          reflect.ValueOf(display.BlockedFW),
 		"CircleLayout":       reflect.ValueOf(display.CircleLayout),
 		"Column":             reflect.ValueOf(display.Column),
 		"DefaultLimit":       reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
@@ -61,6 +62,7 @@ func init() {
 
 		// type definitions
 		"BFTraceView":       reflect.ValueOf((*display.BFTraceView)(nil)),
+		"BlockedFWView":     reflect.ValueOf((*display.BlockedFWView)(nil)),
 		"Bundle":            reflect.ValueOf((*display.Bundle)(nil)),
 		"CellKind":          reflect.ValueOf((*display.CellKind)(nil)),
 		"DijkstraTraceView": reflect.ValueOf((*display.DijkstraTraceView)(nil)),

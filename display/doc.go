@@ -30,6 +30,16 @@
 // first three steps and their last, and say so; the text form lists the
 // steps as tables.
 //
+// BlockedFW draws the schematic of one round of blocked Floyd-Warshall:
+// the pivot tile (phase 1), the pivot row and column tiles (phase 2) and
+// the rest (phase 3), one phase at a time or all together, optionally with
+// the thread blocks of a kernel launch over the cells.
+//
+// Plots (NewPlot) label every axis: log axes at their powers of ten, linear
+// ones at round steps; an axis whose values span more than two decades
+// turns logarithmic unless the caller fixed its scale, and the legend goes
+// where it hides no data.
+//
 // Views are built with chained calls (display.Graph(g).Path(p)) and never
 // panic: a bad argument is remembered, shown in place of the view, and
 // returned by the view's Err method and by Show.

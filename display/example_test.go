@@ -66,3 +66,15 @@ func ExampleMatrix_MIMEBundle() {
 	// 0  0  3
 	// 1  ∞  0
 }
+
+// BlockedFW draws a round of blocked Floyd-Warshall; Text is the schematic
+// in words. Here round 1 of an 8×8 matrix in 4×4 tiles, phase 2 only, with
+// a launch of 2×2 blocks of 4×4 threads.
+func ExampleBlockedFW() {
+	v := display.BlockedFW(8, 4, 1).Phase(2).Launch(2, 2, 4, 4)
+	fmt.Println(v.Text())
+	// Output:
+	// blocked Floyd-Warshall: n = 8, 2×2 tiles of 4, round k = 1, phase 2 (pivot row and column)
+	// phase 2 (pivot row and column): (0,1) (1,0)
+	// launch 2×2 blocks of 4×4 threads: 64 of 64 cells covered, 0 threads outside
+}

@@ -1,20 +1,13 @@
 package display
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Plot is a chart of timings or other measurements, drawn with gonum's
@@ -27,9 +20,18 @@ import (
 //	p.Line("fw-blocked", ns, blocked)
 //
 // A plot holds either lines or bars, not both.
+//
+// Unless a call fixes an axis's scale (LogX, LogY, LogLog, LinearX,
+// LinearY), a line plot's axis turns logarithmic by itself when all its
+// values are positive and they span more than two decades. Every log axis is
+// labelled at its powers of ten (and at 2 and 5 between them when it spans
+// fewer than three decades), every linear axis at round steps, large and
+// small numbers read compactly (1e7, 5e-5), and the legend goes in a corner
+// where it hides no point or line, or beside (or below) the plot when no
+// corner is free.
 type Plot struct {
 	title, xLabel, yLabel string
-	logX, logY            bool
+	xScale, yScale        scale
 	lines                 []series
 	bars                  []series
 	categories            []string
@@ -37,6 +39,19 @@ type Plot struct {
 	widthCm, heightCm     float64
 	err                   error
 }
+
+// scale is an axis's scale as the caller set it.
+type scale int
+
+const (
+	scaleAuto   scale = iota // log when the values span more than two decades
+	scaleLinear              // fixed by LinearX or LinearY
+	scaleLog                 // fixed by LogX, LogY or LogLog
+)
+
+// autoLogSpan is the ratio of largest to smallest value above which an
+// axis left to choose its scale turns logarithmic: more than two decades.
+const autoLogSpan = 100
 
 // series is one named line or bar group; xs is nil for bars.
 type series struct {
@@ -71,12 +86,49 @@ func (p *Plot) Err() error {
 func (p *Plot) LogLog() *Plot { return p.LogX().LogY() }
 
 // LogX makes the x axis logarithmic; every x must then be positive.
-func (p *Plot) LogX() *Plot { p.logX = true; return p.check() }
+func (p *Plot) LogX() *Plot { p.xScale = scaleLog; return p.check() }
 
 // LogY makes the y axis logarithmic; every y must then be positive.
-func (p *Plot) LogY() *Plot { p.logY = true; return p.check() }
+func (p *Plot) LogY() *Plot { p.yScale = scaleLog; return p.check() }
+
+// LinearX keeps the x axis linear even when its values span more than two
+// decades, where it would turn logarithmic by itself.
+func (p *Plot) LinearX() *Plot { p.xScale = scaleLinear; return p }
+
+// LinearY keeps the y axis linear even when its values span more than two
+// decades, where it would turn logarithmic by itself.
+func (p *Plot) LinearY() *Plot { p.yScale = scaleLinear; return p }
+
+// logAxes reports which axes are drawn logarithmic: those fixed so, and
+// those left to choose whose values are all positive and span more than
+// autoLogSpan. Bar charts choose nothing: their x axis names categories
+// and their bars start at 0.
+func (p *Plot) logAxes() (logX, logY bool) {
+	logX, logY = p.xScale == scaleLog, p.yScale == scaleLog
+	if len(p.lines) == 0 {
+		return logX, logY
+	}
+	auto := func(values func(series) []float64) bool {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range p.lines {
+			for _, v := range values(s) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+		return lo > 0 && hi > autoLogSpan*lo
+	}
+	if p.xScale == scaleAuto {
+		logX = auto(func(s series) []float64 { return s.xs })
+	}
+	if p.yScale == scaleAuto {
+		logY = auto(func(s series) []float64 { return s.ys })
+	}
+	return logX, logY
+}
 
 // Size sets the plot's size in centimetres (at 96 dots per inch for PNG).
+// A legend that no corner of the data area can hold without hiding data
+// widens the image (or, when it is wide, makes it taller) by its own size.
 func (p *Plot) Size(widthCm, heightCm float64) *Plot {
 	if !(widthCm > 0 && heightCm > 0 && widthCm <= 100 && heightCm <= 100) {
 		return p.failf("size %g×%g cm, want each in (0, 100]", widthCm, heightCm)
@@ -140,17 +192,17 @@ func (p *Plot) Bar(name string, categories []string, values []float64) *Plot {
 
 // check rejects values the axes cannot draw.
 func (p *Plot) check() *Plot {
-	if p.logY && len(p.bars) > 0 {
+	if p.yScale == scaleLog && len(p.bars) > 0 {
 		return p.failf("bars start at 0, which a log y axis cannot show")
 	}
 	for _, s := range append(append([]series(nil), p.lines...), p.bars...) {
 		for i := range s.ys {
 			if s.xs != nil {
-				if err := axisValue(p.logX, "x", s.xs[i]); err != nil {
+				if err := axisValue(p.xScale == scaleLog, "x", s.xs[i]); err != nil {
 					return p.failf("%q point %d: %w", s.name, i, err)
 				}
 			}
-			if err := axisValue(p.logY, "y", s.ys[i]); err != nil {
+			if err := axisValue(p.yScale == scaleLog, "y", s.ys[i]); err != nil {
 				return p.failf("%q point %d: %w", s.name, i, err)
 			}
 		}
@@ -169,191 +221,6 @@ func axisValue(log bool, axis string, v float64) error {
 	return nil
 }
 
-// Render draws the plot as "svg" or "png" bytes.
-func (p *Plot) Render(format string) (out []byte, err error) {
-	if err := p.Err(); err != nil {
-		return nil, err
-	}
-	if format != "svg" && format != "png" {
-		return nil, fmt.Errorf("display: plot %q: format %q, want svg or png", p.title, format)
-	}
-	if len(p.lines) == 0 && len(p.bars) == 0 {
-		return nil, fmt.Errorf("display: plot %q has no data (add a Line or Bar)", p.title)
-	}
-	// Values are checked above; this turns any remaining panic in the
-	// plotting library into an error rather than a dead kernel.
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("display: plot %q: drawing failed: %v", p.title, r)
-		}
-	}()
-	pl := plot.New()
-	pl.Title.Text = p.title
-	pl.X.Label.Text = p.xLabel
-	pl.Y.Label.Text = p.yLabel
-	for _, f := range []*font.Font{&pl.Title.TextStyle.Font, &pl.X.Label.TextStyle.Font, &pl.Y.Label.TextStyle.Font,
-		&pl.X.Tick.Label.Font, &pl.Y.Tick.Label.Font, &pl.Legend.TextStyle.Font} {
-		f.Variant = "Sans"
-	}
-	if p.logX {
-		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, logTicks{}
-	}
-	if p.logY {
-		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, logTicks{}
-	}
-	pl.Add(plotter.NewGrid())
-	pl.Title.Padding = vg.Points(6)
-	// Top left is where rising timing curves leave room.
-	pl.Legend.Top, pl.Legend.Left = true, true
-	pl.Legend.XOffs, pl.Legend.YOffs = vg.Points(8), -vg.Points(4)
-	// Without padding the entries' lines touch as soon as the browser's
-	// font is a little taller than the one gonum measured.
-	pl.Legend.Padding = vg.Points(2)
-	w, h := vg.Length(p.widthCm)*vg.Centimeter, vg.Length(p.heightCm)*vg.Centimeter
-	for i, s := range p.lines {
-		xys := make(plotter.XYs, len(s.xs))
-		for k := range s.xs {
-			xys[k] = plotter.XY{X: s.xs[k], Y: s.ys[k]}
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, fmt.Errorf("display: plot %q: line %q: %w", p.title, s.name, err)
-		}
-		c := seriesColor(i)
-		line.Color, line.Width, line.Dashes = c, vg.Points(1.5), plotutil.Dashes(i/len(plotutil.DarkColors))
-		points.Color, points.Shape = c, plotutil.Shape(i)
-		pl.Add(line, points)
-		pl.Legend.Add(s.name, line, points)
-	}
-	if len(p.bars) > 0 {
-		// Each category gets 80% of its share of the width, split between groups.
-		barW := w * 0.8 * 0.8 / vg.Length(len(p.categories)*len(p.bars))
-		for i, s := range p.bars {
-			b, err := plotter.NewBarChart(plotter.Values(s.ys), barW)
-			if err != nil {
-				return nil, fmt.Errorf("display: plot %q: bars %q: %w", p.title, s.name, err)
-			}
-			b.Color = seriesColor(i)
-			b.LineStyle.Width = 0
-			b.Offset = (vg.Length(i) - vg.Length(len(p.bars)-1)/2) * barW
-			pl.Add(b)
-			pl.Legend.Add(s.name, b)
-		}
-		pl.NominalX(p.categories...)
-	}
-	p.setRanges(pl, h)
-	wt, err := pl.WriterTo(w, h, format)
-	if err != nil {
-		return nil, fmt.Errorf("display: plot %q: %w", p.title, err)
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("display: plot %q: writing %s: %w", p.title, format, err)
-	}
-	if format == "svg" {
-		return []byte(svgFontFallbacks.Replace(buf.String())), nil
-	}
-	return buf.Bytes(), nil
-}
-
-// svgFontFallbacks adds fallbacks to the one font family that gonum writes
-// into its SVG. gonum lays text out with the metrics of Liberation Sans,
-// which few Windows and macOS machines have; a browser that lacks every
-// font a style names uses its default font, a serif one on those systems.
-// Arimo and Arial have the same metrics as Liberation Sans (Arimo is the
-// same design), Helvetica nearly so, and sans-serif keeps the last resort
-// sans.
-var svgFontFallbacks = strings.NewReplacer(
-	"font-family:Liberation Sans;", "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;")
-
-// plotMargin is the share of the data range left free at each end of an
-// axis, so that markers and bars at the extremes are not cut in half.
-const plotMargin = 0.04
-
-// setRanges fits the axes to the data with a margin; bars get half a
-// category on each side and room above for the legend. h is the height of
-// the whole plot.
-func (p *Plot) setRanges(pl *plot.Plot, h vg.Length) {
-	if len(p.bars) > 0 {
-		// The value axis already starts at zero and ends at the tallest
-		// bar, which then ran into the top edge and under the legend (top
-		// left, over the first category, often the slowest variant's).
-		pl.X.Min, pl.X.Max = -0.5, float64(len(p.categories))-0.5
-		tallest := 0.0
-		for _, s := range p.bars {
-			for _, y := range s.ys {
-				tallest = max(tallest, y)
-			}
-		}
-		if tallest > 0 {
-			pl.Y.Max = niceTop(tallest / (1 - legendShare(pl, h)))
-		}
-		return
-	}
-	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for _, s := range p.lines {
-		for i := range s.xs {
-			xlo, xhi = min(xlo, s.xs[i]), max(xhi, s.xs[i])
-			ylo, yhi = min(ylo, s.ys[i]), max(yhi, s.ys[i])
-		}
-	}
-	pl.X.Min, pl.X.Max = widen(xlo, xhi, p.logX)
-	pl.Y.Min, pl.Y.Max = widen(ylo, yhi, p.logY)
-}
-
-// legendShare is the part of the data area's height, from the top, that
-// the legend takes, with a little air under it. The data area is the plot
-// less its title and x axis; plotChrome is a generous estimate of those, so
-// that the share errs on the large side.
-func legendShare(pl *plot.Plot, h vg.Length) float64 {
-	const plotChrome = 60 // points: title, tick labels and x label with paddings
-	legend := pl.Legend.Rectangle(draw.Canvas{}).Size().Y - pl.Legend.YOffs + vg.Points(6)
-	return min(float64(legend)/float64(h-vg.Points(plotChrome)), 0.5)
-}
-
-// niceTop returns the axis top, at or above top, for an axis from 0: the
-// first round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of
-// ten) that gonum's default ticker labels, with at least two labels below
-// it. An axis that ends between two labels shows few of them: 0 and 0.25
-// for a top of 0.29, where 0.3 gives 0, 0.1, 0.2 and 0.3. A top that no
-// candidate suits is returned as it is.
-func niceTop(top float64) float64 {
-	mantissas := []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8}
-	for exp := math.Floor(math.Log10(top)); exp <= math.Floor(math.Log10(top))+1; exp++ {
-		for _, m := range mantissas {
-			c := m * math.Pow(10, exp)
-			if c < top {
-				continue
-			}
-			labels, topLabelled := 0, false
-			for _, t := range (plot.DefaultTicks{}).Ticks(0, c) {
-				if t.Label != "" {
-					labels++
-					topLabelled = topLabelled || math.Abs(t.Value-c) <= 1e-9*c
-				}
-			}
-			if topLabelled && labels >= 3 {
-				return c
-			}
-		}
-	}
-	return top
-}
-
-// widen extends [lo, hi] by plotMargin of its span at each end, in log
-// space for a log axis; a single value gets a span around it.
-func widen(lo, hi float64, log bool) (float64, float64) {
-	if log {
-		a, b := widen(math.Log10(lo), math.Log10(hi), false)
-		return math.Pow(10, a), math.Pow(10, b)
-	}
-	span := hi - lo
-	if span == 0 {
-		span = max(math.Abs(lo), 1)
-	}
-	return lo - plotMargin*span, hi + plotMargin*span
-}
-
 // seriesColor is the colour of series i: gonum's dark palette, whose
 // colours stay apart on white.
 func seriesColor(i int) color.Color {
@@ -367,16 +234,16 @@ func (p *Plot) Text() string {
 		return "error: " + err.Error()
 	}
 	var sb strings.Builder
-	scale := ""
-	switch {
-	case p.logX && p.logY:
-		scale = ", log-log"
-	case p.logX:
-		scale = ", log x"
-	case p.logY:
-		scale = ", log y"
+	scales := ""
+	switch logX, logY := p.logAxes(); {
+	case logX && logY:
+		scales = ", log-log"
+	case logX:
+		scales = ", log x"
+	case logY:
+		scales = ", log y"
 	}
-	fmt.Fprintf(&sb, "plot %q: x = %s, y = %s%s\n", p.title, p.xLabel, p.yLabel, scale)
+	fmt.Fprintf(&sb, "plot %q: x = %s, y = %s%s\n", p.title, p.xLabel, p.yLabel, scales)
 	for _, s := range p.lines {
 		pts := make([]string, len(s.xs))
 		for i := range s.xs {
@@ -441,20 +308,4 @@ func Seconds(ds []time.Duration) []float64 {
 		out[i] = d.Seconds()
 	}
 	return out
-}
-
-// logTicks are gonum's log-axis ticks with labels rounded to six significant
-// digits: its powers of ten are products of floats, and printed exactly they
-// read 9.999999999999999e-05.
-type logTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (logTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.LogTicks{Prec: -1}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
-		}
-	}
-	return ts
 }

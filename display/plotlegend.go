@@ -1,0 +1,164 @@
+package display
+
+import (
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// dataMark is something drawn in a plot's data area, in data coordinates:
+// a line segment from (x0, y0) to (x1, y1) (a point when they are equal),
+// or with filled set the rectangle they span (a bar).
+type dataMark struct {
+	x0, y0, x1, y1 float64
+	filled         bool
+}
+
+// marks lists the plot's points and segments, and a rectangle per
+// category covering its bars.
+func (p *Plot) marks() []dataMark {
+	var ms []dataMark
+	for _, s := range p.lines {
+		for i := range s.xs {
+			ms = append(ms, dataMark{x0: s.xs[i], y0: s.ys[i], x1: s.xs[i], y1: s.ys[i]})
+			if i > 0 {
+				ms = append(ms, dataMark{x0: s.xs[i-1], y0: s.ys[i-1], x1: s.xs[i], y1: s.ys[i]})
+			}
+		}
+	}
+	for c := range p.categories {
+		top := 0.0
+		for _, s := range p.bars {
+			top = max(top, s.ys[c])
+		}
+		ms = append(ms, dataMark{x0: float64(c) - 0.45, x1: float64(c) + 0.45, y1: top, filled: true})
+	}
+	return ms
+}
+
+// legendInset is the gap between the legend and the data area's edges.
+const legendInset = 6 // points
+
+// legendClearance is how far the legend keeps from any point or line: a
+// marker's radius and a line's width with some air.
+const legendClearance = 4 // points
+
+// legendSize is the size of the legend's box.
+func legendSize(leg *plot.Legend) vg.Point {
+	r := leg.Rectangle(draw.Canvas{})
+	return vg.Point{X: r.Size().X, Y: r.Size().Y + leg.TextStyle.FontExtents().Descent}
+}
+
+// placeLegend chooses where the legend goes: the first of the data area's
+// corners (top left, top right, bottom right, bottom left) whose box keeps
+// clear of every mark, else beside the plot on the right, or below it when
+// the legend is too wide to stand beside it. dataCanvas gives the data
+// area of the plot drawn in a canvas. placeLegend returns the canvas to
+// draw the plot in, the one, exactly the legend's box, to draw the legend
+// in, and for a legend outside the plot how much wider or taller c would
+// have to be for the plot to keep its whole size.
+func placeLegend(pl *plot.Plot, leg *plot.Legend, c draw.Canvas, marks []dataMark, dataCanvas func(draw.Canvas) draw.Canvas) (area, legend draw.Canvas, grow vg.Point) {
+	leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
+	size := legendSize(leg)
+	box := func(r vg.Rectangle) draw.Canvas { return draw.Canvas{Canvas: c.Canvas, Rectangle: r} }
+	if r, ok := freeCorner(pl, dataCanvas(c), size, marks); ok {
+		return c, box(r), vg.Point{}
+	}
+	const gap = 10 // points between the plot and a legend beside or below it
+	// Room for names drawn in a font wider than the one gonum measures
+	// with, as clipMargins keeps for tick labels.
+	slack := 0.2 * (size.X - leg.ThumbnailWidth)
+	if size.X <= legendBesideShare*(c.Max.X-c.Min.X) {
+		beside := size.X + slack + vg.Points(gap)
+		area = draw.Crop(c, 0, -beside, 0, 0)
+		top := dataCanvas(area).Max.Y
+		return area, box(vg.Rectangle{
+			Min: vg.Point{X: c.Max.X - slack - size.X, Y: top - size.Y},
+			Max: vg.Point{X: c.Max.X - slack, Y: top},
+		}), vg.Point{X: beside}
+	}
+	const below = 2 // points under the legend, for its last line's descent
+	under := size.Y + vg.Points(gap+below)
+	area = draw.Crop(c, 0, 0, under, 0)
+	left := max(c.Min.X, min(dataCanvas(area).Min.X, c.Max.X-slack-size.X))
+	return area, box(vg.Rectangle{
+		Min: vg.Point{X: left, Y: c.Min.Y + vg.Points(below)},
+		Max: vg.Point{X: left + size.X, Y: c.Min.Y + vg.Points(below) + size.Y},
+	}), vg.Point{Y: under}
+}
+
+// legendBesideShare is the largest share of the plot's width that a legend
+// beside the plot may take; a wider one goes below.
+const legendBesideShare = 0.5
+
+// freeCorner returns the box of the given size in the first corner of the
+// data area dc that keeps legendClearance from every mark.
+func freeCorner(pl *plot.Plot, dc draw.Canvas, size vg.Point, marks []dataMark) (vg.Rectangle, bool) {
+	in := vg.Points(legendInset)
+	if size.X+2*in > dc.Max.X-dc.Min.X || size.Y+2*in > dc.Max.Y-dc.Min.Y {
+		return vg.Rectangle{}, false
+	}
+	left, right := dc.Min.X+in, dc.Max.X-in-size.X
+	bottom, top := dc.Min.Y+in, dc.Max.Y-in-size.Y
+	for _, at := range []vg.Point{{X: left, Y: top}, {X: right, Y: top}, {X: right, Y: bottom}, {X: left, Y: bottom}} {
+		r := vg.Rectangle{Min: at, Max: at.Add(size)}
+		if !coversAny(pl, dc, r, marks) {
+			return r, true
+		}
+	}
+	return vg.Rectangle{}, false
+}
+
+// coversAny reports whether r, widened by legendClearance, meets any mark
+// drawn on the data canvas dc.
+func coversAny(pl *plot.Plot, dc draw.Canvas, r vg.Rectangle, marks []dataMark) bool {
+	cl := vg.Points(legendClearance)
+	x0, y0 := float64(r.Min.X-cl), float64(r.Min.Y-cl)
+	x1, y1 := float64(r.Max.X+cl), float64(r.Max.Y+cl)
+	px := func(x float64) float64 { return float64(dc.X(pl.X.Norm(x))) }
+	py := func(y float64) float64 { return float64(dc.Y(pl.Y.Norm(y))) }
+	for _, m := range marks {
+		ax, ay, bx, by := px(m.x0), py(m.y0), px(m.x1), py(m.y1)
+		if m.filled {
+			if min(ax, bx) <= x1 && max(ax, bx) >= x0 && min(ay, by) <= y1 && max(ay, by) >= y0 {
+				return true
+			}
+			continue
+		}
+		if segmentMeetsBox(ax, ay, bx, by, x0, y0, x1, y1) {
+			return true
+		}
+	}
+	return false
+}
+
+// segmentMeetsBox reports whether the segment from (ax, ay) to (bx, by)
+// meets the box [x0, x1] × [y0, y1], by clipping the segment's parameter
+// range to each slab (Liang and Barsky's method).
+func segmentMeetsBox(ax, ay, bx, by, x0, y0, x1, y1 float64) bool {
+	lo, hi := 0.0, 1.0
+	for _, s := range [][3]float64{{ax, bx - ax, 0}, {ay, by - ay, 1}} {
+		start, delta := s[0], s[1]
+		bmin, bmax := x0, x1
+		if s[2] == 1 {
+			bmin, bmax = y0, y1
+		}
+		if delta == 0 {
+			if start < bmin || start > bmax {
+				return false
+			}
+			continue
+		}
+		t0, t1 := (bmin-start)/delta, (bmax-start)/delta
+		if t0 > t1 {
+			t0, t1 = t1, t0
+		}
+		lo, hi = math.Max(lo, t0), math.Min(hi, t1)
+		if lo > hi {
+			return false
+		}
+	}
+	return true
+}
