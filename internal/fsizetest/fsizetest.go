@@ -3,9 +3,11 @@
 package fsizetest
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,13 +21,61 @@ func Child(key string) (string, bool) {
 }
 
 // Limit makes, in the child, every file this process writes stop at n bytes: a write past it
-// fails with EFBIG ("file too large") instead of raising SIGXFSZ.
-func Limit(t testing.TB, n uint64) {
+// fails with EFBIG ("file too large") instead of raising SIGXFSZ. It lowers only the soft
+// limit, so the returned lift can put the limit back as it was.
+func Limit(t testing.TB, n uint64) (lift func()) {
 	t.Helper()
-	signal.Ignore(syscall.SIGXFSZ)
-	lim := syscall.Rlimit{Cur: n, Max: n}
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
 		t.Fatal(err)
+	}
+	signal.Ignore(syscall.SIGXFSZ)
+	low := old
+	low.Cur = min(n, old.Max)
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &low); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// WantFailed checks, in the child, the error of the write that the limit was set to stop: t
+// fails if err is nil, and otherwise logs err, which is how RunChild in the parent learns that
+// the write failed with EFBIG. what names the write.
+func WantFailed(t testing.TB, what string, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s past the file size limit succeeded", what)
+	}
+	t.Logf("%s: %v", what, err)
+}
+
+// WantUnchanged checks, in the parent, that the file at path still holds old, byte for byte,
+// and that nothing else, such as a temporary file, lies beside it in its directory.
+func WantUnchanged(t testing.TB, path string, old []byte) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, old) {
+		t.Fatalf("%s changed on the failed write; it holds now:\n%s", path, got)
+	}
+	dir := filepath.Dir(path)
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(des) != 1 {
+		names := make([]string, len(des))
+		for i, de := range des {
+			names[i] = de.Name()
+		}
+		t.Fatalf("%s holds %v after the failed write, want %s only", dir, names, filepath.Base(path))
 	}
 }
 
