@@ -11,20 +11,16 @@ import (
 	"github.com/pathnotes/pathnotes/internal/fsizetest"
 )
 
-// historyChildEnv holds, in the child process of
-// TestHistoryWriteCutShort, the history file the child writes to.
-const historyChildEnv = "PATHNOTES_TEST_HISTORY_CUT"
-
 // TestHistoryWriteCutShort makes a record's write fail half way, for real
 // (RLIMIT_FSIZE in a child process), then lifts the limit and writes the
 // next record: the records before and after the failed one must read back.
 func TestHistoryWriteCutShort(t *testing.T) {
-	if path, ok := fsizetest.Child(historyChildEnv); ok {
+	if path, ok := fsizetest.Child(t); ok {
 		historyCutChild(t, path)
 		return
 	}
 	path := filepath.Join(t.TempDir(), "h.jsonl")
-	fsizetest.RunChild(t, "TestHistoryWriteCutShort", historyChildEnv, path, "write")
+	fsizetest.RunChild(t, path, "write")
 	h, warns, err := OpenHistory(path)
 	if err != nil {
 		t.Fatal(err)

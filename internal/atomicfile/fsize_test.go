@@ -11,15 +11,11 @@ import (
 	"github.com/pathnotes/pathnotes/internal/fsizetest"
 )
 
-// fsizeChildEnv holds, in the child process of TestWriteFileTooLarge, the
-// file that the child tries to replace.
-const fsizeChildEnv = "ATOMICFILE_TEST_FSIZE_PATH"
-
 // TestWriteFileTooLarge replaces a file in a process that may not write
 // files past 64 bytes (RLIMIT_FSIZE): the write fails for real, half way,
 // and the old file must stay byte for byte with no temporary file beside it.
 func TestWriteFileTooLarge(t *testing.T) {
-	if path, ok := fsizetest.Child(fsizeChildEnv); ok {
+	if path, ok := fsizetest.Child(t); ok {
 		fsizetest.Limit(t, 64)
 		fsizetest.WantFailed(t, "WriteFile", WriteFile(path, bytes.Repeat([]byte("new "), 100), 0o644))
 		return
@@ -30,6 +26,6 @@ func TestWriteFileTooLarge(t *testing.T) {
 	if err := os.WriteFile(path, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fsizetest.RunChild(t, "TestWriteFileTooLarge", fsizeChildEnv, path, "WriteFile")
+	fsizetest.RunChild(t, path, "WriteFile")
 	fsizetest.WantUnchanged(t, path, old)
 }

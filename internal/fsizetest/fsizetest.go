@@ -13,11 +13,19 @@ import (
 	"testing"
 )
 
-// Child returns the value that the parent test passed under the environment variable key, and
-// whether this process is that child.
-func Child(key string) (string, bool) {
-	v := os.Getenv(key)
-	return v, v != ""
+// The environment of a child that RunChild starts: the test it runs and the value passed.
+const (
+	testEnv  = "PATHNOTES_FSIZETEST_TEST"
+	valueEnv = "PATHNOTES_FSIZETEST_VALUE"
+)
+
+// Child returns the value that the parent of test t passed to RunChild, and whether this
+// process is that child.
+func Child(t testing.TB) (string, bool) {
+	if os.Getenv(testEnv) != t.Name() {
+		return "", false
+	}
+	return os.Getenv(valueEnv), true
 }
 
 // Limit makes, in the child, every file this process writes stop at n bytes: a write past it
@@ -79,13 +87,13 @@ func WantUnchanged(t testing.TB, path string, old []byte) {
 	}
 }
 
-// RunChild runs the test named test again in a child process, with key=value in its
-// environment, and fails t unless the child passes and its output says "file too large": the
-// child's write must have failed with EFBIG. what names that write in the message.
-func RunChild(t testing.TB, test, key, value, what string) {
+// RunChild runs test t again in a child process, where Child returns value, and fails t unless
+// the child passes and its output says "file too large": the child's write must have failed
+// with EFBIG. what names that write in the message. t must be a top-level test.
+func RunChild(t testing.TB, value, what string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
-	cmd.Env = append(os.Environ(), key+"="+value)
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(os.Environ(), testEnv+"="+t.Name(), valueEnv+"="+value)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)

@@ -13,17 +13,13 @@ import (
 	"github.com/pathnotes/pathnotes/internal/fsizetest"
 )
 
-// inPlaceChildEnv holds, in the child process of TestRunInPlaceWriteFails,
-// the notebook that the child runs and writes back.
-const inPlaceChildEnv = "PATHNOTES_TEST_IN_PLACE_NOTEBOOK"
-
 // TestRunInPlaceWriteFails runs a notebook and writes it back where it lies,
 // as `pathnotes run` does by default, in a process that may not write files
 // past the notebook's old size (RLIMIT_FSIZE): the write of the larger
 // notebook with outputs fails for real, and the notebook on disk must be
 // the old one, byte for byte, with nothing left beside it.
 func TestRunInPlaceWriteFails(t *testing.T) {
-	if path, ok := fsizetest.Child(inPlaceChildEnv); ok {
+	if path, ok := fsizetest.Child(t); ok {
 		inPlaceChild(t, path)
 		return
 	}
@@ -36,7 +32,7 @@ func TestRunInPlaceWriteFails(t *testing.T) {
 	if err := os.WriteFile(path, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fsizetest.RunChild(t, "TestRunInPlaceWriteFails", inPlaceChildEnv, path, "write")
+	fsizetest.RunChild(t, path, "write")
 	fsizetest.WantUnchanged(t, path, old)
 }
 
