@@ -12,13 +12,6 @@ import (
 // VariantAPSPBatched is pathnotes' all-pairs variant for sparse graphs.
 const VariantAPSPBatched = "apsp-batched"
 
-func init() {
-	register(Variant{Name: VariantAPSPBatched, Algorithm: "Dijkstra", AllPairs: true,
-		Source: "pathnotes' own (no source document): sssp-fast's near-far worklists, one source per block, batches of sources",
-		Launch: "per batch one launch of resident 256-thread blocks, each taking sources from a counter, and one unpack launch",
-		all:    APSPBatched})
-}
-
 // apspScratch is the int32 scratch of one apsp_batch block, in n-vectors:
 // relaxed, stamp, infar, two worklists and two far piles.
 const apspScratch = 7

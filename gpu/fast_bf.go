@@ -9,13 +9,6 @@ import (
 // VariantBFFast is pathnotes' own frontier Bellman-Ford.
 const VariantBFFast = "bf-fast"
 
-func init() {
-	register(Variant{Name: VariantBFFast, Algorithm: "Bellman-Ford", Negative: true,
-		Source: "pathnotes' own (no source document): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
-		Launch: "as sssp-fast with an infinite threshold: one persistent grid, at least one Bellman-Ford round per step (more in a block's local rounds)",
-		single: BFFast})
-}
-
 // BFFast runs variant "bf-fast": a frontier (worklist) Bellman-Ford for
 // any weights. It is sssp-fast's engine with an infinite threshold, so
 // every step is one round over the vertices whose distance improved in the

@@ -14,13 +14,6 @@ import (
 // than to follow a document.
 const VariantFWFast = "fw-fast"
 
-func init() {
-	register(Variant{Name: VariantFWFast, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
-		Launch: "3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
-		all:    FWFast})
-}
-
 // Tile side and padding of fw-fast; the internal infinities of its modes
 // (ptx/fwfast.cu explains them).
 const (

@@ -12,13 +12,6 @@ import (
 // VariantSSSPFast is pathnotes' own work-efficient single-source variant.
 const VariantSSSPFast = "sssp-fast"
 
-func init() {
-	register(Variant{Name: VariantSSSPFast, Algorithm: "Dijkstra",
-		Source: "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
-		Launch: "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, relaunched every 4096 steps",
-		single: SSSPFast})
-}
-
 // fastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
 // so that a benchmark can sweep them; a zero field takes its default.
 //

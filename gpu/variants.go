@@ -102,11 +102,24 @@ var variants = []Variant{
 	{Name: VariantBFFlag, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
 		Source: `[Bodra] §2.1.3 "Stride with Flag" (after Agarwal & Dutta)`,
 		Launch: "as bf-stride, relaxing only vertices whose distance changed in the previous pass", single: BFFlag},
+	// pathnotes' own variants, after the documents' ones.
+	{Name: VariantAPSPBatched, Algorithm: "Dijkstra", AllPairs: true,
+		Source: "pathnotes' own (no source document): sssp-fast's near-far worklists, one source per block, batches of sources",
+		Launch: "per batch one launch of resident 256-thread blocks, each taking sources from a counter, and one unpack launch",
+		all:    APSPBatched},
+	{Name: VariantBFFast, Algorithm: "Bellman-Ford", Negative: true,
+		Source: "pathnotes' own (no source document): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
+		Launch: "as sssp-fast with an infinite threshold: one persistent grid, at least one Bellman-Ford round per step (more in a block's local rounds)",
+		single: BFFast},
+	{Name: VariantFWFast, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
+		Source: "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
+		Launch: "3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
+		all:    FWFast},
+	{Name: VariantSSSPFast, Algorithm: "Dijkstra",
+		Source: "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
+		Launch: "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, relaunched every 4096 steps",
+		single: SSSPFast},
 }
-
-// register adds a variant defined in a file of its own (pathnotes' fast
-// variants) after the documents' variants; call it from that file's init.
-func register(v Variant) { variants = append(variants, v) }
 
 // Variants returns every GPU variant, in the order of docs/design.md.
 func Variants() []Variant { return append([]Variant(nil), variants...) }

@@ -140,6 +140,20 @@ type testClient struct {
 	shellMsgs, controlMsgs, stdinMsgs, iopubMsgs chan *Message
 }
 
+// requestChannel is a socket that takes requests and the channel on which
+// its replies arrive.
+type requestChannel struct {
+	name string
+	sock zmq4.Socket
+	msgs chan *Message
+}
+
+// requestChannels returns shell and control, the two sockets that answer
+// kernel_info.
+func (c *testClient) requestChannels() []requestChannel {
+	return []requestChannel{{"shell", c.shell, c.shellMsgs}, {"control", c.control, c.controlMsgs}}
+}
+
 // connect makes a client of tk signing with key and waits until iopub
 // delivers, as jupyter_client's wait_for_ready does.
 func connect(t testing.TB, tk *testKernel, key string) *testClient {

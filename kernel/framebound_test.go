@@ -83,10 +83,7 @@ func waitClosed(t testing.TB, conn net.Conn, what string) {
 func checkServing(t testing.TB, tk *testKernel) {
 	t.Helper()
 	c := connect(t, tk, testKey)
-	for _, ch := range []struct {
-		sock zmq4.Socket
-		msgs chan *Message
-	}{{c.shell, c.shellMsgs}, {c.control, c.controlMsgs}} {
+	for _, ch := range c.requestChannels() {
 		id := c.send(ch.sock, "kernel_info_request", map[string]any{})
 		if r := content(t, c.reply(ch.msgs, id)); r["status"] != "ok" {
 			t.Fatalf("kernel_info_reply %v", r)

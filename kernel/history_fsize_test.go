@@ -4,36 +4,23 @@ package kernel
 
 import (
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-)
 
-// historyChildEnv holds, in the child process of
-// TestHistoryWriteCutShort, the history file the child writes to.
-const historyChildEnv = "PATHNOTES_TEST_HISTORY_CUT"
+	"github.com/pathnotes/pathnotes/internal/fsizetest"
+)
 
 // TestHistoryWriteCutShort makes a record's write fail half way, for real
 // (RLIMIT_FSIZE in a child process), then lifts the limit and writes the
 // next record: the records before and after the failed one must read back.
 func TestHistoryWriteCutShort(t *testing.T) {
-	if path := os.Getenv(historyChildEnv); path != "" {
+	if path, ok := fsizetest.Child(t); ok {
 		historyCutChild(t, path)
 		return
 	}
 	path := filepath.Join(t.TempDir(), "h.jsonl")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHistoryWriteCutShort$", "-test.v")
-	cmd.Env = append(os.Environ(), historyChildEnv+"="+path)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "file too large") {
-		t.Fatalf("the child's write did not fail with EFBIG:\n%s", out)
-	}
+	fsizetest.RunChild(t, path, "write")
 	h, warns, err := OpenHistory(path)
 	if err != nil {
 		t.Fatal(err)
@@ -63,24 +50,9 @@ func historyCutChild(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Fatal(err)
-	}
-	signal.Ignore(syscall.SIGXFSZ)
-	low := lim
-	low.Cur = uint64(st.Size()) + 10
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &low); err != nil {
-		t.Fatal(err)
-	}
-	err = h.AddInput(2, strings.Repeat("lost ", 20))
-	if err == nil {
-		t.Fatal("a write past the file size limit succeeded")
-	}
-	t.Logf("AddInput: %v", err)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Fatal(err)
-	}
+	lift := fsizetest.Limit(t, uint64(st.Size())+10)
+	fsizetest.WantFailed(t, "AddInput", h.AddInput(2, strings.Repeat("lost ", 20)))
+	lift()
 	if err := h.AddInput(3, "after"); err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,7 @@ import (
 func TestKernelInfo(t *testing.T) {
 	tk := startKernel(t, "")
 	c := connect(t, tk, testKey)
-	for _, ch := range []struct {
-		name string
-		sock zmq4.Socket
-		msgs chan *Message
-	}{{"shell", c.shell, c.shellMsgs}, {"control", c.control, c.controlMsgs}} {
+	for _, ch := range c.requestChannels() {
 		id := c.send(ch.sock, "kernel_info_request", map[string]any{})
 		reply := c.reply(ch.msgs, id)
 		if reply.Header.MsgType != "kernel_info_reply" || reply.Header.Version != "5.3" {

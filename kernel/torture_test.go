@@ -47,11 +47,7 @@ func startTorture(t *testing.T) (*testKernel, *testClient) {
 // control and still has the variable torture, after what is named.
 func assertAlive(t *testing.T, c *testClient, after string) {
 	t.Helper()
-	for _, ch := range []struct {
-		name string
-		sock zmq4.Socket
-		msgs chan *Message
-	}{{"shell", c.shell, c.shellMsgs}, {"control", c.control, c.controlMsgs}} {
+	for _, ch := range c.requestChannels() {
 		id := c.send(ch.sock, "kernel_info_request", map[string]any{})
 		m, err := c.replyWithin(ch.msgs, id, waitFor)
 		if err != nil {

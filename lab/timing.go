@@ -294,42 +294,18 @@ func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOption
 	if err != nil {
 		return nil, err
 	}
-	repeats := max(opts.Repeats, 1)
-	for i, n := range t.Sizes {
+	return t, t.timeSizes(ctx, "TimeAPSP", opts, variants, names, func(n int) (sizeRuns, error) {
 		g, err := graph.GNM(n, min(16*n, n*(n-1)), weights, caseSeed(opts.Seed, n, 0))
-		if err != nil {
-			return t, fmt.Errorf("lab: TimeAPSP: graph with n=%d: %w", n, err)
-		}
-		var want []int32
-		if opts.cpuAt(n) {
-			ref, s, err := bench.Measure(bench.Plan{Runs: repeats}, bench.HostRun(func() (any, error) {
-				return cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{})
-			}))
-			if err != nil {
-				return t, fmt.Errorf("lab: TimeAPSP: CPU baseline at n=%d: %w", n, err)
-			}
-			t.keep(t.Baseline, i, s.Min)
-			want = ref.(*graph.AllPairs).Dist
-		}
-		for _, v := range variants {
-			t.measure(v, n, i, repeats, want, func(st *gpu.Stats) ([]int32, error) {
-				res, err := gpu.AllPairs(ctx, v, g, gpu.Options{Device: dev, Stats: st})
-				if err != nil {
-					return nil, err
-				}
-				return res.Dist, nil
-			})
-		}
-		for _, e := range fns {
-			t.measure(e.Name, n, i, repeats, want, hostTimed(func() ([]int32, time.Duration, error) {
-				return runOnDevice(dev, g.Dense(), func(d *gpu.Buffer) error { return e.Func(dev, d, n) })
-			}))
-		}
-		if err := ctx.Err(); err != nil {
-			return t, fmt.Errorf("lab: TimeAPSP: interrupted at n=%d: %w", n, err)
-		}
-	}
-	return t, t.Err()
+		return sizeRuns{
+			baseline: func() (any, error) { return cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{}) },
+			variant: func(v string, st *gpu.Stats) (any, error) {
+				return gpu.AllPairs(ctx, v, g, gpu.Options{Device: dev, Stats: st})
+			},
+			student: func(k int) ([]int32, time.Duration, error) {
+				return runOnDevice(dev, g.Dense(), func(d *gpu.Buffer) error { return fns[k].Func(dev, d, n) })
+			},
+		}, err
+	})
 }
 
 // TimeSSSP times the student's single-source functions, the GPU variants
@@ -346,42 +322,78 @@ func TimeSSSP(ctx context.Context, fns []SSSPEntry, sizes []int, opts TimeOption
 	if err != nil {
 		return nil, err
 	}
+	return t, t.timeSizes(ctx, "TimeSSSP", opts, variants, names, func(n int) (sizeRuns, error) {
+		g, err := degree7.build(n, caseSeed(opts.Seed, n, 1))
+		return sizeRuns{
+			baseline: func() (any, error) { return cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{}) },
+			variant: func(v string, st *gpu.Stats) (any, error) {
+				return gpu.SingleSource(ctx, v, g, 0, gpu.Options{Device: dev, Stats: st})
+			},
+			student: func(k int) ([]int32, time.Duration, error) { return timeSSSPStudent(dev, g, fns[k].Func) },
+		}, err
+	})
+}
+
+// sizeRuns are the runs that TimeAPSP or TimeSSSP times at one size: the
+// CPU baseline and a GPU variant, each giving a *graph.AllPairs or a
+// *graph.SingleSource, and the student's function number k, timed on the
+// host clock.
+type sizeRuns struct {
+	baseline func() (any, error)
+	variant  func(v string, st *gpu.Stats) (any, error)
+	student  func(k int) ([]int32, time.Duration, error)
+}
+
+// timeSizes is the loop TimeAPSP and TimeSSSP (what) share: at every size
+// n, the runs of runsAt(n) (its error: the graph could not be built); the
+// CPU baseline where opts lets it run, then every variant and every
+// student's function (named students[k]), checked against the baseline. It stops at the
+// first size after which ctx is done, and returns t.Err() otherwise.
+func (t *Timing) timeSizes(ctx context.Context, what string, opts TimeOptions, variants, students []string, runsAt func(n int) (sizeRuns, error)) error {
 	repeats := max(opts.Repeats, 1)
 	for i, n := range t.Sizes {
-		g, err := degree7.build(n, caseSeed(opts.Seed, n, 1))
+		r, err := runsAt(n)
 		if err != nil {
-			return t, fmt.Errorf("lab: TimeSSSP: graph with n=%d: %w", n, err)
+			return fmt.Errorf("lab: %s: graph with n=%d: %w", what, n, err)
 		}
 		var want []int32
 		if opts.cpuAt(n) {
-			ref, s, err := bench.Measure(bench.Plan{Runs: repeats}, bench.HostRun(func() (any, error) {
-				return cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
-			}))
+			ref, s, err := bench.Measure(bench.Plan{Runs: repeats}, bench.HostRun(r.baseline))
 			if err != nil {
-				return t, fmt.Errorf("lab: TimeSSSP: CPU baseline at n=%d: %w", n, err)
+				return fmt.Errorf("lab: %s: CPU baseline at n=%d: %w", what, n, err)
 			}
 			t.keep(t.Baseline, i, s.Min)
-			want = ref.(*graph.SingleSource).Dist
+			want = distances(ref)
 		}
 		for _, v := range variants {
 			t.measure(v, n, i, repeats, want, func(st *gpu.Stats) ([]int32, error) {
-				res, err := gpu.SingleSource(ctx, v, g, 0, gpu.Options{Device: dev, Stats: st})
+				res, err := r.variant(v, st)
 				if err != nil {
 					return nil, err
 				}
-				return res.Dist, nil
+				return distances(res), nil
 			})
 		}
-		for _, e := range fns {
-			t.measure(e.Name, n, i, repeats, want, hostTimed(func() ([]int32, time.Duration, error) {
-				return timeSSSPStudent(dev, g, e.Func)
-			}))
+		for k, name := range students {
+			t.measure(name, n, i, repeats, want, hostTimed(func() ([]int32, time.Duration, error) { return r.student(k) }))
 		}
 		if err := ctx.Err(); err != nil {
-			return t, fmt.Errorf("lab: TimeSSSP: interrupted at n=%d: %w", n, err)
+			return fmt.Errorf("lab: %s: interrupted at n=%d: %w", what, n, err)
 		}
 	}
-	return t, t.Err()
+	return t.Err()
+}
+
+// distances returns the distances of a *graph.AllPairs or a
+// *graph.SingleSource.
+func distances(res any) []int32 {
+	switch r := res.(type) {
+	case *graph.AllPairs:
+		return r.Dist
+	case *graph.SingleSource:
+		return r.Dist
+	}
+	panic(fmt.Sprintf("lab: distances of a %T", res))
 }
 
 // measure times solver name at size n (index i) through bench.Measure:

@@ -110,6 +110,21 @@ func runLanes(t *testing.T, body string, a, b, c []uint64) ([]uint64, error) {
 	return res, nil
 }
 
+// mustKernel loads src on d and returns its kernel "k"; a failure to load
+// src or to find k fails t.
+func mustKernel(t testing.TB, d *Device, src string) *Kernel {
+	t.Helper()
+	m, err := d.Load("test", src)
+	if err != nil {
+		t.Fatalf("loading: %v", err)
+	}
+	k, err := m.Kernel("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 func mustAlloc(t testing.TB, d *Device, n uint64) uint64 {
 	t.Helper()
 	p, err := d.Alloc(n)
@@ -160,14 +175,7 @@ func runCases(t *testing.T, cases []laneCase) {
 func runKernel(t *testing.T, opts Options, src string, grid, block Dim3, shared int, words int, init []uint32, args ...uint64) ([]uint32, Stats, error) {
 	t.Helper()
 	d := New(opts)
-	m, err := d.Load("test", src)
-	if err != nil {
-		t.Fatalf("loading: %v", err)
-	}
-	k, err := m.Kernel("k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := mustKernel(t, d, src)
 	buf := mustAlloc(t, d, uint64(4*words))
 	host := make([]byte, 4*words)
 	for i, v := range init {

@@ -193,8 +193,7 @@ func TestIllegalAddresses(t *testing.T) {
 
 	// A null pointer and a freed buffer.
 	d := New(Options{})
-	m, _ := d.Load("t", oneStore)
-	k, _ := m.Kernel("k")
+	k := mustKernel(t, d, oneStore)
 	_, err = d.Launch(context.Background(), k, Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0, []uint64{0, 0, 0})
 	wantFault(t, "null pointer", err, IllegalAddress, "null pointer")
 	p := mustAlloc(t, d, 64)
@@ -254,11 +253,7 @@ func TestOtherFaults(t *testing.T) {
 }`
 	for _, check := range []bool{false, true} {
 		d := New(Options{CheckUninitialized: check})
-		m, err := d.Load("t", src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, _ := m.Kernel("k")
+		k := mustKernel(t, d, src)
 		a, b := mustAlloc(t, d, 4), mustAlloc(t, d, 8)
 		if err := d.Write(b, []byte{1, 2, 3, 4}); err != nil {
 			t.Fatal(err)
@@ -282,15 +277,11 @@ LOOP:
 	bra LOOP;
 }`
 	d := New(Options{})
-	m, err := d.Load("t", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, _ := m.Kernel("k")
+	k := mustKernel(t, d, src)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = d.Launch(ctx, k, Dim3{64, 1, 1}, Dim3{64, 1, 1}, 0, []uint64{0})
+	_, err := d.Launch(ctx, k, Dim3{64, 1, 1}, Dim3{64, 1, 1}, 0, []uint64{0})
 	wantFault(t, "endless kernel", err, Cancelled, "context deadline exceeded")
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("cancelling took %v", time.Since(start))

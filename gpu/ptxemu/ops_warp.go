@@ -23,6 +23,26 @@ const (
 	shflIdx
 )
 
+// warpArgs checks that s has n operands, or n+1 in the .sync form, whose
+// last operand is the membermask.
+func warpArgs(s *stmt, n int, sync bool) error {
+	if sync {
+		n++
+	}
+	return args(s, n)
+}
+
+// memberMask decodes into in.e the membermask, the last operand of a .sync
+// form; a form without .sync has none.
+func (d *decoder) memberMask(s *stmt, in *inst, sync bool) error {
+	if !sync {
+		return nil
+	}
+	var err error
+	in.e, err = d.src(s, s.args[len(s.args)-1], typeNames["b32"])
+	return err
+}
+
 // decodeShfl decodes shfl[.sync].mode.b32 d[|p], a, b, c[, membermask].
 func decodeShfl(d *decoder, s *stmt, m *modset, in *inst) error {
 	sync := m.take("sync")
@@ -33,11 +53,7 @@ func decodeShfl(d *decoder, s *stmt, m *modset, in *inst) error {
 	if !m.take("b32") {
 		return unsupported(s, "")
 	}
-	n := 4
-	if sync {
-		n = 5
-	}
-	if err := args(s, n); err != nil {
+	if err := warpArgs(s, 4, sync); err != nil {
 		return err
 	}
 	dst := s.args[0]
@@ -55,10 +71,8 @@ func decodeShfl(d *decoder, s *stmt, m *modset, in *inst) error {
 	if err := d.srcs(s, in, b32, 1, 3); err != nil {
 		return err
 	}
-	if sync {
-		if in.e, err = d.src(s, s.args[4], b32); err != nil {
-			return err
-		}
+	if err := d.memberMask(s, in, sync); err != nil {
+		return err
 	}
 	in.fn, in.ctrl = opShfl, true
 	return nil
@@ -144,21 +158,14 @@ func decodeVote(d *decoder, s *stmt, m *modset, in *inst) error {
 	if !m.take(want) {
 		return unsupported(s, "")
 	}
-	n := 2
-	if sync {
-		n = 3
-	}
-	if err := args(s, n); err != nil {
+	if err := warpArgs(s, 2, sync); err != nil {
 		return err
 	}
 	if err := d.countOrPred(s, in, in.mode == voteBallot, 1); err != nil {
 		return err
 	}
-	if sync {
-		var err error
-		if in.e, err = d.src(s, s.args[2], typeNames["b32"]); err != nil {
-			return err
-		}
+	if err := d.memberMask(s, in, sync); err != nil {
+		return err
 	}
 	in.fn, in.ctrl = opVote, true
 	return nil
@@ -222,7 +229,7 @@ func decodeMatch(d *decoder, s *stmt, m *modset, in *inst) error {
 	if in.a, err = d.src(s, s.args[1], t); err != nil {
 		return err
 	}
-	if in.e, err = d.src(s, s.args[2], typeNames["b32"]); err != nil {
+	if err := d.memberMask(s, in, true); err != nil {
 		return err
 	}
 	in.t, in.mode = t, choose8(all)
@@ -285,7 +292,7 @@ func decodeRedux(d *decoder, s *stmt, m *modset, in *inst) error {
 	if in.a, err = d.src(s, s.args[1], t); err != nil {
 		return err
 	}
-	if in.e, err = d.src(s, s.args[2], typeNames["b32"]); err != nil {
+	if err := d.memberMask(s, in, true); err != nil {
 		return err
 	}
 	in.t, in.fn, in.ctrl = t, opRedux, true

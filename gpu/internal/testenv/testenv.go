@@ -12,22 +12,26 @@ import (
 // it under CI=true (CI installs Debian's CUDA toolkit).
 func NeedNVCC(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("nvcc"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("nvcc is not on PATH: CI must install the CUDA toolkit (.ci/run does)")
-		}
-		t.Skip("nvcc is not on PATH (no CUDA toolkit here): the compiler tests need it")
-	}
+	needTool(t, "nvcc", ": CI must install the CUDA toolkit (.ci/run does)",
+		" (no CUDA toolkit here): the compiler tests need it")
 }
 
 // NeedClang skips a test that needs clang when it is not on PATH, or fails
 // it under CI=true (CI installs Debian's clang).
 func NeedClang(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("clang"); err != nil {
+	needTool(t, "clang", ": CI must install it (.ci/run does)",
+		": the tests of clang as a CUDA compiler need it")
+}
+
+// needTool skips t when tool is not on PATH, or fails it under CI=true;
+// inCI and here end the message "tool is not on PATH" in each case.
+func needTool(t testing.TB, tool, inCI, here string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("clang is not on PATH: CI must install it (.ci/run does)")
+			t.Fatal(tool + " is not on PATH" + inCI)
 		}
-		t.Skip("clang is not on PATH: the tests of clang as a CUDA compiler need it")
+		t.Skip(tool + " is not on PATH" + here)
 	}
 }
