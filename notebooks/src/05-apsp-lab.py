@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Writes notebooks/05-apsp-lab.ipynb, keeping the outputs of unchanged code cells.
+"""Writes notebooks/05-apsp-lab.ipynb without outputs: it is handed out clean.
 
 The exercises of the Greek lab handout ([Lab handout] §2 and §4.1) as a
 notebook: skeleton CUDA kernels to fill in, the Go functions that launch
 them, lab.CheckAPSP after each version and lab.TimeAPSP at the end, and the
 handout's questions. The skeleton runs as it is (its kernels compile and do
 nothing, so the checks print what is wrong without failing the notebook);
-worked answers are in 05-apsp-lab-solutions.ipynb. Run it with
-`pathnotes run` to fill in the outputs:
+worked answers are in 05-apsp-lab-solutions.ipynb. To see the outputs, run
+a copy elsewhere (regenerating drops any outputs written here):
 
     python3 notebooks/src/05-apsp-lab.py
-    PATHNOTES_SCALE=0.05 pathnotes run notebooks/05-apsp-lab.ipynb --out notebooks
+    PATHNOTES_SCALE=0.05 pathnotes run notebooks/05-apsp-lab.ipynb --out /tmp/lab
 """
 
 import importlib.util
@@ -21,7 +21,8 @@ _spec = importlib.util.spec_from_file_location(
 lab05 = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lab05)
 
-nb = lab05.Notebook("apsp-lab")
+# Handed out clean: the skeleton's checks would only show failures.
+nb = lab05.Notebook("apsp-lab", outputs=False)
 md, code = nb.md, nb.code
 
 md(r'''
@@ -40,8 +41,9 @@ and compare each with the tiled CPU version for graphs of 1024 to 8192 vertices 
 How to work: the kernels go in the `%%cuda` cells (compiled by the CUDA compiler where one is
 installed, otherwise by nothing: then write PTX in a `%%ptx` cell, or use a machine with CUDA);
 the Go cell after each launches them; the check cell after that runs `lab.CheckAPSP` and prints
-either "all cases ok" or the first wrong cell. Every kernel below is a skeleton that compiles and
-does nothing, so as handed out every check reports failures: that is expected. Fill in the
+either "all N cases pass" or the first wrong cell. Every kernel below is a skeleton that compiles and
+does nothing, so until you fill them in every check reports failures: that is expected. The
+notebook comes without outputs; run it top to bottom to see them. Fill in the
 `TODO`s, rerun the cells, and answer the questions at the end. Worked answers are in
 `05-apsp-lab-solutions.ipynb` — try first.
 
