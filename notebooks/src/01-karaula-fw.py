@@ -244,7 +244,7 @@ display.Row(display.DistMatrix(m1).Title("matrix (1): hop counts"), display.Dist
 ''')
 
 md(r'''
-## §3.1 Floyd-Warshall one k at a time (Fig. 3.1, example 6)
+## §3.1 Floyd-Warshall one k at a time (Fig. 3.1, Example 6)
 
 D⁽ᵏ⁾ holds the shortest distances of paths whose intermediate vertices are among the first k;
 Π⁽ᵏ⁾ holds, for each pair (i, j), the vertex just before j on such a path. Going from k−1 to k, a
@@ -343,7 +343,7 @@ display.Graph(fig31).Path(da).Title("Fig. 3.1: the shortest d → a goes through
 ''')
 
 md(r'''
-## §4.5 Blocked Floyd-Warshall with 2×2 tiles (Fig. 4.10, example 7)
+## §4.5 Blocked Floyd-Warshall with 2×2 tiles (Fig. 4.10, Example 7)
 
 The blocked algorithm (Venkataraman et al. 2003; on GPUs, Katz & Kider 2008) cuts the matrix into
 square tiles and walks down the diagonal. For each diagonal ("primary") tile B it runs three

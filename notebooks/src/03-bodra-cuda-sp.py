@@ -230,10 +230,10 @@ md(r'''
 ## Figure 1: why Bellman-Ford needs `atomicMin`
 
 In Bodra's Bellman-Ford every thread relaxes the out-arcs of its own vertex, so two threads can
-lower the same `distance[C]` at once. Figure 1 of the report (its image is missing from the text we have)
-has thread A offering C the distance 6 and thread B offering 9: both read `distance[C]` before
-either writes, and if B's store lands last, C keeps 9. `graph.Example("bodra-fig1")` is a graph
-consistent with the numbers the text gives: S→A 1, S→B 2, A→C 5, B→C 7.
+lower the same `distance[C]` at once. In the report's Figure 1, threads A and B read
+`distance[C]` at the same time; if B writes after A, C ends at 9, though the right value is 6
+(§2.1.1). `graph.Example("bodra-fig1")` is a graph consistent with those two numbers, its arcs
+chosen here: S→A 1, S→B 2, A→C 5, B→C 7.
 
 The cell replays the two orders on the host: each "thread" reads, compares and writes, and the
 interleaving decides the result; `atomicMin` makes the read-compare-write one indivisible step,
