@@ -18,8 +18,9 @@ md, code = nb.md, nb.code
 md(r'''
 # Karaula (2017): Floyd-Warshall on a CPU and on a GPU
 
-Mislav Karaula's master's thesis, *Finding shortest paths in a graph using a hybrid CPU-GPU
-platform* (University of Osijek, 2017), builds all-pairs shortest paths with Floyd-Warshall three
+Mislav Karaula's master's thesis [Karaula 2017], *Pronalaženje najkraćih putova u grafu korištenjem
+hibridne CPU-GPU platforme* (Finding shortest paths in a graph using a hybrid CPU-GPU platform;
+Josip Juraj Strossmayer University of Osijek, Department of Mathematics, 2017), builds all-pairs shortest paths with Floyd-Warshall three
 ways — a CPU triple loop and two CUDA programs — and times them on graphs of up to 12,500
 vertices. This notebook follows the thesis in its own order:
 

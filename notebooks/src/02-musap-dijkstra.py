@@ -20,8 +20,9 @@ md, code = nb.md, nb.code
 md(r'''
 # Musap (2016): Dijkstra's algorithm on the GPU
 
-Loredana Musap's master's thesis, *Implementacija algoritama na grafovima pomoću GPU* (University
-of Zagreb, 2016), has two halves. Chapter 1 teaches CUDA C from the ground up: kernels, the
+Loredana Musap's master's thesis [Musap 2016], *Implementacija algoritama na grafovima pomoću GPU*
+(Implementing graph algorithms on the GPU; University of Zagreb, Faculty of Science, Department of
+Mathematics, July 2016), has two halves. Chapter 1 teaches CUDA C from the ground up: kernels, the
 grid of blocks of threads, indexing, the memory spaces, error checking and timing. Chapter 2 builds
 a GPU Dijkstra after Martín, Torres and Gavilanes (2009): every unsettled vertex whose tentative
 distance equals the current minimum settles at once and becomes the next *frontier*, with three

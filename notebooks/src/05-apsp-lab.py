@@ -36,7 +36,7 @@ here. You write all-pairs shortest paths with the Floyd-Warshall algorithm in CU
 2. **Task 2.2** — the tiled algorithm (Algorithm 2) in global memory only;
 3. **Task 2.3** — the tiled algorithm with tiles staged in each SM's shared memory;
 
-and compare each with the tiled CPU version for graphs of 1024 to 8192 vertices (§4.1).
+and compare each with the tiled CPU version (§4.1) for graphs of 1024 to 8192 vertices (§2.1–2.3).
 
 How to work: the kernels go in the `%%cuda` cells (compiled by the CUDA compiler where one is
 installed, otherwise by nothing: then write PTX in a `%%ptx` cell, or use a machine with CUDA);
