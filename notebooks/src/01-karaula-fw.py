@@ -302,9 +302,9 @@ adds the triangle inequality on every arc (together the two prove the distances 
 ''')
 
 code(r'''
-// getPath is the check of the thesis's three programs (§3.5): the weight of
-// the path i → j rebuilt from Π by recursion on the predecessor of j, and
-// graph.Inf when there is no path.
+// getPath is the check of the thesis's three programs (§3.2, Appendices
+// 1–3): the weight of the path i → j rebuilt from Π by recursion on the
+// predecessor of j, and graph.Inf when there is no path.
 func getPath(g *graph.Graph, r *graph.AllPairs, i, j int) int64 {
 	if i == j {
 		return 0
