@@ -12,18 +12,20 @@ import (
 func init() {
 	Symbols["github.com/pathnotes/pathnotes/cpu/cpu"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"BellmanFord":          reflect.ValueOf(cpu.BellmanFord),
-		"DefaultTile":          reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
-		"Dijkstra":             reflect.ValueOf(cpu.Dijkstra),
-		"DijkstraAll":          reflect.ValueOf(cpu.DijkstraAll),
-		"FloydWarshall":        reflect.ValueOf(cpu.FloydWarshall),
-		"FloydWarshallBlocked": reflect.ValueOf(cpu.FloydWarshallBlocked),
-		"Johnson":              reflect.ValueOf(cpu.Johnson),
-		"VariantBF":            reflect.ValueOf(constant.MakeFromLiteral("\"bf-cpu\"", token.STRING, 0)),
-		"VariantDijkstra":      reflect.ValueOf(constant.MakeFromLiteral("\"dijkstra-cpu\"", token.STRING, 0)),
-		"VariantFWBlocked":     reflect.ValueOf(constant.MakeFromLiteral("\"fw-cpu-blocked\"", token.STRING, 0)),
-		"VariantFWNaive":       reflect.ValueOf(constant.MakeFromLiteral("\"fw-cpu-naive\"", token.STRING, 0)),
-		"VariantJohnson":       reflect.ValueOf(constant.MakeFromLiteral("\"johnson-cpu\"", token.STRING, 0)),
+		"BellmanFord":            reflect.ValueOf(cpu.BellmanFord),
+		"DefaultTile":            reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
+		"Dijkstra":               reflect.ValueOf(cpu.Dijkstra),
+		"DijkstraAll":            reflect.ValueOf(cpu.DijkstraAll),
+		"FloydWarshall":          reflect.ValueOf(cpu.FloydWarshall),
+		"FloydWarshallAsWritten": reflect.ValueOf(cpu.FloydWarshallAsWritten),
+		"FloydWarshallBlocked":   reflect.ValueOf(cpu.FloydWarshallBlocked),
+		"Johnson":                reflect.ValueOf(cpu.Johnson),
+		"VariantBF":              reflect.ValueOf(constant.MakeFromLiteral("\"bf-cpu\"", token.STRING, 0)),
+		"VariantDijkstra":        reflect.ValueOf(constant.MakeFromLiteral("\"dijkstra-cpu\"", token.STRING, 0)),
+		"VariantFWAsWritten":     reflect.ValueOf(constant.MakeFromLiteral("\"fw-cpu-as-written\"", token.STRING, 0)),
+		"VariantFWBlocked":       reflect.ValueOf(constant.MakeFromLiteral("\"fw-cpu-blocked\"", token.STRING, 0)),
+		"VariantFWNaive":         reflect.ValueOf(constant.MakeFromLiteral("\"fw-cpu-naive\"", token.STRING, 0)),
+		"VariantJohnson":         reflect.ValueOf(constant.MakeFromLiteral("\"johnson-cpu\"", token.STRING, 0)),
 
 		// type definitions
 		"APSPOptions":     reflect.ValueOf((*cpu.APSPOptions)(nil)),

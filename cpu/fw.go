@@ -13,14 +13,19 @@ import (
 // carry a sum out of int32.
 type number interface{ ~int32 | ~int64 }
 
-// FloydWarshall solves all pairs with the plain triple loop of [Karaula 2017]
-// §3.2 (variant "fw-cpu-naive"): for k, i, j in order, D[i,j] is relaxed
-// through k only when D[i,k] and D[k,j] are both finite, and Π[i,j] becomes
-// Π[k,j] only on a strict improvement, so that Π matches the documents'
-// traces cell for cell. Π starts as Nil on the diagonal and where there is
-// no arc, and as i where there is one. W takes the lightest of parallel
-// arcs, where the thesis's C++ program (Appendix 1) kept the last one read (build the graph
-// with graph.KeepLast to reproduce that).
+// FloydWarshall solves all pairs with the triple loop of [Karaula 2017]
+// §3.2 plus one shortcut (variant "fw-cpu-naive"): for pivot k, a row i
+// whose D[i,k] is ∞ is skipped as a whole, since no cell of it can improve
+// through k. On sparse graphs most rows are skipped, so it runs far faster
+// than the thesis's program; FloydWarshallAsWritten runs that program's
+// loop without the shortcut. Otherwise the two are the same: for k, i, j in
+// order, D[i,j] is relaxed through k only when D[i,k] and D[k,j] are both
+// finite, and Π[i,j] becomes Π[k,j] only on a strict improvement, so that Π
+// matches the documents' traces cell for cell. Π starts as Nil on the
+// diagonal and where there is no arc, and as i where there is one. W takes
+// the lightest of parallel arcs, where the thesis's C++ program (Appendix 1)
+// kept the last one read (build the graph with graph.KeepLast to reproduce
+// that).
 //
 // It is the reference the fast variants are checked against and the
 // algorithm the documents trace: with opts.Trace it records D^(k) and
@@ -33,24 +38,40 @@ type number interface{ ~int32 | ~int64 }
 // heavier graphs run in int64 and an error names the first pair whose
 // distance leaves ±graph.MaxDistance.
 func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.AllPairs, error) {
-	const what = "cpu.FloydWarshall"
+	return floydWarshall(ctx, g, opts, "cpu.FloydWarshall", VariantFWNaive, true)
+}
+
+// FloydWarshallAsWritten runs the triple loop of [Karaula 2017] §3.2
+// (Appendix 1) as the thesis writes it (variant "fw-cpu-as-written"): for
+// every k, every i and every j it tests D[i,k] < ∞ and D[k,j] < ∞ and only
+// then compares D[i,j] with D[i,k] + D[k,j], so it does n³ steps whatever
+// the graph, as the CPU column of the thesis's Tables 1–6 did. Results,
+// Π, traces, errors and limits are those of FloydWarshall, which skips a
+// row i whose D[i,k] is ∞ and so runs much faster on sparse graphs.
+func FloydWarshallAsWritten(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.AllPairs, error) {
+	return floydWarshall(ctx, g, opts, "cpu.FloydWarshallAsWritten", VariantFWAsWritten, false)
+}
+
+// floydWarshall runs FloydWarshall (skipRows) or FloydWarshallAsWritten,
+// reporting errors under the name what and results under variant.
+func floydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions, what, variant string, skipRows bool) (*graph.AllPairs, error) {
 	ctx, err := start(ctx, g, what)
 	if err != nil {
 		return nil, err
 	}
-	res, err := newFW(g, opts, what, VariantFWNaive)
+	res, err := newFW(g, opts, what, variant)
 	if err != nil {
 		return nil, err
 	}
 	n := g.N()
-	tr := newFWTracer(opts.Trace, res, VariantFWNaive, 0)
+	tr := newFWTracer(opts.Trace, res, variant, 0)
 	if pathBound(g) <= int64(graph.MaxDistance) {
 		// Finite entries are path weights within ±MaxDistance, so the sum of
 		// two never wraps; Inf itself marks "no path".
 		if err := record(tr, res.Dist, res.Pred, graph.MaxDistance, graph.FWStep{Round: -1}); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		neg, k, err := fwPlain(ctx, res.Dist, res.Pred, n, graph.Inf, func(k int) error {
+		neg, k, err := fwPlain(ctx, res.Dist, res.Pred, n, graph.Inf, skipRows, func(k int) error {
 			report(opts.Progress, k, n)
 			return record(tr, res.Dist, res.Pred, graph.MaxDistance, graph.FWStep{K: k, Round: -1})
 		})
@@ -70,7 +91,7 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 	if err := record(tr, d, res.Pred, noPath, graph.FWStep{Round: -1}); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	neg, k, err := fwPlain(ctx, d, res.Pred, n, math.MaxInt64, func(k int) error {
+	neg, k, err := fwPlain(ctx, d, res.Pred, n, math.MaxInt64, skipRows, func(k int) error {
 		report(opts.Progress, k, n)
 		return record(tr, d, res.Pred, noPath, graph.FWStep{K: k, Round: -1})
 	})
@@ -87,12 +108,14 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.
 }
 
 // fwPlain runs the triple loop in place on the n×n matrix d, with inf
-// marking "no path". Before pivot k it checks D[k,k]: a negative value is a
+// marking "no path". With skipRows a row whose D[i,k] is inf is skipped
+// as a whole; without, every cell tests D[i,k] itself, as [Karaula 2017]
+// §3.2 writes the loop. Before pivot k it checks D[k,k]: a negative value is a
 // negative cycle through k, returned as neg (otherwise -1). Checking there,
 // pivot by pivot, also keeps every entry a simple path's weight until then,
 // which is what bounds the sums. after(k) runs once pivots 0..k-1 are done;
 // k is how many pivots completed when it returns.
-func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, after func(k int) error) (neg, k int, err error) {
+func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, skipRows bool, after func(k int) error) (neg, k int, err error) {
 	for k = 0; k < n; k++ {
 		if err := ctx.Err(); err != nil {
 			return -1, k, err
@@ -107,6 +130,10 @@ func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, a
 		}
 		for i := 0; i < n; i++ {
 			dik := d[i*n+k]
+			if !skipRows {
+				fwRowAsWritten(d[i*n:i*n+n], dk, pred, pk, i, n, dik, inf)
+				continue
+			}
 			if dik == inf {
 				continue
 			}
@@ -135,6 +162,27 @@ func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, a
 		}
 	}
 	return -1, n, nil
+}
+
+// fwRowAsWritten relaxes row i through pivot k cell by cell as [Karaula
+// 2017] §3.2 does: each j tests both D[i,k] and D[k,j] against inf before
+// it compares, even when D[i,k] is inf for the whole row. pred and pk are
+// nil without Π.
+func fwRowAsWritten[T number](di, dk []T, pred, pk []int32, i, n int, dik, inf T) {
+	var pi []int32
+	if pred != nil {
+		pi = pred[i*n : i*n+n]
+	}
+	for j := range dk {
+		if dik != inf && dk[j] != inf {
+			if di[j] > dik+dk[j] {
+				di[j] = dik + dk[j]
+				if pi != nil {
+					pi[j] = pk[j]
+				}
+			}
+		}
+	}
 }
 
 // newFW allocates a Floyd-Warshall result and fills it with W and Π^(0).

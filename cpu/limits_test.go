@@ -32,6 +32,9 @@ func solverRuns(g *graph.Graph) map[string]func(ctx context.Context) error {
 	}
 	return map[string]func(ctx context.Context) error{
 		"FloydWarshall": run(func(ctx context.Context) (any, error) { return FloydWarshall(ctx, g, FWOptions{Pred: true}) }),
+		"FloydWarshallAsWritten": run(func(ctx context.Context) (any, error) {
+			return FloydWarshallAsWritten(ctx, g, FWOptions{Pred: true})
+		}),
 		"FloydWarshallBlocked/1": run(func(ctx context.Context) (any, error) {
 			return FloydWarshallBlocked(ctx, g, FWOptions{Pred: true, Tile: 16, Workers: 1})
 		}),

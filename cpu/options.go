@@ -14,14 +14,16 @@ import (
 // Variant names, as docs/design.md lists them; they go in the results' Solver
 // field and in traces.
 const (
-	VariantFWNaive   = "fw-cpu-naive"
-	VariantFWBlocked = "fw-cpu-blocked"
-	VariantDijkstra  = "dijkstra-cpu"
-	VariantBF        = "bf-cpu"
-	VariantJohnson   = "johnson-cpu"
+	VariantFWNaive     = "fw-cpu-naive"
+	VariantFWAsWritten = "fw-cpu-as-written"
+	VariantFWBlocked   = "fw-cpu-blocked"
+	VariantDijkstra    = "dijkstra-cpu"
+	VariantBF          = "bf-cpu"
+	VariantJohnson     = "johnson-cpu"
 )
 
-// FWOptions configures FloydWarshall and FloydWarshallBlocked. The zero
+// FWOptions configures FloydWarshall, FloydWarshallAsWritten and
+// FloydWarshallBlocked. The zero
 // value computes distances only, with the default tile and one worker per
 // core.
 type FWOptions struct {
@@ -29,10 +31,10 @@ type FWOptions struct {
 	// the cycle itself in the error).
 	Pred bool
 	// Tile is the tile side of FloydWarshallBlocked; 0 means DefaultTile.
-	// FloydWarshall ignores it.
+	// FloydWarshall and FloydWarshallAsWritten ignore it.
 	Tile int
 	// Workers is how many goroutines FloydWarshallBlocked runs phases 2
-	// and 3 on; 0 means runtime.GOMAXPROCS(0). FloydWarshall ignores it.
+	// and 3 on; 0 means runtime.GOMAXPROCS(0). FloydWarshall and FloydWarshallAsWritten ignore it.
 	Workers int
 	// Trace, when not nil, is filled with D (and Π when Pred is set) after
 	// every step: each k for FloydWarshall, each phase of each round for

@@ -14,13 +14,17 @@ type apspSolver struct {
 }
 
 // apspSolvers lists every all-pairs configuration for a graph of n
-// vertices: both Floyd-Warshall variants (blocked with tiles that do and
-// do not divide n, one and two workers), DijkstraAll and Johnson.
+// vertices: every Floyd-Warshall variant (naive, as written, and blocked
+// with tiles that do and do not divide n, one and two workers), DijkstraAll
+// and Johnson.
 func apspSolvers(n int) []apspSolver {
 	ctx := context.Background()
 	solvers := []apspSolver{
 		{"naive", func(g *graph.Graph, pred bool) (*graph.AllPairs, error) {
 			return FloydWarshall(ctx, g, FWOptions{Pred: pred})
+		}},
+		{"as-written", func(g *graph.Graph, pred bool) (*graph.AllPairs, error) {
+			return FloydWarshallAsWritten(ctx, g, FWOptions{Pred: pred})
 		}},
 		{"dijkstra-all", func(g *graph.Graph, pred bool) (*graph.AllPairs, error) {
 			return DijkstraAll(ctx, g, APSPOptions{Pred: pred, Workers: 2})

@@ -207,6 +207,7 @@ func checkAPSPCase(ctx context.Context, dev *gpu.Device, fn APSPFunc, g *graph.G
 		return c
 	}
 	c.Mismatch = compare(want.Dist, got, input, n, fam)
+	c.Untouched = slices.Equal(got, host)
 	return c
 }
 
@@ -237,6 +238,7 @@ func checkSSSPCase(ctx context.Context, dev *gpu.Device, fn SSSPFunc, g *graph.G
 		return c
 	}
 	c.Mismatch = compare(want.Dist, got, nil, n, fam)
+	c.Untouched = slices.Equal(got, host)
 	if c.Mismatch != nil {
 		c.Mismatch.I = source
 	}

@@ -201,6 +201,42 @@ func TestCheckAPSPNothingWritten(t *testing.T) {
 	if mm == nil || !strings.Contains(mm.Note, "unchanged since the input") {
 		t.Errorf("first mismatch %+v does not say the cell was left as the input", mm)
 	}
+	if !rep.NotStarted() {
+		t.Errorf("a kernel that writes nothing: NotStarted is false\n%s", rep)
+	}
+	for _, c := range rep.Cases {
+		if !c.Untouched {
+			t.Errorf("%s n=%d: not marked untouched, though the kernel writes nothing", c.Graph, c.N)
+		}
+	}
+}
+
+// TestNotStartedOnlyWhenNothingWritten checks that a kernel which writes
+// something, right or wrong, is not reported as not started, and that a
+// case it wrote is not marked untouched.
+func TestNotStartedOnlyWhenNothingWritten(t *testing.T) {
+	_, m := student(t)
+	for _, c := range []struct {
+		name string
+		fn   APSPFunc
+	}{
+		{"correct", perPivot(t, m, "fw2d")},
+		{"off by one", perPivot(t, m, "fw2dOffByOne")},
+		{"missing last tile", tiled(t, m, false)},
+	} {
+		rep, _ := CheckAPSP(context.Background(), c.fn, small)
+		if rep.NotStarted() {
+			t.Errorf("%s: NotStarted is true\n%s", c.name, rep)
+		}
+		for _, k := range rep.Cases {
+			if k.Untouched && k.N > 32 {
+				t.Errorf("%s: %s n=%d marked untouched", c.name, k.Graph, k.N)
+			}
+		}
+	}
+	if (*Report)(nil).NotStarted() {
+		t.Error("a nil report is NotStarted")
+	}
 }
 
 func TestCheckAPSPWrapAndGuard(t *testing.T) {

@@ -56,6 +56,10 @@ type Case struct {
 	// NotRun says the case was skipped after such an error.
 	Err    error
 	NotRun bool
+	// Untouched says the function ran without error and left every value
+	// it was given as it was, guard zone included: it wrote nothing, as an
+	// empty skeleton kernel does.
+	Untouched bool
 }
 
 // OK says whether the case ran and every value was right.
@@ -99,6 +103,23 @@ func (r *Report) Failed() int {
 		}
 	}
 	return failed
+}
+
+// NotStarted says whether the function wrote nothing at all: at least one
+// case failed, and every case ran without error and came back Untouched or
+// passed (a graph whose input is already its answer, such as one vertex,
+// passes untouched). Notebooks print a one-line "not written yet" for such
+// a report instead of its table.
+func (r *Report) NotStarted() bool {
+	if r == nil || r.OK() {
+		return false
+	}
+	for _, c := range r.Cases {
+		if c.Err != nil || c.NotRun || (!c.OK() && !c.Untouched) {
+			return false
+		}
+	}
+	return true
 }
 
 // First returns the first case that failed and ran, or nil.

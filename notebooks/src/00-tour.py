@@ -120,12 +120,18 @@ import (
 	"strconv"
 )
 
-big := 2048 // vertices; PATHNOTES_SCALE shrinks it
+// The size suits the device: 2048 vertices on a card, 256 on the emulator
+// (the kernels' PTX interpreted on the CPU). PATHNOTES_SCALE shrinks it.
+big, where := 2048, "a card"
+if dev, err := gpu.Default(); err == nil && dev.Driver() == "emu" {
+	big, where = 256, "the emulator"
+}
 if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
 	if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 && v < 1 {
 		big = max(int(float64(big)*v), 100)
 	}
 }
+fmt.Printf("n = %d vertices, the size for %s\\n", big, where)
 for _, perVertex := range []int{1, 32} {
 	rg, err := graph.GNM(big, perVertex*big, graph.WeightRange{Min: 1, Max: 100}, 11)
 	if err != nil {

@@ -20,8 +20,9 @@ md, code = nb.md, nb.code
 md(r'''
 # Musap (2016): Dijkstra's algorithm on the GPU
 
-Loredana Musap's master's thesis, *Implementacija algoritama na grafovima pomoću GPU* (University
-of Zagreb, 2016), has two halves. Chapter 1 teaches CUDA C from the ground up: kernels, the
+Loredana Musap's master's thesis [Musap 2016], *Implementacija algoritama na grafovima pomoću GPU*
+(Implementing graph algorithms on the GPU; University of Zagreb, Faculty of Science, Department of
+Mathematics, July 2016), has two halves. Chapter 1 teaches CUDA C from the ground up: kernels, the
 grid of blocks of threads, indexing, the memory spaces, error checking and timing. Chapter 2 builds
 a GPU Dijkstra after Martín, Torres and Gavilanes (2009): every unsettled vertex whose tentative
 distance equals the current minimum settles at once and becomes the next *frontier*, with three
@@ -301,8 +302,8 @@ md(r'''
 
 The thesis adds vectors of 33,554,432 = 2²⁵ floats: at 1024 threads per block that is 32,768
 blocks, within its card's limit. Its Fig. 1.4 launches 33,554,430 elements as 65,536 blocks of 512
-and gets `Error 9 : invalid configuration argument`, because the Fermi card allows 65,535 blocks in
-x; Fig. 1.5 relaunches with 32,768 blocks of 1024 and gets `Error 0 : no error`. An invalid launch
+and gets `Error 9 : invalid configuration argument`: the thesis (§1.3) and its program give the
+limit as 65,536 blocks, but a Fermi card allows at most 65,535 in x, so 65,536 is one too many; Fig. 1.5 relaunches with 32,768 blocks of 1024 and gets `Error 0 : no error`. An invalid launch
 fails silently unless the program asks, so every launch is checked here, as `cudaGetLastError`
 does: `gpu.ErrorCode` and `gpu.ErrorString` give CUDA's number and message.
 

@@ -21,8 +21,8 @@ md(r'''
 # Bodra: Bellman-Ford, Dijkstra and Floyd-Warshall in CUDA
 
 Deep Bodra's report *Accelerating Shortest Path Algorithms on the GPU using CUDA* (University of
-Florida) writes CUDA versions of the three textbook shortest-path algorithms and times them on a
-GeForce card of the HiPerGator cluster:
+Florida) writes CUDA versions of the three textbook shortest-path algorithms and times them on
+GeForce GPUs of the HiPerGator cluster:
 
 - **Bellman-Ford** from one source, on a CSR graph, one relax and one update launch per pass and
   always |V|−1 passes, in three versions: *Naive* (a thread per vertex), *Stride* (grid-stride
@@ -230,10 +230,10 @@ md(r'''
 ## Figure 1: why Bellman-Ford needs `atomicMin`
 
 In Bodra's Bellman-Ford every thread relaxes the out-arcs of its own vertex, so two threads can
-lower the same `distance[C]` at once. Figure 1 of the report (its image is missing from the text we have)
-has thread A offering C the distance 6 and thread B offering 9: both read `distance[C]` before
-either writes, and if B's store lands last, C keeps 9. `graph.Example("bodra-fig1")` is a graph
-consistent with the numbers the text gives: S→A 1, S→B 2, A→C 5, B→C 7.
+lower the same `distance[C]` at once. In the report's Figure 1, threads A and B read
+`distance[C]` at the same time; if B writes after A, C ends at 9, though the right value is 6
+(§2.1.1). `graph.Example("bodra-fig1")` is a graph consistent with those two numbers, its arcs
+chosen here: S→A 1, S→B 2, A→C 5, B→C 7.
 
 The cell replays the two orders on the host: each "thread" reads, compares and writes, and the
 interleaving decides the result; `atomicMin` makes the read-compare-write one indivisible step,
@@ -652,7 +652,7 @@ display.Column(t1, early)
 md(r'''
 ### Figure 5 redrawn, and Naive ÷ Flag
 
-The report's Figure 5 (its image is missing) plots Table 1. Here it is against |V| on log-log
+The report's Figure 5 plots Table 1. Here it is against |V| on log-log
 axes, the report's times and this run's wall times on the same axes (below scale 1 this run's
 graphs are smaller, so its lines sit further left), with the speed-up of Flag over Naive that the
 report puts at "about 2.8×" (2.19 to 2.78 from its table).
@@ -979,7 +979,7 @@ t3
 md(r'''
 ### Figure 6 redrawn, and the ratios
 
-Figure 6 of the report (its image is missing) plots Table 3. The plot below puts the report's
+Figure 6 of the report plots Table 3. The plot below puts the report's
 times and this run's wall times against |V| on log-log axes (a variant run on one graph only is a
 single point); the table derives the
 report's comparisons — Naive over Super Naive, the cost of Super Naive Shared's barrier, Tiled

@@ -20,8 +20,9 @@ md, code = nb.md, nb.code
 md(r'''
 # Gaioso et al.: a two-kernel Floyd-Warshall on the GPU
 
-Gaioso, Gomes, Maia, Lima and others, *Paralelização do Algoritmo Floyd-Warshall usando GPU*,
-propose a blocked all-pairs Floyd-Warshall for CUDA with two kernels per stage instead of Katz &
+R. R. A. Gaioso, W. A. R. Jradi, L. C. M. de Paula, W. de S. Alencar, W. S. Martins,
+H. A. D. do Nascimento and E. N. Cáceres, *Paralelização do Algoritmo Floyd-Warshall usando GPU*
+[Gaioso et al.], propose a blocked all-pairs Floyd-Warshall for CUDA with two kernels per stage instead of Katz &
 Kider's three. Its first kernel is *persistent*: it launches only as many thread blocks as the
 GPU holds at once, every one of them recomputes the primary tile in its own shared memory, and
 then they share out the primary row and column. The second kernel updates all other tiles. On a
@@ -37,8 +38,8 @@ This notebook:
    16384 — and sets the speed-ups beside the paper's claims;
 4. asks what the persistent phase-1 blocks buy on today's hardware.
 
-The paper's figures are only captions in the text we have; its numbers are the handful of claims
-quoted in the abstract, introduction and conclusion. They appear here as data marked "(paper)";
+The paper prints no table of times: Figs. 7–10 are charts, and its numbers are the handful of
+claims stated in the abstract, §I, §VII and §VIII. They appear here as data marked "(paper)";
 whatever is marked "(here)" was measured when this notebook last ran.
 ''')
 
@@ -82,7 +83,8 @@ up to `emuMaxN` vertices, and their times are emulator wall time, not GPU time.
 It also redoes the paper's occupancy arithmetic (§VI). A 32×32 block has 1024 threads; a Fermi
 multiprocessor holds at most 1536 resident threads, so one such block fits and the SM is 2/3
 occupied — the paper's "66%". The persistent phase-1 grid is the number of SMs times the blocks
-resident per SM: 14 on the C2075. `fw-gaioso` sizes its grid from the device it runs on in the
+resident per SM: 14 on the C2075, whose 448 cores (§VI) are 14 Fermi SMs of 32 cores (the SM
+count and the 1536-thread limit are Fermi's, not stated in the paper). `fw-gaioso` sizes its grid from the device it runs on in the
 same way (and caps it at the 2(nb−1) row and column tiles there are to share).
 ''')
 
@@ -246,8 +248,8 @@ small
 md(r'''
 ## The paper's claims
 
-The text has no tables, and its Figs. 7–10 survive only as captions, so these are all the numbers
-there are to compare with. They were measured on an Intel Core i5 2300 and a Tesla C2075, as the
+The paper has no tables, and its Figs. 7–10 give the times and speed-ups only as charts, so the
+numbers its text states are all there is to compare with exactly. They were measured on an Intel Core i5 2300 and a Tesla C2075, as the
 mean of 10 runs, averaged over the three densities.
 ''')
 
@@ -454,8 +456,8 @@ display.Column(times, ups)
 md(r'''
 ### Beside the paper's claims
 
-The paper's figures 9 and 10 are lost with their data; below they are redrawn from this run, with
-the paper's claims as single points. The table sets each claim beside the same ratio measured here
+The paper's Figs. 9 and 10 chart its speed-ups without printing their values; below they are
+redrawn from this run, with the paper's stated claims as single points. The table sets each claim beside the same ratio measured here
 at that |V| scaled (or the mean over the sizes where both ran), "—" where this run has no number.
 ''')
 

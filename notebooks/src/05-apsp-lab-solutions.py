@@ -26,8 +26,8 @@ md, code = nb.md, nb.code
 md(r'''
 # Floyd-Warshall on the GPU: the lab's solutions
 
-Worked answers to the exercises of a Greek parallel-systems lab handout ([Lab handout]; no author,
-course or date survives in the text): all-pairs shortest paths with Floyd-Warshall in CUDA, in
+Worked answers to the exercises of a Greek parallel-systems lab handout ([Lab handout]; it names no
+author, course or date): all-pairs shortest paths with Floyd-Warshall in CUDA, in
 three versions,
 
 1. the textbook algorithm, one launch per pivot k, with 1-D and with 2-D thread blocks (task 2.1);

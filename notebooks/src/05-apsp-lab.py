@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Writes notebooks/05-apsp-lab.ipynb, keeping the outputs of unchanged code cells.
+"""Writes notebooks/05-apsp-lab.ipynb without outputs: it is handed out clean.
 
 The exercises of the Greek lab handout ([Lab handout] §2 and §4.1) as a
 notebook: skeleton CUDA kernels to fill in, the Go functions that launch
 them, lab.CheckAPSP after each version and lab.TimeAPSP at the end, and the
 handout's questions. The skeleton runs as it is (its kernels compile and do
 nothing, so the checks print what is wrong without failing the notebook);
-worked answers are in 05-apsp-lab-solutions.ipynb. Run it with
-`pathnotes run` to fill in the outputs:
+worked answers are in 05-apsp-lab-solutions.ipynb. To see the outputs, run
+a copy elsewhere (regenerating drops any outputs written here):
 
     python3 notebooks/src/05-apsp-lab.py
-    PATHNOTES_SCALE=0.05 pathnotes run notebooks/05-apsp-lab.ipynb --out notebooks
+    PATHNOTES_SCALE=0.05 pathnotes run notebooks/05-apsp-lab.ipynb --out /tmp/lab
 """
 
 import importlib.util
@@ -21,7 +21,8 @@ _spec = importlib.util.spec_from_file_location(
 lab05 = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lab05)
 
-nb = lab05.Notebook("apsp-lab")
+# Handed out clean: the skeleton's checks would only show failures.
+nb = lab05.Notebook("apsp-lab", outputs=False)
 md, code = nb.md, nb.code
 
 md(r'''
@@ -35,7 +36,7 @@ here. You write all-pairs shortest paths with the Floyd-Warshall algorithm in CU
 2. **Task 2.2** — the tiled algorithm (Algorithm 2) in global memory only;
 3. **Task 2.3** — the tiled algorithm with tiles staged in each SM's shared memory;
 
-and compare each with the tiled CPU version for graphs of 1024 to 8192 vertices (§4.1).
+and compare each with the tiled CPU version (§4.1) for graphs of 1024 to 8192 vertices (§2.1–2.3).
 
 How to work: the kernels go in the `%%cuda` cells, compiled by the CUDA toolkit (NVRTC or `nvcc`)
 where it is installed, otherwise by clang: on a laptop without a GPU or CUDA, install clang (`apt
@@ -43,8 +44,9 @@ install clang`, `brew install llvm`, or the LLVM installer) and the cells compil
 (`%%cuda --compiler=clang` asks for it by name; docs/cell-kernels.md lists what clang offers
 without the toolkit). With no compiler at all, write PTX in a `%%ptx` cell or use a machine with
 CUDA. The Go cell after each launches them; the check cell after that runs `lab.CheckAPSP` and prints
-either "all cases ok" or the first wrong cell. Every kernel below is a skeleton that compiles and
-does nothing, so as handed out every check reports failures: that is expected. Fill in the
+either "all N cases pass" or the first wrong cell. Every kernel below is a skeleton that compiles and
+does nothing, so until you fill them in every check reports failures: that is expected. The
+notebook comes without outputs; run it top to bottom to see them. Fill in the
 `TODO`s, rerun the cells, and answer the questions at the end. Worked answers are in
 `05-apsp-lab-solutions.ipynb` — try first.
 
@@ -56,20 +58,28 @@ mode).
 lab05.setup(nb)
 
 md(r'''
-The check cells use this function: it prints the report and, when something is wrong, the first
-failure in words, without stopping the notebook.
+The check cells use this function: while a version's kernels write nothing it prints one line
+saying so; after that it prints the first failure in words (or that all cases pass) and the
+report, without stopping the notebook.
 ''')
 
 code(r'''
-// tryCheck runs lab.CheckAPSP on fn and shows the outcome.
-func tryCheck(name string, fn lab.APSPFunc) *lab.Report {
+// tryCheck runs lab.CheckAPSP on fn and shows the outcome: one line while
+// the kernels write nothing, else the first failure and the report's table.
+func tryCheck(name string, fn lab.APSPFunc) {
 	rep, err := lab.CheckAPSP(Ctx(), fn, lab.CheckOptions{Device: dev, Negative: true})
-	if err != nil {
+	switch {
+	case rep.NotStarted():
+		fmt.Printf("%s: not written yet (the kernels changed nothing; %d of %d cases fail)\n", name, rep.Failed(), len(rep.Cases))
+		return
+	case err != nil:
 		fmt.Printf("%s: not yet. %v\n", name, err)
-		return rep
+	default:
+		fmt.Printf("%s: all %d cases pass\n", name, len(rep.Cases))
 	}
-	fmt.Printf("%s: all %d cases pass\n", name, len(rep.Cases))
-	return rep
+	if rep != nil {
+		display.Show(rep)
+	}
 }
 
 // kernel returns the cell kernel called name, or panics: run the %%cuda cell first.
@@ -251,7 +261,10 @@ versions := []lab.APSPEntry{
 	{Name: "tiled shared", Func: tiledShared},
 }
 times, err := lab.TimeAPSP(Ctx(), versions, sizes, lab.TimeOptions{Device: dev, Seed: seed})
-if err != nil {
+switch {
+case err != nil && times != nil && len(times.Failures) > 0:
+	fmt.Printf("not yet: %d runs failed; they are listed under the table\n", len(times.Failures))
+case err != nil:
 	fmt.Println("not yet:", err)
 }
 times

@@ -18,8 +18,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class Notebook:
     """Collects cells and writes them as an nbformat 4.5 notebook."""
 
-    def __init__(self, prefix, idfmt="%s-%02d"):
+    def __init__(self, prefix, idfmt="%s-%02d", outputs=True):
+        """outputs=False writes every code cell without outputs, for a
+        notebook handed out to be run by its reader (an exercise sheet)."""
         self.prefix = prefix
+        self.outputs = outputs
         self.idfmt = idfmt
         self.cells = []
 
@@ -34,7 +37,8 @@ class Notebook:
     def write(self, name):
         """Writes <dir>/<name>, where <dir> is the first command-line argument
         or notebooks/, keeping the outputs of the code cells that an existing
-        <dir>/<name> already has with the same source."""
+        <dir>/<name> already has with the same source (none when the notebook
+        was made with outputs=False)."""
         folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..")
         path = os.path.normpath(os.path.join(folder, name))
         kept = previous_outputs(path)
@@ -44,7 +48,7 @@ class Notebook:
                     "source": text.splitlines(True)}
             if kind == "code":
                 cell["execution_count"], cell["outputs"] = None, []
-                if kept.get(text):
+                if self.outputs and kept.get(text):
                     cell["execution_count"], cell["outputs"] = kept[text].pop(0)
             cells.append(cell)
         data = {
