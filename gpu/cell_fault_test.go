@@ -308,3 +308,55 @@ func TestEmuSolverCancelInLaunch(t *testing.T) {
 		t.Errorf("apsp-batched after the cancelled run: %v", err)
 	}
 }
+
+// TestCellIntPointer passes an int where the kernel takes a pointer: a
+// 64-bit integer, so the launch is allowed, and the store through address
+// 256 faults.
+func TestCellIntPointer(t *testing.T) {
+	d := emuDevice(t)
+	k, err := loadCellTest(t, d).Kernel("params")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = k.Launch(Dim(1), Dim(1), 256, 1, 2, 3, 4, float32(5), 6.0, 7)
+	wantErr(t, "store through address 256", err, "kernel params", "cudaErrorIllegalAddress (700)")
+}
+
+// TestCellSticky checks a kernel fault: an out-of-bounds store is an
+// illegal address (700) that the launch returns, the context is reset,
+// old buffers and modules say they are gone, and new ones work.
+func TestCellSticky(t *testing.T) {
+	d := emuDevice(t)
+	m := loadCellTest(t, d)
+	p, _ := d.NewBuffer(Int32, 4)
+	oob, _ := m.Kernel("oob")
+	err := oob.Launch(Dim(1), Dim(2), p, 4)
+	var le *LaunchError
+	if !errors.As(err, &le) || le.Code != 700 || le.Kernel != "oob" || le.Block != Dim(2) {
+		t.Fatalf("Launch of an out-of-bounds store: %v", err)
+	}
+	if err := d.Synchronize(); err != nil {
+		t.Errorf("Synchronize after the fault was reported: %v", err)
+	}
+	wantErr(t, "sticky", err, "cudaErrorIllegalAddress (700): an illegal memory access was encountered", "context has been reset", "gpu.Buffer, Module and Kernel")
+	if ErrorString(err) != "an illegal memory access was encountered" {
+		t.Errorf("ErrorString = %q", ErrorString(err))
+	}
+	_, err = p.ToInt32s()
+	wantErr(t, "old buffer", err, "lost when the device's context was reset")
+	wantErr(t, "old kernel", oob.Launch(Dim(1), Dim(1), 0, 0), "module celltest was lost")
+	if err := p.Free(); err != nil {
+		t.Errorf("Free of a lost buffer: %v", err)
+	}
+	m = loadCellTest(t, d)
+	k, _ := m.Kernel("vecAdd")
+	a, _ := d.Float32s([]float32{1, 2})
+	b, _ := d.Float32s([]float32{10, 20})
+	c, _ := d.NewBuffer(Float32, 2)
+	if err := k.Launch(Dim(1), Dim(32), a, b, c, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.ToFloat32s(); err != nil || !slices.Equal(got, []float32{11, 22}) {
+		t.Errorf("vecAdd after the reset: %v, %v", got, err)
+	}
+}

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -16,7 +15,7 @@ import (
 // cellTestPTX is nvcc's PTX of these kernels (nvcc -ptx -arch=compute_52
 // -O3, CUDA 11.8), committed so that the tests need no CUDA compiler:
 //
-//	// Test kernels of the cell API (gpu/cell_test.go); PTX by
+//	// Test kernels of the cell API (gpu/cell_test.go and its neighbours); PTX by
 //	// nvcc -ptx -arch=compute_52 -O3 (CUDA 11.8).
 //	extern "C" __global__ void params(int *out, int a, unsigned b, long long c, unsigned long long d,
 //	                                  float e, double f, int *ptr) {
@@ -360,109 +359,6 @@ func checkCellVars(t *testing.T, d *Device) {
 	wantErr(t, "missing variable", err, `no __device__ or __constant__ variable "nope"`, "devData, coef, offset")
 }
 
-// TestCellIntPointer passes an int where the kernel takes a pointer: a
-// 64-bit integer, so the launch is allowed, and the store through address
-// 256 faults.
-func TestCellIntPointer(t *testing.T) {
-	d := emuDevice(t)
-	k, err := loadCellTest(t, d).Kernel("params")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = k.Launch(Dim(1), Dim(1), 256, 1, 2, 3, 4, float32(5), 6.0, 7)
-	wantErr(t, "store through address 256", err, "kernel params", "cudaErrorIllegalAddress (700)")
-}
-
-// TestCellSticky checks a kernel fault: an out-of-bounds store is an
-// illegal address (700) that the launch returns, the context is reset,
-// old buffers and modules say they are gone, and new ones work.
-func TestCellSticky(t *testing.T) {
-	d := emuDevice(t)
-	m := loadCellTest(t, d)
-	p, _ := d.NewBuffer(Int32, 4)
-	oob, _ := m.Kernel("oob")
-	err := oob.Launch(Dim(1), Dim(2), p, 4)
-	var le *LaunchError
-	if !errors.As(err, &le) || le.Code != 700 || le.Kernel != "oob" || le.Block != Dim(2) {
-		t.Fatalf("Launch of an out-of-bounds store: %v", err)
-	}
-	if err := d.Synchronize(); err != nil {
-		t.Errorf("Synchronize after the fault was reported: %v", err)
-	}
-	wantErr(t, "sticky", err, "cudaErrorIllegalAddress (700): an illegal memory access was encountered", "context has been reset", "gpu.Buffer, Module and Kernel")
-	if ErrorString(err) != "an illegal memory access was encountered" {
-		t.Errorf("ErrorString = %q", ErrorString(err))
-	}
-	_, err = p.ToInt32s()
-	wantErr(t, "old buffer", err, "lost when the device's context was reset")
-	wantErr(t, "old kernel", oob.Launch(Dim(1), Dim(1), 0, 0), "module celltest was lost")
-	if err := p.Free(); err != nil {
-		t.Errorf("Free of a lost buffer: %v", err)
-	}
-	m = loadCellTest(t, d)
-	k, _ := m.Kernel("vecAdd")
-	a, _ := d.Float32s([]float32{1, 2})
-	b, _ := d.Float32s([]float32{10, 20})
-	c, _ := d.NewBuffer(Float32, 2)
-	if err := k.Launch(Dim(1), Dim(32), a, b, c, 2); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := c.ToFloat32s(); err != nil || !slices.Equal(got, []float32{11, 22}) {
-		t.Errorf("vecAdd after the reset: %v, %v", got, err)
-	}
-}
-
-// printfTestPTX is nvcc's PTX (as cellTestPTX) of:
-//
-//	#include <stdio.h>
-//	__device__ float devData;
-//	extern "C" __global__ void checkGlobal() {
-//		printf("Device: the value of the global variable is %f\n", devData);
-//		devData += 2.0f;
-//	}
-//	extern "C" __global__ void formats(int i, unsigned u, long long ll, double d, float f) {
-//		printf("t%d|%5d|%-4i|%u|%x|%X|%o|%lld|%llu|%c|%s|%8.3f|%e|%g|%G|%%|%05d|%+d|%.2s|%ld\n",
-//		       threadIdx.x, i, i, u, u, u, u, ll, (unsigned long long)ll, 'A' + threadIdx.x, "str", d, d, f, 1e-10, 42, 7, "abcdef", (long)ll);
-//	}
-var printfTestPTX = mustReadFile("testdata/printf.ptx")
-
-// TestCellPrintf runs device-side printf on the emulator: the course's
-// devData example, and every conversion with flags, width and precision,
-// one line per thread in thread order.
-func TestCellPrintf(t *testing.T) {
-	var out bytes.Buffer
-	SetPrintfOutput(&out)
-	t.Cleanup(func() { SetPrintfOutput(nil) })
-	d := emuDevice(t)
-	m, err := d.LoadPTX("printf", printfTestPTX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _ := m.Var("devData")
-	if err := v.CopyFloat32s([]float32{3.14}); err != nil {
-		t.Fatal(err)
-	}
-	k, _ := m.Kernel("checkGlobal")
-	if err := k.Launch(Dim(1), Dim(1)); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := v.ToFloat32s(); out.String() != "Device: the value of the global variable is 3.140000\n" || got[0] != float32(3.14)+2 {
-		t.Errorf("checkGlobal printed %q, devData %v", out.String(), got)
-	}
-	out.Reset()
-	k, _ = m.Kernel("formats")
-	if err := k.Launch(Dim(1), Dim(2), -42, uint32(3054), int64(-1234567890123), 3.14159265, float32(0.5)); err != nil {
-		t.Fatal(err)
-	}
-	want := ""
-	for tid := 0; tid < 2; tid++ {
-		want += fmt.Sprintf("t%d|  -42|-42 |3054|bee|BEE|5756|-1234567890123|18446742839141661493|%c|str|   3.142|3.141593e+00|0.5|1E-10|%%|00042|+7|ab|-1234567890123\n", tid, 'A'+tid)
-	}
-	if out.String() != want {
-		t.Errorf("printf formats:\n got %q\nwant %q", out.String(), want)
-	}
-}
-
 // checkCellKernels runs TestCellKernels on d.
 func checkCellKernels(t *testing.T, d *Device) {
 	m := loadCellTest(t, d)
@@ -525,97 +421,6 @@ func checkCellKernels(t *testing.T, d *Device) {
 	}
 	_, err = d.GraphMatrix(nil)
 	wantErr(t, "GraphMatrix(nil)", err, "nil graph")
-}
-
-// TestCellRegistry loads cell modules on the default device (the
-// emulator) and reaches their kernels and variables by name; a later
-// module of the same name replaces the earlier one.
-func TestCellRegistry(t *testing.T) {
-	t.Setenv(EnvDriver, "emu")
-	_, err := GetKernel("nothing")
-	wantErr(t, "unknown kernel", err, `no cell kernel "nothing"`)
-	m, err := LoadCellPTX("", cellTestPTX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Name() != "params" { // the first kernel's name
-		t.Errorf("default module name %q", m.Name())
-	}
-	if _, err := LoadCellPTX("mine", cellTestPTX); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadCellPTX("mine", cellTestPTX); err != nil {
-		t.Fatal(err)
-	}
-	mods := cellModules()
-	if len(mods) < 2 || mods[len(mods)-1].Name() != "mine" || mods[len(mods)-2].Name() != "params" {
-		t.Errorf("cellModules: %v", mods)
-	}
-	d, _ := Default()
-	a, _ := d.Float32s([]float32{1, 2})
-	c, _ := d.NewBuffer(Float32, 2)
-	if err := Launch("vecAdd", Dim(1), Dim(2), a, a, c, 2); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := c.ToFloat32s(); !slices.Equal(got, []float32{2, 4}) {
-		t.Errorf("Launch by name: %v", got)
-	}
-	k, err := GetKernel("_Z6vecAddPKfS0_Pfi")
-	if err != nil || k.Name() != "vecAdd" || k.PTXName() != "_Z6vecAddPKfS0_Pfi" {
-		t.Errorf("GetKernel by PTX name: %v, %v", k, err)
-	}
-	v, err := GetVar("devData")
-	if err != nil || v.Type() != Float32 {
-		t.Errorf("GetVar: %v, %v", v, err)
-	}
-	_, err = GetKernel("nope")
-	wantErr(t, "unknown kernel", err, "mine.vecAdd", "params.scale")
-	if s := DescribeCells(); !strings.Contains(s, "module mine on PTX emulator") || !strings.Contains(s, "PTX, loaded") {
-		t.Errorf("DescribeCells: %q", s)
-	}
-}
-
-// TestPTXDecls reads kernel signatures and variables, and demangles names.
-func TestPTXDecls(t *testing.T) {
-	decls, err := ptxemu.ParseDecls("celltest", cellTestPTX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range decls.Entries {
-		names = append(names, demangle(e.Name))
-	}
-	if want := []string{"params", "vecAdd", "scale", "addDev", "oob", "blockSum", "dscale"}; !slices.Equal(names, want) {
-		t.Errorf("kernels %v, want %v", names, want)
-	}
-	var types []string
-	for _, p := range decls.Entries[0].Params {
-		types = append(types, fmt.Sprintf("%s/%d", p.Type, p.Size))
-	}
-	if want := []string{"u64/8", "u32/4", "u32/4", "u64/8", "u64/8", "f32/4", "f64/8", "u64/8"}; !slices.Equal(types, want) {
-		t.Errorf("params' parameters %v, want %v", types, want)
-	}
-	var vars []string
-	for _, v := range decls.Vars {
-		vars = append(vars, fmt.Sprintf("%s %s.%s[%d]", v.Space, v.Name, v.Type, v.Count))
-	}
-	if want := []string{"global devData.f32[1]", "const coef.b8[16]", "const offset.u32[1]"}; !slices.Equal(vars, want) {
-		t.Errorf("variables %v, want %v", vars, want)
-	}
-	for in, want := range map[string]string{
-		"_Z6vecAddPfS_S_i": "vecAdd", "_ZN2ns4scanEPi": "ns::scan", "plain": "plain", "_Z": "_Z", "_Z99x": "_Z99x",
-	} {
-		if got := demangle(in); got != want {
-			t.Errorf("demangle(%q) = %q, want %q", in, got, want)
-		}
-	}
-	_, err = ptxemu.ParseDecls("k", ".visible .entry k(\n.param .u32 a,\n")
-	wantErr(t, "unclosed parameter list", err, "ptx module k: line 2", "expected .param")
-	// Instructions the emulator does not run do not stop the declarations.
-	decls, err = ptxemu.ParseDecls("new", ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p) {\n\tnewop.xyz %r1, %r2;\n\tret;\n}\n")
-	if err != nil || len(decls.Entries) != 1 || len(decls.Entries[0].Params) != 1 || decls.Entries[0].Params[0].Type != "u64" {
-		t.Errorf("declarations beside an unknown instruction: %+v, %v", decls, err)
-	}
 }
 
 // TestCellEmptyBuffers checks buffers of no elements.
