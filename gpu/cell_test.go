@@ -15,7 +15,7 @@ import (
 // cellTestPTX is nvcc's PTX of these kernels (nvcc -ptx -arch=compute_52
 // -O3, CUDA 11.8), committed so that the tests need no CUDA compiler:
 //
-//	// Test kernels of the cell API (gpu/cell_test.go and its neighbours); PTX by
+//	// Test kernels of the cell API (gpu/cell_test.go); PTX by
 //	// nvcc -ptx -arch=compute_52 -O3 (CUDA 11.8).
 //	extern "C" __global__ void params(int *out, int a, unsigned b, long long c, unsigned long long d,
 //	                                  float e, double f, int *ptr) {
