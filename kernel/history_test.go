@@ -1,10 +1,14 @@
 package kernel
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
 )
 
 func sources(es []HistoryEntry) []string {
@@ -141,5 +145,65 @@ func TestDefaultHistoryPath(t *testing.T) {
 	t.Setenv(HistoryEnv, "/tmp/h.jsonl")
 	if p, _ := DefaultHistoryPath(); p != "/tmp/h.jsonl" {
 		t.Errorf("with %s: %s", HistoryEnv, p)
+	}
+}
+
+func TestHistoryAcrossRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	tk := startKernel(t, path)
+	c := connect(t, tk, testKey)
+	c.value("a := 6\na * 7")
+	c.execute("a = 1", map[string]any{"store_history": false})
+	c.execute("silent := 1", map[string]any{"silent": true})
+	c.value("a + 1")
+	id := c.send(c.control, "shutdown_request", map[string]any{"restart": true})
+	if r := content(t, c.reply(c.controlMsgs, id)); r["status"] != "ok" || r["restart"] != true {
+		t.Errorf("shutdown_reply %v", r)
+	}
+	select {
+	case <-tk.done:
+		if tk.err != nil {
+			t.Errorf("Run after shutdown: %v", tk.err)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("Run did not return after shutdown_request")
+	}
+	// The old ports are closed: a new connection gets no answer.
+	if err := c.hb.Send(zmq4.NewMsg([]byte("ping"))); err == nil {
+		done := make(chan struct{})
+		go func() { c.hb.Recv(); close(done) }()
+		select {
+		case <-done:
+			t.Error("heartbeat answered after shutdown")
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+
+	// The front end starts a new process: a new kernel on the same file.
+	tk2 := startKernel(t, path)
+	c2 := connect(t, tk2, testKey)
+	id = c2.send(c2.shell, "history_request", map[string]any{"output": true, "raw": true, "hist_access_type": "tail", "n": 10})
+	h := content(t, c2.reply(c2.shellMsgs, id))["history"].([]any)
+	want := `[[1 1 [a := 6
+a * 7 42]] [1 2 [a + 1 2]]]`
+	if got := fmt.Sprint(h); got != want {
+		t.Errorf("history after restart = %s, want %s", got, want)
+	}
+	if v := c2.value("7"); v != "7" {
+		t.Fatal(v)
+	}
+	id = c2.send(c2.shell, "history_request", map[string]any{"output": false, "raw": true, "hist_access_type": "range",
+		"session": 0, "start": 1, "stop": 2})
+	if got := fmt.Sprint(content(t, c2.reply(c2.shellMsgs, id))["history"]); got != "[[2 1 7]]" {
+		t.Errorf("range of the new session = %s", got)
+	}
+	id = c2.send(c2.shell, "history_request", map[string]any{"output": false, "raw": true, "hist_access_type": "search",
+		"pattern": "a*", "unique": true})
+	if got := fmt.Sprint(content(t, c2.reply(c2.shellMsgs, id))["history"]); got != "[[1 1 a := 6\na * 7] [1 2 a + 1]]" {
+		t.Errorf("search a* = %s", got)
+	}
+	id = c2.send(c2.shell, "history_request", map[string]any{"output": false, "raw": true, "hist_access_type": "nonsense"})
+	if r := content(t, c2.reply(c2.shellMsgs, id)); r["status"] != "error" {
+		t.Errorf("bad hist_access_type: %v", r)
 	}
 }
