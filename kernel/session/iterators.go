@@ -319,26 +319,9 @@ func validType(t types.Type) bool {
 // setPositions gives every position in n the value pos.
 func setPositions(n ast.Node, pos token.Pos) {
 	posType := reflect.TypeOf(token.NoPos)
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if !v.IsNil() && v.Type() != objectType && v.Type() != scopeType && v.Type() != commentType {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				if f := v.Field(i); f.Type() == posType {
-					f.Set(reflect.ValueOf(pos))
-				} else {
-					walk(f)
-				}
-			}
-		case reflect.Slice:
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i))
-			}
+	walkFields(n, func(v reflect.Value) {
+		if v.Type() == posType {
+			v.Set(reflect.ValueOf(pos))
 		}
-	}
-	walk(reflect.ValueOf(n))
+	})
 }

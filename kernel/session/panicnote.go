@@ -94,15 +94,7 @@ func (s *Session) instrument(n ast.Node, top bool) {
 	s.splitMethodAssigns(n, top, s.hooks.gen.Load())
 	types := s.userTypes(n)
 	ast.Inspect(n, func(x ast.Node) bool {
-		var list []ast.Stmt
-		switch x := x.(type) {
-		case *ast.BlockStmt:
-			list = x.List
-		case *ast.CaseClause:
-			list = x.Body
-		case *ast.CommClause:
-			list = x.Body
-		}
+		list := stmtList(x)
 		for i, st := range list {
 			if b := notedPanic(st, types); b != nil {
 				list[i] = b

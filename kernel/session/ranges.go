@@ -49,15 +49,7 @@ func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qual
 			return true
 		}
 		stack = append(stack, x)
-		var list []ast.Stmt
-		switch x := x.(type) {
-		case *ast.BlockStmt:
-			list = x.List
-		case *ast.CaseClause:
-			list = x.Body
-		case *ast.CommClause:
-			list = x.Body
-		}
+		list := stmtList(x)
 		for i := range list {
 			rs := rangeSlot{slot: &list[i]}
 			switch st := list[i].(type) {
@@ -183,4 +175,18 @@ func rangeInt(r *ast.RangeStmt, label *ast.Ident, suffix string) ast.Stmt {
 func isBlank(e ast.Expr) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && id.Name == "_"
+}
+
+// stmtList returns the statements of a block or a case or select clause,
+// and nil for any other node.
+func stmtList(n ast.Node) []ast.Stmt {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List
+	case *ast.CaseClause:
+		return n.Body
+	case *ast.CommClause:
+		return n.Body
+	}
+	return nil
 }

@@ -138,13 +138,18 @@ var (
 // rewriteExprs replaces every expression e of the tree n (outermost first)
 // by f(e), then goes on into what f returned.
 func rewriteExprs(n ast.Node, f func(ast.Expr) ast.Expr) {
-	var walk func(v reflect.Value)
-	visit := func(v reflect.Value) {
+	walkFields(n, func(v reflect.Value) {
 		if v.Type() == exprType && !v.IsNil() {
 			v.Set(reflect.ValueOf(f(v.Interface().(ast.Expr))))
 		}
-		walk(v)
-	}
+	})
+}
+
+// walkFields calls visit on every struct field and slice element of the
+// tree n (not going into objects, scopes or comments), then goes on into
+// what the field or element holds after visit.
+func walkFields(n ast.Node, visit func(reflect.Value)) {
+	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
 		switch v.Kind() {
 		case reflect.Pointer, reflect.Interface:
@@ -154,10 +159,12 @@ func rewriteExprs(n ast.Node, f func(ast.Expr) ast.Expr) {
 		case reflect.Struct:
 			for i := 0; i < v.NumField(); i++ {
 				visit(v.Field(i))
+				walk(v.Field(i))
 			}
 		case reflect.Slice:
 			for i := 0; i < v.Len(); i++ {
 				visit(v.Index(i))
+				walk(v.Index(i))
 			}
 		}
 	}

@@ -29,24 +29,14 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 			return err
 		}
 		if asAssignments(assign, old) {
-			wrapCompound(assign)
-			s.instrument(assign, true)
-			splitMinMax(assign)
-			checkStatements(assign, s.hooks.gen.Load())
-			s.markLines(assign, true)
-			n0 := len(frameData(s.in))
+			n0 := s.prepareStmts(assign)
 			if prog, err := s.compile(assign); err == nil {
 				defer s.dropTemporaries(assign, n0)
 				return s.execute(ctx, prog)
 			}
 		}
 	}
-	wrapCompound(body)
-	s.instrument(body, true)
-	splitMinMax(body)
-	checkStatements(body, s.hooks.gen.Load())
-	s.markLines(body, true)
-	n0 := len(frameData(s.in))
+	n0 := s.prepareStmts(body)
 	prog, err := s.compile(body)
 	if err != nil {
 		return s.explain(body, err)
@@ -54,6 +44,19 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 	defer s.dropTemporaries(body, n0)
 	defer s.clearMoved(old)
 	return s.execute(ctx, prog)
+}
+
+// prepareStmts rewrites top-level cell statements for the interpreter
+// (compound wrapping, instrumentation, min and max, the statement checks and
+// line marks) and returns the number of frame slots before they compile, for
+// dropTemporaries.
+func (s *Session) prepareStmts(body *ast.BlockStmt) int {
+	wrapCompound(body)
+	s.instrument(body, true)
+	splitMinMax(body)
+	checkStatements(body, s.hooks.gen.Load())
+	s.markLines(body, true)
+	return len(frameData(s.in))
 }
 
 // dropTemporaries releases the global slots that the top-level code n added
