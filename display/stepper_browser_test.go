@@ -3,6 +3,7 @@ package display
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -191,19 +192,12 @@ func TestStepperInChromium(t *testing.T) {
 	if strings.Join(distRows(fw.N, fw.Steps[0].Dist)[1], " ") == strings.Join(distRows(fw.N, fw.Steps[3].Dist)[1], " ") {
 		t.Fatal("the example's D⁽⁰⁾ and D⁽³⁾ agree in row b: the test could not see the slider move")
 	}
+	fwState := func(i int) [][]string { return distRows(fw.N, fw.Steps[i].Dist) }
 	for i, r := range []browserStepper{res[0], res[1], res[3]} {
-		if r.Controls != 1 {
-			t.Errorf("FW stepper %d has %d control bars, want 1", i, r.Controls)
-		}
-		wantShown(t, "FW before moving", r.Before, 0, distRows(fw.N, fw.Steps[0].Dist))
-		wantShown(t, "FW after the slider moved to 3", r.Slid, 3, distRows(fw.N, fw.Steps[3].Dist))
-		wantShown(t, "FW after next", r.Next, 4, distRows(fw.N, fw.Steps[4].Dist))
-		wantShown(t, "FW after previous twice", r.Prev, 2, distRows(fw.N, fw.Steps[2].Dist))
-		if r.Slid.Pos != "step 4 of 6: k = 3" {
-			t.Errorf("FW position line %q after the slider moved", r.Slid.Pos)
-		}
+		wantStepper(t, fmt.Sprintf("FW stepper %d", i), r, fwState, "step 4 of 6: k = 3")
 	}
-	// The Dijkstra panels' first column is C; state 0 is the initial one.
+	// The Dijkstra and Bellman-Ford panels' first column is C; state 0 is
+	// the initial one and state i the one after step or pass i.
 	column := func(d []int32) [][]string {
 		rows := make([][]string, len(d))
 		for u, x := range d {
@@ -211,28 +205,35 @@ func TestStepperInChromium(t *testing.T) {
 		}
 		return rows
 	}
-	r := res[2]
+	wantStepper(t, "Dijkstra stepper", res[2], func(i int) [][]string {
+		if i == 0 {
+			return column(dj.Initial)
+		}
+		return column(dj.Steps[i-1].Dist)
+	}, "step 4 of 6: settle b")
+	wantStepper(t, "Bellman-Ford stepper", res[4], func(i int) [][]string {
+		if i == 0 {
+			return column(bf.Initial)
+		}
+		return column(bf.Passes[i-1].Dist)
+	}, "step 4 of "+strconv.Itoa(len(bf.Passes)+1)+": pass 3")
+}
+
+// wantStepper checks one stepper as the harness moved it: one control bar,
+// and state 0 shown before moving, 3 after the slider, 4 after next and 2
+// after previous twice, each with the rows state gives, and the position
+// line pos after the slider.
+func wantStepper(t *testing.T, what string, r browserStepper, state func(i int) [][]string, pos string) {
+	t.Helper()
 	if r.Controls != 1 {
-		t.Errorf("Dijkstra stepper has %d control bars, want 1", r.Controls)
+		t.Errorf("%s has %d control bars, want 1", what, r.Controls)
 	}
-	wantShown(t, "Dijkstra before moving", r.Before, 0, column(dj.Initial))
-	wantShown(t, "Dijkstra after the slider moved to 3", r.Slid, 3, column(dj.Steps[2].Dist))
-	wantShown(t, "Dijkstra after next", r.Next, 4, column(dj.Steps[3].Dist))
-	wantShown(t, "Dijkstra after previous twice", r.Prev, 2, column(dj.Steps[1].Dist))
-	if r.Slid.Pos != "step 4 of 6: settle b" {
-		t.Errorf("Dijkstra position line %q after the slider moved", r.Slid.Pos)
-	}
-	// Bellman-Ford: state i is the one after pass i.
-	r = res[4]
-	if r.Controls != 1 {
-		t.Errorf("Bellman-Ford stepper has %d control bars, want 1", r.Controls)
-	}
-	wantShown(t, "Bellman-Ford before moving", r.Before, 0, column(bf.Initial))
-	wantShown(t, "Bellman-Ford after the slider moved to 3", r.Slid, 3, column(bf.Passes[2].Dist))
-	wantShown(t, "Bellman-Ford after next", r.Next, 4, column(bf.Passes[3].Dist))
-	wantShown(t, "Bellman-Ford after previous twice", r.Prev, 2, column(bf.Passes[1].Dist))
-	if r.Slid.Pos != "step 4 of "+strconv.Itoa(len(bf.Passes)+1)+": pass 3" {
-		t.Errorf("Bellman-Ford position line %q after the slider moved", r.Slid.Pos)
+	wantShown(t, what+" before moving", r.Before, 0, state(0))
+	wantShown(t, what+" after the slider moved to 3", r.Slid, 3, state(3))
+	wantShown(t, what+" after next", r.Next, 4, state(4))
+	wantShown(t, what+" after previous twice", r.Prev, 2, state(2))
+	if r.Slid.Pos != pos {
+		t.Errorf("%s: position line %q after the slider moved, want %q", what, r.Slid.Pos, pos)
 	}
 }
 
