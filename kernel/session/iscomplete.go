@@ -21,29 +21,14 @@ func (s *Session) IsComplete(code string) (status, indent string) {
 		return "complete", ""
 	}
 
-	fset := token.NewFileSet()
-	var sc scanner.Scanner
 	var scanErr string
-	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), func(_ token.Position, msg string) {
+	depth := scanBrackets(code, func(msg string) {
 		if scanErr == "" {
 			scanErr = msg
 		}
-	}, 0)
-	depth := 0
-	for {
-		_, tok, _ := sc.Scan()
-		if tok == token.EOF {
-			break
-		}
-		switch tok {
-		case token.LPAREN, token.LBRACK, token.LBRACE:
-			depth++
-		case token.RPAREN, token.RBRACK, token.RBRACE:
-			depth--
-			if depth < 0 {
-				return "invalid", ""
-			}
-		}
+	}, func(_ token.Token, depth int) bool { return depth >= 0 })
+	if depth < 0 {
+		return "invalid", ""
 	}
 	switch scanErr {
 	case "":
@@ -71,6 +56,31 @@ func (s *Session) IsComplete(code string) (status, indent string) {
 		}
 	}
 	return "complete", ""
+}
+
+// scanBrackets scans src as Go tokens, passing each scanner error's message
+// to onErr and each token, with the depth of open brackets after it, to
+// each, until the end or until each returns false. It returns the depth
+// reached.
+func scanBrackets(src string, onErr func(msg string), each func(tok token.Token, depth int) bool) int {
+	var sc scanner.Scanner
+	sc.Init(token.NewFileSet().AddFile("", -1, len(src)), []byte(src), func(_ token.Position, msg string) { onErr(msg) }, 0)
+	depth := 0
+	for {
+		_, tok, _ := sc.Scan()
+		if tok == token.EOF {
+			return depth
+		}
+		switch tok {
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+		}
+		if !each(tok, depth) {
+			return depth
+		}
+	}
 }
 
 // atEnd reports whether a parse error says the code stopped too early.

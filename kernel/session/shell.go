@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/scanner"
 	"go/token"
 	"os"
 	"os/exec"
@@ -130,28 +129,15 @@ func splitShell(code string) []segment {
 // after src: every bracket closed, no raw string or comment open, and the
 // last line ended by a semicolon (written or inserted at its end).
 func statementBoundary(src string) bool {
-	fset := token.NewFileSet()
-	var sc scanner.Scanner
-	open := false
-	sc.Init(fset.AddFile("", -1, len(src)), []byte(src), func(_ token.Position, msg string) {
+	open, last := false, token.SEMICOLON
+	depth := scanBrackets(src, func(msg string) {
 		if strings.HasSuffix(msg, "not terminated") {
 			open = true
 		}
-	}, 0)
-	depth, last := 0, token.SEMICOLON
-	for {
-		_, tok, _ := sc.Scan()
-		if tok == token.EOF {
-			break
-		}
-		switch tok {
-		case token.LPAREN, token.LBRACK, token.LBRACE:
-			depth++
-		case token.RPAREN, token.RBRACK, token.RBRACE:
-			depth--
-		}
+	}, func(tok token.Token, _ int) bool {
 		last = tok
-	}
+		return true
+	})
 	return !open && depth == 0 && last == token.SEMICOLON
 }
 
