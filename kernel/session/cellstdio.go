@@ -82,3 +82,22 @@ func isClosed(f *os.File) bool {
 	}
 	return rc.Control(func(uintptr) {}) != nil
 }
+
+// dupFile returns a new descriptor (on Windows, handle) of the file f is
+// open on, not inherited by child processes.
+func dupFile(f *os.File) (*os.File, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var nfd uintptr
+	var dupErr error
+	err = rc.Control(func(fd uintptr) { nfd, dupErr = dupFD(fd) })
+	if err == nil {
+		err = dupErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(nfd, f.Name()), nil
+}

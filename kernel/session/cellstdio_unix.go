@@ -2,32 +2,16 @@
 
 package session
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// dupFile returns a new descriptor of the file f is open on, closed on exec
-// as f is.
-func dupFile(f *os.File) (*os.File, error) {
-	rc, err := f.SyscallConn()
+// dupFD returns a new descriptor of the file descriptor fd, closed on exec.
+func dupFD(fd uintptr) (uintptr, error) {
+	syscall.ForkLock.RLock() // no child inherits it before CloseOnExec
+	defer syscall.ForkLock.RUnlock()
+	nfd, err := syscall.Dup(int(fd))
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	nfd := -1
-	var dupErr error
-	err = rc.Control(func(fd uintptr) {
-		syscall.ForkLock.RLock() // no child inherits it before CloseOnExec
-		defer syscall.ForkLock.RUnlock()
-		if nfd, dupErr = syscall.Dup(int(fd)); dupErr == nil {
-			syscall.CloseOnExec(nfd)
-		}
-	})
-	if err == nil {
-		err = dupErr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(nfd), f.Name()), nil
+	syscall.CloseOnExec(nfd)
+	return uintptr(nfd), nil
 }

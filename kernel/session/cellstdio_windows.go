@@ -2,33 +2,18 @@
 
 package session
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// dupFile returns a new handle of the file f is open on, not inherited by
-// child processes.
-func dupFile(f *os.File) (*os.File, error) {
-	rc, err := f.SyscallConn()
+// dupFD returns a new handle of the handle fd, not inherited by child
+// processes.
+func dupFD(fd uintptr) (uintptr, error) {
+	p, err := syscall.GetCurrentProcess()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	var h syscall.Handle
-	var dupErr error
-	err = rc.Control(func(fd uintptr) {
-		p, perr := syscall.GetCurrentProcess()
-		if perr != nil {
-			dupErr = perr
-			return
-		}
-		dupErr = syscall.DuplicateHandle(p, syscall.Handle(fd), p, &h, 0, false, syscall.DUPLICATE_SAME_ACCESS)
-	})
-	if err == nil {
-		err = dupErr
+	if err := syscall.DuplicateHandle(p, syscall.Handle(fd), p, &h, 0, false, syscall.DUPLICATE_SAME_ACCESS); err != nil {
+		return 0, err
 	}
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(h), f.Name()), nil
+	return uintptr(h), nil
 }
