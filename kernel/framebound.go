@@ -301,14 +301,60 @@ func checkReady(body []byte) error {
 	return nil
 }
 
-// frameScanner follows the ZMTP 3 frames of a byte stream: a flags byte, a
-// 1- or 8-byte size and a body.
+// zmtpFrames follows the ZMTP 3 frames of a byte stream: a flags byte, a
+// 1- or 8-byte size (flagLong) and a body. The frame bound reads it on what
+// a peer sends, the gatherer on what the kernel writes.
+type zmtpFrames struct {
+	skip   uint64  // bytes of body still to pass
+	hdr    [9]byte // the header being read
+	hdrLen int     // bytes of hdr read so far
+	flags  byte    // the flags of the last complete header
+	size   uint64  // the size of the last complete header
+}
+
+// next passes the bytes of b up to the end of the next complete header. It
+// returns how many it passed and whether a header ended there; then flags
+// and size hold it, and its body is the next to pass.
+func (f *zmtpFrames) next(b []byte) (int, bool) {
+	for i := 0; i < len(b); {
+		if f.skip > 0 {
+			step := min(f.skip, uint64(len(b)-i))
+			f.skip -= step
+			i += int(step)
+			continue
+		}
+		f.hdr[f.hdrLen] = b[i]
+		f.hdrLen++
+		i++
+		if f.hdrLen < f.headerLen() {
+			continue
+		}
+		f.flags = f.hdr[0]
+		f.size = uint64(f.hdr[1])
+		if f.hdrLen == 9 {
+			f.size = binary.BigEndian.Uint64(f.hdr[1:9])
+		}
+		f.hdrLen = 0
+		f.skip = f.size
+		return i, true
+	}
+	return len(b), false
+}
+
+// headerLen is the length of the header being read: 9 bytes with a long
+// size, else 2.
+func (f *zmtpFrames) headerLen() int {
+	if f.hdr[0]&flagLong != 0 {
+		return 9
+	}
+	return 2
+}
+
+// frameScanner checks the frame headers of a byte stream against a bound.
 type frameScanner struct {
+	zmtpFrames
 	max     uint64
-	skip    uint64  // bytes of body still to pass
-	hdr     [9]byte // the header being read
-	hdrLen  int     // bytes of hdr read so far
-	claimed uint64  // the size of the last header
+	claimed uint64 // the size of the last header
 }
 
 // scan follows b, the next bytes of the stream. It returns len(b), or,
@@ -316,31 +362,15 @@ type frameScanner struct {
 // header starts and an error.
 func (s *frameScanner) scan(b []byte) (int, error) {
 	for i := 0; i < len(b); {
-		if s.skip > 0 {
-			step := min(s.skip, uint64(len(b)-i))
-			s.skip -= step
-			i += int(step)
+		n, header := s.next(b[i:])
+		i += n
+		if !header {
 			continue
 		}
-		s.hdr[s.hdrLen] = b[i]
-		s.hdrLen++
-		i++
-		need := 2
-		if s.hdr[0]&flagLong != 0 {
-			need = 9
-		}
-		if s.hdrLen < need {
-			continue
-		}
-		s.claimed = uint64(s.hdr[1])
-		if need == 9 {
-			s.claimed = binary.BigEndian.Uint64(s.hdr[1:9])
-		}
-		s.hdrLen = 0
+		s.claimed = s.size
 		if s.claimed > s.max {
-			return max(i-need, 0), fmt.Errorf("frame of %d bytes is over the bound of %d", s.claimed, s.max)
+			return max(i-s.headerLen(), 0), fmt.Errorf("frame of %d bytes is over the bound of %d", s.claimed, s.max)
 		}
-		s.skip = s.claimed
 	}
 	return len(b), nil
 }

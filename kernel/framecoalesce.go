@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"io"
 	"sync"
 )
@@ -31,11 +30,8 @@ type gatherer struct {
 	mu       sync.Mutex
 	greeting int    // bytes of our greeting still to pass, written as they come
 	buf      []byte // gathered bytes not written yet
-	flags    byte   // flags of the frame being written
-	hdr      [9]byte
-	hdrLen   int    // bytes of the header being written seen so far
-	skip     uint64 // bytes of the body being written still to come
-	err      error  // the first write error; every later write returns it
+	frames   zmtpFrames
+	err      error // the first write error; every later write returns it
 }
 
 // write writes p to w, or keeps it until the message it belongs to ends.
@@ -99,28 +95,9 @@ func (g *gatherer) flush(w io.Writer) error {
 // frame without the MORE flag (a command is a message of its own).
 func (g *gatherer) follow(p []byte) bool {
 	for i := 0; i < len(p); {
-		if g.skip > 0 {
-			step := min(g.skip, uint64(len(p)-i))
-			g.skip -= step
-			i += int(step)
-			continue
-		}
-		g.hdr[g.hdrLen] = p[i]
-		g.hdrLen++
-		i++
-		need := 2
-		if g.hdr[0]&flagLong != 0 {
-			need = 9
-		}
-		if g.hdrLen < need {
-			continue
-		}
-		g.flags = g.hdr[0]
-		g.skip = uint64(g.hdr[1])
-		if need == 9 {
-			g.skip = binary.BigEndian.Uint64(g.hdr[1:9])
-		}
-		g.hdrLen = 0
+		n, _ := g.frames.next(p[i:])
+		i += n
 	}
-	return g.skip == 0 && g.hdrLen == 0 && g.flags&flagMore == 0
+	f := &g.frames
+	return f.skip == 0 && f.hdrLen == 0 && f.flags&flagMore == 0
 }

@@ -74,7 +74,7 @@
 // # Local packages
 //
 // A cell may import a Go package from a directory, interpreted from its
-// source: import "./mylib" (or "../shared/mylib") is relative to the
+// source: import "./mylib" (or "../common/mylib") is relative to the
 // session's working directory, the notebook's; when a go.mod file at the
 // working directory or above declares module example.com/course,
 // import "example.com/course/kit" is its directory kit. The
