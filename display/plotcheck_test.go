@@ -264,9 +264,9 @@ func notebookPlots(t *testing.T, path string) (svgs []string, cells []int) {
 }
 
 // Every plot in the committed notebooks that the current renderer drew has
-// labelled axes and no text past its edges. Plots drawn before tick labels
-// carried classes cannot be checked; they are listed as stale, to be
-// redrawn by running the notebook again.
+// labelled axes and no text past its edges. A plot drawn before tick labels
+// carried classes cannot be checked: it fails as stale, to be redrawn by
+// running the notebook again.
 func TestCommittedNotebookPlots(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
 	if err != nil || len(paths) == 0 {
@@ -283,7 +283,7 @@ func TestCommittedNotebookPlots(t *testing.T) {
 			}
 			if !s.marked {
 				stale++
-				t.Logf("%s cell %d: stale: rerun the notebook (drawn before tick labels were marked)", filepath.Base(path), cells[k])
+				t.Errorf("%s cell %d: stale: rerun the notebook (drawn before tick labels were marked)", filepath.Base(path), cells[k])
 				continue
 			}
 			checked++
@@ -293,4 +293,7 @@ func TestCommittedNotebookPlots(t *testing.T) {
 		}
 	}
 	t.Logf("%d notebook plots checked, %d stale", checked, stale)
+	if checked == 0 {
+		t.Error("no plot of the current renderer found in the notebooks")
+	}
 }
