@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -129,5 +130,24 @@ buf := make([]byte, 5)`)
 	}
 	if got := run(t, s, "cmd.Wait()\nstring(buf)"); got != `"1500\n"` {
 		t.Errorf("the child wrote %s, want 1500", got)
+	}
+}
+
+// The hooks of a trailing expression drop a value that arrives when the
+// next cell already runs: a compiled call that ignored an interrupt must not
+// become that cell's result.
+func TestStaleTrailingValueDropped(t *testing.T) {
+	s := newSession(t)
+	h := s.hooks
+	show := h.showFor(h.gen.Load())
+	h.hasValue.Store(false)
+	h.gen.Add(1) // the next cell starts
+	show(errors.New("signal: killed"))
+	if h.hasValue.Load() {
+		t.Errorf("a value of the previous cell became the result: %v", h.result.Load())
+	}
+	h.showFor(h.gen.Load())(7)
+	if !h.hasValue.Load() {
+		t.Error("the running cell's value was dropped")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io"
 	"log"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -204,7 +205,8 @@ func (s *Session) runExpr(ctx context.Context, code string, p piece) (*Bundle, e
 		if err != nil {
 			return nil, err
 		}
-		body.List[0] = &ast.ExprStmt{X: hookCall(e.Pos(), h, e)}
+		gen := &ast.BasicLit{ValuePos: e.Pos(), Kind: token.INT, Value: strconv.FormatInt(s.hooks.gen.Load(), 10)}
+		body.List[0] = &ast.ExprStmt{X: &ast.CallExpr{Fun: hookCall(e.Pos(), h, gen), Lparen: e.Pos(), Args: []ast.Expr{e}, Rparen: e.End()}}
 		s.instrument(body, true)
 		s.markLines(body, true)
 		n0 := len(frameData(s.in))

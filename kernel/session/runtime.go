@@ -68,10 +68,10 @@ func (h *hooks) symbols() interp.Exports {
 		"Leave":     reflect.ValueOf(h.leave),
 		"Check":     reflect.ValueOf(h.check),
 		"GoPanic":   reflect.ValueOf(h.goPanic),
-		"Render":    reflect.ValueOf(h.render),
-		"Stringer":  reflect.ValueOf(h.stringer),
-		"Error":     reflect.ValueOf(h.error),
-		"Show":      reflect.ValueOf(h.show),
+		"Render":    reflect.ValueOf(h.renderFor),
+		"Stringer":  reflect.ValueOf(h.stringerFor),
+		"Error":     reflect.ValueOf(h.errorFor),
+		"Show":      reflect.ValueOf(h.showFor),
 		"Context":   reflect.ValueOf(h.context),
 		"NotePanic": reflect.ValueOf(h.notePanic),
 	}}
@@ -143,6 +143,44 @@ func (h *hooks) goPanic(r any, site *int) {
 		msg += "\t" + l + "\n"
 	}
 	h.s.writeStderr(msg)
+}
+
+// The trailing expression's hooks are called as _pnrt.Show(gen)(e): the
+// hook is picked, with the cell's number, before e is evaluated, and drops
+// the value when another cell runs by then. A compiled call in e that
+// ignored an interrupt and returned later (exec.Cmd.Run) must not become
+// the result of the next cell.
+
+func (h *hooks) renderFor(gen int64) func(Renderer) {
+	return func(r Renderer) {
+		if gen == h.gen.Load() {
+			h.render(r)
+		}
+	}
+}
+
+func (h *hooks) stringerFor(gen int64) func(fmt.Stringer) {
+	return func(v fmt.Stringer) {
+		if gen == h.gen.Load() {
+			h.stringer(v)
+		}
+	}
+}
+
+func (h *hooks) errorFor(gen int64) func(error) {
+	return func(v error) {
+		if gen == h.gen.Load() {
+			h.error(v)
+		}
+	}
+}
+
+func (h *hooks) showFor(gen int64) func(...any) {
+	return func(vals ...any) {
+		if gen == h.gen.Load() {
+			h.show(vals...)
+		}
+	}
 }
 
 func (h *hooks) setResult(b *Bundle) {
