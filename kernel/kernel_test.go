@@ -386,3 +386,20 @@ func BenchmarkExecuteRoundTrip(b *testing.B) {
 		c.execute("x++", nil)
 	}
 }
+
+// TestStreamGathersLines checks that lines printed in quick succession
+// reach the front end as one stream message, not one message per line.
+func TestStreamGathersLines(t *testing.T) {
+	tk := startKernel(t, "")
+	c := connect(t, tk, testKey)
+	_, outs := c.execute("for i := 0; i < 50; i++ {\n\tfmt.Println(\"line\", i)\n}", nil)
+	var streams int
+	for _, m := range outs {
+		if m.Header.MsgType == "stream" {
+			streams++
+		}
+	}
+	if text := streamText(t, outs, "stdout"); streams != 1 || !strings.HasPrefix(text, "line 0\n") || !strings.HasSuffix(text, "line 49\n") {
+		t.Errorf("%d stream messages with %q: want the 50 lines in one", streams, text)
+	}
+}

@@ -6,7 +6,9 @@ A cell fails the run if it raises, unless it is tagged raises-exception (as
 nbclient understands). A code cell whose metadata has a "pathnotes_expect"
 object must also produce what it says:
 
-    "output_types": the output types, in order ("stream", "execute_result", ...)
+    "output_types": the output types, in order ("stream", "execute_result", ...),
+                    after consecutive stream outputs of one name are merged,
+                    as Jupyter front ends show them
     "text":         a string that the concatenated stream text must contain
     "mimes":        MIME types some output's data must hold
     "ename":        the ename of the cell's error
@@ -22,6 +24,24 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 
+def merged_streams(outputs):
+    """Return outputs with each run of stream outputs of one name as one.
+
+    The kernel gathers what a cell prints for a short while before it sends
+    a stream message, so a slow loop's lines may come in several messages;
+    front ends show them as one output, and so does this check.
+    """
+    merged = []
+    for o in outputs:
+        last = merged[-1] if merged else None
+        if (o.output_type == "stream" and last is not None
+                and last.output_type == "stream" and last.name == o.name):
+            merged[-1] = nbformat.from_dict({**last, "text": last.text + o.text})
+        else:
+            merged.append(o)
+    return merged
+
+
 def problems_of(nb):
     problems = []
     for index, cell in enumerate(nb.cells):
@@ -29,7 +49,7 @@ def problems_of(nb):
         if cell.cell_type != "code" or expect is None:
             continue
         where = f"cell {index} ({cell.source.splitlines()[0] if cell.source else ''!r})"
-        types = [o.output_type for o in cell.outputs]
+        types = [o.output_type for o in merged_streams(cell.outputs)]
         if "output_types" in expect and types != expect["output_types"]:
             problems.append(f"{where}: outputs {types}, want {expect['output_types']}")
         text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
