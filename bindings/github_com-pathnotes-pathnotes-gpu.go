@@ -51,6 +51,7 @@ func init() {
 		"LoadCellPTX":           reflect.ValueOf(gpu.LoadCellPTX),
 		"Lookup":                reflect.ValueOf(gpu.Lookup),
 		"Open":                  reflect.ValueOf(gpu.Open),
+		"OpenAll":               reflect.ValueOf(gpu.OpenAll),
 		"PTXCacheFile":          reflect.ValueOf(gpu.PTXCacheFile),
 		"PickAllPairs":          reflect.ValueOf(gpu.PickAllPairs),
 		"SSSPFast":              reflect.ValueOf(gpu.SSSPFast),

@@ -329,7 +329,7 @@ func start(ctx context.Context, g *graph.Graph, what string, negative bool, opts
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: not started: %w", what, err)
 	}
-	d, err := device(opts.Device)
+	d, err := opts.single(what)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

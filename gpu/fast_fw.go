@@ -71,7 +71,14 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // explicitly, at about half the speed. A negative cycle is reported as a
 // *graph.NegativeCycleError. Device memory: the padded matrix (two with
 // predecessors) and a 64 MiB staging buffer.
+//
+// With several devices in opts.Devices, each card holds a stripe of block
+// rows (and needs only its share of the memory, plus the primary row of
+// each stage, which the card that owns it copies to the others).
 func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
+	if len(opts.Devices) > 1 {
+		return fwFastMulti(ctx, g, opts)
+	}
 	r, err := start(ctx, g, VariantFWFast, true, opts)
 	if err != nil {
 		return nil, err
@@ -90,12 +97,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		}
 		return nil, err
 	}
-	if err := graph.CheckMatrixSize(n, matrices); err != nil {
-		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
-	}
-	res := &graph.AllPairs{N: n, Dist: g.Dense(), Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
-	if opts.Pred {
-		res.Pred = initialPred(res.Dist, n)
+	res, err := ffResult(g, opts.Pred, matrices)
+	if err != nil {
+		return nil, err
 	}
 	if n == 0 {
 		return res, nil
@@ -111,7 +115,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := r.fill(d, mode.inf); err != nil {
 		return nil, err
 	}
-	if err := r.ffMove(res.Dist, d, buf, n, ld, mode.inf, true); err != nil {
+	if err := r.ffMove(res.Dist, d.arg(), buf, n, ld, 0, n, mode.inf, true); err != nil {
 		return nil, err
 	}
 	p := buffer{}
@@ -122,7 +126,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		if err := r.fill(p, graph.Nil); err != nil {
 			return nil, err
 		}
-		if err := r.ffMove(res.Pred, p, buf, n, ld, graph.Inf, true); err != nil {
+		if err := r.ffMove(res.Pred, p.arg(), buf, n, ld, 0, n, graph.Inf, true); err != nil {
 			return nil, err
 		}
 	}
@@ -148,29 +152,45 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err != nil {
 		return nil, err
 	}
-	if err := r.ffMove(res.Dist, d, buf, n, ld, mode.inf, false); err != nil {
+	if err := r.ffMove(res.Dist, d.arg(), buf, n, ld, 0, n, mode.inf, false); err != nil {
 		return nil, err
 	}
 	if opts.Pred {
-		if err := r.ffMove(res.Pred, p, buf, n, ld, graph.Inf, false); err != nil {
+		if err := r.ffMove(res.Pred, p.arg(), buf, n, ld, 0, n, graph.Inf, false); err != nil {
 			return nil, err
 		}
 	}
 	return r.finishFW(g, res)
 }
 
-// ffMove copies the n×n host matrix host to or from (in) the padded device
-// matrix m of side ld, through the staging buffer buf, a band of rows at a
-// time: ff_scatter turns graph.Inf into the internal infinity inf on the
-// way in, ff_gather turns values at or above it back into graph.Inf on the
-// way out (inf = graph.Inf moves values unchanged, as for predecessors).
-func (r *run) ffMove(host []int32, m, buf buffer, n, ld int, inf int32, in bool) error {
-	rows := max(buf.n/n, 1)
-	for row0 := 0; row0 < n; row0 += rows {
-		band := min(rows, n-row0)
+// ffResult checks that the host holds the result's matrices and makes the
+// result: the dense weight matrix as distances, and Π⁰ when asked for.
+func ffResult(g *graph.Graph, pred bool, matrices int) (*graph.AllPairs, error) {
+	n := g.N()
+	if err := graph.CheckMatrixSize(n, matrices); err != nil {
+		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
+	}
+	res := &graph.AllPairs{N: n, Dist: g.Dense(), Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
+	if pred {
+		res.Pred = initialPred(res.Dist, n)
+	}
+	return res, nil
+}
+
+// ffMove copies rows lo..hi-1 of the n×n host matrix host to or from (in)
+// the padded device matrix of side ld at m (an address as a kernel
+// argument: on several cards, that of a stripe offset to global rows),
+// through the staging buffer buf, a band of rows at a time: ff_scatter
+// turns graph.Inf into the internal infinity inf on the way in, ff_gather
+// turns values at or above it back into graph.Inf on the way out (inf =
+// graph.Inf moves values unchanged, as for predecessors).
+func (r *run) ffMove(host []int32, m uint64, buf buffer, n, ld, lo, hi int, inf int32, in bool) error {
+	rows := max(buf.n/max(n, 1), 1)
+	for row0 := lo; row0 < hi; row0 += rows {
+		band := min(rows, hi-row0)
 		part := host[row0*n : (row0+band)*n]
 		stage := buffer{buf.ptr, len(part)}
-		args := []uint64{i32(n), i32(ld), i32(row0), i32(band), uint64(uint32(inf)), stage.arg(), m.arg()}
+		args := []uint64{i32(n), i32(ld), i32(row0), i32(band), uint64(uint32(inf)), stage.arg(), m}
 		grid := grid1D(len(part), 256)
 		if in {
 			if err := r.copyIn(stage, part); err != nil {
@@ -181,7 +201,7 @@ func (r *run) ffMove(host []int32, m, buf buffer, n, ld int, inf int32, in bool)
 			}
 			continue
 		}
-		args[5], args[6] = m.arg(), stage.arg()
+		args[5], args[6] = m, stage.arg()
 		if err := r.launch(ptx.FWFast, "ff_gather", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
 			return err
 		}

@@ -27,6 +27,11 @@ type Stats struct {
 	HostToDevice, DeviceToHost time.Duration
 	Launches                   int
 	BytesToDevice, BytesToHost uint64
+	// Devices is how many devices shared the run (Options.Devices), and
+	// BytesPeer what they copied to each other; with several devices the
+	// times are the slowest device's and the counts the sum.
+	Devices   int
+	BytesPeer uint64
 	// Wall is the whole call on the host clock: allocation, module load on
 	// a first run, copies, kernels and result checks.
 	Wall time.Duration
@@ -34,6 +39,11 @@ type Stats struct {
 
 // String formats the statistics on one line.
 func (s Stats) String() string {
+	if s.Devices > 1 {
+		return fmt.Sprintf("%s on %d devices (%s): kernels %v (%d launches), between devices %s, host→device %v (%s), device→host %v (%s), wall %v",
+			s.Variant, s.Devices, s.Device, s.Kernel, s.Launches, graph.FormatBytes(s.BytesPeer), s.HostToDevice,
+			graph.FormatBytes(s.BytesToDevice), s.DeviceToHost, graph.FormatBytes(s.BytesToHost), s.Wall)
+	}
 	return fmt.Sprintf("%s on %s: kernels %v (%d launches), host→device %v (%s), device→host %v (%s), wall %v",
 		s.Variant, s.Device, s.Kernel, s.Launches, s.HostToDevice, graph.FormatBytes(s.BytesToDevice),
 		s.DeviceToHost, graph.FormatBytes(s.BytesToHost), s.Wall)

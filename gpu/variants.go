@@ -41,6 +41,11 @@ type Options struct {
 	Pred bool
 	// Device runs the variant; nil means Default().
 	Device *Device
+	// Devices, when it names several devices, spreads one run over them
+	// (OpenAll returns every device of the host): fw-fast gives each card
+	// a stripe of block rows. The other variants run on one device and
+	// refuse several. Set Device or Devices, not both.
+	Devices []*Device
 	// Stats, when not nil, receives the run's timings and counts.
 	Stats *Stats
 	// EarlyExit stops the Bellman-Ford variants after the first pass that

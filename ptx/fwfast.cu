@@ -16,6 +16,11 @@
 //               128 dependent steps, so phase 2 has no barrier per k.
 //   ff_rest     every other tile: D[i][j] = min(D[i][j], D[i][r] (x) D[r][j]).
 //
+// On several cards (gpu/fast_fw_multi.go) each card holds a stripe of block
+// rows. The card that owns block row r runs ff_phase1 and the primary-row
+// half of ff_panels; every card receives a copy of that row and runs
+// ff_stripe_col (its part of the primary column) and ff_stripe_rest.
+//
 // Phases 2 and 3 share one min-plus "GEMM" (mp_tile): 256 threads compute a
 // 128 x 128 tile, each thread an 8 x 8 block of cells in registers, over the
 // 128 k of the stage in chunks of 16 staged through double-buffered shared
@@ -152,12 +157,17 @@ __device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
 __device__ __forceinline__ int mp_off(int t, int e) { return (e < 4 ? 0 : 64) + t * 4 + (e & 3); }
 
 // mp_tile computes tile C = (ti, tj) = min(C, A (x) B) with A = (ti, tk) and
-// B = (tk, tj), k running over the 128 values of stage tk. C may be A or B
-// (the primary row and column): every read of A and B is done before the
-// first write of C. With predecessors, pred[i][j] takes pred[k][j] of the
-// winning k; those reads also come before any write of the tile.
+// B = (tk, tj), k running over the 128 values of stage tk. C and A are read
+// from d, B from bd (and pred[k][j] from bpred), both indexed as the whole
+// matrix: on one card bd is d; a card holding a stripe of block rows passes
+// pointers offset so that global indices land in its stripe and in its copy
+// of the primary row (ff_stripe_*). C may be A or B (the primary row and
+// column): every read of A and B is done before the first write of C. With
+// predecessors, pred[i][j] takes pred[k][j] of the winning k; those reads
+// also come before any write of the tile.
 template <int MODE, bool PRED>
-__device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, ffShared2 &sh)
+__device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const int *bd, const int *bpred,
+                        ffShared2 &sh)
 {
     auto &As = sh.a, &Bs = sh.b;
     const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
@@ -188,7 +198,7 @@ __device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, ffSha
     int4 ra0, ra1, rb0, rb1;
     auto fetch = [&](int ch) {
         const int *pa = d + (i0 + ar) * ld + k0 + ch * FF_KC + ak;
-        const int *pb = d + (k0 + ch * FF_KC + br) * ld + j0 + bc;
+        const int *pb = bd + (k0 + ch * FF_KC + br) * ld + j0 + bc;
         ra0 = *(const int4 *)pa, ra1 = *(const int4 *)(pa + 4);
         rb0 = *(const int4 *)pb, rb1 = *(const int4 *)(pb + 4);
     };
@@ -268,7 +278,7 @@ __device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, ffSha
 #pragma unroll
             for (int b = 0; b < 8; b++) {
                 const int k = pack ? (c[a][b] & 255) - 1 : kw[a][b];
-                c[a][b] = k < 0 ? -2 : pred[(k0 + k) * ld + j0 + mp_off(tx, b)];
+                c[a][b] = k < 0 ? -2 : bpred[(k0 + k) * ld + j0 + mp_off(tx, b)];
             }
         __syncthreads();
 #pragma unroll
@@ -289,9 +299,9 @@ __device__ __forceinline__ void ff_panels(int ld, int r, int *d, int *pred, ffSh
     if (x == r)
         return;
     if (blockIdx.y == 0)
-        mp_tile<MODE, PRED>(ld, r, x, r, d, pred, sh);
+        mp_tile<MODE, PRED>(ld, r, x, r, d, pred, d, pred, sh);
     else
-        mp_tile<MODE, PRED>(ld, x, r, r, d, pred, sh);
+        mp_tile<MODE, PRED>(ld, x, r, r, d, pred, d, pred, sh);
 }
 
 // ff_rest: block (x, y) updates tile (y, x) unless it is in the primary row
@@ -302,12 +312,42 @@ __device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShar
     const int x = blockIdx.x, y = blockIdx.y;
     if (x == r || y == r)
         return;
-    mp_tile<MODE, PRED>(ld, y, x, r, d, pred, sh);
+    mp_tile<MODE, PRED>(ld, y, x, r, d, pred, d, pred, sh);
+}
+
+// ff_stripe_col and ff_stripe_rest are ff_panels' primary column and
+// ff_rest for a card that holds only the block rows y0 .. y0 + gridDim.y - 1
+// of the matrix (fw-fast on several cards): d and pred address the stripe
+// as if it were the whole matrix, bd and bpred the primary row (on the card
+// that owns it, its own stripe; on the others, their copy of it).
+// ff_stripe_col: block x updates tile (y0 + x, r), unless that is the
+// primary tile.
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_stripe_col(int ld, int r, int y0, int *d, int *pred, const int *bd,
+                                              const int *bpred, ffShared2 &sh)
+{
+    const int y = y0 + blockIdx.x;
+    if (y == r)
+        return;
+    mp_tile<MODE, PRED>(ld, y, r, r, d, pred, bd, bpred, sh);
+}
+
+// ff_stripe_rest: block (x, y) updates tile (y0 + y, x) unless it is in the
+// primary row or column.
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, int *pred, const int *bd,
+                                               const int *bpred, ffShared2 &sh)
+{
+    const int x = blockIdx.x, y = y0 + blockIdx.y;
+    if (x == r || y == r)
+        return;
+    mp_tile<MODE, PRED>(ld, y, x, r, d, pred, bd, bpred, sh);
 }
 
 // The launchable kernels, one per mode and phase: ld is the padded side,
 // r the stage; MINB is the blocks per SM that mp_tile's registers must allow. Block shapes: phase 1 (1024), panels (256) on an (nb, 2)
-// grid, rest (256) on an (nb, nb) grid.
+// grid, rest (256) on an (nb, nb) grid; for a stripe of h block rows from
+// y0, stripe_col (256) on an (h, 1) grid and stripe_rest (256) on (nb, h).
 #define FF_KERNELS(suffix, MODE, PRED, MINB)                                                            \
     extern "C" __global__ void __launch_bounds__(1024) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
@@ -323,6 +363,18 @@ __device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShar
     {                                                                                              \
         __shared__ __align__(16) ffShared2 sh;                                                     \
         ff_rest<MODE, PRED>(ld, r, d, pred, sh);                                                   \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256, MINB)                                        \
+        ff_stripe_col_##suffix(int ld, int r, int y0, int *d, int *pred, const int *bd, const int *bpred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffShared2 sh;                                                     \
+        ff_stripe_col<MODE, PRED>(ld, r, y0, d, pred, bd, bpred, sh);                              \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256, MINB)                                        \
+        ff_stripe_rest_##suffix(int ld, int r, int y0, int *d, int *pred, const int *bd, const int *bpred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffShared2 sh;                                                     \
+        ff_stripe_rest<MODE, PRED>(ld, r, y0, d, pred, bd, bpred, sh);                             \
     }
 
 // Two blocks of mp_tile per SM (at most 128 registers a thread) measured

@@ -1,0 +1,163 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
+)
+
+// emulators opens k separate emulated devices, the several cards of a
+// multi-device run.
+func emulators(t *testing.T, k int) []*Device {
+	t.Helper()
+	devs := make([]*Device, k)
+	for i := range devs {
+		d, err := openEmulator(ptxemu.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		devs[i] = d
+	}
+	return devs
+}
+
+// TestFWFastMulti runs fw-fast on two and three emulated cards, with the
+// primary row copied directly and through the host, in every kernel mode,
+// on sizes whose stripes are uneven, a tile and a half wide, or would leave
+// a card without rows; it compares with the CPU and checks predecessors by
+// rebuilding every path, and that the copies between cards are counted.
+func TestFWFastMulti(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		cards, n int
+		staged   bool
+	}{
+		{2, 0, false}, {2, 1, false}, {3, 100, false}, {2, 129, false}, {2, 300, true}, {3, 257, false}, {3, 300, true},
+	}
+	if testing.Short() {
+		cases = cases[:4]
+	}
+	for _, c := range cases {
+		devs := emulators(t, c.cards)
+		stagePeerCopies = c.staged
+		for _, tg := range multiGraphs(t, c.n) {
+			for _, pred := range []bool{false, true} {
+				name := fmt.Sprintf("%d cards, %s, pred %v, staged %v", c.cards, tg.name, pred, c.staged)
+				var st Stats
+				res, err := FWFast(ctx, tg.g, Options{Devices: devs, Pred: pred, Stats: &st})
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
+				}
+				if !res.SameDistances(tg.all) {
+					t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(tg.all, 5))
+					continue
+				}
+				if pred {
+					if err := res.Verify(tg.g); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
+				}
+				ld := max(ceilDiv(c.n, ffTile), 1) * ffTile
+				cards := min(c.cards, ld/ffTile)
+				want := uint64(0)
+				if cards > 1 {
+					want = uint64(ld/ffTile) * uint64(cards-1) * ffTile * uint64(ld) * 4
+					if pred {
+						want *= 2
+					}
+				}
+				if st.BytesPeer != want || (cards > 1 && st.Devices != cards) {
+					t.Errorf("%s: %d devices, %d bytes between them; want %d devices, %d bytes", name, st.Devices, st.BytesPeer, cards, want)
+				}
+			}
+		}
+	}
+	stagePeerCopies = false
+}
+
+// multiGraphs returns the graphs of TestFWFastMulti on n vertices with
+// their CPU results: random sparse and dense ones, one with negative arcs
+// (fw-fast's general kernels), and one with weights large enough to leave
+// the packed-predecessor kernels.
+func multiGraphs(t *testing.T, n int) []testGraph {
+	t.Helper()
+	gs := randomGraphs(t, n, uint64(31*n+5))
+	large, err := graph.GNM(n, min(3*n, n*max(n-1, 0)), graph.WeightRange{Min: 1, Max: 200000}, uint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs = append(gs, testGraph{name: fmt.Sprintf("large weights n=%d", n), g: large})
+	for i := range gs {
+		ref, err := cpu.FloydWarshall(context.Background(), gs[i].g, cpu.FWOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs[i].all = ref
+	}
+	return gs
+}
+
+// TestFWFastMultiNegativeCycle checks that a negative cycle whose arcs lie
+// in different cards' stripes is reported with a real cycle.
+func TestFWFastMultiNegativeCycle(t *testing.T) {
+	g := mustGraph(t, 260, "0->200 3, 200->130 -2, 130->0 -4, 5->6 1")
+	_, err := FWFast(context.Background(), g, Options{Devices: emulators(t, 2), Pred: true})
+	ce, ok := err.(*graph.NegativeCycleError)
+	if !ok {
+		t.Fatalf("err = %v, want a *graph.NegativeCycleError", err)
+	}
+	for i, u := range ce.Cycle {
+		if _, ok := g.Weight(u, ce.Cycle[(i+1)%len(ce.Cycle)]); !ok {
+			t.Fatalf("cycle %v: %d→%d is not an arc", ce.Cycle, u, ce.Cycle[(i+1)%len(ce.Cycle)])
+		}
+	}
+	if w := g.CycleWeight(ce.Cycle); w >= 0 {
+		t.Errorf("cycle %v: weight %d, want negative", ce.Cycle, w)
+	}
+}
+
+// TestDevicesOption checks the errors of Options.Devices: both fields set,
+// a device named twice, a nil entry, and a one-device variant asked to run
+// on several; one device in Devices is the same as Device.
+func TestDevicesOption(t *testing.T) {
+	ctx := context.Background()
+	devs := emulators(t, 2)
+	g := mustGraph(t, 3, "0->1 2, 1->2 3")
+	for _, c := range []struct {
+		name string
+		opts Options
+		run  func(Options) error
+		want string
+	}{
+		{"both", Options{Device: devs[0], Devices: devs}, fwFast(ctx, g), "both Device and Devices"},
+		{"twice", Options{Devices: []*Device{devs[0], devs[0]}}, fwFast(ctx, g), "twice"},
+		{"nil", Options{Devices: []*Device{devs[0], nil}}, fwFast(ctx, g), "Devices[1] is nil"},
+		{"one-device variant", Options{Devices: devs}, func(o Options) error {
+			_, err := FWBlocked(ctx, g, o)
+			return err
+		}, "runs on one device"},
+	} {
+		err := c.run(c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	res, err := FWBlocked(ctx, g, Options{Devices: devs[1:]})
+	if err != nil || res.At(0, 2) != 5 {
+		t.Errorf("one device in Devices: %v, %v", res, err)
+	}
+}
+
+// fwFast returns a function running fw-fast on g with given options.
+func fwFast(ctx context.Context, g *graph.Graph) func(Options) error {
+	return func(o Options) error {
+		_, err := FWFast(ctx, g, o)
+		return err
+	}
+}
