@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
-	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
+	"github.com/pathnotes/pathnotes/graph"
 )
 
 // emulators opens k separate emulated devices, the several cards of a
