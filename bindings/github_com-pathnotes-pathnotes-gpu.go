@@ -29,6 +29,7 @@ func init() {
 		"Dim":                   reflect.ValueOf(gpu.Dim),
 		"Emulator":              reflect.ValueOf(gpu.Emulator),
 		"EnvDriver":             reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_GPU\"", token.STRING, 0)),
+		"EnvEmuDevices":         reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_EMU_DEVICES\"", token.STRING, 0)),
 		"EnvPTXCache":           reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_PTX_CACHE\"", token.STRING, 0)),
 		"ErrNoCUDA":             reflect.ValueOf(&gpu.ErrNoCUDA).Elem(),
 		"ErrorCode":             reflect.ValueOf(gpu.ErrorCode),

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,14 +62,43 @@ func (e emuDriver) Version() (string, error) {
 	return "PTX interpreter on the CPU; " + e.why, nil
 }
 
-func (emuDriver) DeviceCount() (int, error) { return 1, nil }
+// EnvEmuDevices is the environment variable that sets how many devices
+// the emulator driver offers (default 1), so that code written for several
+// cards (Options.Devices, OpenAll) runs without them. Each is a separate
+// emulator with its own memory.
+const EnvEmuDevices = "PATHNOTES_EMU_DEVICES"
+
+// DeviceCount is PATHNOTES_EMU_DEVICES, or 1.
+func (emuDriver) DeviceCount() (int, error) {
+	v := strings.TrimSpace(os.Getenv(EnvEmuDevices))
+	if v == "" {
+		return 1, nil
+	}
+	k, err := strconv.Atoi(v)
+	if err != nil || k < 1 || k > 64 {
+		return 0, fmt.Errorf("%s=%q: want a device count from 1 to 64", EnvEmuDevices, v)
+	}
+	return k, nil
+}
+
+// checkOrdinal says whether the emulator offers device ordinal.
+func (e emuDriver) checkOrdinal(ordinal int) error {
+	k, err := e.DeviceCount()
+	if err != nil {
+		return err
+	}
+	if ordinal < 0 || ordinal >= k {
+		return fmt.Errorf("the emulator has %d device(s) (%s), not device %d", k, EnvEmuDevices, ordinal)
+	}
+	return nil
+}
 
 // DeviceInfo describes the emulated device: a GPU with the launch limits
 // of current NVIDIA cards (ptxemu.Limits), one "multiprocessor" per worker
 // goroutine, compute capability 5.2 (the PTX target of the kernels).
 func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
-	if ordinal != 0 {
-		return DeviceInfo{}, fmt.Errorf("the emulator has one device, not %d", ordinal+1)
+	if err := e.checkOrdinal(ordinal); err != nil {
+		return DeviceInfo{}, err
 	}
 	// A Device resolves the defaults of the options; it holds no memory
 	// until something is allocated.
@@ -77,7 +108,7 @@ func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
 	l := ptxemu.Limits
 	return DeviceInfo{
 		Name:  fmt.Sprintf("PTX emulator (%d CPU workers)", workers),
-		Major: 5, Minor: 2, SMs: workers, Memory: mem, WarpSize: l.WarpSize,
+		Ordinal: ordinal, Major: 5, Minor: 2, SMs: workers, Memory: mem, WarpSize: l.WarpSize,
 		MaxThreadsPerBlock: l.MaxThreadsPerBlock, MaxThreadsPerSM: l.MaxThreadsPerSM,
 		SharedPerBlock: l.SharedPerBlock, SharedPerBlockOptin: l.SharedPerBlock, SharedPerSM: l.SharedPerSM,
 		RegistersPerBlock: 65536, MaxBlock: l.MaxBlock, MaxGrid: l.MaxGrid,
@@ -91,8 +122,8 @@ func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
 // Open creates the emulated device's context; the first one in a process
 // opened as a fallback prints why the emulator runs the GPU calls.
 func (e emuDriver) Open(ordinal int) (deviceContext, error) {
-	if ordinal != 0 {
-		return nil, fmt.Errorf("the emulator has one device, not %d", ordinal+1)
+	if err := e.checkOrdinal(ordinal); err != nil {
+		return nil, err
 	}
 	if e.fallback {
 		emuNotice.Do(func() {

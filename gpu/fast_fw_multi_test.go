@@ -161,3 +161,30 @@ func fwFast(ctx context.Context, g *graph.Graph) func(Options) error {
 		return err
 	}
 }
+
+// TestEmuDevices checks PATHNOTES_EMU_DEVICES: OpenAll opens that many
+// separate emulated devices, Describe lists each, and a bad count or
+// ordinal is an error that names the variable.
+func TestEmuDevices(t *testing.T) {
+	t.Setenv(EnvDriver, "emu")
+	t.Setenv(EnvEmuDevices, "3")
+	devs, err := OpenAll()
+	if err != nil || len(devs) != 3 || devs[0] == devs[1] || devs[1] == devs[2] {
+		t.Fatalf("OpenAll: %v, %v", devs, err)
+	}
+	for i, d := range devs {
+		if d.Info().Ordinal != i {
+			t.Errorf("device %d has ordinal %d", i, d.Info().Ordinal)
+		}
+	}
+	if text := Describe(); strings.Count(text, "\ngpu ") != 3 || !strings.Contains(text, "gpu 2: PTX emulator") {
+		t.Errorf("Describe lists not 3 devices:\n%s", text)
+	}
+	if _, err := Open(3); err == nil || !strings.Contains(err.Error(), "no device 3") {
+		t.Errorf("Open(3): %v", err)
+	}
+	t.Setenv(EnvEmuDevices, "zero")
+	if _, err := OpenAll(); err == nil || !strings.Contains(err.Error(), EnvEmuDevices) {
+		t.Errorf("bad count: %v", err)
+	}
+}

@@ -39,6 +39,8 @@ type benchConfig struct {
 	pred      bool
 	seed      uint64
 	jsonPath  string
+	devices   []int // device ordinals; the first runs the one-device cells
+	multi     []int // sizes of the fw-fast cells on every device of devices
 }
 
 // Bench is `pathnotes bench`: it times the GPU variants and the CPU
@@ -66,6 +68,8 @@ func Bench(args []string) error {
 	pred := fs.Bool("pred", false, "time with predecessors")
 	seed := fs.Uint64("seed", 1, "seed of the random graphs and of the SNAP weights")
 	jsonPath := fs.String("json", "", "write the results as JSON to `FILE` (rewritten after every cell)")
+	devices := fs.String("devices", "0", "comma-separated device ordinals: the first runs every cell; with several, fw-fast also runs on all of them (--multi-sizes)")
+	multi := fs.String("multi-sizes", "8192,16384,32768", "vertex counts of the fw-fast cells on one device and on all of --devices")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,6 +86,12 @@ func Bench(args []string) error {
 		return err
 	}
 	if cfg.crossDens, err = parseSizes(*crossDens); err != nil {
+		return err
+	}
+	if cfg.multi, err = parseSizes(*multi); err != nil {
+		return err
+	}
+	if cfg.devices, err = parseOrdinals(*devices); err != nil {
 		return err
 	}
 	for _, name := range strings.Split(*sssp, ",") {
@@ -110,11 +120,12 @@ func Bench(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	dev, err := gpu.Default()
+	devs, err := openDevices(cfg.devices)
 	if err != nil {
 		return err
 	}
-	b := &benchRun{cfg: cfg, dev: dev, report: bench.Report{Version: Version(), Device: dev.Info().String(),
+	dev := devs[0]
+	b := &benchRun{cfg: cfg, dev: dev, devs: devs, report: bench.Report{Version: Version(), Device: dev.Info().String(),
 		Driver: gpu.Describe(), Date: time.Now().UTC().Format(time.RFC3339), Config: strings.Join(args, " ")}}
 	fmt.Println(gpu.Describe())
 	fmt.Println("\n" + bench.TableHeader)
@@ -140,7 +151,10 @@ func Bench(args []string) error {
 		}
 		gens = append(gens, g.WithName(name))
 	}
-	return b.singleSource(ctx, snaps[:min(cfg.apspSnap, len(snaps))], gens)
+	if err := b.singleSource(ctx, snaps[:min(cfg.apspSnap, len(snaps))], gens); err != nil {
+		return err
+	}
+	return b.multiDevice(ctx)
 }
 
 // ssspGraphs are the generated graphs `--sssp-graphs` names, with the
@@ -186,6 +200,7 @@ func parseSizes(s string) ([]int, error) {
 type benchRun struct {
 	cfg     benchConfig
 	dev     *gpu.Device
+	devs    []*gpu.Device // --devices; dev is the first
 	report  bench.Report
 	predict bench.Predictor
 }

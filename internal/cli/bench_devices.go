@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/internal/bench"
+)
+
+// parseOrdinals parses --devices: distinct device ordinals, in the given
+// order.
+func parseOrdinals(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 0 {
+			return nil, fmt.Errorf("%w: --devices: bad ordinal %q", ErrUsage, f)
+		}
+		for _, o := range out {
+			if o == k {
+				return nil, fmt.Errorf("%w: --devices names device %d twice", ErrUsage, k)
+			}
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: --devices names no device", ErrUsage)
+	}
+	return out, nil
+}
+
+// openDevices opens the devices of --devices.
+func openDevices(ordinals []int) ([]*gpu.Device, error) {
+	devs := make([]*gpu.Device, len(ordinals))
+	for i, k := range ordinals {
+		d, err := gpu.Open(k)
+		if err != nil {
+			return nil, err
+		}
+		devs[i] = d
+	}
+	return devs, nil
+}
+
+// bigMatrix is the result size (bytes) from which a multi-device cell runs
+// once, without a warm-up: two results of it would not fit the host.
+const bigMatrix = 16 << 30
+
+// multiDevice times fw-fast on one device and on all of --devices for each
+// of --multi-sizes (random graphs of density·n arcs), printing the speed-up.
+// The weights are 1..100, lowered at large n so that predecessors still
+// fit fw-fast's packed kernels ((n-1)·max weight below 2^22). Results are
+// checked on sampled rows against sssp-fast, run on the first device, and
+// against the graph; the one-device cell is skipped when its matrices do
+// not fit that device.
+func (b *benchRun) multiDevice(ctx context.Context) error {
+	if len(b.devs) < 2 {
+		return nil
+	}
+	for _, n := range b.cfg.multi {
+		hi := int32(min(100, (1<<22-2)/max(n-1, 1)))
+		g, err := graph.GNM(n, min(b.cfg.density*n, n*(n-1)), graph.WeightRange{Min: 1, Max: hi}, b.cfg.seed)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("GNM %d|V|, weights 1..%d", b.cfg.density, hi)
+		matrices := 1
+		if b.cfg.pred {
+			matrices = 2
+		}
+		plan := bench.Plan{Runs: b.cfg.runs, WarmUp: true}
+		if uint64(n)*uint64(n)*4*uint64(matrices) >= bigMatrix {
+			plan = bench.Plan{Runs: 1}
+		}
+		var one float64
+		for _, devs := range [][]*gpu.Device{b.devs[:1], b.devs} {
+			label := fmt.Sprintf("%s on %d device", gpu.VariantFWFast, len(devs))
+			if len(devs) > 1 {
+				label += "s"
+			}
+			rec := bench.Record{Variant: label, Graph: name, N: n, M: g.M()}
+			if len(devs) == 1 && !fitsOne(devs[0], n, matrices) {
+				rec.Skipped = "its matrices do not fit one device"
+				if err := b.emit(rec); err != nil {
+					return err
+				}
+				continue
+			}
+			first, s, err := bench.Measure(plan, func(st *gpu.Stats) (any, error) {
+				o := gpu.Options{Pred: b.cfg.pred, Stats: st, Device: devs[0]}
+				if len(devs) > 1 {
+					o.Device, o.Devices = nil, devs
+				}
+				return gpu.FWFast(ctx, g, o)
+			})
+			if err != nil {
+				return fmt.Errorf("%s, n=%d: %w", label, n, err)
+			}
+			rec.SetSummary(s)
+			res := first.(*graph.AllPairs)
+			if rec.Check, err = checkRowsSSSP(ctx, g, res, b.dev, 8, b.cfg.seed); err != nil {
+				return fmt.Errorf("%s, n=%d: %w", label, n, err)
+			}
+			cost := float64(n) * float64(n) * float64(n)
+			rec.RelaxPerSec = cost / (rec.KernelMs / 1000)
+			rec.Ceiling = rec.RelaxPerSec / bench.DPXCeiling(devs[0].Info()) / float64(len(devs))
+			if len(devs) == 1 {
+				one = rec.KernelMs
+			} else if one > 0 {
+				rec.Check += fmt.Sprintf("; %.2f× one device", one/rec.KernelMs)
+			}
+			first, res = nil, nil
+			runtime.GC()
+			if err := b.emit(rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fitsOne reports whether fw-fast's matrices of side n fit dev's free
+// memory.
+func fitsOne(dev *gpu.Device, n, matrices int) bool {
+	free, _, err := dev.MemInfo()
+	ld := uint64((n + 127) / 128 * 128)
+	return err == nil && ld*ld*4*uint64(matrices)+64<<20 < free
+}
+
+// checkRowsSSSP checks k rows of r, drawn with seed, against sssp-fast from
+// the same sources on dev, and against the graph (bench.SampleRows' test
+// on each of them); it returns the check's description.
+func checkRowsSSSP(ctx context.Context, g *graph.Graph, r *graph.AllPairs, dev *gpu.Device, k int, seed uint64) (string, error) {
+	rng := rand.New(rand.NewPCG(seed, 13))
+	for range k {
+		src := rng.IntN(r.N)
+		row := r.Row(src)
+		if err := row.Verify(g); err != nil {
+			return "", err
+		}
+		want, err := gpu.SSSPFast(ctx, g, src, gpu.Options{Device: dev})
+		if err != nil {
+			return "", err
+		}
+		if !row.SameDistances(want) {
+			return "", fmt.Errorf("row %d differs from %s:\n%s", src, gpu.VariantSSSPFast, row.Diff(want, 5))
+		}
+	}
+	return fmt.Sprintf("%d rows = %s", k, gpu.VariantSSSPFast), nil
+}
