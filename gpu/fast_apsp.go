@@ -2,8 +2,10 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -34,21 +36,23 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 }
 
 // apspBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
-// Group, Batch; Blocks caps the blocks per launch).
+// Group, Batch; Blocks caps the blocks per launch). With several devices
+// in opts.Devices, each solves a contiguous share of the sources at the
+// same time as the others, from a goroutine of its own.
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
 	tun, err := tun.resolve(g, name, 256)
 	if err != nil {
 		return nil, err
 	}
-	r, err := start(ctx, g, name, false, opts)
+	grp, err := startGroup(ctx, g, name, false, opts, g.N())
 	if err != nil {
 		return nil, err
 	}
-	defer r.end()
+	defer grp.end()
+	runs := grp.runs
 	n := g.N()
-	matrices := opts.matrices()
-	if err := graph.CheckMatrixSize(n, matrices); err != nil {
+	if err := graph.CheckMatrixSize(n, opts.matrices()); err != nil {
 		return nil, fmt.Errorf("%s: host memory: %w", name, err)
 	}
 	res := &graph.AllPairs{N: n, Dist: make([]int32, n*n), Labels: slices.Clone(g.Labels()), Solver: name}
@@ -58,13 +62,43 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 	if n == 0 {
 		return res, nil
 	}
+	prog := &sharedProgress{report: opts.Progress, total: n}
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for c, r := range runs {
+		r.progress = prog.add
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[c] = r.apspRows(g, res, c*n/len(runs), (c+1)*n/len(runs), tun)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := checkResult(res.Dist, n, false, name); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// apspRows solves the sources lo..hi-1 of g on r's device in batches,
+// writing their rows of res; r.progress gets the sources of each batch.
+func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fastTuning) error {
+	n := g.N()
+	pred := res.Pred != nil
+	matrices := 1
+	if pred {
+		matrices = 2
+	}
 	gr, err := r.uploadCSR(g)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	blocks, err := r.residentBlocks("apsp_batch", tun.Block, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if r.dev.Driver() == "emu" {
 		// No grid barrier here: any grid runs; keep a few blocks per worker
@@ -75,28 +109,29 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 		blocks = min(blocks, tun.Blocks)
 	}
 	perSource := uint64(n) * uint64(2+1+matrices-1) * 4 // packed slab (2), distances, predecessors
-	batch, blocks, err := r.batchSize(n, tun.Batch, blocks, perSource)
+	batch, blocks, err := r.batchSize(n, min(tun.Batch, hi-lo), blocks, perSource)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	batch = min(batch, hi-lo)
 	slab, err := r.alloc(2 * batch * n)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	dist, pred, err := r.allocOut(batch*n, opts.Pred)
+	dist, pb, err := r.allocOut(batch*n, pred)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	scratch, err := r.alloc(blocks * apspScratch * n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	next, err := r.alloc(1)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for first := 0; first < n; first += batch {
-		count := min(batch, n-first)
+	for first := lo; first < hi; first += batch {
+		count := min(batch, hi-first)
 		err := r.kernels(func() error {
 			if err := r.fill(next, 0); err != nil {
 				return err
@@ -106,26 +141,22 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			return r.unpack(slab, count*n, dist, pred)
+			return r.unpack(slab, count*n, dist, pb)
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		rows := res.Dist[first*n : (first+count)*n]
-		if err := r.download(rows, buffer{dist.ptr, count * n}); err != nil {
-			return nil, err
+		if err := r.download(res.Dist[first*n:(first+count)*n], buffer{dist.ptr, count * n}); err != nil {
+			return err
 		}
-		if opts.Pred {
-			if err := r.download(res.Pred[first*n:(first+count)*n], buffer{pred.ptr, count * n}); err != nil {
-				return nil, err
+		if pred {
+			if err := r.download(res.Pred[first*n:(first+count)*n], buffer{pb.ptr, count * n}); err != nil {
+				return err
 			}
 		}
-		r.report(first+count, n)
+		r.report(count, n)
 	}
-	if err := checkResult(res.Dist, n, false, name); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return nil
 }
 
 // batchSize picks how many sources one apsp_batch launch solves: want if

@@ -35,38 +35,19 @@ func stripeArg(b buffer, y0, ld int) uint64 {
 // The copy is ordered after the work queued on both cards, so no card
 // overwrites a primary row another is still reading.
 func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if err := checkInput(g, VariantFWFast, true); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: not started: %w", VariantFWFast, err)
-	}
-	devs, err := opts.deviceList()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", VariantFWFast, err)
-	}
 	n := g.N()
 	ld := max(ceilDiv(n, ffTile), 1) * ffTile
 	nb := ld / ffTile
-	devs = devs[:min(len(devs), nb)] // a card with no block row would only wait
-	if len(devs) == 1 {
-		one := opts
-		one.Devices, one.Device = nil, devs[0]
-		return FWFast(ctx, g, one)
-	}
-	grp, err := beginGroup(ctx, VariantFWFast, devs, opts)
+	grp, err := startGroup(ctx, g, VariantFWFast, true, opts, nb)
 	if err != nil {
 		return nil, err
 	}
 	defer grp.end()
 	mode := fwFastMode(g, opts.Pred)
 	matrices := opts.matrices()
-	stripes := make([]ffStripe, len(devs))
+	stripes := make([]ffStripe, len(grp.runs))
 	for c := range stripes {
-		y0, y1 := c*nb/len(devs), (c+1)*nb/len(devs)
+		y0, y1 := c*nb/len(grp.runs), (c+1)*nb/len(grp.runs)
 		stripes[c] = ffStripe{y0: y0, h: y1 - y0, lo: min(y0*ffTile, n), hi: min(y1*ffTile, n)}
 	}
 	res, err := ffResult(g, opts.Pred, matrices)

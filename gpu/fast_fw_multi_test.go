@@ -188,3 +188,40 @@ func TestEmuDevices(t *testing.T) {
 		t.Errorf("bad count: %v", err)
 	}
 }
+
+// TestAPSPBatchedMulti runs apsp-batched with its sources split over two
+// and three emulated devices (fewer when there are fewer sources) and
+// compares with the CPU, predecessors included, and checks that the
+// progress reports add up to n.
+func TestAPSPBatchedMulti(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ cards, n int }{{2, 0}, {2, 1}, {3, 2}, {2, 57}, {3, 131}} {
+		devs := emulators(t, c.cards)
+		for _, tg := range randomGraphs(t, c.n, uint64(c.n+3)) {
+			if tg.g.HasNegative() {
+				continue
+			}
+			ref, err := cpu.FloydWarshall(ctx, tg.g, cpu.FWOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st Stats
+			var done int
+			res, err := APSPBatched(ctx, tg.g, Options{Devices: devs, Pred: true, Stats: &st, Progress: func(d, total int) { done = d }})
+			name := fmt.Sprintf("%d cards, %s", c.cards, tg.name)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			if !res.SameDistances(ref) {
+				t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(ref, 5))
+			}
+			if err := res.Verify(tg.g); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			if want := max(1, min(c.cards, c.n)); st.Devices != want || done != c.n {
+				t.Errorf("%s: %d devices, progress %d; want %d devices, progress %d", name, st.Devices, done, want, c.n)
+			}
+		}
+	}
+}

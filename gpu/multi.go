@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pathnotes/pathnotes/graph"
 )
 
 // Several devices in one run (Options.Devices): opening them, holding them
@@ -98,6 +100,48 @@ type group struct {
 	start  time.Time
 	staged []int32 // host buffer of copies through the host, grown as needed
 	peer   uint64  // bytes copied between devices
+}
+
+// startGroup is start for variants that can run on several devices: it
+// checks g (negative tells whether negative arcs are allowed) and ctx, and
+// begins a group on the devices of opts, at most most of them (a device
+// with nothing to do would only wait).
+func startGroup(ctx context.Context, g *graph.Graph, what string, negative bool, opts Options, most int) (*group, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := checkInput(g, what, negative); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: not started: %w", what, err)
+	}
+	devs, err := opts.deviceList()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return beginGroup(ctx, what, devs[:max(1, min(len(devs), most))], opts)
+}
+
+// sharedProgress adds up the progress of a group's devices for
+// Options.Progress, which is called from one goroutine at a time.
+type sharedProgress struct {
+	mu     sync.Mutex
+	report func(done, total int)
+	done   int
+	total  int
+}
+
+// add counts done more units of work (a run's progress function: the
+// total it is passed is the whole run's, as is p.total).
+func (p *sharedProgress) add(done, _ int) {
+	if p.report == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += done
+	p.report(p.done, p.total)
 }
 
 // groupMu makes beginning a group atomic, so that two groups whose device

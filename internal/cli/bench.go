@@ -154,7 +154,7 @@ func Bench(args []string) error {
 	if err := b.singleSource(ctx, snaps[:min(cfg.apspSnap, len(snaps))], gens); err != nil {
 		return err
 	}
-	return b.multiDevice(ctx)
+	return b.multiDevice(ctx, snaps)
 }
 
 // ssspGraphs are the generated graphs `--sssp-graphs` names, with the

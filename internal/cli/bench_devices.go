@@ -56,15 +56,20 @@ func openDevices(ordinals []int) ([]*gpu.Device, error) {
 const bigMatrix = 16 << 30
 
 // multiDevice times fw-fast on one device and on all of --devices for each
-// of --multi-sizes (random graphs of density·n arcs), printing the speed-up.
-// The weights are 1..100, lowered at large n so that predecessors still
+// of --multi-sizes (random graphs of density·n arcs), then apsp-batched on
+// the SNAP graphs the same way, printing the speed-up. The weights of the
+// random graphs are 1..100, lowered at large n so that predecessors still
 // fit fw-fast's packed kernels ((n-1)·max weight below 2^22). Results are
 // checked on sampled rows against sssp-fast, run on the first device, and
-// against the graph; the one-device cell is skipped when its matrices do
-// not fit that device.
-func (b *benchRun) multiDevice(ctx context.Context) error {
+// against the graph; a one-device cell is skipped when fw-fast's matrices
+// do not fit that device.
+func (b *benchRun) multiDevice(ctx context.Context, snaps []*graph.Graph) error {
 	if len(b.devs) < 2 {
 		return nil
+	}
+	matrices := 1
+	if b.cfg.pred {
+		matrices = 2
 	}
 	for _, n := range b.cfg.multi {
 		hi := int32(min(100, (1<<22-2)/max(n-1, 1)))
@@ -73,56 +78,71 @@ func (b *benchRun) multiDevice(ctx context.Context) error {
 			return err
 		}
 		name := fmt.Sprintf("GNM %d|V|, weights 1..%d", b.cfg.density, hi)
-		matrices := 1
-		if b.cfg.pred {
-			matrices = 2
+		if err := b.multiCells(ctx, gpu.VariantFWFast, g, name, matrices, gpu.FWFast); err != nil {
+			return err
 		}
-		plan := bench.Plan{Runs: b.cfg.runs, WarmUp: true}
-		if uint64(n)*uint64(n)*4*uint64(matrices) >= bigMatrix {
-			plan = bench.Plan{Runs: 1}
+	}
+	for _, g := range snaps {
+		if err := b.multiCells(ctx, gpu.VariantAPSPBatched, g, g.Name(), matrices, gpu.APSPBatched); err != nil {
+			return err
 		}
-		var one float64
-		for _, devs := range [][]*gpu.Device{b.devs[:1], b.devs} {
-			label := fmt.Sprintf("%s on %d device", gpu.VariantFWFast, len(devs))
-			if len(devs) > 1 {
-				label += "s"
-			}
-			rec := bench.Record{Variant: label, Graph: name, N: n, M: g.M()}
-			if len(devs) == 1 && !fitsOne(devs[0], n, matrices) {
-				rec.Skipped = "its matrices do not fit one device"
-				if err := b.emit(rec); err != nil {
-					return err
-				}
-				continue
-			}
-			first, s, err := bench.Measure(plan, func(st *gpu.Stats) (any, error) {
-				o := gpu.Options{Pred: b.cfg.pred, Stats: st, Device: devs[0]}
-				if len(devs) > 1 {
-					o.Device, o.Devices = nil, devs
-				}
-				return gpu.FWFast(ctx, g, o)
-			})
-			if err != nil {
-				return fmt.Errorf("%s, n=%d: %w", label, n, err)
-			}
-			rec.SetSummary(s)
-			res := first.(*graph.AllPairs)
-			if rec.Check, err = checkRowsSSSP(ctx, g, res, b.dev, 8, b.cfg.seed); err != nil {
-				return fmt.Errorf("%s, n=%d: %w", label, n, err)
-			}
-			cost := float64(n) * float64(n) * float64(n)
-			rec.RelaxPerSec = cost / (rec.KernelMs / 1000)
-			rec.Ceiling = rec.RelaxPerSec / bench.DPXCeiling(devs[0].Info()) / float64(len(devs))
-			if len(devs) == 1 {
-				one = rec.KernelMs
-			} else if one > 0 {
-				rec.Check += fmt.Sprintf("; %.2f× one device", one/rec.KernelMs)
-			}
-			first, res = nil, nil
-			runtime.GC()
+	}
+	return nil
+}
+
+// multiCells times solve (variant) on g on the first device and on all of
+// --devices. A result of 16 GiB or more is computed once, without a
+// warm-up: two of them would not fit the host.
+func (b *benchRun) multiCells(ctx context.Context, variant string, g *graph.Graph, name string, matrices int,
+	solve func(context.Context, *graph.Graph, gpu.Options) (*graph.AllPairs, error)) error {
+	n := g.N()
+	plan := bench.Plan{Runs: b.cfg.runs, WarmUp: true}
+	if uint64(n)*uint64(n)*4*uint64(matrices) >= bigMatrix {
+		plan = bench.Plan{Runs: 1}
+	}
+	var one float64
+	for _, devs := range [][]*gpu.Device{b.devs[:1], b.devs} {
+		label := fmt.Sprintf("%s on %d device", variant, len(devs))
+		if len(devs) > 1 {
+			label += "s"
+		}
+		rec := bench.Record{Variant: label, Graph: name, N: n, M: g.M()}
+		if variant == gpu.VariantFWFast && len(devs) == 1 && !fitsOne(devs[0], n, matrices) {
+			rec.Skipped = "its matrices do not fit one device"
 			if err := b.emit(rec); err != nil {
 				return err
 			}
+			continue
+		}
+		first, s, err := bench.Measure(plan, func(st *gpu.Stats) (any, error) {
+			o := gpu.Options{Pred: b.cfg.pred, Stats: st, Device: devs[0]}
+			if len(devs) > 1 {
+				o.Device, o.Devices = nil, devs
+			}
+			return solve(ctx, g, o)
+		})
+		if err != nil {
+			return fmt.Errorf("%s on %s: %w", label, name, err)
+		}
+		rec.SetSummary(s)
+		if rec.Check, err = checkRowsSSSP(ctx, g, first.(*graph.AllPairs), b.dev, 8, b.cfg.seed); err != nil {
+			return fmt.Errorf("%s on %s: %w", label, name, err)
+		}
+		if variant == gpu.VariantFWFast {
+			rec.RelaxPerSec = float64(n) * float64(n) * float64(n) / (rec.KernelMs / 1000)
+			rec.Ceiling = rec.RelaxPerSec / bench.DPXCeiling(devs[0].Info()) / float64(len(devs))
+		} else {
+			rec.EdgesPerSec = float64(n) * float64(g.M()) / (rec.KernelMs / 1000)
+		}
+		if len(devs) == 1 {
+			one = rec.KernelMs
+		} else if one > 0 {
+			rec.Check += fmt.Sprintf("; %.2f× one device", one/rec.KernelMs)
+		}
+		first = nil
+		runtime.GC()
+		if err := b.emit(rec); err != nil {
+			return err
 		}
 	}
 	return nil

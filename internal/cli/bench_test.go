@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,9 +57,19 @@ func TestBenchEmulator(t *testing.T) {
 func TestBenchDevices(t *testing.T) {
 	t.Setenv("PATHNOTES_GPU", "emu")
 	t.Setenv("PATHNOTES_EMU_DEVICES", "2")
-	out := filepath.Join(t.TempDir(), "bench.json")
-	err := Bench([]string{"--fw-sizes", "", "--snap", "", "--apsp-sizes", "", "--cross-n", "0", "--sssp-graphs", "",
-		"--runs", "1", "--pred", "--devices", "0,1", "--multi-sizes", "200", "--json", out})
+	dir := t.TempDir()
+	out, snap := filepath.Join(dir, "bench.json"), filepath.Join(dir, "tiny.txt")
+	var edges strings.Builder
+	edges.WriteString("# a SNAP-style edge list\n")
+	for v := range 90 {
+		fmt.Fprintf(&edges, "%d\t%d\n%d\t%d\n", v, (v*7+1)%90, v, (v*13+5)%90)
+	}
+	if err := os.WriteFile(snap, []byte(edges.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Bench([]string{"--fw-sizes", "", "--snap", snap, "--fw-snap", "0", "--apsp-snap", "0", "--apsp-sizes", "",
+		"--cross-n", "0", "--sssp-graphs", "", "--variants", "fw-fast,apsp-batched", "--runs", "1", "--pred",
+		"--devices", "0,1", "--multi-sizes", "200", "--json", out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,17 +81,26 @@ func TestBenchDevices(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Records) != 2 {
-		t.Fatalf("%d records, want fw-fast on 1 and on 2 devices: %+v", len(rep.Records), rep.Records)
-	}
-	for i, want := range []string{"fw-fast on 1 device", "fw-fast on 2 devices"} {
-		r := rep.Records[i]
-		if r.Variant != want || r.N != 200 || !strings.Contains(r.Check, "8 rows = sssp-fast") {
-			t.Errorf("record %d: %s n=%d check %q; want %s, n=200, checked", i, r.Variant, r.N, r.Check, want)
+	var multi []bench.Record
+	for _, r := range rep.Records {
+		if strings.Contains(r.Variant, " on ") {
+			multi = append(multi, r)
 		}
 	}
-	if !strings.Contains(rep.Records[1].Check, "× one device") {
-		t.Errorf("two-device check %q states no speed-up", rep.Records[1].Check)
+	if len(multi) != 4 {
+		t.Fatalf("%d multi-device records, want 4: %+v", len(multi), multi)
+	}
+	for i, want := range []struct {
+		variant string
+		n       int
+	}{{"fw-fast on 1 device", 200}, {"fw-fast on 2 devices", 200}, {"apsp-batched on 1 device", 90}, {"apsp-batched on 2 devices", 90}} {
+		r := multi[i]
+		if r.Variant != want.variant || r.N != want.n || !strings.Contains(r.Check, "8 rows = sssp-fast") {
+			t.Errorf("record %d: %s n=%d check %q; want %s, n=%d, checked", i, r.Variant, r.N, r.Check, want.variant, want.n)
+		}
+		if i%2 == 1 && !strings.Contains(r.Check, "× one device") {
+			t.Errorf("%s: check %q states no speed-up", r.Variant, r.Check)
+		}
 	}
 	for _, bad := range [][]string{{"--devices", "0,0"}, {"--devices", "x"}, {"--devices", ""}} {
 		if err := Bench(bad); err == nil {
