@@ -91,6 +91,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	stage := min(n*n, ffStage)
 	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + uint64(stage)*4
 	what := fmt.Sprintf("n=%d (padded to %d; %d int32 matrices and a staging buffer)", n, ld, matrices)
+	if budget, err := r.budget(opts.DeviceMemory); err == nil && need > budget && n > 0 {
+		return r.fwFastStreamed(g, opts, mode, budget)
+	}
 	if err := r.reserve(need, what); err != nil {
 		if free, _, e := r.dev.ctx.MemInfo(); e == nil {
 			return nil, fmt.Errorf("%w; n up to %d would fit", err, fwFastMaxN(free, matrices))

@@ -32,6 +32,9 @@ type Stats struct {
 	// times are the slowest device's and the counts the sum.
 	Devices   int
 	BytesPeer uint64
+	// Passes is how many times fw-fast streamed its matrices through the
+	// device because they did not fit it (0 when they did).
+	Passes int
 	// Wall is the whole call on the host clock: allocation, module load on
 	// a first run, copies, kernels and result checks.
 	Wall time.Duration

@@ -52,6 +52,10 @@ type Options struct {
 	// changes nothing. Bodra's host loop always runs n-1 passes, which is
 	// what the variants do without it.
 	EarlyExit bool
+	// DeviceMemory caps the device memory fw-fast may use, in bytes (0:
+	// all that is free). When its matrices do not fit, fw-fast keeps them
+	// in host memory and streams them through the device (see FWFast).
+	DeviceMemory uint64
 	// Progress, when not nil, is called as the Floyd-Warshall variants'
 	// host loops go, with the pivots launched so far and n (launches are
 	// asynchronous: the last call comes when all are queued, before the
