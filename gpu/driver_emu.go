@@ -107,7 +107,7 @@ func (e emuDriver) DeviceInfo(ordinal int) (DeviceInfo, error) {
 	_, mem := probe.MemInfo()
 	l := ptxemu.Limits
 	return DeviceInfo{
-		Name:  fmt.Sprintf("PTX emulator (%d CPU workers)", workers),
+		Name:    fmt.Sprintf("PTX emulator (%d CPU workers)", workers),
 		Ordinal: ordinal, Major: 5, Minor: 2, SMs: workers, Memory: mem, WarpSize: l.WarpSize,
 		MaxThreadsPerBlock: l.MaxThreadsPerBlock, MaxThreadsPerSM: l.MaxThreadsPerSM,
 		SharedPerBlock: l.SharedPerBlock, SharedPerBlockOptin: l.SharedPerBlock, SharedPerSM: l.SharedPerSM,
