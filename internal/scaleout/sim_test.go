@@ -19,7 +19,6 @@ var grids = []Grid{{1, 1}, {2, 2}, {2, 3}, {3, 1}, {1, 3}}
 // negative, yet every cycle weighs its bases, so there is no negative (or zero) cycle. The
 // last vertex has no arcs, so that unreachable pairs occur whatever m is.
 func randomGraph(t *testing.T, n, m, negative int, seed uint64) *graph.Graph {
-	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	pot := make([]int, n)
 	for i := range pot {
@@ -97,7 +96,9 @@ func TestSimulationMatchesCPU(t *testing.T) {
 // checkTraffic compares the simulation's counts with the layout's, round by round and rank by
 // rank, and its total with the closed form.
 func checkTraffic(t *testing.T, name string, tr *Traffic, l Layout) {
-	t.Helper()
+	if tr.Grid != l.Grid {
+		t.Fatalf("%s: traffic of grid %v, want %v", name, tr.Grid, l.Grid)
+	}
 	if len(tr.Received) != l.Rounds() || len(tr.Sent) != l.Rounds() {
 		t.Fatalf("%s: traffic of %d/%d rounds, want %d", name, len(tr.Received), len(tr.Sent), l.Rounds())
 	}
