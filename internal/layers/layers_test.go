@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"display":              {"graph", "cpu", "gpu"},
 	"internal/bench":       {"graph", "cpu", "gpu"},
 	"lab":                  {"graph", "cpu", "gpu", "display", "internal/bench"},
+	"internal/scaleout":    {"graph"},
 	"bindings":             {"graph", "cpu", "gpu", "display", "lab"},
 
 	"bindings/internal/genbindings": nil,
@@ -67,7 +68,9 @@ var testAllowed = map[string][]string{
 	// The session's tests run cells against the real symbol tables.
 	"kernel/session": {"bindings", "graph", "cpu", "gpu", "display", "lab"},
 	"lab":            {"gpu/ptxemu"},
-	"":               {"bindings/internal/genbindings", "ptx", "notebooks"},
+	// The scale-out simulation is checked against the CPU Floyd-Warshall.
+	"internal/scaleout": {"cpu"},
+	"":                  {"bindings/internal/genbindings", "ptx", "notebooks"},
 }
 
 // pkg is the part of `go list -json` this test reads.
