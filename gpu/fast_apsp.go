@@ -36,16 +36,23 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 // apspBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
 // Group, Batch; Blocks caps the blocks per launch).
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
-	const name = VariantAPSPBatched
-	tun, err := tun.resolve(g, name, 256)
+	tun, err := tun.resolve(g, VariantAPSPBatched, 256)
 	if err != nil {
 		return nil, err
 	}
-	r, err := start(ctx, g, name, false, opts)
+	r, err := start(ctx, g, VariantAPSPBatched, false, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer r.end()
+	return r.apspBatched(g, opts, tun)
+}
+
+// apspBatched is apsp-batched's body in the started run r, whose name the
+// result carries: g's weights must be non-negative, its paths checked by
+// the caller to stay within graph.MaxDistance, tun resolved.
+func (r *run) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
+	name := r.what
 	n := g.N()
 	matrices := opts.matrices()
 	if err := graph.CheckMatrixSize(n, matrices); err != nil {
@@ -156,14 +163,19 @@ func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut
 
 // PickAllPairs is the rule by which AllPairs chooses a variant for name ""
 // or "auto": Floyd-Warshall (fw-fast, or fw-blocked where fw-fast is not
-// built in) for graphs with negative arcs, which the Dijkstra family cannot
-// take, for graphs of at most 64 vertices (everything takes microseconds)
-// and for all but the sparsest graphs; apsp-batched when m < n²/1024.
-// The constant is measured (`pathnotes bench --cross-n 4096`, H100, random
+// built in) for graphs of at most 64 vertices (everything takes
+// microseconds) and for all but the sparsest graphs; for sparse ones
+// (m < n²/1024) apsp-batched without negative arcs and johnson-fast with
+// them, which the Dijkstra family cannot take, unless their weights are
+// beyond johnson-fast's range (2·n·max|w| > graph.MaxDistance), where
+// Floyd-Warshall runs again.
+// The constant is measured for apsp-batched (`pathnotes bench --cross-n 4096`, H100, random
 // graphs, docs/gpu-benchmarks.md): at n = 4096 fw-fast takes 7.4 ms
 // whatever the arcs, apsp-batched 3.4 ms at 2 arcs a vertex, 7.5 ms at 4
 // (= n/1024) and 12.4 ms at 8, growing with the arcs. On p2p-Gnutella30
 // (n = 36,682, 2.4 arcs a vertex) apsp-batched takes 0.16 s and fw-fast 3.3 s.
+// johnson-fast uses the same bound, not measured on its own: it adds one
+// bf-fast run and two host passes over the arcs and the result.
 func PickAllPairs(g *graph.Graph) string {
 	fw := VariantFWBlocked
 	if _, err := Lookup("fw-fast"); err == nil {
@@ -173,8 +185,13 @@ func PickAllPairs(g *graph.Graph) string {
 		return fw
 	}
 	n, m := int64(g.N()), int64(g.M())
-	if g.HasNegative() || n <= 64 || 1024*m >= n*n {
+	switch {
+	case n <= 64 || 1024*m >= n*n:
 		return fw
+	case !g.HasNegative():
+		return VariantAPSPBatched
+	case johnsonRange(g) == nil:
+		return VariantJohnsonFast
 	}
-	return VariantAPSPBatched
+	return fw
 }
