@@ -165,17 +165,19 @@ func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut
 // or "auto": Floyd-Warshall (fw-fast, or fw-blocked where fw-fast is not
 // built in) for graphs of at most 64 vertices (everything takes
 // microseconds) and for all but the sparsest graphs; for sparse ones
-// (m < n²/1024) apsp-batched without negative arcs and johnson-fast with
-// them, which the Dijkstra family cannot take, unless their weights are
-// beyond johnson-fast's range (2·n·max|w| > graph.MaxDistance), where
-// Floyd-Warshall runs again.
-// The constant is measured for apsp-batched (`pathnotes bench --cross-n 4096`, H100, random
-// graphs, docs/gpu-benchmarks.md): at n = 4096 fw-fast takes 7.4 ms
-// whatever the arcs, apsp-batched 3.4 ms at 2 arcs a vertex, 7.5 ms at 4
-// (= n/1024) and 12.4 ms at 8, growing with the arcs. On p2p-Gnutella30
-// (n = 36,682, 2.4 arcs a vertex) apsp-batched takes 0.16 s and fw-fast 3.3 s.
-// johnson-fast uses the same bound, not measured on its own: it adds one
-// bf-fast run and two host passes over the arcs and the result.
+// (m < n²/1024) apsp-batched when no arc is negative, and johnson-fast
+// when some are (the Dijkstra family cannot take them), unless the weights
+// are beyond johnson-fast's range (2·n·max|w| > graph.MaxDistance): those
+// go to Floyd-Warshall too.
+//
+// The constant is measured for apsp-batched (`pathnotes bench --cross-n
+// 4096`, H100, random graphs, docs/gpu-benchmarks.md): at n = 4096 fw-fast
+// takes 7.4 ms whatever the arcs, apsp-batched 3.4 ms at 2 arcs a vertex,
+// 7.5 ms at 4 (= n/1024) and 12.4 ms at 8, growing with the arcs. On
+// p2p-Gnutella30 (n = 36,682, 2.4 arcs a vertex) apsp-batched takes 0.16 s
+// and fw-fast 3.3 s. johnson-fast keeps the same bound without a
+// measurement of its own: it adds one bf-fast run and host passes over
+// the arcs and the result to apsp-batched's work.
 func PickAllPairs(g *graph.Graph) string {
 	fw := VariantFWBlocked
 	if _, err := Lookup("fw-fast"); err == nil {

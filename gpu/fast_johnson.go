@@ -29,21 +29,25 @@ const VariantJohnsonFast = "johnson-fast"
 // are those of g. Without negative arcs h is 0 and only the batched
 // Dijkstra runs.
 //
-// Memory: on the device, bf-fast's CSR of m+n arcs and 11 vectors of n+1
-// int32, then apsp-batched's (the reweighted CSR and its batches: 16 bytes
-// per vertex per source with predecessors, 12 without, sized to three
-// quarters of the free memory); on the host, the two copies of g's arcs
-// and the one n×n int32 matrix of the result (two with opts.Pred), checked
-// with graph.CheckMatrixSize. opts.Stats adds both phases' device times,
-// launches and copies; opts.Progress follows the batched Dijkstra.
+// Memory: the phases run one after the other, each freeing its device
+// memory. bf-fast takes the CSR of the copy (m+n arcs) and 11 int32
+// vectors over its n+1 vertices; apsp-batched the reweighted CSR and its
+// batches (16 bytes per vertex per source with predecessors, 12 without,
+// as many sources as three quarters of the free memory hold). The host
+// keeps the two copies of g and the result's n×n int32 matrix (two with
+// opts.Pred), checked with graph.CheckMatrixSize. opts.Stats adds up both
+// phases' device times, launches and copies; opts.Progress follows the
+// batched Dijkstra's batches.
 //
 // Range: h lies in [-(n-1)·|w|, 0], so reweighted paths can weigh up to
 // about twice what g's paths can. Graphs with negative arcs whose weights
 // allow 2·n·max|w| > graph.MaxDistance are refused with an error that
 // says so (fw-fast takes graphs up to n·max|w| ≤ graph.MaxDistance).
 //
-// AllPairs(ctx, "auto", ...) picks it for sparse graphs with negative arcs
-// within that range (see PickAllPairs).
+// ctx is checked as each phase's variant checks it. AllPairs(ctx, "auto",
+// ...) picks johnson-fast for sparse graphs (more than 64 vertices, fewer
+// than n²/1024 arcs) with negative arcs within that range; see
+// PickAllPairs.
 func JohnsonFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
 	return johnsonFastTuned(ctx, g, opts, fastTuning{})
 }
@@ -58,6 +62,9 @@ func johnsonFastTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 	}
 	if err := johnsonRange(g); err != nil {
 		return nil, err
+	}
+	if err := graph.CheckMatrixSize(g.N(), opts.matrices()); err != nil {
+		return nil, fmt.Errorf("%s: host memory: %w", name, err) // before bf-fast runs for nothing
 	}
 	reweighted, h := g, []int32(nil)
 	var bf Stats

@@ -143,8 +143,9 @@ func TestEmuJohnsonFastNegativeCycles(t *testing.T) {
 }
 
 // TestJohnsonFastRange checks the refusal of graphs whose reweighted paths
-// could leave the int32 range, which fw-fast still takes, and the internal
-// error of potentials that are not shortest distances.
+// could leave the int32 range, which fw-fast still takes, and of results
+// too large for the host before bf-fast runs, and the internal error of
+// potentials that are not shortest distances.
 func TestJohnsonFastRange(t *testing.T) {
 	ctx := context.Background()
 	g := mustGraph(t, 4, "0->1 200000000, 1->2 -200000000, 2->3 5")
@@ -154,6 +155,14 @@ func TestJohnsonFastRange(t *testing.T) {
 	}
 	if err := johnsonRange(mustGraph(t, 4, "0->1 200000000, 1->2 5")); err != nil {
 		t.Errorf("heavy arcs without negative ones: %v", err)
+	}
+	huge, err := graph.FromArcs(1<<21, []graph.Arc{{From: 0, To: 1, Weight: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Stats
+	if _, err := JohnsonFast(ctx, huge, Options{Device: emulator(t), Stats: &s}); err == nil || !strings.Contains(err.Error(), "johnson-fast: host memory: graph: 1 n×n int32 matrices for n=2097152") || s.Launches != 0 {
+		t.Errorf("a 16 TiB result: %v after %d launches", err, s.Launches)
 	}
 	if _, err := reweight(mustGraph(t, 2, "0->1 -1"), []int32{0, 0}); err == nil || !strings.Contains(err.Error(), "internal error: arc 0->1 reweighs to -1") {
 		t.Errorf("reweighting by wrong potentials: %v", err)
