@@ -36,8 +36,8 @@ const VariantJohnsonFast = "johnson-fast"
 // as many sources as three quarters of the free memory hold). The host
 // keeps the two copies of g and the result's n×n int32 matrix (two with
 // opts.Pred), checked with graph.CheckMatrixSize. opts.Stats adds up both
-// phases' device times, launches and copies; opts.Progress follows the
-// batched Dijkstra's batches.
+// phases' device times, launches and copies (bf-fast's alone after a
+// negative cycle); opts.Progress follows the batched Dijkstra's batches.
 //
 // Range: h lies in [-(n-1)·|w|, 0], so reweighted paths can weigh up to
 // about twice what g's paths can. Graphs with negative arcs whose weights
@@ -53,7 +53,7 @@ func JohnsonFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 }
 
 // johnsonFastTuned is JohnsonFast with explicit tunables for the batched
-// Dijkstra (those of apsp-batched); bf-fast keeps its defaults.
+// Dijkstra (those of apsp-batched); bf-fast takes its defaults for g.
 func johnsonFastTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantJohnsonFast
 	began := time.Now()
@@ -71,6 +71,10 @@ func johnsonFastTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 	if g.HasNegative() {
 		var err error
 		if h, bf, err = potentials(ctx, g, opts.Device); err != nil {
+			if opts.Stats != nil { // a negative cycle's search is timed too
+				bf.Variant, bf.Wall = name, time.Since(began)
+				*opts.Stats = bf
+			}
 			return nil, err
 		}
 		if reweighted, err = reweight(g, h); err != nil {
@@ -116,7 +120,7 @@ func johnsonRange(g *graph.Graph) error {
 	lo, hi := g.WeightRange()
 	w := max(-int64(lo), int64(hi))
 	if bound := 2 * int64(g.N()) * w; bound > int64(graph.MaxDistance) {
-		return fmt.Errorf("%s: weights up to |%d| on %d vertices: reweighted paths could weigh up to 2·n·|w| = %d, beyond the int32 kernels' range ±%d (fw-fast takes up to n·|w| = %d)",
+		return fmt.Errorf("%s: weights up to |%d| on %d vertices: reweighted paths could weigh up to 2·n·|w| = %d, beyond the int32 kernels' range ±%d (use fw-fast, which needs only n·|w| = %d within it)",
 			VariantJohnsonFast, w, g.N(), bound, graph.MaxDistance, int64(g.N())*w)
 	}
 	return nil

@@ -95,7 +95,8 @@ func TestEmuJohnsonFast(t *testing.T) {
 // TestEmuJohnsonFastNegativeCycles checks that a negative cycle, a
 // negative self-loop among them, is reported as a *graph.NegativeCycleError
 // holding a real cycle of the graph with the graph's labels, although
-// bf-fast ran on a copy with a virtual source.
+// bf-fast ran on a copy with a virtual source, and that the search is in
+// opts.Stats.
 func TestEmuJohnsonFastNegativeCycles(t *testing.T) {
 	ctx := context.Background()
 	labelled := graph.NewBuilder(0)
@@ -119,7 +120,11 @@ func TestEmuJohnsonFastNegativeCycles(t *testing.T) {
 		{"negative self-loop", mustGraph(t, 3, "0->1 1, 1->1 -1, 1->2 1"), []int{1}},
 		{"labelled", lg, []int{1, 2, 3}},
 	} {
-		_, err := JohnsonFast(ctx, c.g, Options{Device: emulator(t), Pred: true})
+		var s Stats
+		_, err := JohnsonFast(ctx, c.g, Options{Device: emulator(t), Pred: true, Stats: &s})
+		if s.Variant != VariantJohnsonFast || s.Launches < 2 || s.Wall <= 0 {
+			t.Errorf("%s: stats %+v, want bf-fast's launches under johnson-fast", c.name, s)
+		}
 		var nc *graph.NegativeCycleError
 		if !errors.As(err, &nc) {
 			t.Errorf("%s: %v, want a *graph.NegativeCycleError", c.name, err)
