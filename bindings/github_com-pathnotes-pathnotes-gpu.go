@@ -46,6 +46,7 @@ func init() {
 		"GetKernel":             reflect.ValueOf(gpu.GetKernel),
 		"GetVar":                reflect.ValueOf(gpu.GetVar),
 		"Int32":                 reflect.ValueOf(gpu.Int32),
+		"JohnsonFast":           reflect.ValueOf(gpu.JohnsonFast),
 		"Launch":                reflect.ValueOf(gpu.Launch),
 		"LaunchAsync":           reflect.ValueOf(gpu.LaunchAsync),
 		"LoadCellCUDA":          reflect.ValueOf(gpu.LoadCellCUDA),
@@ -75,6 +76,7 @@ func init() {
 		"VariantFWHNShared":     reflect.ValueOf(constant.MakeFromLiteral("\"fw-hn-shared\"", token.STRING, 0)),
 		"VariantFWRow":          reflect.ValueOf(constant.MakeFromLiteral("\"fw-row\"", token.STRING, 0)),
 		"VariantFWTiledGlobal":  reflect.ValueOf(constant.MakeFromLiteral("\"fw-tiled-global\"", token.STRING, 0)),
+		"VariantJohnsonFast":    reflect.ValueOf(constant.MakeFromLiteral("\"johnson-fast\"", token.STRING, 0)),
 		"VariantSSSPFast":       reflect.ValueOf(constant.MakeFromLiteral("\"sssp-fast\"", token.STRING, 0)),
 		"Variants":              reflect.ValueOf(gpu.Variants),
 

@@ -39,25 +39,36 @@ func randomGraphs(t *testing.T, n int, seed uint64) []testGraph {
 		}
 		out = append(out, testGraph{name: fmt.Sprintf("%s n=%d m=%d", s.name, n, g.M()), g: g})
 	}
-	rng := rand.New(rand.NewPCG(seed, 7))
-	p := make([]int32, n)
-	for v := range p {
-		p[v] = int32(rng.IntN(60))
-	}
-	arcs := out[0].g.Arcs()
-	for k := range arcs {
-		arcs[k].Weight += p[arcs[k].From] - p[arcs[k].To]
-	}
-	neg, err := graph.FromArcs(n, arcs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	neg := withPotentials(t, out[0].g, seed)
 	out = append(out, testGraph{name: fmt.Sprintf("negative n=%d m=%d", n, neg.M()), g: neg})
 	for i := range out {
+		var err error
 		out[i].all, err = cpu.FloydWarshallBlocked(context.Background(), out[i].g, cpu.FWOptions{})
 		if err != nil {
 			t.Fatalf("%s: cpu reference: %v", out[i].name, err)
 		}
+	}
+	return out
+}
+
+// withPotentials returns g with every arc u→v reweighted by random vertex
+// potentials in 0..59 drawn from seed, w + p(u) - p(v): arcs may turn
+// negative, but every cycle keeps its weight, so there is no negative
+// cycle where g had none. Parallel arcs are kept.
+func withPotentials(t *testing.T, g *graph.Graph, seed uint64) *graph.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	p := make([]int32, g.N())
+	for v := range p {
+		p[v] = int32(rng.IntN(60))
+	}
+	arcs := g.Arcs()
+	for k := range arcs {
+		arcs[k].Weight += p[arcs[k].From] - p[arcs[k].To]
+	}
+	out, err := graph.NewBuilder(g.N()).Duplicates(graph.KeepAll).AddArcs(arcs).Build()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

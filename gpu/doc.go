@@ -23,8 +23,10 @@
 // Beside them are pathnotes' own solvers, which follow no document and aim
 // at speed: FWFast (fw-fast, blocked Floyd-Warshall on 128×128 tiles),
 // SSSPFast and BFFast (sssp-fast and bf-fast, near-far worklists on one
-// persistent grid) and APSPBatched (apsp-batched, one source per block);
-// PickAllPairs chooses between fw-fast and apsp-batched for a graph.
+// persistent grid), APSPBatched (apsp-batched, one source per block) and
+// JohnsonFast (johnson-fast: bf-fast's potentials, then apsp-batched on
+// reweighted arcs); PickAllPairs chooses among fw-fast, apsp-batched and
+// johnson-fast for a graph.
 //
 // Variants lists them all with their sources; Lookup, AllPairs and
 // SingleSource run one by name, so notebooks and `pathnotes bench` can loop

@@ -50,7 +50,15 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 		return nil, err
 	}
 	defer grp.end()
+	return grp.apspBatched(g, opts, tun)
+}
+
+// apspBatched is apsp-batched's body on the started group grp, whose name
+// the result carries: g's weights must be non-negative, its paths checked
+// by the caller to stay within graph.MaxDistance, tun resolved.
+func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	runs := grp.runs
+	name := runs[0].what
 	n := g.N()
 	if err := graph.CheckMatrixSize(n, opts.matrices()); err != nil {
 		return nil, fmt.Errorf("%s: host memory: %w", name, err)
@@ -187,14 +195,21 @@ func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut
 
 // PickAllPairs is the rule by which AllPairs chooses a variant for name ""
 // or "auto": Floyd-Warshall (fw-fast, or fw-blocked where fw-fast is not
-// built in) for graphs with negative arcs, which the Dijkstra family cannot
-// take, for graphs of at most 64 vertices (everything takes microseconds)
-// and for all but the sparsest graphs; apsp-batched when m < n²/1024.
-// The constant is measured (`pathnotes bench --cross-n 4096`, H100, random
-// graphs, docs/gpu-benchmarks.md): at n = 4096 fw-fast takes 7.4 ms
-// whatever the arcs, apsp-batched 3.4 ms at 2 arcs a vertex, 7.5 ms at 4
-// (= n/1024) and 12.4 ms at 8, growing with the arcs. On p2p-Gnutella30
-// (n = 36,682, 2.4 arcs a vertex) apsp-batched takes 0.16 s and fw-fast 3.3 s.
+// built in) for graphs of at most 64 vertices (everything takes
+// microseconds) and for all but the sparsest graphs; for sparse ones
+// (m < n²/1024) apsp-batched when no arc is negative, and johnson-fast
+// when some are (the Dijkstra family cannot take them), unless the weights
+// are beyond johnson-fast's range (2·n·max|w| > graph.MaxDistance): those
+// go to Floyd-Warshall too.
+//
+// The constant is measured for apsp-batched (`pathnotes bench --cross-n
+// 4096`, H100, random graphs, docs/gpu-benchmarks.md): at n = 4096 fw-fast
+// takes 7.4 ms whatever the arcs, apsp-batched 3.4 ms at 2 arcs a vertex,
+// 7.5 ms at 4 (= n/1024) and 12.4 ms at 8, growing with the arcs. On
+// p2p-Gnutella30 (n = 36,682, 2.4 arcs a vertex) apsp-batched takes 0.16 s
+// and fw-fast 3.3 s. johnson-fast keeps the same bound without a
+// measurement of its own: it adds one bf-fast run and host passes over
+// the arcs and the result to apsp-batched's work.
 func PickAllPairs(g *graph.Graph) string {
 	fw := VariantFWBlocked
 	if _, err := Lookup("fw-fast"); err == nil {
@@ -204,8 +219,13 @@ func PickAllPairs(g *graph.Graph) string {
 		return fw
 	}
 	n, m := int64(g.N()), int64(g.M())
-	if g.HasNegative() || n <= 64 || 1024*m >= n*n {
+	switch {
+	case n <= 64 || 1024*m >= n*n:
 		return fw
+	case !g.HasNegative():
+		return VariantAPSPBatched
+	case johnsonRange(g) == nil:
+		return VariantJohnsonFast
 	}
-	return VariantAPSPBatched
+	return fw
 }

@@ -77,8 +77,10 @@ func TestEmuAPSPBatched(t *testing.T) {
 }
 
 // TestEmuAllPairsAuto checks the pick of AllPairs(ctx, "auto", ...): the
-// batched Dijkstra for a sparse graph, Floyd-Warshall for a dense one and
-// for negative arcs, with the choice in Solver and Stats.Variant.
+// batched Dijkstra for a sparse graph, Johnson for a sparse one with
+// negative arcs, Floyd-Warshall for small and dense ones, with or without
+// negative arcs, and for negative arcs too heavy for johnson-fast, with
+// the choice in Solver and Stats.Variant.
 func TestEmuAllPairsAuto(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
@@ -95,14 +97,28 @@ func TestEmuAllPairsAuto(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := randomGraphs(t, 70, 11)
+	sparseNeg := withPotentials(t, sparse, 5)
+	if !sparseNeg.HasNegative() {
+		t.Fatal("the sparse graph has no negative arc under potentials")
+	}
+	// n·|w| fits the int32 kernels' range, 2·n·|w| does not.
+	heavyNeg, err := graph.FromArcs(200, []graph.Arc{{From: 0, To: 1, Weight: 4_000_000}, {From: 1, To: 2, Weight: -4_000_000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := PickAllPairs(heavyNeg); got != fw {
+		t.Errorf("PickAllPairs(heavy negative) = %s, want %s", got, fw)
+	}
 	for _, c := range []struct {
 		name, want string
 		g          *graph.Graph
 	}{
 		{"sparse", VariantAPSPBatched, sparse},
 		{"dense", fw, dense},
+		{"sparse negative", VariantJohnsonFast, sparseNeg},
 		{"negative", fw, small[2].g},
 		{"tiny", fw, mustGraph(t, 3, "0->1 1")},
+		{"tiny negative", fw, mustGraph(t, 3, "0->1 -1")},
 	} {
 		if got := PickAllPairs(c.g); got != c.want {
 			t.Errorf("PickAllPairs(%s) = %s, want %s", c.name, got, c.want)

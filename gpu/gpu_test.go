@@ -20,7 +20,7 @@ import (
 func TestRegistry(t *testing.T) {
 	want := []string{"fw-hn", "fw-hn-shared", "fw-row", "fw-tiled-global", "fw-blocked", "fw-gaioso",
 		"dijkstra-martin", "dijkstra-apsp-row", "bf-naive", "bf-stride", "bf-flag",
-		"apsp-batched", "bf-fast", "fw-fast", "sssp-fast"}
+		"apsp-batched", "bf-fast", "fw-fast", "johnson-fast", "sssp-fast"}
 	var got []string
 	for _, v := range Variants() {
 		got = append(got, v.Name)

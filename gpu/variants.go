@@ -66,7 +66,7 @@ type Options struct {
 // Variant describes one GPU variant and runs it.
 type Variant struct {
 	Name      string // stable name, e.g. "fw-blocked"
-	Algorithm string // "Floyd-Warshall", "Dijkstra" or "Bellman-Ford"
+	Algorithm string // "Floyd-Warshall", "Dijkstra", "Bellman-Ford" or "Johnson"
 	AllPairs  bool   // all pairs (SolveAll) rather than one source (SolveFrom)
 	Negative  bool   // accepts negative arcs
 	Source    string // the document (and section) it follows
@@ -124,6 +124,10 @@ var variants = []Variant{
 		Source: "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
 		Launch: "3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
 		all:    FWFast},
+	{Name: VariantJohnsonFast, Algorithm: "Johnson", AllPairs: true, Negative: true,
+		Source: "pathnotes' own (no source document): Johnson's reweighting with bf-fast's potentials, then apsp-batched's batched Dijkstra",
+		Launch: "bf-fast's persistent grid from a virtual source joined to every vertex, then apsp-batched's launches on the reweighted arcs",
+		all:    JohnsonFast},
 	{Name: VariantSSSPFast, Algorithm: "Dijkstra",
 		Source: "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
 		Launch: "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, relaunched every 4096 steps",
@@ -178,10 +182,11 @@ func (v Variant) Launches(n int) int {
 func (v Variant) String() string { return v.Name + " (" + v.Algorithm + ", " + v.Source + ")" }
 
 // AllPairs runs the all-pairs variant called name. Name "" or "auto"
-// picks one by PickAllPairs's rule: Floyd-Warshall (fw-fast) for graphs
-// with negative arcs or more than n²/50 arcs, apsp-batched for sparser
-// ones with non-negative weights. The result's Solver field and
-// opts.Stats.Variant name the variant that ran.
+// picks one by PickAllPairs's rule: Floyd-Warshall (fw-fast) for small
+// graphs and all but the sparsest, apsp-batched for sparse ones with
+// non-negative weights, johnson-fast for sparse ones with negative arcs.
+// The result's Solver field and opts.Stats.Variant name the variant that
+// ran.
 func AllPairs(ctx context.Context, name string, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
 	if name == "" || name == "auto" {
 		name = PickAllPairs(g)
