@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/memlimit":    nil,
 	"internal/layers":      nil,
 	"internal/fsizetest":   nil,
+	"internal/rlimittest":  nil,
 	"ptx":                  nil,
 	"gpu/ptxemu":           nil,
 	"gpu/internal/testenv": nil,
@@ -56,7 +57,7 @@ var allowed = map[string][]string{
 var anywhere = []string{"internal/atomicfile", "internal/memlimit"}
 
 // testAnywhere are the test helpers every package's tests may import.
-var testAnywhere = []string{"internal/fsizetest"}
+var testAnywhere = []string{"internal/fsizetest", "internal/rlimittest"}
 
 // testAllowed adds what a package's tests may import beyond allowed: references to check
 // against and test fixtures. A package's external test may always import the package itself.
