@@ -139,16 +139,13 @@ func (sp *splitter) split(st ast.Stmt, top bool) ast.Stmt {
 // whose functions are guarded, outside function literals.
 func (sp *splitter) callsMethod(exprs []ast.Expr) bool {
 	return anyOutsideFuncLits(func(x ast.Node) bool {
-		call, ok := x.(*ast.CallExpr)
-		if !ok {
-			return false
+		if call, ok := x.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				id, ok := sel.X.(*ast.Ident)
+				return !ok || !sp.packages[id.Name]
+			}
 		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok {
-			return false
-		}
-		id, ok := sel.X.(*ast.Ident)
-		return !ok || !sp.packages[id.Name]
+		return false
 	}, exprs...)
 }
 
