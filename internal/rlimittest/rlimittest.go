@@ -14,7 +14,6 @@ import (
 // extra bytes above its current virtual size (VmSize in /proc/self/status). Call it in a child
 // process: the limit stays for the rest of the process's life.
 func LimitAddressSpace(t testing.TB, extra uint64) {
-	t.Helper()
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)
