@@ -34,14 +34,8 @@ func checkBFTrace(t *graph.BFTrace) error {
 	if t == nil {
 		return fmt.Errorf("display: BFTrace of a nil trace")
 	}
-	if t.Source < 0 || t.Source >= t.N {
-		return fmt.Errorf("display: BFTrace: source %d out of range 0..%d", t.Source, t.N-1)
-	}
-	if t.Labels != nil && len(t.Labels) != t.N {
-		return fmt.Errorf("display: BFTrace: %d labels for n=%d", len(t.Labels), t.N)
-	}
-	if len(t.Initial) != t.N {
-		return fmt.Errorf("display: BFTrace: %d initial distances for n=%d", len(t.Initial), t.N)
+	if err := checkSourceTrace("BFTrace", t.N, t.Source, t.Labels, t.Initial); err != nil {
+		return err
 	}
 	inRange := func(u int) bool { return u >= 0 && u < t.N }
 	for i, p := range t.Passes {
@@ -182,15 +176,11 @@ func (v *BFTraceView) Table() *Table {
 // passHTML shows the state after pass i (0: the initial state).
 func (v *BFTraceView) passHTML(i int) string {
 	t := v.t
-	vt := vertexTable{stateCol: "scanned", names: make([]string, t.N), state: make([]string, t.N), shade: make([]bool, t.N)}
-	vt.dist, vt.pred = v.state(i)
-	if i > 0 {
-		vt.prevDist, vt.prevPred = v.state(i - 1)
-		if vt.prevPred == nil && vt.pred != nil {
-			vt.prevPred = make([]int32, t.N)
-			for u := range vt.prevPred {
-				vt.prevPred[u] = graph.Nil
-			}
+	vt := newVertexTable("scanned", t.N, i, v.state)
+	if i > 0 && vt.prevPred == nil && vt.pred != nil {
+		vt.prevPred = make([]int32, t.N)
+		for u := range vt.prevPred {
+			vt.prevPred[u] = graph.Nil
 		}
 	}
 	for u := range t.N {

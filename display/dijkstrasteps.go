@@ -80,11 +80,7 @@ func (v *DijkstraTraceView) stepLabel(i int) string {
 // changed cells; a line under the table lists those arcs.
 func (v *DijkstraTraceView) stepHTML(i int) string {
 	t := v.t
-	vt := vertexTable{stateCol: "state", names: make([]string, t.N), state: make([]string, t.N), shade: make([]bool, t.N)}
-	vt.dist, vt.pred = v.state(i)
-	if i > 0 {
-		vt.prevDist, vt.prevPred = v.state(i - 1)
-	}
+	vt := newVertexTable("state", t.N, i, v.state)
 	settledBy := make([]int, t.N) // the step that settled each vertex; 0 for none yet
 	for j := 1; j <= i; j++ {
 		settledBy[t.Steps[j-1].Settled] = j
@@ -122,6 +118,19 @@ type vertexTable struct {
 	stateCol           string   // the last column's header
 	state              []string // the last column
 	shade              []bool   // rows to shade and set in bold
+}
+
+// newVertexTable starts the table of state i of a trace of n vertices, with
+// state i-1 (when i > 0) as the previous state; state returns a state's
+// distances and predecessors. The names, state column and shading are the
+// caller's to fill.
+func newVertexTable(stateCol string, n, i int, state func(int) (dist, pred []int32)) vertexTable {
+	vt := vertexTable{stateCol: stateCol, names: make([]string, n), state: make([]string, n), shade: make([]bool, n)}
+	vt.dist, vt.pred = state(i)
+	if i > 0 {
+		vt.prevDist, vt.prevPred = state(i - 1)
+	}
+	return vt
 }
 
 // html writes the table under title, the cells that differ from the

@@ -290,14 +290,8 @@ func checkDijkstraTrace(t *graph.DijkstraTrace) error {
 	if t == nil {
 		return fmt.Errorf("display: DijkstraTrace of a nil trace")
 	}
-	if t.Source < 0 || t.Source >= t.N {
-		return fmt.Errorf("display: DijkstraTrace: source %d out of range 0..%d", t.Source, t.N-1)
-	}
-	if t.Labels != nil && len(t.Labels) != t.N {
-		return fmt.Errorf("display: DijkstraTrace: %d labels for n=%d", len(t.Labels), t.N)
-	}
-	if len(t.Initial) != t.N {
-		return fmt.Errorf("display: DijkstraTrace: %d initial distances for n=%d", len(t.Initial), t.N)
+	if err := checkSourceTrace("DijkstraTrace", t.N, t.Source, t.Labels, t.Initial); err != nil {
+		return err
 	}
 	for i, s := range t.Steps {
 		if len(s.Dist) != t.N || s.Settled < 0 || s.Settled >= t.N {
@@ -315,6 +309,22 @@ func checkDijkstraTrace(t *graph.DijkstraTrace) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkSourceTrace checks the fields that every single-source trace has
+// (graph.DijkstraTrace and graph.BFTrace): the source, the labels and the
+// initial distances of n vertices; kind names the trace in the messages.
+func checkSourceTrace(kind string, n, source int, labels []string, initial []int32) error {
+	if source < 0 || source >= n {
+		return fmt.Errorf("display: %s: source %d out of range 0..%d", kind, source, n-1)
+	}
+	if labels != nil && len(labels) != n {
+		return fmt.Errorf("display: %s: %d labels for n=%d", kind, len(labels), n)
+	}
+	if len(initial) != n {
+		return fmt.Errorf("display: %s: %d initial distances for n=%d", kind, len(initial), n)
 	}
 	return nil
 }

@@ -124,6 +124,20 @@ func (b *Buffer) use() error {
 	return nil
 }
 
+// ready returns the context through which b's memory is reached, when the
+// device has one for the cell API and b can be used now (use). d.mu is
+// held.
+func (b *Buffer) ready() (cellContext, error) {
+	c, err := b.dev.cellContext()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.use(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // NewBuffer allocates n zero-filled values of type t on the device.
 func (d *Device) NewBuffer(t ElemType, n int) (*Buffer, error) {
 	d.mu.Lock()
@@ -236,11 +250,8 @@ func (d *Device) GraphMatrix(g *graph.Graph) (*Buffer, error) {
 
 // copyIn writes data (the buffer's size) to the device. d.mu is held.
 func (b *Buffer) copyIn(data []byte) error {
-	c, err := b.dev.cellContext()
+	c, err := b.ready()
 	if err != nil {
-		return err
-	}
-	if err := b.use(); err != nil {
 		return err
 	}
 	return b.dev.cellErr(c.CopyInBytes(b.ptr, data), "copying %d bytes to %s", len(data), b)
@@ -248,11 +259,8 @@ func (b *Buffer) copyIn(data []byte) error {
 
 // copyOut reads the buffer into data (its size). d.mu is held.
 func (b *Buffer) copyOut(data []byte) error {
-	c, err := b.dev.cellContext()
+	c, err := b.ready()
 	if err != nil {
-		return err
-	}
-	if err := b.use(); err != nil {
 		return err
 	}
 	return b.dev.cellErr(c.CopyOutBytes(data, b.ptr), "copying %s back", b)
@@ -347,10 +355,7 @@ func (b *Buffer) Fill(v float64) error {
 	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	if _, err := b.dev.cellContext(); err != nil {
-		return err
-	}
-	if err := b.use(); err != nil {
+	if _, err := b.ready(); err != nil {
 		return err
 	}
 	if b.typ != Float64 {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 )
 
 // courseCUDA are kernels in the style of the course (its chapters 1 and

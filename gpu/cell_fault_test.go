@@ -200,25 +200,7 @@ func TestCellAsyncCulprit(t *testing.T) {
 }
 
 // spinPTX is a kernel that never ends.
-const spinPTX = `.version 7.8
-.target sm_52
-.address_size 64
-
-.visible .entry spin(
-	.param .u64 spin_param_0
-)
-{
-	.reg .pred 	%p<2>;
-	.reg .b32 	%r<3>;
-
-	mov.u32 	%r1, 0;
-$L__loop:
-	add.s32 	%r1, %r1, 1;
-	setp.ne.s32 	%p1, %r1, -1;
-	@%p1 bra 	$L__loop;
-	bra.uni 	$L__loop;
-}
-`
+var spinPTX = mustReadFile("testdata/spin.ptx")
 
 // TestCellLaunchCancel checks that the launch context stops an endless
 // kernel on the emulator soon after it is cancelled, for both forms of

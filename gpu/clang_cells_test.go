@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 )
 
 // The %%cuda cells of the notebooks, compiled by clang and by nvcc, run

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 )
 
 // headerCUDA calls everything the header gives clang (the toolkit's

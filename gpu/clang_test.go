@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/pathnotes/pathnotes/gpu/internal/rtc"
-	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 	"github.com/pathnotes/pathnotes/ptx"
 )
 

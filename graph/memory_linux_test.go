@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/pathnotes/pathnotes/internal/rlimittest"
 )
 
 const rlimitChildEnv = "PATHNOTES_TEST_RLIMIT_CHILD"
@@ -40,28 +40,7 @@ func TestRlimitRefusesInsteadOfDying(t *testing.T) {
 }
 
 func rlimitChild(t *testing.T) {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vmSize uint64
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatalf("VmSize line %q: %v", line, err)
-			}
-			vmSize = kb << 10
-		}
-	}
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
-	}
-	rl.Cur = vmSize + 1<<30
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
-	}
+	rlimittest.LimitAddressSpace(t, 1<<30)
 	for _, c := range []struct {
 		what string
 		err  func() error

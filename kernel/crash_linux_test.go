@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/pathnotes/pathnotes/internal/rlimittest"
 )
 
 // Environment of the crashing child: what kills it, whether GuardProcess
@@ -89,7 +89,7 @@ func TestFatalErrorsReachTheLog(t *testing.T) {
 // GOMEMLIMIT is set, which it must leave alone.
 func TestGuardSetsMemoryLimit(t *testing.T) {
 	if os.Getenv(crashModeEnv) == "limit" {
-		limitAddressSpace(t, 2<<30)
+		rlimittest.LimitAddressSpace(t, 2<<30)
 		GuardProcess(nil, "", slog.New(slog.DiscardHandler))
 		fmt.Printf("memory limit %d\n", debug.SetMemoryLimit(-1))
 		return
@@ -127,40 +127,16 @@ func crashChild(t *testing.T, mode string) {
 	switch mode {
 	case "cell":
 		c := connect(t, startKernel(t, ""), testKey)
-		limitAddressSpace(t, 512<<20)
+		rlimittest.LimitAddressSpace(t, 512<<20)
 		c.execute("b := make([]byte, 30<<30)", nil)
 	case "oom":
-		limitAddressSpace(t, 512<<20)
+		rlimittest.LimitAddressSpace(t, 512<<20)
 		crashSink = make([]byte, 30<<30)
 	case "stack":
 		debug.SetMaxStack(1 << 20)
 		recurse(0)
 	}
 	t.Fatalf("child survived %s", mode)
-}
-
-// limitAddressSpace sets RLIMIT_AS to extra bytes above the current size.
-func limitAddressSpace(t *testing.T, extra uint64) {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var size uint64
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			if size, err = strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
-	}
-	rl.Cur = size<<10 + extra
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // recurse never returns: each call keeps a frame on the stack.

@@ -200,14 +200,7 @@ func checkAPSPCase(ctx context.Context, dev *gpu.Device, fn APSPFunc, g *graph.G
 	for range guardCells(n) {
 		host = append(host, Poison)
 	}
-	got, dt, err := runOnDevice(dev, host, func(d *gpu.Buffer) error { return fn(dev, d, n) })
-	c.Time = dt
-	if err != nil {
-		c.Err = err
-		return c
-	}
-	c.Mismatch = compare(want.Dist, got, input, n, fam)
-	c.Untouched = slices.Equal(got, host)
+	c.judge(dev, host, want.Dist, input, fam, func(d *gpu.Buffer) error { return fn(dev, d, n) })
 	return c
 }
 
@@ -231,18 +224,26 @@ func checkSSSPCase(ctx context.Context, dev *gpu.Device, fn SSSPFunc, g *graph.G
 	for i := range host {
 		host[i] = Poison
 	}
-	got, dt, err := runOnDevice(dev, host, func(dist *gpu.Buffer) error { return fn(dev, off, tgt, w, dist, n, source) })
-	c.Time = dt
-	if err != nil {
-		c.Err = err
-		return c
-	}
-	c.Mismatch = compare(want.Dist, got, nil, n, fam)
-	c.Untouched = slices.Equal(got, host)
+	c.judge(dev, host, want.Dist, nil, fam, func(dist *gpu.Buffer) error { return fn(dev, off, tgt, w, dist, n, source) })
 	if c.Mismatch != nil {
 		c.Mismatch.I = source
 	}
 	return c
+}
+
+// judge runs f on a device copy of host (runOnDevice) and records in c
+// how long it took and its error or, when it ran, how its result compares
+// with want (compare, with input, c.N and fam) and whether it is host
+// unchanged.
+func (c *Case) judge(dev *gpu.Device, host, want, input []int32, fam string, f func(*gpu.Buffer) error) {
+	got, dt, err := runOnDevice(dev, host, f)
+	c.Time = dt
+	if err != nil {
+		c.Err = err
+		return
+	}
+	c.Mismatch = compare(want, got, input, c.N, fam)
+	c.Untouched = slices.Equal(got, host)
 }
 
 // runOnDevice copies host to a new device buffer, runs f on it, waits for

@@ -19,6 +19,50 @@
 // ---------------------------------------------------------------------------
 // Helpers shared by the kernels below.
 
+// relax is the update rule of every kernel below: it lowers cd[c] to
+// dik + dkj when both are finite and the sum is smaller, and cp[c] then
+// takes ps[pk], the predecessor of (k, j), when predecessors are kept (cp
+// is not null). I is the index type: size_t for the n x n matrices in
+// global memory, int for rows and shared tiles.
+template <typename I>
+__device__ __forceinline__ void relax(int *cd, int *cp, I c, int dik, int dkj, const int *ps, I pk)
+{
+    if (dik == INF || dkj == INF)
+        return;
+    const int s = relax_sum(dik, dkj);
+    if (s < cd[c]) {
+        cd[c] = s;
+        if (cp)
+            cp[c] = ps[pk];
+    }
+}
+
+// relax_min is relax for a cell held in registers: best and its
+// predecessor bp, which the caller writes back once (store_min).
+template <typename I>
+__device__ __forceinline__ void relax_min(int &best, int &bp, int dik, int dkj, const int *ps, I pk)
+{
+    if (dik == INF || dkj == INF)
+        return;
+    const int s = relax_sum(dik, dkj);
+    if (s < best) {
+        best = s;
+        if (ps)
+            bp = ps[pk];
+    }
+}
+
+// store_min writes a cell that relax_min lowered below its old value old
+// back to d[ij] and, when predecessors are kept, pred[ij].
+__device__ __forceinline__ void store_min(int *d, int *pred, size_t ij, int old, int best, int bp)
+{
+    if (best < old) {
+        d[ij] = best;
+        if (pred)
+            pred[ij] = bp;
+    }
+}
+
 // relax_cell relaxes d[i][j] through k, reading and writing global memory.
 // In a launch for pivot k, row k and column k change only when d[k][k] < 0
 // (a negative cycle, which the host reports), so the unsynchronised reads
@@ -27,14 +71,7 @@ __device__ __forceinline__ void relax_cell(int n, int i, int j, int k, int *d, i
 {
     const size_t ij = (size_t)i * n + j, ik = (size_t)i * n + k, kj = (size_t)k * n + j;
     const int dik = d[ik], dkj = d[kj];
-    if (dik == INF || dkj == INF)
-        return;
-    const int s = relax_sum(dik, dkj);
-    if (s < d[ij]) {
-        d[ij] = s;
-        if (pred)
-            pred[ij] = pred[kj];
-    }
+    relax(d, pred, ij, dik, dkj, pred, kj);
 }
 
 // load_tile copies tile (ti, tj) of d (and of pred when sp is not null) into
@@ -66,20 +103,6 @@ __device__ __forceinline__ void store_tile(int n, int *d, int *pred, int ti, int
         pred[ij] = sp[c];
 }
 
-// relax_shared relaxes the shared cell c through dik + dkj; when it improves
-// and predecessors are kept, cp[c] takes ps[pk], the predecessor of (k, j).
-__device__ __forceinline__ void relax_shared(int *cd, int *cp, int c, int dik, int dkj, const int *ps, int pk)
-{
-    if (dik == INF || dkj == INF)
-        return;
-    const int s = relax_sum(dik, dkj);
-    if (s < cd[c]) {
-        cd[c] = s;
-        if (cp)
-            cp[c] = ps[pk];
-    }
-}
-
 // tile_closure runs plain Floyd-Warshall inside one shared tile (the primary
 // tile of a blocked stage): TILE steps, each followed by a barrier because
 // step k+1 reads what step k wrote.
@@ -87,7 +110,7 @@ __device__ void tile_closure(int *pd, int *pp)
 {
     const int ty = threadIdx.y, tx = threadIdx.x, c = ty * TILE + tx;
     for (int k = 0; k < TILE; k++) {
-        relax_shared(pd, pp, c, pd[ty * TILE + k], pd[k * TILE + tx], pp, k * TILE + tx);
+        relax(pd, pp, c, pd[ty * TILE + k], pd[k * TILE + tx], pp, k * TILE + tx);
         __syncthreads();
     }
 }
@@ -102,9 +125,9 @@ __device__ void tile_dependent(bool rowTile, int *cd, int *cp, const int *pd, co
     const int ty = threadIdx.y, tx = threadIdx.x, c = ty * TILE + tx;
     for (int k = 0; k < TILE; k++) {
         if (rowTile)
-            relax_shared(cd, cp, c, pd[ty * TILE + k], cd[k * TILE + tx], cp, k * TILE + tx);
+            relax(cd, cp, c, pd[ty * TILE + k], cd[k * TILE + tx], cp, k * TILE + tx);
         else
-            relax_shared(cd, cp, c, cd[ty * TILE + k], pd[k * TILE + tx], pp, k * TILE + tx);
+            relax(cd, cp, c, cd[ty * TILE + k], pd[k * TILE + tx], pp, k * TILE + tx);
         __syncthreads();
     }
 }
@@ -128,21 +151,10 @@ __device__ void tile_doubly(int n, int r, int ti, int tj, int *d, int *pred, int
     __syncthreads();
 #pragma unroll 8
     for (int k = 0; k < TILE; k++) {
-        const int dik = colD[ty * TILE + k], dkj = rowD[k * TILE + tx];
-        if (dik != INF && dkj != INF) {
-            const int s = relax_sum(dik, dkj);
-            if (s < best) {
-                best = s;
-                if (rowP)
-                    bp = rowP[k * TILE + tx];
-            }
-        }
+        relax_min(best, bp, colD[ty * TILE + k], rowD[k * TILE + tx], rowP, k * TILE + tx);
     }
-    if (in && best < old) {
-        d[ij] = best;
-        if (pred)
-            pred[ij] = bp;
-    }
+    if (in)
+        store_min(d, pred, ij, old, best, bp);
 }
 
 // ---------------------------------------------------------------------------
@@ -175,15 +187,7 @@ extern "C" __global__ void fw_hn_shared(int n, int k, int *d, int *pred)
     if (j >= n || dik == INF)
         return;
     const size_t ij = (size_t)i * n + j, kj = (size_t)k * n + j;
-    const int dkj = d[kj];
-    if (dkj == INF)
-        return;
-    const int s = relax_sum(dik, dkj);
-    if (s < d[ij]) {
-        d[ij] = s;
-        if (pred)
-            pred[ij] = pred[kj];
-    }
+    relax(d, pred, ij, dik, d[kj], pred, kj);
 }
 
 // fw-row: Bodra section 2.3.3 ("Naive"): one thread per row i, blocks of
@@ -199,17 +203,8 @@ extern "C" __global__ void fw_row(int n, int k, int *d, int *pred)
         return;
     int *di = d + (size_t)i * n, *pi = pred ? pred + (size_t)i * n : 0;
     const int *dk = d + (size_t)k * n, *pk = pred ? pred + (size_t)k * n : 0;
-    for (int j = 0; j < n; j++) {
-        const int dkj = dk[j];
-        if (dkj == INF)
-            continue;
-        const int s = relax_sum(dik, dkj);
-        if (s < di[j]) {
-            di[j] = s;
-            if (pi)
-                pi[j] = pk[j];
-        }
-    }
+    for (int j = 0; j < n; j++)
+        relax(di, pi, j, dik, dk[j], pk, j);
 }
 
 // ---------------------------------------------------------------------------
@@ -217,18 +212,26 @@ extern "C" __global__ void fw_row(int n, int k, int *d, int *pred)
 // blocked algorithm on 32 x 32 tiles, in global memory. Round r handles
 // primary (diagonal) tile r.
 
-// Phase 1: grid (1, 1), the primary tile. Bodra's listing has the barrier
-// between k steps commented out, so a warp could read d[i][k] before the
-// thread owning it had relaxed it in the previous step; it is back here.
-extern "C" __global__ void fw_tiled_global_phase1(int n, int r, int *d, int *pred)
+// tile_steps relaxes tile (ti, tj) in global memory through the pivots of
+// round r, one step per pivot, with a barrier after each step because the
+// next one reads what this one wrote.
+__device__ void tile_steps(int n, int r, int ti, int tj, int *d, int *pred)
 {
-    const int i = r * TILE + threadIdx.y, j = r * TILE + threadIdx.x;
+    const int i = ti * TILE + threadIdx.y, j = tj * TILE + threadIdx.x;
     const int kEnd = min(r * TILE + TILE, n);
     for (int k = r * TILE; k < kEnd; k++) {
         if (i < n && j < n)
             relax_cell(n, i, j, k, d, pred);
         __syncthreads();
     }
+}
+
+// Phase 1: grid (1, 1), the primary tile. Bodra's listing has the barrier
+// between k steps commented out, so a warp could read d[i][k] before the
+// thread owning it had relaxed it in the previous step; it is back here.
+extern "C" __global__ void fw_tiled_global_phase1(int n, int r, int *d, int *pred)
+{
+    tile_steps(n, r, r, r, d, pred);
 }
 
 // Phase 2: grid (nb, 2). Row blockIdx.y = 0 takes the tiles of the primary
@@ -240,13 +243,7 @@ extern "C" __global__ void fw_tiled_global_phase2(int n, int r, int *d, int *pre
         return;
     const bool rowTile = blockIdx.y == 0;
     const int ti = rowTile ? r : blockIdx.x, tj = rowTile ? blockIdx.x : r;
-    const int i = ti * TILE + threadIdx.y, j = tj * TILE + threadIdx.x;
-    const int kEnd = min(r * TILE + TILE, n);
-    for (int k = r * TILE; k < kEnd; k++) {
-        if (i < n && j < n)
-            relax_cell(n, i, j, k, d, pred);
-        __syncthreads();
-    }
+    tile_steps(n, r, ti, tj, d, pred);
 }
 
 // Phase 3: grid (nb, nb); blocks in the primary row or column exit, the
@@ -265,21 +262,9 @@ extern "C" __global__ void fw_tiled_global_phase3(int n, int r, int *d, int *pre
     const int kEnd = min(r * TILE + TILE, n);
     for (int k = r * TILE; k < kEnd; k++) {
         const size_t kj = (size_t)k * n + j;
-        const int dik = d[(size_t)i * n + k], dkj = d[kj];
-        if (dik == INF || dkj == INF)
-            continue;
-        const int s = relax_sum(dik, dkj);
-        if (s < best) {
-            best = s;
-            if (pred)
-                bp = pred[kj];
-        }
+        relax_min(best, bp, d[(size_t)i * n + k], d[kj], pred, kj);
     }
-    if (best < old) {
-        d[ij] = best;
-        if (pred)
-            pred[ij] = bp;
-    }
+    store_min(d, pred, ij, old, best, bp);
 }
 
 // ---------------------------------------------------------------------------

@@ -20,22 +20,23 @@ const module = "github.com/pathnotes/pathnotes"
 // non-test files may import. A package missing from the table fails the test: place it here and
 // in docs/design.md's layers table.
 var allowed = map[string][]string{
-	"internal/atomicfile":  nil,
-	"internal/memlimit":    nil,
-	"internal/layers":      nil,
-	"internal/fsizetest":   nil,
-	"ptx":                  nil,
-	"gpu/ptxemu":           nil,
-	"gpu/internal/testenv": nil,
-	"gpu/internal/rtc":     nil,
-	"graph":                nil,
-	"cpu":                  {"graph"},
-	"gpu":                  {"graph", "ptx", "gpu/ptxemu", "gpu/internal/rtc"},
-	"display":              {"graph", "cpu", "gpu"},
-	"internal/bench":       {"graph", "cpu", "gpu"},
-	"lab":                  {"graph", "cpu", "gpu", "display", "internal/bench"},
-	"internal/scaleout":    {"graph"},
-	"bindings":             {"graph", "cpu", "gpu", "display", "lab"},
+	"internal/atomicfile": nil,
+	"internal/memlimit":   nil,
+	"internal/layers":     nil,
+	"internal/fsizetest":  nil,
+	"internal/rlimittest": nil,
+	"internal/testenv":    nil,
+	"ptx":                 nil,
+	"gpu/ptxemu":          nil,
+	"gpu/internal/rtc":    nil,
+	"graph":               nil,
+	"cpu":                 {"graph"},
+	"gpu":                 {"graph", "ptx", "gpu/ptxemu", "gpu/internal/rtc"},
+	"display":             {"graph", "cpu", "gpu"},
+	"internal/bench":      {"graph", "cpu", "gpu"},
+	"lab":                 {"graph", "cpu", "gpu", "display", "internal/bench"},
+	"internal/scaleout":   {"graph"},
+	"bindings":            {"graph", "cpu", "gpu", "display", "lab"},
 
 	"bindings/internal/genbindings": nil,
 
@@ -57,14 +58,13 @@ var allowed = map[string][]string{
 var anywhere = []string{"internal/atomicfile", "internal/memlimit"}
 
 // testAnywhere are the test helpers every package's tests may import.
-var testAnywhere = []string{"internal/fsizetest"}
+var testAnywhere = []string{"internal/fsizetest", "internal/rlimittest", "internal/testenv"}
 
 // testAllowed adds what a package's tests may import beyond allowed: references to check
 // against and test fixtures. A package's external test may always import the package itself.
 var testAllowed = map[string][]string{
-	"gpu":              {"cpu", "gpu/internal/testenv"},
-	"gpu/internal/rtc": {"gpu/internal/testenv"},
-	"gpu/ptxemu":       {"ptx"},
+	"gpu":        {"cpu"},
+	"gpu/ptxemu": {"ptx"},
 	// The session's tests run cells against the real symbol tables.
 	"kernel/session": {"bindings", "graph", "cpu", "gpu", "display", "lab"},
 	"lab":            {"gpu/ptxemu"},

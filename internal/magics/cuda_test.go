@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pathnotes/pathnotes/bindings"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
@@ -133,12 +133,7 @@ fmt.Printf("Host: the value changed by the kernel to %.2f\n", got[0])`)
 
 // TestCUDACellCompileError checks that nvcc's errors name the cell's lines.
 func TestCUDACellCompileError(t *testing.T) {
-	if _, err := exec.LookPath("nvcc"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("nvcc is not on PATH: CI must install the CUDA toolkit (.ci/run does)")
-		}
-		t.Skip("nvcc is not on PATH (no CUDA toolkit here); the cached path is tested by TestCUDACellCache")
-	}
+	testenv.NeedNVCC(t) // without nvcc, TestCUDACellCache tests the cached path
 	s, _ := cellSession(t)
 	_, _, err := run(t, s, "%%cuda\n__global__ void k(int *p) {\n  p[0] = x;\n}")
 	if err == nil || !strings.Contains(err.Error(), `cell:3: error: identifier "x" is undefined`) {
@@ -211,12 +206,7 @@ func mustReadFile(path string) string {
 // configuration gives error 9 as with nvcc's PTX, errors name the cell's
 // lines, a toolkit header clang lacks is explained, and %gpu lists clang.
 func TestCUDACellClang(t *testing.T) {
-	if _, err := exec.LookPath("clang"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("clang is not on PATH: CI must install it (.ci/run does)")
-		}
-		t.Skip("clang is not on PATH: the clang cell test needs it")
-	}
+	testenv.NeedClang(t)
 	s, _ := cellSession(t)
 	res, _, err := run(t, s, "%%cuda --compiler=clang\n#include <stdio.h>\n#include <cuda_runtime.h>\n__device__ int hits;\n"+vecAddCUDA)
 	if err != nil || !strings.Contains(res, "module vecAdd on PTX emulator") || !strings.Contains(res, "compiled by clang ") {

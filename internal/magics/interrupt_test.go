@@ -7,23 +7,8 @@ import (
 	"time"
 )
 
-// spinPTX is a kernel that never ends.
-const spinPTX = `.version 7.8
-.target sm_52
-.address_size 64
-
-.visible .entry spin(
-	.param .u64 spin_param_0
-)
-{
-	.reg .b32 	%r<2>;
-
-	mov.u32 	%r1, 0;
-$L__loop:
-	add.s32 	%r1, %r1, 1;
-	bra.uni 	$L__loop;
-}
-`
+// spinPTX is gpu's kernel that never ends.
+var spinPTX = mustReadFile("../../gpu/testdata/spin.ptx")
 
 // TestInterruptEndlessKernel interrupts a Go cell whose gpu.Launch runs an
 // endless %%ptx kernel on the emulator: the interrupt stops the kernel

@@ -185,10 +185,7 @@ func valueMembers(v reflect.Value) []string {
 	if !v.IsValid() {
 		return nil
 	}
-	t := v.Type()
-	if t.Kind() == reflect.Interface && !v.IsNil() {
-		t = v.Elem().Type()
-	}
+	t := dynamicType(v)
 	var names []string
 	for i := 0; i < t.NumMethod(); i++ {
 		names = append(names, t.Method(i).Name)

@@ -178,10 +178,7 @@ func (s *Session) methodDoc(recv string, v reflect.Value, name string) string {
 	if !v.IsValid() {
 		return ""
 	}
-	t := v.Type()
-	if t.Kind() == reflect.Interface && !v.IsNil() {
-		t = v.Elem().Type()
-	}
+	t := dynamicType(v)
 	base := t
 	if base.Kind() == reflect.Pointer {
 		base = base.Elem()

@@ -262,17 +262,10 @@ func innerLabels(body *ast.BlockStmt) map[string]bool {
 // hasReturnValues reports whether body returns values, outside function
 // literals.
 func hasReturnValues(body *ast.BlockStmt) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			found = found || len(n.Results) > 0
-		}
-		return !found
-	})
-	return found
+	return anyOutsideFuncLits(func(n ast.Node) bool {
+		r, ok := n.(*ast.ReturnStmt)
+		return ok && len(r.Results) > 0
+	}, body)
 }
 
 // funcSignature returns the type of function fn, or nil when unknown.

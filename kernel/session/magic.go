@@ -178,11 +178,17 @@ func (s *Session) typeName(name string, v reflect.Value) string {
 	if !v.IsValid() {
 		return "untyped nil"
 	}
+	return dynamicType(v).String()
+}
+
+// dynamicType is the type of v, or of the value v holds when v is a
+// non-nil interface.
+func dynamicType(v reflect.Value) reflect.Type {
 	t := v.Type()
 	if t.Kind() == reflect.Interface && !v.IsNil() {
-		t = v.Elem().Type()
+		return v.Elem().Type()
 	}
-	return t.String()
+	return t
 }
 
 func magicReset(_ context.Context, s *Session, _, _ string, _ Output) (*Bundle, error) {

@@ -245,6 +245,23 @@ func hookCall(pos token.Pos, name string, args ...ast.Expr) *ast.CallExpr {
 
 func ident(pos token.Pos, name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
 
+// anyOutsideFuncLits reports whether match holds for a node of roots,
+// leaving out what function literals hold: their bodies run when they are
+// called, not where they stand. The walk stops at the first match.
+func anyOutsideFuncLits[N ast.Node](match func(ast.Node) bool, roots ...N) bool {
+	found := false
+	for _, root := range roots {
+		ast.Inspect(root, func(n ast.Node) bool {
+			if _, lit := n.(*ast.FuncLit); found || lit {
+				return false
+			}
+			found = match(n)
+			return !found
+		})
+	}
+	return found
+}
+
 // wrapCompound turns each top-level compound statement of a cell (if, for,
 // switch, select, a block) that holds a multi-value := (v, err := f())
 // into the call of a function literal that holds it: func() { if … }().
@@ -278,37 +295,22 @@ func wrapCompound(body *ast.BlockStmt) {
 // hasMultiDefine reports whether st contains, outside nested function
 // literals, a := of several variables from one expression.
 func hasMultiDefine(st ast.Stmt) bool {
-	found := false
-	ast.Inspect(st, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1 {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
+	return anyOutsideFuncLits(func(n ast.Node) bool {
+		a, ok := n.(*ast.AssignStmt)
+		return ok && a.Tok == token.DEFINE && len(a.Lhs) > 1 && len(a.Rhs) == 1
+	}, st)
 }
 
 // leavesStatement reports whether st contains, outside nested function
 // literals, a return, a goto, or a break or continue with a label.
 func leavesStatement(st ast.Stmt) bool {
-	found := false
-	ast.Inspect(st, func(n ast.Node) bool {
+	return anyOutsideFuncLits(func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
 		case *ast.ReturnStmt:
-			found = true
+			return true
 		case *ast.BranchStmt:
-			if n.Tok == token.GOTO || n.Label != nil {
-				found = true
-			}
+			return n.Tok == token.GOTO || n.Label != nil
 		}
-		return !found
-	})
-	return found
+		return false
+	}, st)
 }

@@ -204,19 +204,18 @@ func (h *hooks) render(r Renderer) {
 // stringer shows a trailing expression of an interpreted type with a String
 // method (values of compiled types reach show, where fmt finds the method).
 func (h *hooks) stringer(v fmt.Stringer) {
-	if isNil(v) {
-		h.setResult(nil)
-		return
-	}
-	if h.present(v) {
-		return
-	}
-	h.setResult(TextBundle(v.String()))
+	h.text(v, func() string { return v.String() })
 }
 
 // error shows a trailing expression of an interpreted type with an Error
 // method.
 func (h *hooks) error(v error) {
+	h.text(v, func() string { return v.Error() })
+}
+
+// text shows the trailing expression v as the text str returns, unless v
+// is nil or the session's presenter shows it.
+func (h *hooks) text(v any, str func() string) {
 	if isNil(v) {
 		h.setResult(nil)
 		return
@@ -224,7 +223,7 @@ func (h *hooks) error(v error) {
 	if h.present(v) {
 		return
 	}
-	h.setResult(TextBundle(v.Error()))
+	h.setResult(TextBundle(str()))
 }
 
 // show shows the values of a trailing expression.

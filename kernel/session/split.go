@@ -138,23 +138,15 @@ func (sp *splitter) split(st ast.Stmt, top bool) ast.Stmt {
 // callsMethod reports whether exprs call x.M(...) with x not a package
 // whose functions are guarded, outside function literals.
 func (sp *splitter) callsMethod(exprs []ast.Expr) bool {
-	found := false
-	for _, e := range exprs {
-		ast.Inspect(e, func(x ast.Node) bool {
-			switch x := x.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.CallExpr:
-				if sel, ok := x.Fun.(*ast.SelectorExpr); ok {
-					if id, ok := sel.X.(*ast.Ident); !ok || !sp.packages[id.Name] {
-						found = true
-					}
-				}
+	return anyOutsideFuncLits(func(x ast.Node) bool {
+		if call, ok := x.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				id, ok := sel.X.(*ast.Ident)
+				return !ok || !sp.packages[id.Name]
 			}
-			return !found
-		})
-	}
-	return found
+		}
+		return false
+	}, exprs...)
 }
 
 // mayBeUntyped reports whether e may be an untyped value, whose type the
@@ -182,17 +174,8 @@ func mayBeUntyped(e ast.Expr) bool {
 
 // hasCall reports whether exprs contain a call outside function literals.
 func hasCall(exprs []ast.Expr) bool {
-	found := false
-	for _, e := range exprs {
-		ast.Inspect(e, func(x ast.Node) bool {
-			switch x.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.CallExpr:
-				found = true
-			}
-			return !found
-		})
-	}
-	return found
+	return anyOutsideFuncLits(func(x ast.Node) bool {
+		_, ok := x.(*ast.CallExpr)
+		return ok
+	}, exprs...)
 }

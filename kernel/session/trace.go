@@ -335,39 +335,29 @@ func (m *marker) exprMayPanic(n ast.Node) bool {
 	if n == nil {
 		return false
 	}
-	may := false
-	ast.Inspect(n, func(x ast.Node) bool {
-		if may {
-			return false
-		}
+	return anyOutsideFuncLits(func(x ast.Node) bool {
 		switch x := x.(type) {
-		case *ast.FuncLit:
-			return false
 		case *ast.CallExpr:
-			if id, ok := x.Fun.(*ast.Ident); ok && safeCalls[id.Name] {
-				return true
-			}
-			may = true
+			id, ok := x.Fun.(*ast.Ident)
+			return !ok || !safeCalls[id.Name]
 		case *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.StarExpr, *ast.TypeAssertExpr, *ast.SendStmt:
-			may = true
+			return true
 		case *ast.SelectorExpr:
-			if id, ok := x.X.(*ast.Ident); !ok || !m.isPackage(id.Name) {
-				may = true
-			}
+			id, ok := x.X.(*ast.Ident)
+			return !ok || !m.isPackage(id.Name)
 		case *ast.BinaryExpr:
 			switch x.Op {
 			case token.QUO, token.REM, token.SHL, token.SHR:
-				may = !nonZeroLiteral(x.Y)
+				return !nonZeroLiteral(x.Y)
 			}
 		case *ast.AssignStmt:
 			switch x.Tok {
 			case token.QUO_ASSIGN, token.REM_ASSIGN, token.SHL_ASSIGN, token.SHR_ASSIGN:
-				may = !nonZeroLiteral(x.Rhs[0])
+				return !nonZeroLiteral(x.Rhs[0])
 			}
 		}
-		return !may
-	})
-	return may
+		return false
+	}, n)
 }
 
 // isPackage reports whether name is an import of the session.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 )
 
 // clangKernel uses what the header gives clang: the toolkit's headers

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/gpu/internal/testenv"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 )
 
 // skipIfNVRTC skips a test that expects no compiler at all when this build

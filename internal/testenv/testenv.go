@@ -1,5 +1,6 @@
-// Package testenv holds what the tests of package gpu and its compiler
-// share about the machine they run on.
+// Package testenv holds what tests share about the machine they run on:
+// whether the CUDA compilers that the tests of gpu, its compiler and the
+// %%cuda magic need are on PATH.
 package testenv
 
 import (
