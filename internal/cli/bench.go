@@ -41,6 +41,7 @@ type benchConfig struct {
 	jsonPath  string
 	devices   []int // device ordinals; the first runs the one-device cells
 	multi     []int // sizes of the fw-fast cells on every device of devices
+	outOfCore int   // n of the fw-fast cells in and out of core (0: none)
 }
 
 // Bench is `pathnotes bench`: it times the GPU variants and the CPU
@@ -70,6 +71,7 @@ func Bench(args []string) error {
 	jsonPath := fs.String("json", "", "write the results as JSON to `FILE` (rewritten after every cell)")
 	devices := fs.String("devices", "0", "comma-separated device ordinals: the first runs every cell; with several, fw-fast also runs on all of them (--multi-sizes)")
 	multi := fs.String("multi-sizes", "8192,16384,32768", "vertex counts of the fw-fast cells on one device and on all of --devices")
+	outOfCore := fs.Int("out-of-core", 0, "also time fw-fast at this `n` on the first device in its memory and with the memory capped at a third of its matrices, streamed (0: not)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,7 +79,7 @@ func Bench(args []string) error {
 		return fmt.Errorf("%w: unexpected arguments %q", ErrUsage, fs.Args())
 	}
 	cfg := benchConfig{fwSnap: *fwSnap, apspSnap: *apspSnap, crossN: *crossN, density: *density, runs: *runs, maxRun: *maxRun, maxAPSP: *maxAPSP, cpuMax: *cpuMax, source: *source,
-		pred: *pred, seed: *seed, jsonPath: *jsonPath}
+		pred: *pred, seed: *seed, jsonPath: *jsonPath, outOfCore: *outOfCore}
 	var err error
 	if cfg.fwSizes, err = parseSizes(*fwSizes); err != nil {
 		return err
@@ -154,7 +156,10 @@ func Bench(args []string) error {
 	if err := b.singleSource(ctx, snaps[:min(cfg.apspSnap, len(snaps))], gens); err != nil {
 		return err
 	}
-	return b.multiDevice(ctx, snaps)
+	if err := b.multiDevice(ctx, snaps); err != nil {
+		return err
+	}
+	return b.streamed(ctx)
 }
 
 // ssspGraphs are the generated graphs `--sssp-graphs` names, with the

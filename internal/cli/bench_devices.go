@@ -177,3 +177,62 @@ func checkRowsSSSP(ctx context.Context, g *graph.Graph, r *graph.AllPairs, dev *
 	}
 	return fmt.Sprintf("%d rows = %s", k, gpu.VariantSSSPFast), nil
 }
+
+// streamed times fw-fast at n = --out-of-core on the first device twice:
+// with its matrices in device memory, and with the device memory capped
+// at a third of them (Options.DeviceMemory), so that bands of rows stream
+// through the device from host memory; the streamed row states the share
+// of the in-memory rate it keeps.
+func (b *benchRun) streamed(ctx context.Context) error {
+	n := b.cfg.outOfCore
+	if n < 1 {
+		return nil
+	}
+	hi := int32(min(100, (1<<22-2)/max(n-1, 1)))
+	g, err := graph.GNM(n, min(b.cfg.density*n, n*(n-1)), graph.WeightRange{Min: 1, Max: hi}, b.cfg.seed)
+	if err != nil {
+		return err
+	}
+	matrices := uint64(1)
+	if b.cfg.pred {
+		matrices = 2
+	}
+	ld := uint64((n + 127) / 128 * 128)
+	// A third of the matrices (at least the two bands of 128 rows that
+	// streaming needs), and the staging buffer.
+	limit := max(ld*ld*4*matrices/3, 2*128*ld*4*matrices) + uint64(min(n*n, 16<<20))*4
+	var inCore float64
+	for _, cap := range []uint64{0, limit} {
+		label := gpu.VariantFWFast + " in device memory"
+		if cap > 0 {
+			label = fmt.Sprintf("%s streamed (device memory capped at %s)", gpu.VariantFWFast, graph.FormatBytes(cap))
+		}
+		rec := bench.Record{Variant: label, Graph: fmt.Sprintf("GNM %d|V|, weights 1..%d", b.cfg.density, hi), N: n, M: g.M()}
+		var passes int
+		first, s, err := bench.Measure(bench.Plan{Runs: b.cfg.runs, WarmUp: true}, func(st *gpu.Stats) (any, error) {
+			res, err := gpu.FWFast(ctx, g, gpu.Options{Pred: b.cfg.pred, Stats: st, Device: b.dev, DeviceMemory: cap})
+			passes = st.Passes
+			return res, err
+		})
+		if err != nil {
+			return fmt.Errorf("%s, n=%d: %w", label, n, err)
+		}
+		rec.SetSummary(s)
+		if rec.Check, err = checkRowsSSSP(ctx, g, first.(*graph.AllPairs), b.dev, 8, b.cfg.seed); err != nil {
+			return fmt.Errorf("%s, n=%d: %w", label, n, err)
+		}
+		rec.RelaxPerSec = float64(n) * float64(n) * float64(n) / (rec.KernelMs / 1000)
+		rec.Ceiling = rec.RelaxPerSec / bench.DPXCeiling(b.dev.Info())
+		if cap == 0 {
+			inCore = rec.KernelMs
+		} else {
+			rec.Check += fmt.Sprintf("; %d passes; %.0f%% of the in-memory rate", passes, 100*inCore/rec.KernelMs)
+		}
+		first = nil
+		runtime.GC()
+		if err := b.emit(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -69,7 +69,7 @@ func TestBenchDevices(t *testing.T) {
 	}
 	err := Bench([]string{"--fw-sizes", "", "--snap", snap, "--fw-snap", "0", "--apsp-snap", "0", "--apsp-sizes", "",
 		"--cross-n", "0", "--sssp-graphs", "", "--variants", "fw-fast,apsp-batched", "--runs", "1", "--pred",
-		"--devices", "0,1", "--multi-sizes", "200", "--json", out})
+		"--devices", "0,1", "--multi-sizes", "200", "--out-of-core", "300", "--json", out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +86,15 @@ func TestBenchDevices(t *testing.T) {
 		if strings.Contains(r.Variant, " on ") {
 			multi = append(multi, r)
 		}
+	}
+	var streamed []bench.Record
+	for _, r := range rep.Records {
+		if strings.HasPrefix(r.Variant, "fw-fast in device memory") || strings.HasPrefix(r.Variant, "fw-fast streamed") {
+			streamed = append(streamed, r)
+		}
+	}
+	if len(streamed) != 2 || !strings.Contains(streamed[1].Check, "3 passes") || !strings.Contains(streamed[1].Check, "of the in-memory rate") {
+		t.Errorf("out-of-core records: %+v", streamed)
 	}
 	if len(multi) != 4 {
 		t.Fatalf("%d multi-device records, want 4: %+v", len(multi), multi)
