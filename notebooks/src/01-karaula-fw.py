@@ -481,16 +481,7 @@ func verifyAll(g *graph.Graph, r *graph.AllPairs) error {
 	return ctx.Err()
 }
 
-// solveGPU runs a GPU variant with Π on the device opened above. A
-// failure on a usable device is a bug, so it panics.
-func solveGPU(name string, g *graph.Graph) (*graph.AllPairs, gpu.Stats) {
-	var st gpu.Stats
-	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Pred: true, Device: dev, Stats: &st})
-	if err != nil {
-		panic(fmt.Sprintf("%s on |V|=%d, |E|=%d: %v", name, g.N(), g.M(), err))
-	}
-	return r, st
-}
+''' + common.SOLVE_GPU + r'''
 
 // checkAgainst panics unless r has ref's distances and a Π that Verify
 // accepts; it says whether Π is ref's too.
@@ -534,7 +525,7 @@ for _, g := range cases {
 		case g.N() > gpuMaxN:
 			row = append(row, fmt.Sprintf("not run (|V| > %d)", gpuMaxN))
 		default:
-			r, _ := solveGPU(name, g)
+			r, _ := solveGPU(name, g, true)
 			row = append(row, checkAgainst(g, r, ref))
 		}
 	}
@@ -772,7 +763,7 @@ func meanGPU(name string, g *graph.Graph, ref *graph.AllPairs) (float64, float64
 	var wall, kernels float64
 	var first *graph.AllPairs
 	for i := 0; i < runs; i++ {
-		r, st := solveGPU(name, g)
+		r, st := solveGPU(name, g, true)
 		wall += st.Wall.Seconds()
 		kernels += st.Kernel.Seconds()
 		switch {

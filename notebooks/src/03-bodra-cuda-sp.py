@@ -809,19 +809,7 @@ paperName := map[string]string{
 	gpu.VariantFWRow: "Naive", gpu.VariantFWHN: "Super Naive", gpu.VariantFWHNShared: "Super Naive Shared",
 	gpu.VariantFWTiledGlobal: "Tiled", gpu.VariantFWBlocked: "Tiled Shared",
 }
-// naive says whether a variant is one of the one-launch-per-k versions,
-// which run only on the smallest Gnutella graph.
-naive := map[string]bool{gpu.VariantFWRow: true, gpu.VariantFWHN: true, gpu.VariantFWHNShared: true}
-
-// solveAPSP runs an all-pairs GPU variant; a failure is a bug, so it panics.
-func solveAPSP(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stats) {
-	var st gpu.Stats
-	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Device: dev, Stats: &st, Pred: pred})
-	if err != nil {
-		panic(fmt.Sprintf("%s on %s: %v", name, g.Name(), err))
-	}
-	return r, st
-}
+''' + common.SOLVE_GPU + r'''
 
 columns = []string{"graph", "|V|", "|E|"}
 for _, v := range fwVariants {
@@ -844,7 +832,7 @@ for _, n := range []int{5, 32, 33, 100} {
 			row = append(row, noGPU)
 			continue
 		}
-		r, st := solveAPSP(name, g, true)
+		r, st := solveGPU(name, g, true)
 		check(r.SameDistances(ref), "%s on %s:\n%s", name, g.Name(), r.Diff(ref, 5))
 		if err := r.Verify(g); err != nil {
 			panic(fmt.Sprintf("%s on %s: %v", name, g.Name(), err))
@@ -932,7 +920,7 @@ if noGPU == "" {
 				}
 			}
 			w, k := mean(func() gpu.Stats {
-				r, st := solveAPSP(name, g, false)
+				r, st := solveGPU(name, g, false)
 				switch {
 				case fwRefs[i] == nil && g.N() <= 4096:
 					ref, err := cpu.FloydWarshallBlocked(Ctx(), g, cpu.FWOptions{})

@@ -189,16 +189,7 @@ func gnm(n, k int) *graph.Graph {
 	return g.WithName(fmt.Sprintf("GNM(%d, %d)", n, g.M()))
 }
 
-// solveGPU runs a GPU variant on the device opened above. A failure on a
-// usable device is a bug, so it panics.
-func solveGPU(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stats) {
-	var st gpu.Stats
-	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Pred: pred, Device: dev, Stats: &st})
-	if err != nil {
-		panic(fmt.Sprintf("%s on |V|=%d, |E|=%d: %v", name, g.N(), g.M(), err))
-	}
-	return r, st
-}
+''' + common.SOLVE_GPU + r'''
 
 // launches is the number of kernel launches each variant makes for n vertices.
 func launches(name string, n int) int {

@@ -163,6 +163,17 @@ func vertex(g *graph.Graph, name string) int {
 	return v
 }'''
 
+SOLVE_GPU = r'''// solveGPU runs an all-pairs GPU variant on the device opened above, with
+// Π when pred. A failure on a usable device is a bug, so it panics.
+func solveGPU(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stats) {
+	var st gpu.Stats
+	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Pred: pred, Device: dev, Stats: &st})
+	if err != nil {
+		panic(fmt.Sprintf("%s on %s (|V|=%d, |E|=%d): %v", name, g.Name(), g.N(), g.M(), err))
+	}
+	return r, st
+}'''
+
 SECONDS_CELL = r'''// secondsCell is a time for a table, or what to show instead.
 func secondsCell(s float64, gpuSide bool) any {
 	switch {
