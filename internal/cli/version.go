@@ -4,7 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
-	"runtime/debug"
+
+	"github.com/pathnotes/pathnotes/display"
 )
 
 // VersionCommand is `pathnotes version`: it prints Version.
@@ -20,19 +21,8 @@ func VersionCommand(args []string) error {
 	return nil
 }
 
-// Version names the module version (from the build info, with the VCS
-// revision when known), Go and the platform.
+// Version names the build (display.Build: the module version and the VCS
+// commit when known), Go and the platform.
 func Version() string {
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " " + s.Value[:12]
-			}
-		}
-	}
-	return fmt.Sprintf("pathnotes %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("%s (%s, %s/%s)", display.Build(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

@@ -13,7 +13,7 @@ nb = common.Notebook("cell", idfmt="%s-%d")
 md, code = nb.md, nb.code
 
 
-md("""
+common.title(nb, """
 # A tour of pathnotes
 
 pathnotes is a Jupyter kernel for Go. Every cell is Go, run by an interpreter that keeps its

@@ -15,7 +15,7 @@ nb = common.Notebook("karaula")
 md, code = nb.md, nb.code
 
 
-md(r'''
+common.title(nb, r'''
 # Karaula (2017): Floyd-Warshall on a CPU and on a GPU
 
 Mislav Karaula's master's thesis [Karaula 2017], *Pronalaženje najkraćih putova u grafu korištenjem
@@ -61,33 +61,19 @@ fmt.Printf("scale %g: CPU triple loop for |V| ≤ %d, GPU versions for |V| ≤ %
 md(r'''
 ## The machine behind these outputs
 
-The timings of §5 depend on the hardware, so this cell says which CPU and which GPU driver and
-device produced them. Without a usable GPU every GPU call returns an error: the notebook then
+The timings of §5 depend on the hardware: the first cell named the GPU driver and device, and this
+one names the CPU. Without a usable GPU every GPU call returns an error: the notebook then
 says "no GPU" and why in the GPU columns and times the CPU alone. When the GPU calls fall back to
 the emulator (the kernels' PTX interpreted on the CPU), the GPU versions run only on the smallest
 graphs, and their times are emulator wall time, not GPU time.
 ''')
 
 code(r'''
-''' + common.MACHINE + r'''
-noGPU := ""      // what the GPU cells say when there is no GPU
-gpuTag := ""     // added to the GPU columns' "(here" when the emulator runs them
-gpuHost := ""    // the GPU side of the hardware notes under the tables
-switch {
-case gpuErr != nil:
-	noGPU = "no GPU: " + shortReason(gpuErr)
-	gpuHost = noGPU
-	fmt.Println(noGPU + " (the GPU columns say so; only the CPU is timed)")
-case dev.Driver() == "emu":
+''' + common.machine("GPU versions", r'''
 	gpuMaxN = min(gpuMaxN, emuMaxN)
-	gpuTag = ", emulator"
-	gpuHost = "GPU versions on the " + dev.Info().Name + " emulator: wall time on the CPU, not GPU time"
 	fmt.Printf("no GPU: the GPU versions run on the emulator (%s) for |V| ≤ %d; their times are emulator wall time on the CPU, not GPU time\n",
 		dev.Info().Name, gpuMaxN)
-default:
-	gpuHost = dev.Info().Name + " (" + dev.Driver() + " driver)"
-	fmt.Println("GPU versions on", gpuHost)
-}
+''') + r'''
 ''')
 
 md(r'''
@@ -399,6 +385,21 @@ display.FWTrace(&tr410).OneBased()
 ''')
 
 md(r'''
+### Figs. 4.5 and 4.6: the phases of a round
+
+The thesis draws the three phases twice, after Katz & Kider: Fig. 4.5 for the round whose primary
+tile starts at element (1, 1), Fig. 4.6 for a round whose k-th tile is primary. The pictures
+themselves are not in the copy of the thesis used here, so the schematics below take Example 7's
+parameters — 4 vertices, block factor B = 2 — and draw its two rounds: round 0, the primary tile
+{a, b} (Fig. 4.5's case), and round 1, the primary tile {c, d} (Fig. 4.6's, here the last tile).
+The trace above went through exactly these phases.
+''')
+
+code(r'''
+display.Row(display.BlockedFW(4, 2, 0), display.BlockedFW(4, 2, 1))
+''')
+
+md(r'''
 ## §4.4–4.5 The three programs
 
 Karaula times three programs, and pathnotes has each as a variant:
@@ -480,16 +481,7 @@ func verifyAll(g *graph.Graph, r *graph.AllPairs) error {
 	return ctx.Err()
 }
 
-// solveGPU runs a GPU variant with Π on the device opened above. A
-// failure on a usable device is a bug, so it panics.
-func solveGPU(name string, g *graph.Graph) (*graph.AllPairs, gpu.Stats) {
-	var st gpu.Stats
-	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Pred: true, Device: dev, Stats: &st})
-	if err != nil {
-		panic(fmt.Sprintf("%s on |V|=%d, |E|=%d: %v", name, g.N(), g.M(), err))
-	}
-	return r, st
-}
+''' + common.SOLVE_GPU + r'''
 
 // checkAgainst panics unless r has ref's distances and a Π that Verify
 // accepts; it says whether Π is ref's too.
@@ -533,7 +525,7 @@ for _, g := range cases {
 		case g.N() > gpuMaxN:
 			row = append(row, fmt.Sprintf("not run (|V| > %d)", gpuMaxN))
 		default:
-			r, _ := solveGPU(name, g)
+			r, _ := solveGPU(name, g, true)
 			row = append(row, checkAgainst(g, r, ref))
 		}
 	}
@@ -771,7 +763,7 @@ func meanGPU(name string, g *graph.Graph, ref *graph.AllPairs) (float64, float64
 	var wall, kernels float64
 	var first *graph.AllPairs
 	for i := 0; i < runs; i++ {
-		r, st := solveGPU(name, g)
+		r, st := solveGPU(name, g, true)
 		wall += st.Wall.Seconds()
 		kernels += st.Kernel.Seconds()
 		switch {
@@ -808,16 +800,7 @@ func both(vs []int, a, b []float64) ([]float64, []float64, []float64) {
 	return xs, as, bs
 }
 
-// cell is a measured time, or what to show instead.
-func cell(seconds float64, gpuSide bool) any {
-	switch {
-	case gpuSide && noGPU != "":
-		return noGPU
-	case seconds == 0:
-		return "—"
-	}
-	return seconds
-}
+''' + common.SECONDS_CELL + r'''
 
 // rebuild runs one density class: every thesis row within this scale's
 // caps, on a GNM graph with the thesis's |V| and |E|. It shows the rebuilt
@@ -870,16 +853,16 @@ func rebuild(c densityClass) *outcome {
 			}
 		}
 		out.V, out.CPU, out.V1, out.V2 = append(out.V, row.V), append(out.CPU, cpuT), append(out.V1, v1T), append(out.V2, v2T)
-		cells := []any{row.V, row.E, row.Rho, row.CPU, cell(cpuT, false), row.V1, cell(v1T, true)}
+		cells := []any{row.V, row.E, row.Rho, row.CPU, secondsCell(cpuT, false), row.V1, secondsCell(v1T, true)}
 		if withKernels {
-			cells = append(cells, cell(k1, true))
+			cells = append(cells, secondsCell(k1, true))
 		}
-		cells = append(cells, row.V2, cell(v2T, true))
+		cells = append(cells, row.V2, secondsCell(v2T, true))
 		if withKernels {
-			cells = append(cells, cell(k2, true))
+			cells = append(cells, secondsCell(k2, true))
 		}
 		times.Add(cells...)
-		speed.Add(row.V, row.CPUOverV1, row.V1OverV2, cell(cpuT, false), cell(v1T, true), cell(v2T, true))
+		speed.Add(row.V, row.CPUOverV1, row.V1OverV2, secondsCell(cpuT, false), secondsCell(v1T, true), secondsCell(v2T, true))
 	}
 	for _, t := range []*display.Table{times, speed} {
 		t.Note("thesis: Intel Core i5-760 and NVIDIA Tesla C2050/C2070; mean of 2 runs; clock() around the call, GPU times with a device reset")

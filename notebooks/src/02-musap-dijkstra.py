@@ -17,7 +17,7 @@ nb = common.Notebook("musap")
 md, code = nb.md, nb.code
 
 
-md(r'''
+common.title(nb, r'''
 # Musap (2016): Dijkstra's algorithm on the GPU
 
 Loredana Musap's master's thesis [Musap 2016], *Implementacija algoritama na grafovima pomoću GPU*
@@ -66,33 +66,19 @@ fmt.Printf("scale %g: |V| = 1..10 million × %g, out-degree %d, weights %d..%d, 
 md(r'''
 ## The machine behind these outputs
 
-The thesis ran on a Tesla S2050 (Fermi). The cell names this machine's CPU and GPU. On the
+The thesis ran on a Tesla S2050 (Fermi). The first cell named this machine's GPU; this one names
+its CPU. On the
 emulator (the kernels' PTX interpreted on the CPU) the experiment's graphs shrink to at most
 `emuMaxN` vertices and GPU times are emulator wall time on the CPU, not GPU time. Without any GPU
 driver the GPU columns say why.
 ''')
 
 code(r'''
-''' + common.MACHINE + r'''
-noGPU := ""     // what the GPU cells say when there is no GPU
-gpuTag := ""    // added to the GPU columns' "(here" on the emulator
-gpuHost := ""   // the GPU side of the notes under the tables
-sizeF := scale  // the factor applied to the thesis's sizes
-switch {
-case gpuErr != nil:
-	noGPU = "no GPU: " + shortReason(gpuErr)
-	gpuHost = noGPU
-	fmt.Println(noGPU + " (the GPU columns say so; only the CPU runs)")
-case dev.Driver() == "emu":
+''' + common.machine("GPU kernels", r'''
 	sizeF = min(scale, float64(emuMaxN)/10e6)
-	gpuTag = ", emulator"
-	gpuHost = "GPU variants on the " + dev.Info().Name + ": wall time on the CPU, not GPU time"
 	fmt.Printf("no GPU: the kernels run on the emulator (%s); the experiment's graphs shrink to |V| ≤ %d and its GPU times are emulator wall time\n",
 		dev.Info().Name, emuMaxN)
-default:
-	gpuHost = dev.Info().Name + " (" + dev.Driver() + " driver)"
-	fmt.Println("GPU kernels on", gpuHost)
-}
+''', decls="sizeF := scale // the factor applied to the thesis's sizes\n") + r'''
 here := " (here" + gpuTag + ")"
 
 ''' + common.CHECK + r'''
@@ -913,9 +899,9 @@ written last. The thesis fixes it with `atomicMin`. (Its other fix, letting each
 pull from its predecessors so that only one thread writes C[t], needs the reversed graph, and the
 thesis did not take it.)
 
-The two kernels below are the thesis's relax on its compact arrays V, E, W, C, F, U — one thread per
-vertex, frontier vertices push along their arcs to unsettled targets — once with the plain update
-and once with `atomicMin`. The graph is a star: s reaches k vertices with arcs of weight 1, so all
+The two kernels below run the thesis's relax on its compact arrays V, E, W, C, F, U — one thread per
+vertex, frontier vertices push along their arcs to unsettled targets — one with the plain update
+and one with `atomicMin`. The graph is a star: s reaches k vertices with arcs of weight 1, so all
 k form one frontier (a tie, as above), and each has one arc into t, with the weights 1..k in a
 random order drawn anew for every launch. After one relax C[t] must be 1 + 1 = 2.
 ''')
@@ -925,38 +911,38 @@ code(r'''
 // Musap §2.7-2.8: frontier vertices (F[i] == 1) push along their arcs to
 // unsettled targets (U[t] == 1). relaxWrong reads, compares and writes C[t]
 // (Harish & Narayanan's relax); relaxAtomic uses atomicMin, as the thesis does.
-__global__ void relaxWrong(const int *V, const int *E, const int *W, int *C, const int *F, const int *U, int n) {
+__device__ void relax(const int *V, const int *E, const int *W, int *C, const int *F, const int *U, int n, bool atomic) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n || F[i] != 1) {
         return;
     }
     for (int j = V[i]; j < V[i + 1]; j++) {
         int t = E[j];
-        if (U[t] == 1) {
-            int alt = C[i] + W[j];
-            if (alt < C[t]) {
-                C[t] = alt;
-            }
+        if (U[t] != 1) {
+            continue;
+        }
+        int alt = C[i] + W[j];
+        if (atomic) {
+            atomicMin(&C[t], alt);
+        } else if (alt < C[t]) {
+            C[t] = alt;
         }
     }
 }
 
+__global__ void relaxWrong(const int *V, const int *E, const int *W, int *C, const int *F, const int *U, int n) {
+    relax(V, E, W, C, F, U, n, false);
+}
+
 __global__ void relaxAtomic(const int *V, const int *E, const int *W, int *C, const int *F, const int *U, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || F[i] != 1) {
-        return;
-    }
-    for (int j = V[i]; j < V[i + 1]; j++) {
-        int t = E[j];
-        if (U[t] == 1) {
-            atomicMin(&C[t], C[i] + W[j]);
-        }
-    }
+    relax(V, E, W, C, F, U, n, true);
 }
 ''')
 
 code(r'''
 import "math/rand/v2"
+
+''' + common.RACE + r'''
 
 // starGraph is s = 0 → 1..k (weight 1) and i → t = k+1 for every i, the
 // weights of the arcs into t being 1..k.
@@ -1013,8 +999,7 @@ for _, k := range []int{32, 1024, 1 << 16} {
 		panic(err)
 	}
 	for _, name := range []string{"relaxWrong", "relaxAtomic"} {
-		bad, worst := 0, int32(2)
-		for l := 0; l < raceLaunches; l++ {
+		bad, worst := raceRuns(raceLaunches, 2, func() int32 {
 			rng.Shuffle(k, func(i, j int) { intoT[i], intoT[j] = intoT[j], intoT[i] })
 			copy(weightsW[k:], intoT)
 			if err := wW.CopyInt32s(weightsW); err != nil {
@@ -1024,12 +1009,8 @@ for _, k := range []int{32, 1024, 1 << 16} {
 				panic(err)
 			}
 			launch(name, gpu.Dim(blocksFor(n, 512)), gpu.Dim(512), offV, tgtE, wW, bufC, bufF, bufU, n)
-			ct := int32s(bufC)[n-1]
-			if ct != 2 {
-				bad++
-			}
-			worst = max(worst, ct)
-		}
+			return int32s(bufC)[n-1]
+		})
 		wrongTotal[name] += bad
 		raceRows.Add(k, name, fmt.Sprintf("%d of %d", bad, raceLaunches), worst)
 	}
@@ -1037,15 +1018,10 @@ for _, k := range []int{32, 1024, 1 << 16} {
 		b.Free()
 	}
 }
-check(wrongTotal["relaxAtomic"] == 0, "atomicMin left a wrong C[t] in %d launches", wrongTotal["relaxAtomic"])
 if err := display.Show(raceRows); err != nil {
 	panic(err)
 }
-if wrongTotal["relaxWrong"] == 0 {
-	fmt.Printf("Here the race did not show on the %s: the plain update found C[t] = 2 every time. That proves nothing; atomicMin is what makes it certain.\n", dev.Info().Name)
-} else {
-	fmt.Printf("On the %s the plain update lost the minimum in %d of %d launches; atomicMin never did.\n", dev.Info().Name, wrongTotal["relaxWrong"], 3*raceLaunches)
-}
+raceVerdict(dev.Info().Name, wrongTotal["relaxWrong"], wrongTotal["relaxAtomic"], 3*raceLaunches)
 ''')
 
 md(r'''

@@ -17,7 +17,7 @@ nb = common.Notebook("bodra")
 md, code = nb.md, nb.code
 
 
-md(r'''
+common.title(nb, r'''
 # Bodra: Bellman-Ford, Dijkstra and Floyd-Warshall in CUDA
 
 Deep Bodra's report *Accelerating Shortest Path Algorithms on the GPU using CUDA* (University of
@@ -49,7 +49,9 @@ the real SNAP files and the road networks are stand-ins of the DIMACS sizes; bel
 stand-ins with |V| and |E| multiplied by the scale. The report draws its Gnutella weights with
 Python's `randint(1, 100)` and no seed; here they are 1..100 from the seed below (the one
 `pathnotes bench` uses, so the timings compare with the project's benchmark notes). Each GPU time
-is the mean of up to three runs, one when a run takes a second or more.
+is the mean of up to three runs, one when a run takes a second or more. A GPU cell of Tables 1
+and 3 whose time, estimated from the same variant on the next smaller graph, exceeds `capSeconds`
+is not run, and the table says so with the estimate.
 ''')
 
 code(r'''
@@ -57,44 +59,30 @@ code(r'''
 var seed uint64 = 1                            // SNAP weights and every stand-in graph
 weights := graph.WeightRange{Min: 1, Max: 100} // the report's randint(1, 100)
 source := 0                                    // Bellman-Ford's source: the report does not say which it used
-apspShare := 0.25                              // dijkstra-apsp-row runs on a stand-in with this share of gnutella04's |V| and |E|
+capSeconds := 60.0                             // the most device time one cell of Tables 1 and 3 may take
 emuRoadMaxN := 1000                            // on the emulator the largest road stand-in has this |V|
 emuSnapMaxN := 128                             // ... and the largest Gnutella stand-in this one
-fmt.Printf("scale %g: weights %d..%d, seed %d, Bellman-Ford from vertex %d, Dijkstra APSP on %g of gnutella04's size\n",
-	scale, weights.Min, weights.Max, seed, source, apspShare*scale)
+fmt.Printf("scale %g: weights %d..%d, seed %d, Bellman-Ford from vertex %d, cells of Tables 1 and 3 capped at %g s\n",
+	scale, weights.Min, weights.Max, seed, source, capSeconds)
 ''')
 
 md(r'''
 ## The machine behind these outputs
 
 The report names neither its GPU model nor its CPU: "GeForce GPUs" on HiPerGator, CUDA 10.0.130,
-Intel 2018 compilers. The cell prints what ran this notebook. On the emulator (the kernels' PTX
+Intel 2018 compilers. The first cell named the GPU that ran this notebook; this one adds the CPU
+and sets both beside the report's. On the emulator (the kernels' PTX
 interpreted on the CPU) every graph shrinks further so that the notebook stays quick, and GPU times
 are emulator wall time on the CPU, not GPU time. Without any GPU driver the GPU columns say why.
 ''')
 
 code(r'''
-''' + common.MACHINE + r'''
-noGPU := ""   // what the GPU cells say when there is no GPU
-gpuTag := ""  // added to the GPU columns' "(here" on the emulator
-gpuHost := "" // the GPU side of the notes under the tables
-roadF, snapF := scale, scale // the factors applied to the road and Gnutella sizes
-switch {
-case gpuErr != nil:
-	noGPU = "no GPU: " + shortReason(gpuErr)
-	gpuHost = noGPU
-	fmt.Println(noGPU + " (the GPU columns say so; only the CPU runs)")
-case dev.Driver() == "emu":
-	roadF = min(scale, float64(emuRoadMaxN)/435666)
+''' + common.machine("GPU variants", r'''
+	roadF = min(scale, float64(emuRoadMaxN)/3598623)
 	snapF = min(scale, float64(emuSnapMaxN)/36682)
-	gpuTag = ", emulator"
-	gpuHost = "GPU variants on the " + dev.Info().Name + ": wall time on the CPU, not GPU time"
 	fmt.Printf("no GPU: the variants run on the emulator (%s) on graphs shrunk to |V| ≤ %d (roads) and ≤ %d (Gnutella); their times are emulator wall time\n",
 		dev.Info().Name, emuRoadMaxN, emuSnapMaxN)
-default:
-	gpuHost = dev.Info().Name + " (" + dev.Driver() + " driver)"
-	fmt.Println("GPU variants on", gpuHost)
-}
+''', decls="roadF, snapF := scale, scale // the factors applied to the road and Gnutella sizes\n") + r'''
 here := " (here" + gpuTag + ")"
 
 setup := display.NewTable("Where the numbers come from", "", "GPU", "CUDA / driver", "CPU")
@@ -122,12 +110,12 @@ The report reads two kinds of input, both turned into `V E` / `src dst w` text b
   appended to every edge. The three files are in this repository (`data/snap`), and
   `graph.ReadFile` draws the weights in file order from the seed, so the graphs are the same on
   every run. The cell checks that each has the report's node and edge counts;
-- the **DIMACS road networks** of the 9th Implementation Challenge, nyc to e (264 thousand to 3.6
-  million vertices). They are not bundled; `graph.RoadLike` builds stand-ins with exactly the same
-  |V| and |E|: a grid with a random spanning tree plus a random share of the remaining streets,
-  every street two arcs of one weight 1..100. They are stand-ins, not the road maps: same size and
-  a road-like shape, not the same distances. Only nyc, bay and col are built: at |V|−1 passes the
-  larger three would take minutes each (102 s to 1137 s in the report).
+- the **DIMACS road networks** of the 9th Implementation Challenge that Table 1 names nyc, bay,
+  col, fla, ne and e (264 thousand to 3.6 million vertices). They are not bundled, and none of the
+  six is used here: `graph.RoadLike` generates a synthetic stand-in for each, with exactly the
+  node and edge counts Table 1 gives — a grid with a random spanning tree plus a random share of
+  the remaining streets, every street two arcs of one weight 1..100. They are stand-ins, not the
+  road maps: the same size and a road-like shape, not the same streets or distances.
 
 Bodra's CSR reader indexes its offsets by vertex id but builds them only for vertices that have
 out-edges, which is right only when every vertex has one (true of the road graphs, whose streets
@@ -147,7 +135,6 @@ roadSets := []dataset{
 	{"nyc", "", 264346, 733846}, {"bay", "", 321270, 800172}, {"col", "", 435666, 1057066},
 	{"fla", "", 1070376, 2712798}, {"ne", "", 1524453, 3897636}, {"e", "", 3598623, 8778114},
 }
-builtRoads := 3 // nyc, bay and col get stand-ins
 snapSets := []dataset{
 	{"gnutella04", "../data/snap/p2p-Gnutella04.txt.gz", 10876, 39994},
 	{"gnutella25", "../data/snap/p2p-Gnutella25.txt.gz", 22687, 54705},
@@ -199,14 +186,10 @@ func snapStandIn(d dataset, real *graph.Graph, f float64) *graph.Graph {
 inputs := display.NewTable("The report's inputs and the graphs used here", "dataset", "nodes (paper)", "edges (paper)",
 	"graph here", "|V| here", "|E| here", "no out-arcs", "what")
 var roads, snaps []*graph.Graph
-for i, d := range roadSets {
-	if i >= builtRoads {
-		inputs.Add(d.Name, d.N, d.M, "—", "—", "—", "—", "not built: minutes per variant at |V|−1 passes")
-		continue
-	}
+for _, d := range roadSets {
 	g := roadStandIn(d, roadF)
 	roads = append(roads, g)
-	inputs.Add(d.Name, d.N, d.M, g.Name(), g.N(), g.M(), sinks(g), fmt.Sprintf("graph.RoadLike, size × %.3g", roadF))
+	inputs.Add(d.Name, d.N, d.M, g.Name(), g.N(), g.M(), sinks(g), fmt.Sprintf("synthetic: graph.RoadLike, size × %.3g", roadF))
 }
 for _, d := range snapSets {
 	real, err := graph.ReadFile(d.File, graph.ReadOptions{Weights: weights, Seed: seed})
@@ -223,6 +206,7 @@ for _, d := range snapSets {
 	snaps = append(snaps, g)
 }
 inputs.Note("the three SNAP files have exactly the report's node and edge counts")
+inputs.Note("the road graphs are synthetic stand-ins with Table 1's node and edge counts (times the scale), not the DIMACS maps")
 inputs
 ''')
 
@@ -324,6 +308,8 @@ __global__ void relaxAtomic(int *dist, const int *offer, int n) {
 code(r'''
 import "math/rand/v2"
 
+''' + common.RACE + r'''
+
 launches := 20
 if noGPU != "" {
 	fmt.Println(noGPU + ": the race is not run")
@@ -346,8 +332,7 @@ if noGPU != "" {
 			panic(err)
 		}
 		for _, name := range []string{"relaxPlain", "relaxAtomic"} {
-			bad, worst := 0, int32(1)
-			for l := 0; l < launches; l++ {
+			bad, worst := raceRuns(launches, 1, func() int32 {
 				rng.Shuffle(threads, func(i, j int) { offers[i], offers[j] = offers[j], offers[i] })
 				if err := offerBuf.CopyInt32s(offers); err != nil {
 					panic(err)
@@ -362,11 +347,8 @@ if noGPU != "" {
 				if err != nil {
 					panic(err)
 				}
-				if got[0] != 1 {
-					bad++
-				}
-				worst = max(worst, got[0])
-			}
+				return got[0]
+			})
 			wrong[name] += bad
 			raceTable.Add(threads, name, fmt.Sprintf("%d of %d", bad, launches), worst)
 		}
@@ -377,15 +359,10 @@ if noGPU != "" {
 	if err := distBuf.Free(); err != nil {
 		panic(err)
 	}
-	check(wrong["relaxAtomic"] == 0, "atomicMin left a wrong distance in %d launches", wrong["relaxAtomic"])
 	if err := display.Show(raceTable); err != nil {
 		panic(err)
 	}
-	if wrong["relaxPlain"] == 0 {
-		fmt.Printf("Here the race did not show: the plain read-compare-write found 1 in every launch on the %s. That proves nothing — a lost update depends on timing — and atomicMin is what makes the answer certain.\n", dev.Info().Name)
-	} else {
-		fmt.Printf("On the %s the plain read-compare-write lost the minimum in %d of %d launches; atomicMin never did.\n", dev.Info().Name, wrong["relaxPlain"], 3*launches)
-	}
+	raceVerdict(dev.Info().Name, wrong["relaxPlain"], wrong["relaxAtomic"], 3*launches)
 	if gpuTag != "" {
 		fmt.Println("The emulator runs each instruction once for all active lanes of a warp, so the lanes of one warp all read the old distance before any of them stores; its warps then take turns, so a later warp reads what an earlier one left. On a GPU many warps run at once.")
 	}
@@ -542,7 +519,9 @@ md(r'''
 ### Table 1 rebuilt
 
 Each variant runs from vertex `source` on each road stand-in twice: with the report's |V|−1 passes
-(plus pathnotes' negative-cycle pass) and with early exit. **wall** is the whole call —
+(plus pathnotes' negative-cycle pass) and with early exit. A run of |V|−1 passes is left out when
+its time, estimated from the same variant on the next smaller stand-in by the ratio of |V|·|E|
+(passes times arcs), exceeds `capSeconds`; its cell gives the estimate instead. **wall** is the whole call —
 allocation, copies, kernels — which is what the report's CUDA events enclosed, except that the
 report uploaded the CSR before starting its clock and wall includes that upload (a few MB);
 **kernels** is the device time from the first launch to the end of the last. Every result has `cpu.Dijkstra`'s distances. The CPU columns are this machine's heap
@@ -577,10 +556,20 @@ func cpuSeconds(f func()) float64 {
 
 ''' + common.SECONDS_CELL + r'''
 
+// capped is a cell of Tables 1 and 3: the seconds measured, or, for a run
+// left out because it would exceed the cap, its estimate.
+func capped(seconds, estimate float64) any {
+	if seconds == 0 && estimate > 0 && noGPU == "" {
+		return fmt.Sprintf("not run: ≈ %.3g s", estimate)
+	}
+	return secondsCell(seconds, true)
+}
+
 // bfTime is one variant's times on one road stand-in.
 type bfTime struct {
 	Wall, Kernel, EarlyWall, EarlyKernel float64
-	Passes                               int // passes with early exit
+	Passes                               int     // passes with early exit
+	Estimate                             float64 // of Wall, when the |V|−1 passes were not run
 }
 
 // table1 keeps the report's Table 1 in seconds: Naive, Stride, Flag.
@@ -597,10 +586,6 @@ early := display.NewTable("With early exit, seconds of wall time", "dataset", "p
 	"bf-naive"+here, "bf-stride"+here, "bf-flag"+here)
 for i, d := range roadSets {
 	p := table1[d.Name]
-	if i >= len(roads) {
-		t1.Add(d.Name, "—", "—", p[0], p[1], p[2], "—", "—", "—", "—", "—", "—", "—", "—")
-		continue
-	}
 	g := roads[i]
 	var ref *graph.SingleSource
 	dij := cpuSeconds(func() { ref = cpuSSSP(g, source) })
@@ -618,7 +603,17 @@ for i, d := range roadSets {
 			continue
 		}
 		var t bfTime
+		if i > 0 {
+			prev, pg := bfHere[roadSets[i-1].Name][name], roads[i-1]
+			work := float64(g.N()) * float64(g.M()) / (float64(pg.N()) * float64(pg.M()))
+			if est := max(prev.Wall, prev.Estimate) * work; est > capSeconds {
+				t.Estimate = est
+			}
+		}
 		for _, ee := range []bool{false, true} {
+			if !ee && t.Estimate > 0 {
+				continue // over the cap
+			}
 			w, k := mean(func() gpu.Stats {
 				r, st := solveSSSP(name, g, source, gpu.Options{EarlyExit: ee})
 				check(r.SameDistances(ref), "%s (early exit %v) on %s:\n%s", name, ee, g.Name(), r.Diff(ref, 5))
@@ -637,14 +632,16 @@ for i, d := range roadSets {
 	}
 	h := bfHere[d.Name]
 	t1.Add(d.Name, g.N(), g.M(), p[0], p[1], p[2],
-		secondsCell(h[gpu.VariantBFNaive].Wall, true), secondsCell(h[gpu.VariantBFStride].Wall, true), secondsCell(h[gpu.VariantBFFlag].Wall, true),
+		capped(h[gpu.VariantBFNaive].Wall, h[gpu.VariantBFNaive].Estimate), capped(h[gpu.VariantBFStride].Wall, h[gpu.VariantBFStride].Estimate),
+		capped(h[gpu.VariantBFFlag].Wall, h[gpu.VariantBFFlag].Estimate),
 		secondsCell(h[gpu.VariantBFNaive].Kernel, true), secondsCell(h[gpu.VariantBFStride].Kernel, true), secondsCell(h[gpu.VariantBFFlag].Kernel, true),
 		dij, bfc)
 	early.Add(d.Name, h[gpu.VariantBFFlag].Passes, g.N()-1, secondsCell(h[gpu.VariantBFNaive].EarlyWall, true),
 		secondsCell(h[gpu.VariantBFStride].EarlyWall, true), secondsCell(h[gpu.VariantBFFlag].EarlyWall, true))
 }
 t1.Note("paper: DIMACS road networks on an unnamed GeForce, CUDA events around allocation, copies and kernels; CPU 22 min on nyc, not run on the others")
-t1.Note(fmt.Sprintf("here: road stand-ins (graph.RoadLike, size × %.3g), source %d; %s; %s; every result has cpu.Dijkstra's distances", roadF, source, host, gpuHost))
+t1.Note(fmt.Sprintf("here: synthetic road stand-ins (graph.RoadLike with Table 1's |V| and |E|, × %.3g), source %d; %s; %s; every result has cpu.Dijkstra's distances", roadF, source, host, gpuHost))
+t1.Note(fmt.Sprintf("not run: the |V|−1 passes, estimated from the same variant on the next smaller stand-in by the ratio of |V|·|E|, would exceed the cap of %g s", capSeconds))
 early.Note("passes: how many the early-exit runs made before one changed nothing (the same for all three variants)")
 display.Column(t1, early)
 ''')
@@ -682,39 +679,37 @@ for _, d := range roadSets {
 for j, name := range []string{"Naive", "Stride", "Stride with Flag"} {
 	fig5.Line(name+" (paper)", paperX, paperY[j])
 }
-var hereX []float64
-var hereY [3][]float64
 var paperRatio, hereRatio, strideRatio []float64
+var ratioX []float64 // the |V| of the stand-ins where Naive and Flag both ran
+ratios := display.NewTable("Naive ÷ Flag", "dataset", "paper", "here (wall)")
 for i, d := range roadSets {
 	p := table1[d.Name]
 	paperRatio = append(paperRatio, p[0]/p[2])
-	if i >= len(roads) || noGPU != "" {
-		continue
-	}
 	h := bfHere[d.Name]
-	hereX = append(hereX, float64(roads[i].N()))
-	for j, name := range bfVariants {
-		hereY[j] = append(hereY[j], h[name].Wall)
+	if naive, flag := h[gpu.VariantBFNaive].Wall, h[gpu.VariantBFFlag].Wall; naive > 0 && flag > 0 {
+		ratioX, hereRatio = append(ratioX, float64(roads[i].N())), append(hereRatio, naive/flag)
+		ratios.Add(d.Name, p[0]/p[2], naive/flag)
+	} else {
+		ratios.Add(d.Name, p[0]/p[2], "—")
 	}
-	hereRatio = append(hereRatio, h[gpu.VariantBFNaive].Wall/h[gpu.VariantBFFlag].Wall)
-	strideRatio = append(strideRatio, h[gpu.VariantBFStride].Wall/h[gpu.VariantBFNaive].Wall)
+	if naive, stride := h[gpu.VariantBFNaive].Wall, h[gpu.VariantBFStride].Wall; naive > 0 && stride > 0 {
+		strideRatio = append(strideRatio, stride/naive)
+	}
 }
-for j, name := range bfVariants {
-	if len(hereX) > 0 {
-		fig5.Line(name+here, hereX, hereY[j])
+for _, name := range bfVariants {
+	var xs, ys []float64
+	for i, d := range roadSets {
+		if w := bfHere[d.Name][name].Wall; w > 0 {
+			xs, ys = append(xs, float64(roads[i].N())), append(ys, w)
+		}
+	}
+	if len(xs) > 0 {
+		fig5.Line(name+here, xs, ys)
 	}
 }
 ups5 := display.NewPlot("Naive ÷ Flag", "|V|", "times faster").LogX().Line("paper", paperX, paperRatio)
-if len(hereX) > 0 {
-	ups5.Line("here"+gpuTag, hereX, hereRatio)
-}
-ratios := display.NewTable("Naive ÷ Flag", "dataset", "paper", "here (wall)")
-for i, d := range roadSets {
-	if i < len(hereRatio) {
-		ratios.Add(d.Name, paperRatio[i], hereRatio[i])
-	} else {
-		ratios.Add(d.Name, paperRatio[i], "—")
-	}
+if len(ratioX) > 0 {
+	ups5.Line("here"+gpuTag, ratioX, hereRatio)
 }
 lo, hi := ratioRange(paperRatio)
 check(math.Abs(lo-2.19) < 0.01 && math.Abs(hi-2.78) < 0.01, "Naive ÷ Flag from Table 1 spans %.2f–%.2f, Table 1 gives 2.19–2.78", lo, hi)
@@ -738,22 +733,16 @@ all, and with one thread per source only ⌈n/1024⌉ blocks run — 11 on gnute
 card it took 119.941 s on gnutella04, against 24 minutes for its CPU heap Dijkstra.
 
 `dijkstra-apsp-row` keeps that design (and returns the parents, which the report's code never
-copied back). On gnutella04 itself it would run for minutes here too (pathnotes' benchmark notes
-estimate about 200 s on an H100), so this cell runs it on a GNM stand-in with `apspShare` of
-gnutella04's vertices and arcs, checks every row against `cpu.Dijkstra` (run one source after
-another in one thread, as the report's CPU version did), and scales both times to gnutella04's
-|V| by n² — an estimate, marked as one: the GPU's per-thread work grows as n², and while the
-threads fit on the card they run side by side.
+copied back). The cell runs it once on gnutella04 itself (below scale 1, on its stand-in): it is
+the longest cell of this notebook (pathnotes' benchmark notes put it near 200 s on an H100), which
+is why it runs only once. Every row is checked against `cpu.DijkstraAll` — itself checked on three
+rows against `cpu.Dijkstra`, and timed with one worker, one source after another, as the report's
+CPU version ran — and its parents pass `Verify`.
 ''')
 
 code(r'''
-apspF := apspShare * scale
-if gpuTag != "" {
-	apspF = min(apspF, float64(emuSnapMaxN)/float64(snapSets[0].N))
-}
-apspGraph := snapStandIn(snapSets[0], nil, apspF)
-apspGraph = apspGraph.WithName(fmt.Sprintf("gnutella04 stand-in GNM(%d, %d)", apspGraph.N(), apspGraph.M()))
-apspWall := 0.0 // dijkstra-apsp-row's wall time, for the last sections
+apspGraph := snaps[0] // gnutella04, or its stand-in below scale 1
+apspWall := 0.0       // dijkstra-apsp-row's wall time, for the last sections
 var apspRef *graph.AllPairs
 cpuAPSP := cpuSeconds(func() {
 	r, err := cpu.DijkstraAll(Ctx(), apspGraph, cpu.APSPOptions{Workers: 1})
@@ -765,7 +754,6 @@ cpuAPSP := cpuSeconds(func() {
 for _, i := range []int{0, apspGraph.N() / 2, apspGraph.N() - 1} {
 	check(apspRef.Row(i).SameDistances(cpuSSSP(apspGraph, i)), "cpu.DijkstraAll row %d differs from cpu.Dijkstra", i)
 }
-up := math.Pow(float64(snapSets[0].N)/float64(apspGraph.N()), 2)
 t2 := display.NewTable("Table 2 beside this run: Dijkstra, all pairs, seconds", "graph", "|V|", "|E|", "CPU", "GPU", "GPU kernels", "CPU ÷ GPU")
 t2.Add("gnutella04 (paper)", 10876, 39994, 24*60.0, 119.941, "—", 24*60/119.941)
 if noGPU != "" {
@@ -775,29 +763,21 @@ if noGPU != "" {
 	if _, err := gpu.AllPairs(Ctx(), gpu.VariantDijkstraAPSP, fig1, gpu.Options{Device: dev}); err != nil {
 		panic(err)
 	}
-	var got *graph.AllPairs
-	wall, kernel := mean(func() gpu.Stats {
-		var st gpu.Stats
-		r, err := gpu.AllPairs(Ctx(), gpu.VariantDijkstraAPSP, apspGraph, gpu.Options{Device: dev, Stats: &st, Pred: got == nil})
-		if err != nil {
-			panic(err)
-		}
-		check(r.SameDistances(apspRef), "dijkstra-apsp-row on %s:\n%s", apspGraph.Name(), r.Diff(apspRef, 5))
-		if got == nil {
-			got = r
-		}
-		return st
-	})
+	var st gpu.Stats
+	got, err := gpu.AllPairs(Ctx(), gpu.VariantDijkstraAPSP, apspGraph, gpu.Options{Device: dev, Stats: &st, Pred: true})
+	if err != nil {
+		panic(err)
+	}
+	check(got.SameDistances(apspRef), "dijkstra-apsp-row on %s:\n%s", apspGraph.Name(), got.Diff(apspRef, 5))
 	if err := got.Verify(apspGraph); err != nil {
 		panic(err)
 	}
-	apspWall = wall
-	t2.Add(apspGraph.Name()+here, apspGraph.N(), apspGraph.M(), cpuAPSP, wall, kernel, cpuAPSP/wall)
-	t2.Add("gnutella04, scaled by n² (estimate)", 10876, 39994, cpuAPSP*up, wall*up, kernel*up, cpuAPSP/wall)
+	apspWall = st.Wall.Seconds()
+	t2.Add(apspGraph.Name()+here, apspGraph.N(), apspGraph.M(), cpuAPSP, apspWall, st.Kernel.Seconds(), cpuAPSP/apspWall)
 	fmt.Printf("dijkstra-apsp-row%s: all %d rows have cpu.Dijkstra's distances, its parents pass Verify\n", gpuTag, apspGraph.N())
 }
 t2.Note("CPU here: cpu.DijkstraAll with one worker (binary heap, sources one after another); the report's CPU version scanned a dense row per pop")
-t2.Note("GPU here: wall = allocation, copies and kernels, as the report timed; " + gpuHost)
+t2.Note("GPU here: one run, with parents; wall = allocation, copies and kernels, as the report timed; " + gpuHost)
 t2
 ''')
 
@@ -829,19 +809,7 @@ paperName := map[string]string{
 	gpu.VariantFWRow: "Naive", gpu.VariantFWHN: "Super Naive", gpu.VariantFWHNShared: "Super Naive Shared",
 	gpu.VariantFWTiledGlobal: "Tiled", gpu.VariantFWBlocked: "Tiled Shared",
 }
-// naive says whether a variant is one of the one-launch-per-k versions,
-// which run only on the smallest Gnutella graph.
-naive := map[string]bool{gpu.VariantFWRow: true, gpu.VariantFWHN: true, gpu.VariantFWHNShared: true}
-
-// solveAPSP runs an all-pairs GPU variant; a failure is a bug, so it panics.
-func solveAPSP(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stats) {
-	var st gpu.Stats
-	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Device: dev, Stats: &st, Pred: pred})
-	if err != nil {
-		panic(fmt.Sprintf("%s on %s: %v", name, g.Name(), err))
-	}
-	return r, st
-}
+''' + common.SOLVE_GPU + r'''
 
 columns = []string{"graph", "|V|", "|E|"}
 for _, v := range fwVariants {
@@ -864,7 +832,7 @@ for _, n := range []int{5, 32, 33, 100} {
 			row = append(row, noGPU)
 			continue
 		}
-		r, st := solveAPSP(name, g, true)
+		r, st := solveGPU(name, g, true)
 		check(r.SameDistances(ref), "%s on %s:\n%s", name, g.Name(), r.Diff(ref, 5))
 		if err := r.Verify(g); err != nil {
 			panic(fmt.Sprintf("%s on %s: %v", name, g.Name(), err))
@@ -877,15 +845,35 @@ fwCheck
 ''')
 
 md(r'''
+### Figure 4: the tiled phases
+
+§2.3.4 refers to Figure 4 for the three phases of a tiled round (the caption printed under it,
+"Vanilla GAN (small network)", belongs to some other document). The report's Tiled versions use
+32×32 tiles, one thread block of 32×32 threads per tile: in round k, phase 1 launches one block
+for the primary tile, phase 2 a grid of ⌈|V|/32⌉ × 2 blocks for the primary row (block row 0) and
+column (block row 1), and phase 3 a grid of ⌈|V|/32⌉ × ⌈|V|/32⌉ blocks, one per tile, of which
+those in the primary row or column return at once. The schematics draw round 1 of a 128-vertex
+matrix (4×4 tiles): the three phases, and phase 3 with that launch over it.
+''')
+
+code(r'''
+display.Row(display.BlockedFW(128, 32, 1), display.BlockedFW(128, 32, 1).Phase(3).Launch(4, 4, 32, 32))
+''')
+
+md(r'''
 ### Table 3 rebuilt
 
 Each variant runs on each Gnutella graph, distances only. `fw-blocked` runs first; on graphs of
 up to 4096 vertices it is compared cell by cell with `cpu.FloydWarshallBlocked`, on larger ones
 64 of its rows, picked at random, are compared with `cpu.Dijkstra` from those sources; every other
-variant must give `fw-blocked`'s matrix. The one-launch-per-k variants (Naive, Super Naive, Super
-Naive Shared) run on gnutella04 (or its stand-in) only: on gnutella25 and 30 they would take
-tens of seconds to minutes each on an H100, so those cells say "skipped". At scale 1, gnutella30's
-distance matrix alone is 36,682² × 4 bytes = 5.4 GB on the device and again on the host.
+variant must give its matrix (or, where it is left out, the first variant's). A variant is left out on a graph when its time there,
+estimated from its time on the next smaller graph by the ratio of |V|³, exceeds `capSeconds`:
+the one-launch-per-k variants (Naive, Super Naive, Super Naive Shared) take seconds on gnutella04
+and grow with |V|³, so on gnutella30, and for Naive likely already on gnutella25, they would run
+for minutes. The estimate assumes the card stays full; a variant with a thread per row leaves much of
+it idle on these graphs, so its time may grow more slowly, and its estimate is an upper one. At
+scale 1, gnutella30's distance matrix alone is 36,682² × 4 bytes = 5.4 GB on the device and again
+on the host.
 ''')
 
 code(r'''
@@ -910,11 +898,12 @@ table3 := map[string][3]float64{
 	gpu.VariantFWHNShared: {10.4189, 84.4068, 368.685}, gpu.VariantFWTiledGlobal: {4.8403, 36.2867, 186.350},
 	gpu.VariantFWBlocked: {2.37704, 20.4614, 82.3174},
 }
-fwWall := map[string][]float64{} // [variant][dataset], 0 where not run
-fwKernel := map[string][]float64{}
-fwRefs := make([]*graph.AllPairs, len(snaps)) // fw-blocked's result per graph, for the last section
+fwWall := map[string][]float64{}     // [variant][dataset], 0 where not run
+fwKernel := map[string][]float64{}   // the same, kernel time
+fwEstimate := map[string][]float64{} // the same, the estimate of a run left out
+fwRefs := make([]*graph.AllPairs, len(snaps)) // the first result per graph (fw-blocked's unless left out), the reference
 for _, v := range fwVariants {
-	fwWall[v], fwKernel[v] = make([]float64, len(snaps)), make([]float64, len(snaps))
+	fwWall[v], fwKernel[v], fwEstimate[v] = make([]float64, len(snaps)), make([]float64, len(snaps)), make([]float64, len(snaps))
 }
 runOrder := []string{gpu.VariantFWBlocked, gpu.VariantFWTiledGlobal, gpu.VariantFWHN, gpu.VariantFWHNShared, gpu.VariantFWRow}
 t3 := display.NewTable("Table 3 rebuilt: Floyd-Warshall, seconds", "variant", "report's name",
@@ -923,11 +912,15 @@ t3 := display.NewTable("Table 3 rebuilt: Floyd-Warshall, seconds", "variant", "r
 if noGPU == "" {
 	for i, g := range snaps {
 		for _, name := range runOrder {
-			if naive[name] && i > 0 {
-				continue
+			if i > 0 {
+				prev := max(fwWall[name][i-1], fwEstimate[name][i-1])
+				if est := prev * math.Pow(float64(g.N())/float64(snaps[i-1].N()), 3); est > capSeconds {
+					fwEstimate[name][i] = est
+					continue
+				}
 			}
 			w, k := mean(func() gpu.Stats {
-				r, st := solveAPSP(name, g, false)
+				r, st := solveGPU(name, g, false)
 				switch {
 				case fwRefs[i] == nil && g.N() <= 4096:
 					ref, err := cpu.FloydWarshallBlocked(Ctx(), g, cpu.FWOptions{})
@@ -938,7 +931,7 @@ if noGPU == "" {
 				case fwRefs[i] == nil:
 					sampleRows(g, r, 64)
 				default:
-					check(r.SameDistances(fwRefs[i]), "%s and fw-blocked differ on %s:\n%s", name, g.Name(), r.Diff(fwRefs[i], 5))
+					check(r.SameDistances(fwRefs[i]), "%s and %s differ on %s:\n%s", name, fwRefs[i].Solver, g.Name(), r.Diff(fwRefs[i], 5))
 				}
 				if fwRefs[i] == nil {
 					fwRefs[i] = r
@@ -952,17 +945,11 @@ if noGPU == "" {
 for _, name := range fwVariants {
 	p := table3[name]
 	row := []any{name, paperName[name], p[0], p[1], p[2]}
-	for _, m := range []map[string][]float64{fwWall, fwKernel} {
-		for i := range snaps {
-			switch {
-			case noGPU != "":
-				row = append(row, noGPU)
-			case m[name][i] == 0:
-				row = append(row, "skipped")
-			default:
-				row = append(row, m[name][i])
-			}
-		}
+	for i := range snaps {
+		row = append(row, capped(fwWall[name][i], fwEstimate[name][i]))
+	}
+	for i := range snaps {
+		row = append(row, secondsCell(fwKernel[name][i], true))
 	}
 	t3.Add(row...)
 }
@@ -972,7 +959,7 @@ for _, g := range snaps {
 }
 t3.Note("paper: CUDA events around allocation, copies and kernels, on an unnamed GeForce; CPU more than an hour on gnutella04")
 t3.Note("here: " + strings.Join(here3, ", ") + "; " + host + "; " + gpuHost)
-t3.Note("skipped: the one-launch-per-k variants run on the first graph only")
+t3.Note(fmt.Sprintf("not run: the time estimated from the same variant on the next smaller graph by the ratio of |V|³ exceeds the cap of %g s", capSeconds))
 t3
 ''')
 
@@ -1036,7 +1023,7 @@ for _, r := range fwRatios {
 	rt.Add(row...)
 }
 check(math.Abs(table3[gpu.VariantFWRow][0]/table3[gpu.VariantFWBlocked][0]-12.68) < 0.01, "Naive ÷ Tiled Shared on gnutella04 from Table 3 is not Table 3's 12.68")
-rt.Note("—: not both run (the one-launch-per-k variants run on the first graph only)")
+rt.Note("—: not both run (a variant is left out where it would exceed the cap)")
 display.Column(fig6, rt)
 ''')
 
@@ -1047,8 +1034,7 @@ The report's variants keep its designs, including their limits: a thread per sou
 per k, |V|−1 passes. pathnotes also has variants written to be fast on current cards — `fw-fast`
 (Floyd-Warshall), `sssp-fast` (a work-efficient single-source search), `bf-fast` (a frontier
 Bellman-Ford with early exit) and `apsp-batched` (all pairs from batches of sources). The cell
-looks each one up and runs it where it applies: the all-pairs ones on the Gnutella graphs and on
-the Dijkstra stand-in, the single-source ones on the road stand-ins, each result checked like the
+looks each one up and runs it where it applies: the all-pairs ones on the Gnutella graphs, the single-source ones on the road stand-ins, each result checked like the
 report's variants and set beside the best of those. A name that is not registered in this build
 is skipped with the reason.
 ''')
@@ -1065,12 +1051,9 @@ type fastTarget struct {
 }
 var allTargets, oneTargets []fastTarget
 for i, g := range snaps {
-	if fwRefs[i] != nil {
+	if fwWall[gpu.VariantFWBlocked][i] > 0 {
 		allTargets = append(allTargets, fastTarget{G: g, All: fwRefs[i], Best: gpu.VariantFWBlocked, BestWall: fwWall[gpu.VariantFWBlocked][i]})
 	}
-}
-if apspWall > 0 {
-	allTargets = append(allTargets, fastTarget{G: apspGraph, All: apspRef, Best: gpu.VariantDijkstraAPSP, BestWall: apspWall})
 }
 for i, g := range roads {
 	d := roadSets[i].Name
@@ -1292,14 +1275,15 @@ md(r'''
   named at the top. Only orderings and ratios compare, and even those move: on a card with many
   more multiprocessors and cheap launches, a variant that leaves the card idle (one thread per
   source or per row) or that launches once per k loses more than it did there.
-- **The road networks.** The DIMACS files are not bundled; the stand-ins have the same |V| and |E|
-  and a road-like shape but not the same distances or pass counts, and fla, ne and e are not
-  built. With |V|−1 passes the time depends on |V| and |E|, not on the distances, so Table 1's
-  columns still compare; early exit depends on the graph's depth and does not.
+- **The road networks.** The DIMACS files are not bundled; all six road graphs are synthetic
+  stand-ins with Table 1's |V| and |E| and a road-like shape, not the same streets, distances or
+  pass counts. With |V|−1 passes the time depends on |V| and |E|, not on the distances, so Table
+  1's columns still compare; early exit depends on the graph's depth and does not.
 - **The Gnutella weights.** The report's `randint(1, 100)` had no seed; these are seeded. Below
   scale 1 the Gnutella graphs are GNM stand-ins of the scaled size, not the SNAP graphs.
-- **Dijkstra on gnutella04** runs on a stand-in of `apspShare` of its size; the full-size numbers
-  are n² estimates.
+- **Runs over the cap.** A cell of Tables 1 and 3 whose estimated time exceeds `capSeconds` is not
+  run; the table gives the estimate, not a measurement.
+- **Dijkstra on gnutella04** is timed from one run; the report does not say how many it took.
 - **The timed span.** Both time allocation, copies and kernels; the report's also covers its host
   code between launches in the same way, ours adds pathnotes' range check of the result.
 - **The report's listing bugs** (Bellman-Ford's zero-block launches and its CSR for vertices

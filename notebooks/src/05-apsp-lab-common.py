@@ -4,7 +4,7 @@ notebooks/05-apsp-lab-solutions.ipynb (working answers). The generators
 05-apsp-lab.py and 05-apsp-lab-solutions.py load this file.
 """
 
-from common import Notebook  # noqa: F401 (the generators use lab05.Notebook)
+from common import Notebook, title  # noqa: F401 (the generators use lab05.Notebook and lab05.title)
 import common
 
 
@@ -39,7 +39,6 @@ emulator, which checks them exactly but times the CPU.
 import "runtime"
 
 fmt.Printf("CPU: %d logical CPUs (%s/%s)\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-fmt.Println(gpu.Describe())
 dev, gpuErr := gpu.Default()
 if gpuErr != nil {
 	panic("this lab needs a GPU or the PTX emulator (PATHNOTES_GPU=emu): " + gpuErr.Error())
@@ -118,6 +117,18 @@ if naiveSmall.Dist[2] != -1 {
 display.Row(display.WeightMatrix(small), display.DistMatrix(naiveSmall))
 ''')
 
+    nb.md(r'''
+Figure 1 of the handout draws the three phases of a round k of Algorithm 2: (1) the diagonal tile
+T_kk on itself; (2) the tiles T_ik of column k and T_ki of row k, from T_kk (the prose under the
+figure says "T_ik and T_kk", a slip for T_ki, as Algorithm 2 shows); (3) every other tile T_ij,
+from T_ik and T_kj. The schematics draw them one at a time for round k = 1 of a 128×128 matrix in
+tiles of B = 32, the tile side the kernels below use: in colour the tiles a phase updates, pale
+the ones it only reads.
+''')
+    nb.code(r'''
+display.Row(display.BlockedFW(128, 32, 1).Phase(1), display.BlockedFW(128, 32, 1).Phase(2), display.BlockedFW(128, 32, 1).Phase(3))
+''')
+
 
 def timing_intro(nb):
     """The markdown before the timing table."""
@@ -139,6 +150,29 @@ checked against the CPU's. Your functions are timed on the host clock from the c
 
 CEIL_DIV = r'''// ceilDiv is ⌈a/b⌉: the blocks that cover a cells, the tiles that cover a rows.
 func ceilDiv(a, b int) int { return (a + b - 1) / b }'''
+
+KERNEL = r'''// kernel returns the cell kernel called name, or panics: run its %%cuda cell first.
+func kernel(name string) *gpu.Kernel {
+	k, err := gpu.GetKernel(name)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}'''
+
+NAIVE_1D = r'''// naive1D launches fwNaive1D for every k on 1-D blocks of threads threads.
+func naive1D(threads int) lab.APSPFunc {
+	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+		k := kernel("fwNaive1D")
+		grid, block := gpu.Dim(ceilDiv(n*n, threads)), gpu.Dim(threads)
+		for p := 0; p < n; p++ {
+			if err := k.Launch(grid, block, d, n, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}'''
 
 NAIVE_2D = r'''// naive2D launches fwNaive2D for every k on bx×by blocks.
 func naive2D(bx, by int) lab.APSPFunc {

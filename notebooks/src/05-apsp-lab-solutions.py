@@ -23,7 +23,7 @@ _spec.loader.exec_module(lab05)
 nb = lab05.Notebook("apsp-lab-sol")
 md, code = nb.md, nb.code
 
-md(r'''
+lab05.title(nb, r'''
 # Floyd-Warshall on the GPU: the lab's solutions
 
 Worked answers to the exercises of a Greek parallel-systems lab handout ([Lab handout]; it names no
@@ -80,30 +80,11 @@ __global__ void fwNaive2D(int *d, int n, int k) {
 ''')
 
 code(r'''
-// kernel returns the cell kernel called name; a missing one is a bug here.
-func kernel(name string) *gpu.Kernel {
-	k, err := gpu.GetKernel(name)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
+''' + lab05.KERNEL + r'''
 
 ''' + lab05.CEIL_DIV + r'''
 
-// naive1D launches fwNaive1D for every k on blocks of threads threads.
-func naive1D(threads int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
-		k := kernel("fwNaive1D")
-		grid, block := gpu.Dim(ceilDiv(n*n, threads)), gpu.Dim(threads)
-		for p := 0; p < n; p++ {
-			if err := k.Launch(grid, block, d, n, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+''' + lab05.NAIVE_1D + r'''
 
 ''' + lab05.NAIVE_2D + r'''
 
@@ -250,10 +231,11 @@ __device__ __forceinline__ int relax(int cur, int ik, int kj) {
     return (ik != INF && kj != INF && ik + kj < cur) ? ik + kj : cur;
 }
 
-// Phase 1: tile (r, r) on itself, pivots in order. Threads outside the matrix
-// (the last tile may be partial) do no work but still reach every barrier.
-__global__ void globalPhase1(int *d, int n, int r) {
-    int i = r * B + threadIdx.y, j = r * B + threadIdx.x;
+// pivots relaxes cell (i, j) through the round's pivots in order, with a
+// barrier after each: in phases 1 and 2 a tile reads cells of its own that
+// other threads update. Threads outside the matrix (the last tile may be
+// partial) do no work but still reach every barrier.
+__device__ void pivots(int *d, int n, int r, int i, int j) {
     bool in = i < n && j < n;
     for (int k = r * B; k < min(r * B + B, n); k++) {
         if (in) d[i * n + j] = relax(d[i * n + j], d[i * n + k], d[k * n + j]);
@@ -261,16 +243,17 @@ __global__ void globalPhase1(int *d, int n, int r) {
     }
 }
 
+// Phase 1: tile (r, r) on itself.
+__global__ void globalPhase1(int *d, int n, int r) {
+    pivots(d, n, r, r * B + threadIdx.y, r * B + threadIdx.x);
+}
+
 // Phase 2: blockIdx.y 0 takes tile (r, x) of row r, 1 takes tile (x, r) of column r.
 __global__ void globalPhase2(int *d, int n, int r) {
     if (blockIdx.x == r) return;
     int i = blockIdx.y == 0 ? r * B + threadIdx.y : blockIdx.x * B + threadIdx.y;
     int j = blockIdx.y == 0 ? blockIdx.x * B + threadIdx.x : r * B + threadIdx.x;
-    bool in = i < n && j < n;
-    for (int k = r * B; k < min(r * B + B, n); k++) {
-        if (in) d[i * n + j] = relax(d[i * n + j], d[i * n + k], d[k * n + j]);
-        __syncthreads();
-    }
+    pivots(d, n, r, i, j);
 }
 
 // Phase 3: every other tile (y, x) from tiles (y, r) and (r, x), which do not

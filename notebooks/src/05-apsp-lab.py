@@ -25,7 +25,7 @@ _spec.loader.exec_module(lab05)
 nb = lab05.Notebook("apsp-lab", outputs=False)
 md, code = nb.md, nb.code
 
-md(r'''
+lab05.title(nb, r'''
 # Lab: Floyd-Warshall on the GPU
 
 This notebook turns a Greek parallel-systems lab handout [Lab handout] into exercises you can run
@@ -82,14 +82,7 @@ func tryCheck(name string, fn lab.APSPFunc) {
 	}
 }
 
-// kernel returns the cell kernel called name, or panics: run the %%cuda cell first.
-func kernel(name string) *gpu.Kernel {
-	k, err := gpu.GetKernel(name)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
+''' + lab05.KERNEL + r'''
 
 ''' + lab05.CEIL_DIV + r'''
 ''')
@@ -131,19 +124,7 @@ The host side is written for you: one launch per k. Try other block sizes and sh
 ''')
 
 code(r'''
-// naive1D launches fwNaive1D for every k on 1-D blocks of threads threads.
-func naive1D(threads int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
-		k := kernel("fwNaive1D")
-		grid, block := gpu.Dim(ceilDiv(n*n, threads)), gpu.Dim(threads)
-		for p := 0; p < n; p++ {
-			if err := k.Launch(grid, block, d, n, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+''' + lab05.NAIVE_1D + r'''
 
 ''' + lab05.NAIVE_2D + r'''
 

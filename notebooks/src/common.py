@@ -102,6 +102,22 @@ if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
 }''' % (bad, want)
 
 
+# HEADER_NOTE ends every notebook's title, and HEADER is the code cell right
+# after it: the pathnotes build (display.Build, with its commit) and the GPU
+# driver and devices (gpu.Describe) that produced the outputs.
+HEADER_NOTE = """The first code cell, right below, names the pathnotes commit that produced this notebook's
+outputs and the GPU behind them: its driver (with the NVIDIA driver's version) and its device."""
+
+HEADER = r'''fmt.Println(display.Build())
+fmt.Println(gpu.Describe())'''
+
+
+def title(nb, text):
+    """Adds the title markdown, ending with HEADER_NOTE, and the HEADER cell."""
+    nb.md(text.strip("\n") + "\n\n" + HEADER_NOTE)
+    nb.code(HEADER)
+
+
 # The Go helpers below are pasted into the first cells of the notebooks that
 # use them, each as one block without a trailing newline.
 
@@ -147,6 +163,17 @@ func vertex(g *graph.Graph, name string) int {
 	return v
 }'''
 
+SOLVE_GPU = r'''// solveGPU runs an all-pairs GPU variant on the device opened above, with
+// Π when pred. A failure on a usable device is a bug, so it panics.
+func solveGPU(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stats) {
+	var st gpu.Stats
+	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Pred: pred, Device: dev, Stats: &st})
+	if err != nil {
+		panic(fmt.Sprintf("%s on %s (|V|=%d, |E|=%d): %v", name, g.Name(), g.N(), g.M(), err))
+	}
+	return r, st
+}'''
+
 SECONDS_CELL = r'''// secondsCell is a time for a table, or what to show instead.
 func secondsCell(s float64, gpuSide bool) any {
 	switch {
@@ -158,10 +185,39 @@ func secondsCell(s float64, gpuSide bool) any {
 	return s
 }'''
 
+# RACE times a racing kernel against its atomicMin twin (Figure 1 of [Bodra],
+# §2.7 of [Musap 2016]); it needs CHECK.
+RACE = r'''// raceRuns launches a racing kernel launches times: run shuffles the
+// offers, launches once and returns the value the kernel left, which
+// should be want. It returns how many launches left another value, and
+// the largest value left.
+func raceRuns(launches int, want int32, run func() int32) (int, int32) {
+	wrong, worst := 0, want
+	for l := 0; l < launches; l++ {
+		got := run()
+		if got != want {
+			wrong++
+		}
+		worst = max(worst, got)
+	}
+	return wrong, worst
+}
+
+// raceVerdict panics unless the atomicMin kernel was right in all its
+// launches, and says what the plain read-compare-write did on the device.
+func raceVerdict(device string, plainWrong, atomicWrong, launches int) {
+	check(atomicWrong == 0, "atomicMin left a wrong distance in %d of %d launches", atomicWrong, launches)
+	if plainWrong == 0 {
+		fmt.Printf("Here the race did not show: the plain read-compare-write left the minimum in every launch on the %s. That proves nothing — a lost update depends on timing — and atomicMin is what makes the answer certain.\n", device)
+	} else {
+		fmt.Printf("On the %s the plain read-compare-write lost the minimum in %d of %d launches; atomicMin never did.\n", device, plainWrong, launches)
+	}
+}'''
+
 SCALE_POSITIVE = scale_cell("!(v > 0)", "a positive number such as 0.05 or 1")
 
-# MACHINE starts the cell that says which CPU and GPU produced the outputs:
-# it ends with dev and gpuErr from gpu.Default().
+# MACHINE starts the cell that says which CPU produced the outputs (HEADER
+# has named the GPU): it ends with dev and gpuErr from gpu.Default().
 MACHINE = r'''import (
 	"errors"
 	"runtime"
@@ -174,6 +230,31 @@ MACHINE = r'''import (
 
 host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
 fmt.Println("CPU:", host)
-fmt.Println(gpu.Describe())
 
 dev, gpuErr := gpu.Default()'''
+
+
+def machine(what, emu, decls=""):
+    """The Go of a notebook's machine cell: MACHINE, then noGPU, gpuTag and
+    gpuHost (and the declarations decls, which end with a newline), set by a
+    switch on the device. what names the GPU side in the printed lines ("GPU
+    variants"); emu is the emulator's case: Go lines that shrink the
+    experiment and print what runs there."""
+    return MACHINE + r"""
+noGPU := ""   // what the GPU cells say when there is no GPU
+gpuTag := ""  // added to the GPU columns' "(here" on the emulator
+gpuHost := "" // the GPU side of the notes under the tables
+""" + ("\n" + decls if decls else "") + r"""switch {
+case gpuErr != nil:
+	noGPU = "no GPU: " + shortReason(gpuErr)
+	gpuHost = noGPU
+	fmt.Println(noGPU + " (the GPU columns say so; only the CPU runs)")
+case dev.Driver() == "emu":
+	gpuTag = ", emulator"
+	gpuHost = "WHAT on the " + dev.Info().Name + ": wall time on the CPU, not GPU time"
+""".replace("WHAT", what) + emu.strip("\n") + r"""
+default:
+	gpuHost = dev.Info().Name + " (" + dev.Driver() + " driver)"
+	fmt.Println("WHAT on", gpuHost)
+}""".replace("WHAT", what)
+
