@@ -152,6 +152,51 @@ for _, perVertex := range []int{1, 32} {
 }
 """)
 md("""
+## Several cards
+
+`gpu.OpenAll()` opens every device of the machine. Passed as `Options.Devices`, they share one
+run: `fw-fast` gives each card a stripe of the matrix's rows and copies each round's pivot row
+between them (directly over NVLink where the cards can reach each other), and `apsp-batched`
+splits its sources. This cell times `fw-fast` on the first device and on all of them when there
+are two or more, and says so when there is one. (`PATHNOTES_EMU_DEVICES=2` makes the emulator
+offer two devices, to try the code without cards; its times mean nothing.)
+""")
+code("""
+devs, err := gpu.OpenAll()
+if err != nil {
+	panic(err)
+}
+if len(devs) < 2 {
+	fmt.Printf("one device here (%s): the comparison needs two or more\\n", devs[0].Info().Name)
+} else {
+	n := 8192
+	if devs[0].Driver() == "emu" {
+		n = 300
+	}
+	if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
+		if v, err := strconv.ParseFloat(s, 64); err == nil && v > 0 && v < 1 {
+			n = max(int(float64(n)*v), 200)
+		}
+	}
+	rg, err := graph.GNM(n, 60*n, graph.WeightRange{Min: 1, Max: 100}, 5)
+	if err != nil {
+		panic(err)
+	}
+	var one, all gpu.Stats
+	a, err := gpu.FWFast(Ctx(), rg, gpu.Options{Device: devs[0], Stats: &one})
+	if err != nil {
+		panic(err)
+	}
+	b, err := gpu.FWFast(Ctx(), rg, gpu.Options{Devices: devs, Stats: &all})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("n = %d: one device %v, %d devices %v (%.2f×), %s copied between them; same distances: %v\\n",
+		n, one.Kernel, len(devs), all.Kernel, one.Kernel.Seconds()/all.Kernel.Seconds(),
+		graph.FormatBytes(all.BytesPeer), a.SameDistances(b))
+}
+""")
+md("""
 ## A random graph
 
 `graph.GNM(n, m, weights, seed)` draws m distinct arcs uniformly (no self-loops), with integer
