@@ -9,7 +9,8 @@ import (
 )
 
 // modernize rewrites a parsed piece of a cell so that yaegi 0.16.1 runs Go
-// it lacks: the generic functions of slices, maps and cmp (renameStd),
+// it lacks or gets wrong: case clauses of several expressions in a switch
+// without a tag (joinTaglessCases), the generic functions of slices, maps and cmp (renameStd),
 // range over integers and functions (rewriteRanges), and type arguments of
 // generic calls that Go infers and yaegi does not (inferTypeArgs). The
 // last two need the types of the piece, from a type check of it in the
@@ -20,6 +21,7 @@ import (
 // returns an error for a range over a function that it cannot rewrite, or
 // for a function that the session's slices, maps or cmp lack.
 func (s *Session) modernize(f *ast.File, top *ast.BlockStmt) error {
+	joinTaglessCases(f)
 	renamed, err := s.renameStd(f)
 	if err != nil {
 		return err

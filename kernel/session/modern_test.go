@@ -286,3 +286,17 @@ func TestIteratorGoesOn(t *testing.T) {
 		t.Errorf("without a break: %q", got)
 	}
 }
+
+// TestTaglessSwitchCases covers case clauses of several expressions in a
+// switch without a tag, whose later expressions yaegi alone ignores.
+func TestTaglessSwitchCases(t *testing.T) {
+	runModern(t, []modernCase{
+		{"second expression", []string{"x := 3\nswitch {\ncase x == 1, x == 3:\n\tfmt.Print(\"yes\")\ndefault:\n\tfmt.Print(\"no\")\n}"}, "", "yes"},
+		{"in a function", []string{"func kind(x int) string { switch { case x < 0, x > 9: return \"out\"; case x == 5: return \"five\" }; return \"in\" }",
+			"kind(12) + kind(-1) + kind(5) + kind(3)"}, `"outoutfivein"`, ""},
+		{"left to right, stops at the first true", []string{"n := 0\nf := func(b bool) bool { n++; return b }\nswitch {\ncase f(false), f(true), f(true):\n}\nn"}, "2", ""},
+		{"mixed operators", []string{"a, b := 2, 7\nswitch {\ncase a > 5 && b > 5, a+b == 9 || false:\n\tfmt.Print(\"ok\")\n}"}, "", "ok"},
+		{"init statement", []string{"switch y := 4; {\ncase y == 1, y == 4:\n\tfmt.Print(y)\n}"}, "", "4"},
+		{"tagged switches keep their lists", []string{"switch x := 2; x {\ncase 1, 2:\n\tfmt.Print(\"two\")\n}"}, "", "two"},
+	})
+}
