@@ -315,11 +315,10 @@ func device(d *Device) (*Device, error) {
 	return Default()
 }
 
-// start is the common beginning of every variant: it checks the graph
-// (negative tells whether negative arcs are allowed), resolves the device
-// and begins a run on it. A nil ctx is taken as context.Background(), so
-// that a notebook cell may pass nil.
-func start(ctx context.Context, g *graph.Graph, what string, negative bool, opts Options) (*run, error) {
+// precheck checks g (negative tells whether negative arcs are allowed) and
+// that ctx is not done; a nil ctx becomes context.Background(), so that a
+// notebook cell may pass nil.
+func precheck(ctx context.Context, g *graph.Graph, what string, negative bool) (context.Context, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -328,6 +327,18 @@ func start(ctx context.Context, g *graph.Graph, what string, negative bool, opts
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: not started: %w", what, err)
+	}
+	return ctx, nil
+}
+
+// start is the common beginning of every variant: it checks the graph
+// (negative tells whether negative arcs are allowed), resolves the device
+// and begins a run on it. A nil ctx is taken as context.Background(), so
+// that a notebook cell may pass nil.
+func start(ctx context.Context, g *graph.Graph, what string, negative bool, opts Options) (*run, error) {
+	ctx, err := precheck(ctx, g, what, negative)
+	if err != nil {
+		return nil, err
 	}
 	d, err := opts.single(what)
 	if err != nil {

@@ -50,18 +50,8 @@ func TestFWFastMulti(t *testing.T) {
 				name := fmt.Sprintf("%d cards, %s, pred %v, staged %v", c.cards, tg.name, pred, c.staged)
 				var st Stats
 				res, err := FWFast(ctx, tg.g, Options{Devices: devs, Pred: pred, Stats: &st})
-				if err != nil {
-					t.Errorf("%s: %v", name, err)
+				if !matchesCPU(t, name, tg, res, err, pred) {
 					continue
-				}
-				if !res.SameDistances(tg.all) {
-					t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(tg.all, 5))
-					continue
-				}
-				if pred {
-					if err := res.Verify(tg.g); err != nil {
-						t.Errorf("%s: %v", name, err)
-					}
 				}
 				ld := max(ceilDiv(c.n, ffTile), 1) * ffTile
 				cards := min(c.cards, ld/ffTile)
@@ -79,6 +69,28 @@ func TestFWFastMulti(t *testing.T) {
 		}
 	}
 	stagePeerCopies = false
+}
+
+// matchesCPU reports whether a solver's answer (res, err) has the CPU's
+// distances of tg, and, with pred, valid predecessors; it reports what
+// differs.
+func matchesCPU(t *testing.T, name string, tg testGraph, res *graph.AllPairs, err error, pred bool) bool {
+	t.Helper()
+	switch {
+	case err != nil:
+		t.Errorf("%s: %v", name, err)
+	case !res.SameDistances(tg.all):
+		t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(tg.all, 5))
+	default:
+		if pred {
+			if err := res.Verify(tg.g); err != nil {
+				t.Errorf("%s: %v", name, err)
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // multiGraphs returns the graphs of TestFWFastMulti on n vertices with

@@ -107,14 +107,9 @@ type group struct {
 // begins a group on the devices of opts, at most most of them (a device
 // with nothing to do would only wait).
 func startGroup(ctx context.Context, g *graph.Graph, what string, negative bool, opts Options, most int) (*group, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if err := checkInput(g, what, negative); err != nil {
+	ctx, err := precheck(ctx, g, what, negative)
+	if err != nil {
 		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: not started: %w", what, err)
 	}
 	devs, err := opts.deviceList()
 	if err != nil {

@@ -18,20 +18,9 @@ import (
 func TestBenchEmulator(t *testing.T) {
 	t.Setenv("PATHNOTES_GPU", "emu")
 	out := filepath.Join(t.TempDir(), "bench.json")
-	err := Bench([]string{"--fw-sizes", "70", "--fw-snap", "0", "--snap", "../../data/snap/p2p-Gnutella04.txt.gz",
+	rep := benchReport(t, out, "--fw-sizes", "70", "--fw-snap", "0", "--snap", "../../data/snap/p2p-Gnutella04.txt.gz",
 		"--apsp-snap", "0", "--apsp-sizes", "40", "--cross-n", "130", "--cross-density", "2", "--sssp-graphs", "",
-		"--runs", "1", "--variants", "fw-fast,apsp-batched,sssp-fast,bf-fast", "--json", out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep bench.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+		"--runs", "1", "--variants", "fw-fast,apsp-batched,sssp-fast,bf-fast")
 	seen := map[string]int{}
 	for _, r := range rep.Records {
 		if r.Skipped != "" {
@@ -67,20 +56,9 @@ func TestBenchDevices(t *testing.T) {
 	if err := os.WriteFile(snap, []byte(edges.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Bench([]string{"--fw-sizes", "", "--snap", snap, "--fw-snap", "0", "--apsp-snap", "0", "--apsp-sizes", "",
+	rep := benchReport(t, out, "--fw-sizes", "", "--snap", snap, "--fw-snap", "0", "--apsp-snap", "0", "--apsp-sizes", "",
 		"--cross-n", "0", "--sssp-graphs", "", "--variants", "fw-fast,apsp-batched", "--runs", "1", "--pred",
-		"--devices", "0,1", "--multi-sizes", "200", "--out-of-core", "300", "--json", out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep bench.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+		"--devices", "0,1", "--multi-sizes", "200", "--out-of-core", "300")
 	var multi []bench.Record
 	for _, r := range rep.Records {
 		if strings.Contains(r.Variant, " on ") {
@@ -116,4 +94,22 @@ func TestBenchDevices(t *testing.T) {
 			t.Errorf("bench %v: no error", bad)
 		}
 	}
+}
+
+// benchReport runs `pathnotes bench` with args and --json out, and returns
+// the report it wrote.
+func benchReport(t *testing.T, out string, args ...string) bench.Report {
+	t.Helper()
+	if err := Bench(append(args, "--json", out)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
