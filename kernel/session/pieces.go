@@ -248,12 +248,34 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 	}()
 	prog, err = s.in.CompileAST(n)
 	forgetRoots(s.in)
-	markGlobals(s.in)
+	if declaresVars(n) {
+		markGlobals(s.in)
+	}
 	if err != nil {
 		s.resizeFrame()
 		return nil, compileError(err)
 	}
+	growFrame(s.in)
 	return prog, nil
+}
+
+// declaresVars reports whether n may declare a variable of the session's
+// top-level scope (the only ones markGlobals repairs): a :=, a var
+// declaration or a range with :=.
+func declaresVars(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.AssignStmt:
+			found = x.Tok == token.DEFINE
+		case *ast.GenDecl:
+			found = x.Tok == token.VAR
+		case *ast.RangeStmt:
+			found = x.Tok == token.DEFINE
+		}
+		return !found
+	})
+	return found
 }
 
 // yaegi reports some failures with log.Panic, which also prints the
