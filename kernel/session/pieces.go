@@ -60,7 +60,7 @@ func groupItems(src string, items []item) []piece {
 	if n := len(out); n > 0 && out[n-1].kind == pieceStmt {
 		last := &out[n-1]
 		tail := last.items[len(last.items)-1]
-		if isShownExpr(src[tail.start:tail.end]) {
+		if !tail.stmt && isShownExpr(src[tail.start:tail.end]) {
 			last.items = last.items[:len(last.items)-1]
 			if len(last.items) == 0 {
 				out = out[:n-1]
@@ -143,7 +143,7 @@ func (s *Session) parseFile(src string) (*ast.File, error) {
 
 // parseBody parses statements as the body of a function.
 func (s *Session) parseBody(src string) (*ast.BlockStmt, error) {
-	f, err := parser.ParseFile(s.in.FileSet(), cellName, "package main; func main() {"+src+"\n}", parser.ParseComments)
+	f, err := parser.ParseFile(s.in.FileSet(), cellName, "package main; func main() {"+src+"\n}", parser.SkipObjectResolution)
 	if err != nil {
 		return nil, compileError(err)
 	}
