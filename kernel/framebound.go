@@ -40,8 +40,11 @@ const (
 	boundedIPC = "pathnotes-ipc"
 )
 
+// boundedNetworks are the networks of the bounded transports, by scheme.
+var boundedNetworks = map[string]string{boundedTCP: "tcp", boundedIPC: "unix"}
+
 func init() {
-	for scheme, network := range map[string]string{boundedTCP: "tcp", boundedIPC: "unix"} {
+	for scheme, network := range boundedNetworks {
 		if err := zmq4.RegisterTransport(scheme, boundedTransport{transport.New(network)}); err != nil {
 			panic(err)
 		}
