@@ -16,6 +16,9 @@ import (
 // thousands.
 const flushEvery = 50 * time.Millisecond
 
+// maxKept bounds the buffer of pending text that a stream keeps for reuse.
+const maxKept = 64 << 10
+
 // stream carries one of the interpreter's standard streams to the front end.
 //
 // Interpreted code writes to the write end of an OS pipe, which is an
@@ -28,7 +31,8 @@ type stream struct {
 	r, w   *os.File
 	target func() Output // where text goes: the current cell's output
 
-	mu      sync.Mutex // guards pending and serialises sends
+	mu      sync.Mutex // guards pending
+	sendMu  sync.Mutex // serialises sends; taken under mu
 	pending []byte     // read from the pipe, not sent yet
 	kick    chan struct{}
 	done    chan struct{} // closed when the reader has stopped
@@ -82,6 +86,9 @@ func (st *stream) batch() {
 
 // sendLocked sends pending text. Unless all is true it keeps back an
 // incomplete UTF-8 sequence at the end, so that no message splits a rune.
+// It is called with mu held, and lets go of it while the text goes out
+// (under sendMu, taken first, so that sends keep their order): the pipe is
+// read on meanwhile.
 func (st *stream) sendLocked(all bool) {
 	n := len(st.pending)
 	if !all {
@@ -91,7 +98,17 @@ func (st *stream) sendLocked(all bool) {
 		return
 	}
 	text := string(st.pending[:n])
-	st.pending = append(st.pending[:0], st.pending[n:]...)
+	if cap(st.pending) > maxKept {
+		st.pending = append([]byte(nil), st.pending[n:]...) // a cell that printed much leaves no large buffer
+	} else {
+		st.pending = append(st.pending[:0], st.pending[n:]...)
+	}
+	st.sendMu.Lock()
+	st.mu.Unlock()
+	defer func() {
+		st.sendMu.Unlock()
+		st.mu.Lock()
+	}()
 	if out := st.target(); out != nil {
 		out.Stream(st.name, text)
 	}

@@ -21,6 +21,11 @@ type syncer struct {
 
 func newSyncer() syncer { return syncer{buf: make([]byte, 32<<10)} }
 
+// maxPending bounds the text read and not sent: past it, the reader sends
+// at once rather than at the batching goroutine's next turn, so that a cell
+// that prints fast costs a bounded buffer.
+const maxPending = 1 << 20
+
 // maxSyncReads bounds the reads of one sync, so that a goroutine that
 // prints without end cannot hold it: 64 reads of 32 KiB.
 const maxSyncReads = 64
@@ -62,6 +67,9 @@ func (st *stream) readLocked(fd int) (n int, open bool) {
 		switch {
 		case n > 0:
 			st.pending = append(st.pending, st.buf[:n]...)
+			if len(st.pending) >= maxPending {
+				st.sendLocked(false)
+			}
 			return n, true
 		case errors.Is(err, syscall.EINTR):
 			continue
