@@ -16,7 +16,6 @@ import (
 // startIOPub returns an iopub socket listening on a port of 127.0.0.1 and
 // its TCP address.
 func startIOPub(t *testing.T) (*iopubSocket, string) {
-	t.Helper()
 	p := newIOPub(context.Background(), slog.New(slog.DiscardHandler))
 	if err := p.Listen(boundedTCP + "://127.0.0.1:0"); err != nil {
 		t.Fatal(err)
@@ -28,7 +27,6 @@ func startIOPub(t *testing.T) (*iopubSocket, string) {
 // waitSubscribed waits until the socket has n subscribers, each with a
 // subscription.
 func waitSubscribed(t *testing.T, p *iopubSocket, n int) {
-	t.Helper()
 	for deadline := time.Now().Add(waitFor); ; time.Sleep(5 * time.Millisecond) {
 		p.mu.Lock()
 		ready := 0
