@@ -40,8 +40,11 @@ const (
 	boundedIPC = "pathnotes-ipc"
 )
 
+// boundedNetworks are the networks of the bounded transports, by scheme.
+var boundedNetworks = map[string]string{boundedTCP: "tcp", boundedIPC: "unix"}
+
 func init() {
-	for scheme, network := range map[string]string{boundedTCP: "tcp", boundedIPC: "unix"} {
+	for scheme, network := range boundedNetworks {
 		if err := zmq4.RegisterTransport(scheme, boundedTransport{transport.New(network)}); err != nil {
 			panic(err)
 		}
@@ -160,7 +163,14 @@ type boundedConn struct {
 	scan     frameScanner
 	err      error    // why the connection was closed; every later Read returns it
 	out      gatherer // what we write, gathered into one write a message
+	in       []byte   // read from the connection, not yet passed to zmq4
+	inBuf    []byte   // in's storage, readBuffer bytes once the handshake is done
 }
+
+// readBuffer is how much a connection reads at once after its handshake:
+// zmq4 reads a frame's header, then its body, a system call each, and a
+// Jupyter message has five to eight frames.
+const readBuffer = 16 << 10
 
 // Read reads from the connection. It returns the greeting as it comes, then
 // the handshake command once it has been read whole and checked, then the
@@ -192,7 +202,7 @@ func (c *boundedConn) Read(p []byte) (int, error) {
 		c.pending = c.pending[n:]
 		return n, nil
 	}
-	n, err := c.Conn.Read(p)
+	n, err := c.readBuffered(p)
 	ok, tooBig := c.scan.scan(p[:n])
 	if tooBig != nil {
 		c.fail("frame over the bound", tooBig, "claimed", c.scan.claimed, "max", c.bound.max)
@@ -202,6 +212,28 @@ func (c *boundedConn) Read(p []byte) (int, error) {
 		return ok, nil
 	}
 	return n, err
+}
+
+// readBuffered reads into p what the last read of the connection left, or
+// else reads once, up to readBuffer bytes, and passes on what fits p. A p
+// at least that long is read into directly.
+func (c *boundedConn) readBuffered(p []byte) (int, error) {
+	if len(c.in) == 0 {
+		if len(p) >= readBuffer {
+			return c.Conn.Read(p)
+		}
+		if c.inBuf == nil {
+			c.inBuf = make([]byte, readBuffer)
+		}
+		n, err := c.Conn.Read(c.inBuf)
+		if n == 0 {
+			return 0, err
+		}
+		c.in = c.inBuf[:n] // an error with bytes comes again on the next read
+	}
+	n := copy(p, c.in)
+	c.in = c.in[n:]
+	return n, nil
 }
 
 // fail closes the connection for err and logs why, unless the peer closed

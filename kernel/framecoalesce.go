@@ -32,6 +32,24 @@ type gatherer struct {
 	buf      []byte // gathered bytes not written yet
 	frames   zmtpFrames
 	err      error // the first write error; every later write returns it
+	hold     bool  // keep whole messages too, until gathered writes them
+}
+
+// gathered runs send, which writes whole messages to the connection, and
+// writes them all at once when it returns: the messages a publisher found
+// waiting go out together.
+func (c *boundedConn) gathered(send func() error) error {
+	c.out.mu.Lock()
+	c.out.hold = true
+	c.out.mu.Unlock()
+	err := send()
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	c.out.hold = false
+	if ferr := c.out.flush(c.Conn); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // write writes p to w, or keeps it until the message it belongs to ends.
@@ -68,7 +86,7 @@ func (g *gatherer) writeLocked(w io.Writer, p []byte) (int, error) {
 		return len(p), nil
 	}
 	g.buf = append(g.buf, p...)
-	if ends {
+	if ends && !g.hold {
 		if err := g.flush(w); err != nil {
 			return 0, err
 		}

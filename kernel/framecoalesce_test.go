@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"net"
 	"testing"
 )
 
@@ -104,5 +105,42 @@ func TestGathererKeepsTheFirstError(t *testing.T) {
 	w.err = nil
 	if _, err := g.write(w, h); err == nil || err.Error() != "broken pipe" {
 		t.Errorf("a write after a failed one: %v, want the first error", err)
+	}
+}
+
+// logConn is a connection that records its writes.
+type logConn struct {
+	net.Conn
+	log *writeLog
+}
+
+func (c logConn) Write(p []byte) (int, error) { return c.log.Write(p) }
+
+// TestGatheredWritesMessagesAtOnce checks that the messages written inside
+// gathered go out in one write, and those written outside in one each.
+func TestGatheredWritesMessagesAtOnce(t *testing.T) {
+	w := &writeLog{}
+	c := &boundedConn{Conn: logConn{log: w}}
+	message := func() {
+		for _, flags := range []byte{flagMore, 0} {
+			h, b := frame(flags, 10)
+			c.Write(h)
+			c.Write(b)
+		}
+	}
+	message()
+	message()
+	if len(w.writes) != 2 {
+		t.Fatalf("two messages written in %d writes, want 2", len(w.writes))
+	}
+	if err := c.gathered(func() error { message(); message(); message(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.writes) != 3 || len(w.writes[2]) != 3*2*(2+10) {
+		t.Fatalf("three gathered messages: %d writes in all, the last of %d bytes; want one of %d", len(w.writes), len(w.writes[len(w.writes)-1]), 3*2*12)
+	}
+	message()
+	if len(w.writes) != 4 {
+		t.Errorf("a message after gathered: %d writes in all, want 4", len(w.writes))
 	}
 }

@@ -102,7 +102,7 @@ type Kernel struct {
 // channel is one ROUTER or PUB socket and its name in logs.
 type channel struct {
 	name string
-	sock zmq4.Socket
+	sock socket
 	mu   sync.Mutex // keeps the frames of concurrent senders in order
 }
 
@@ -153,10 +153,10 @@ func New(opts Options) (*Kernel, error) {
 	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(ctx("shell"), zlog, timeout)}
 	k.control = &channel{name: "control", sock: zmq4.NewRouter(ctx("control"), zlog, timeout)}
 	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(ctx("stdin"), zlog, timeout)}
-	k.iopub = &channel{name: "iopub", sock: zmq4.NewPub(ctx("iopub"), zlog, timeout)}
+	k.iopub = &channel{name: "iopub", sock: newIOPub(ctx("iopub"), k.log)}
 	k.hb = zmq4.NewRep(ctx("hb"), zlog, timeout)
 	for _, b := range []struct {
-		sock zmq4.Socket
+		sock socket
 		port *int
 		name string
 	}{
@@ -248,7 +248,7 @@ func (k *Kernel) Close() error {
 func (k *Kernel) closeSockets() {
 	k.stopped.Do(func() {
 		k.sockStop()
-		for _, s := range []zmq4.Socket{k.shell.sock, k.control.sock, k.stdin.sock, k.iopub.sock, k.hb} {
+		for _, s := range []socket{k.shell.sock, k.control.sock, k.stdin.sock, k.iopub.sock, k.hb} {
 			if s != nil {
 				s.Close()
 			}

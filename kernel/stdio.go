@@ -3,7 +3,6 @@
 package kernel
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -23,24 +22,18 @@ type StdioCapture struct {
 	sink   func(name, text string) // nil: text goes to the original stderr
 	fds    []*capturedFD
 	stderr *os.File // the process's stderr before the capture
-	seq    uint32   // numbers sync markers
 }
 
 // capturedFD is one redirected descriptor.
 type capturedFD struct {
-	name    string // stream name: "stdout" or "stderr"
-	fd      int
-	saved   int      // a duplicate of what fd was before
-	r       *os.File // the read end of the pipe, read by forward
-	waiters map[string]chan struct{}
-	done    chan struct{} // closed when forward has returned
+	name  string // stream name: "stdout" or "stderr"
+	fd    int
+	saved int           // a duplicate of what fd was before
+	r     *os.File      // the read end of the pipe (non-blocking), read by forward and sync
+	done  chan struct{} // closed when forward has returned
+	mu    sync.Mutex    // held by each read of r and while its text is passed on
+	buf   []byte
 }
-
-// syncMagic starts a sync marker: a NUL, so that no text a program prints
-// is mistaken for it, then the name and an 8-digit hex number and a NUL.
-var syncMagic = []byte("\x00pathnotes-sync:")
-
-const syncLen = 16 + 8 + 1 // len(syncMagic) + hex digits + NUL
 
 // CaptureStdio redirects the process's standard output and error (file
 // descriptors 1 and 2) into the capture. It is not available on every
@@ -96,8 +89,7 @@ func captureFD(fd int, name string) (*capturedFD, error) {
 		r.Close()
 		return nil, err
 	}
-	return &capturedFD{name: name, fd: fd, saved: saved, r: r,
-		waiters: map[string]chan struct{}{}, done: make(chan struct{})}, nil
+	return &capturedFD{name: name, fd: fd, saved: saved, r: r, done: make(chan struct{}), buf: make([]byte, 64<<10)}, nil
 }
 
 // setSink sends captured text to f from now on (nil: to the original stderr).
@@ -123,84 +115,70 @@ func (c *StdioCapture) emit(cf *capturedFD, text []byte) {
 	}
 }
 
-// forward reads cf's pipe until it closes, passing text on and waking the
-// callers of sync whose marker it meets.
+// forward passes on what cf's pipe brings until its write end is closed.
 func (c *StdioCapture) forward(cf *capturedFD) {
 	defer close(cf.done)
-	buf := make([]byte, 64*1024)
-	var data []byte
-	for {
-		n, err := cf.r.Read(buf)
-		data = append(data, buf[:n]...)
-		for {
-			i := bytes.Index(data, syncMagic)
-			if i < 0 || len(data) < i+syncLen {
-				break
-			}
-			c.emit(cf, data[:i])
-			c.wake(cf, string(data[i+len(syncMagic):i+syncLen-1]))
-			data = data[i+syncLen:]
-		}
-		// Keep back what may be the start of a marker cut by the read.
-		keep := 0
-		if i := bytes.Index(data, syncMagic); i >= 0 {
-			keep = len(data) - i
-		} else {
-			for k := min(len(syncMagic)-1, len(data)); k > 0; k-- {
-				if bytes.HasSuffix(data, syncMagic[:k]) {
-					keep = k
-					break
-				}
-			}
-		}
-		c.emit(cf, data[:len(data)-keep])
-		data = append(data[:0:0], data[len(data)-keep:]...)
+	rc, err := cf.r.SyscallConn()
+	if err != nil {
+		return
+	}
+	for open := true; open; {
+		err := rc.Read(func(fd uintptr) bool {
+			var n int
+			n, open = c.readOnce(cf, int(fd))
+			return n > 0 || !open // nothing yet: wait for the poller
+		})
 		if err != nil {
-			c.emit(cf, data)
 			return
 		}
 	}
 }
 
-func (c *StdioCapture) wake(cf *capturedFD, id string) {
-	c.mu.Lock()
-	ch := cf.waiters[id]
-	delete(cf.waiters, id)
-	c.mu.Unlock()
-	if ch != nil {
-		close(ch)
+// readOnce reads once from cf's pipe, without waiting, and passes the text
+// on. It returns the bytes read and whether the pipe is still open.
+func (c *StdioCapture) readOnce(cf *capturedFD, fd int) (n int, open bool) {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	for {
+		n, err := syscall.Read(fd, cf.buf)
+		switch {
+		case n > 0:
+			c.emit(cf, cf.buf[:n])
+			return n, true
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EAGAIN):
+			return 0, true
+		}
+		return 0, false // end of file, or a failed read
 	}
 }
 
-// syncTimeout bounds the wait for a marker: a pipe the forwarder cannot
-// drain (it never should) must not hang the kernel.
-const syncTimeout = time.Second
+// closeTimeout bounds the wait for forward to end at Close.
+const closeTimeout = time.Second
+
+// maxSyncReads bounds the reads of one sync, so that a thread that prints
+// without end cannot hold it.
+const maxSyncReads = 64
 
 // sync returns once everything written to the captured descriptors before
-// the call has been passed to the sink: it writes a marker through each
-// pipe and waits until forward reads it back.
+// the call has been passed to the sink. Every read of a pipe holds its
+// mutex, so what was written is in the pipe or passed on already: sync
+// reads the pipe to its end itself, with no marker through it and no wait
+// for forward.
 func (c *StdioCapture) sync() {
-	var waits []chan struct{}
 	for _, cf := range c.fds {
-		c.mu.Lock()
-		c.seq++
-		id := fmt.Sprintf("%08x", c.seq)
-		ch := make(chan struct{})
-		cf.waiters[id] = ch
-		c.mu.Unlock()
-		marker := append(append(append([]byte(nil), syncMagic...), id...), 0)
-		if _, err := syscall.Write(cf.fd, marker); err != nil {
+		rc, err := cf.r.SyscallConn()
+		if err != nil {
 			continue
 		}
-		waits = append(waits, ch)
-	}
-	deadline := time.After(syncTimeout)
-	for _, ch := range waits {
-		select {
-		case <-ch:
-		case <-deadline:
-			return
-		}
+		rc.Control(func(fd uintptr) {
+			for range maxSyncReads {
+				if n, _ := c.readOnce(cf, int(fd)); n == 0 {
+					return
+				}
+			}
+		})
 	}
 }
 
@@ -216,7 +194,7 @@ func (c *StdioCapture) Close() error {
 		syscall.Close(cf.saved)
 		select { // the write end is closed now: forward sees EOF
 		case <-cf.done:
-		case <-time.After(syncTimeout):
+		case <-time.After(closeTimeout):
 			errs = append(errs, fmt.Errorf("%s (fd %d): forwarding did not end", cf.name, cf.fd))
 		}
 		cf.r.Close()

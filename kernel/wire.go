@@ -179,11 +179,11 @@ func (s *Signer) Encode(identities [][]byte, header Header, parent json.RawMessa
 	if len(parent) == 0 {
 		signed[1] = []byte("{}")
 	}
-	if metadata == nil {
-		metadata = map[string]any{}
-	}
-	if signed[2], err = json.Marshal(metadata); err != nil {
-		return nil, fmt.Errorf("encode %s metadata: %w", header.MsgType, err)
+	signed[2] = []byte("{}")
+	if metadata != nil {
+		if signed[2], err = json.Marshal(metadata); err != nil {
+			return nil, fmt.Errorf("encode %s metadata: %w", header.MsgType, err)
+		}
 	}
 	if signed[3], err = json.Marshal(content); err != nil {
 		return nil, fmt.Errorf("encode %s content: %w", header.MsgType, err)
@@ -214,5 +214,12 @@ func newID() string {
 	rand.Read(b[:]) // crypto/rand.Read never fails (it aborts the program instead)
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	var id [36]byte
+	hex.Encode(id[0:8], b[0:4])
+	hex.Encode(id[9:13], b[4:6])
+	hex.Encode(id[14:18], b[6:8])
+	hex.Encode(id[19:23], b[8:10])
+	hex.Encode(id[24:36], b[10:16])
+	id[8], id[13], id[18], id[23] = '-', '-', '-', '-'
+	return string(id[:])
 }

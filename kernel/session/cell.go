@@ -26,6 +26,7 @@ const (
 type item struct {
 	kind       itemKind
 	start, end int
+	stmt       bool // it cannot be an expression: it assigns, or starts with a keyword of statements
 }
 
 // splitCell cuts a cell into its top-level items. Items end at a semicolon
@@ -50,13 +51,17 @@ func splitCell(src string) []item {
 	var items []item
 	start, depth, first := 0, 0, -1
 	header := false // in the header of an if, for or switch: its ; do not end the item
+	stmt := false
 	flush := func(end int) {
 		if first >= 0 {
-			items = append(items, item{kind: classify(toks, first), start: start, end: end})
+			items = append(items, item{kind: classify(toks, first), start: start, end: end, stmt: stmt})
 		}
-		start, first = end, -1
+		start, first, stmt = end, -1, false
 	}
 	for i, t := range toks {
+		if depth == 0 && (assigns[t.tok] || first < 0 && stmtKeywords[t.tok]) {
+			stmt = true
+		}
 		switch t.tok {
 		case token.IF, token.FOR, token.SWITCH:
 			if depth == 0 {
@@ -92,6 +97,24 @@ func splitCell(src string) []item {
 		items[len(items)-1].end = len(src)
 	}
 	return items
+}
+
+// assigns are the tokens of assignments, outside brackets never part of an
+// expression.
+var assigns = map[token.Token]bool{
+	token.ASSIGN: true, token.DEFINE: true, token.INC: true, token.DEC: true,
+	token.ADD_ASSIGN: true, token.SUB_ASSIGN: true, token.MUL_ASSIGN: true, token.QUO_ASSIGN: true,
+	token.REM_ASSIGN: true, token.AND_ASSIGN: true, token.OR_ASSIGN: true, token.XOR_ASSIGN: true,
+	token.SHL_ASSIGN: true, token.SHR_ASSIGN: true, token.AND_NOT_ASSIGN: true,
+}
+
+// stmtKeywords are the keywords that start a statement or declaration, never
+// an expression (func, map, chan, struct and interface may start one).
+var stmtKeywords = map[token.Token]bool{
+	token.BREAK: true, token.CASE: true, token.CONST: true, token.CONTINUE: true, token.DEFAULT: true,
+	token.DEFER: true, token.ELSE: true, token.FALLTHROUGH: true, token.FOR: true, token.GO: true,
+	token.GOTO: true, token.IF: true, token.IMPORT: true, token.PACKAGE: true, token.RETURN: true,
+	token.SELECT: true, token.SWITCH: true, token.TYPE: true, token.VAR: true,
 }
 
 // scanned is one token of a cell.

@@ -76,6 +76,10 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 			decls = append(decls, d)
 		}
 	}
+	cut := splitLate(decls, globals)
+	if cut != nil {
+		decls = cut.first
+	}
 	if len(decls) > 0 {
 		f.Decls = decls
 		if err := s.compileDecls(ctx, f); err != nil {
@@ -85,6 +89,22 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 	for _, d := range assigns {
 		if err := s.assignVars(ctx, f, d); err != nil {
 			return err
+		}
+	}
+	if cut != nil {
+		if err := s.runLate(ctx, cut.late); err != nil {
+			return err
+		}
+		if len(cut.then) > 0 {
+			then := *f
+			then.Decls = cut.then
+			if err := s.compileDecls(ctx, &then); err != nil {
+				return err
+			}
+		}
+		f.Decls = append(decls, cut.then...)
+		for _, g := range cut.late {
+			f.Decls = append(f.Decls, g)
 		}
 	}
 	s.mu.Lock()

@@ -127,6 +127,8 @@
 //   - clear is missing: the error says so and what to write instead;
 //   - a top-level x := y with y undefined is reported as undefined, not as
 //     yaegi's "constant definition loop";
+//   - var b = a + 1, with a from an earlier cell, runs after the rest of
+//     the cell's declarations (yaegi reports a "variable definition loop");
 //   - declaring a variable again would keep its old value alive: the
 //     session assigns instead when the types allow, and clears the old
 //     value otherwise;

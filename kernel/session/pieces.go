@@ -60,7 +60,7 @@ func groupItems(src string, items []item) []piece {
 	if n := len(out); n > 0 && out[n-1].kind == pieceStmt {
 		last := &out[n-1]
 		tail := last.items[len(last.items)-1]
-		if isShownExpr(src[tail.start:tail.end]) {
+		if !tail.stmt && isShownExpr(src[tail.start:tail.end]) {
 			last.items = last.items[:len(last.items)-1]
 			if len(last.items) == 0 {
 				out = out[:n-1]
@@ -143,7 +143,7 @@ func (s *Session) parseFile(src string) (*ast.File, error) {
 
 // parseBody parses statements as the body of a function.
 func (s *Session) parseBody(src string) (*ast.BlockStmt, error) {
-	f, err := parser.ParseFile(s.in.FileSet(), cellName, "package main; func main() {"+src+"\n}", parser.ParseComments)
+	f, err := parser.ParseFile(s.in.FileSet(), cellName, "package main; func main() {"+src+"\n}", parser.SkipObjectResolution)
 	if err != nil {
 		return nil, compileError(err)
 	}
@@ -248,12 +248,34 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 	}()
 	prog, err = s.in.CompileAST(n)
 	forgetRoots(s.in)
-	markGlobals(s.in)
+	if declaresVars(n) {
+		markGlobals(s.in)
+	}
 	if err != nil {
 		s.resizeFrame()
 		return nil, compileError(err)
 	}
+	growFrame(s.in)
 	return prog, nil
+}
+
+// declaresVars reports whether n may declare a variable of the session's
+// top-level scope (the only ones markGlobals repairs): a :=, a var
+// declaration or a range with :=.
+func declaresVars(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.AssignStmt:
+			found = x.Tok == token.DEFINE
+		case *ast.GenDecl:
+			found = x.Tok == token.VAR
+		case *ast.RangeStmt:
+			found = x.Tok == token.DEFINE
+		}
+		return !found
+	})
+	return found
 }
 
 // yaegi reports some failures with log.Panic, which also prints the

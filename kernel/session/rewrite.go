@@ -145,12 +145,17 @@ func numberLit(e ast.Expr) *ast.BasicLit {
 	return nil
 }
 
-// checkStatements puts _pnrt.Check(gen) before each statement of body.
+// checkStatements puts _pnrt.Check(gen) before each statement of body but
+// the first: a piece starts while its cell runs, so a check in front of it
+// would always pass (and would cost a slot of the global frame).
 func checkStatements(body *ast.BlockStmt, gen int64) {
 	list := make([]ast.Stmt, 0, 2*len(body.List))
-	for _, st := range body.List {
-		lit := &ast.BasicLit{ValuePos: st.Pos(), Kind: token.INT, Value: strconv.FormatInt(gen, 10)}
-		list = append(list, &ast.ExprStmt{X: hookCall(st.Pos(), "Check", lit)}, st)
+	for i, st := range body.List {
+		if i > 0 {
+			lit := &ast.BasicLit{ValuePos: st.Pos(), Kind: token.INT, Value: strconv.FormatInt(gen, 10)}
+			list = append(list, &ast.ExprStmt{X: hookCall(st.Pos(), "Check", lit)})
+		}
+		list = append(list, st)
 	}
 	body.List = list
 }

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
@@ -305,8 +304,8 @@ func (s *Session) runningOutput() Output {
 // flushStreams sends what has been printed so far, before something that
 // must come after it (a display, an input prompt, the cell's result).
 func (s *Session) flushStreams() {
-	s.stdout.sync(2 * time.Second)
-	s.stderr.sync(2 * time.Second)
+	s.stdout.sync()
+	s.stderr.sync()
 }
 
 // Display publishes b to the output of the cell that is running now, or of

@@ -69,3 +69,50 @@ func TestSessionStartAllocations(t *testing.T) {
 		t.Logf("a session start and its first cell allocated %.1f MiB in %d objects", float64(alloc)/(1<<20), after.Mallocs-before.Mallocs)
 	}
 }
+
+// trivialCells runs n cells x = 1 in s.
+func trivialCells(tb testing.TB, s *Session, n int) {
+	for range n {
+		if _, err := s.Execute(context.Background(), "x = 1", newRecorder()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTrivialCell measures the session's part of the everyday round
+// trip: a cell x = 1 with the kernel's options.
+//
+//	go test -run XXX -bench TrivialCell -benchmem ./kernel/session
+func BenchmarkTrivialCell(b *testing.B) {
+	s, err := New(kernelOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	run(b, s, "x := 0")
+	b.ReportAllocs()
+	b.ResetTimer()
+	trivialCells(b, s, b.N)
+}
+
+// TestTrivialCellAllocations bounds what a trivial cell allocates (about 8
+// KiB), which the garbage collector pays for at every round trip: the
+// rewrites a cell goes through, and the interpreter's global frame, which
+// yaegi made anew at every cell, a copy growing with the session.
+func TestTrivialCellAllocations(t *testing.T) {
+	s, err := New(kernelOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run(t, s, "x := 0")
+	trivialCells(t, s, 1000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const n = 500
+	trivialCells(t, s, n)
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 20<<10 {
+		t.Errorf("a cell x = 1 allocated %d bytes, want under 20 KiB", per)
+	}
+}

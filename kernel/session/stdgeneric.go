@@ -27,6 +27,9 @@ var stdPackages = map[string]bool{"slices": true, "maps": true, "cmp": true, "it
 // reports whether it renamed any. It returns an error for a name those
 // packages lack here.
 func (s *Session) renameStd(n ast.Node) (bool, error) {
+	if !s.mayNameStd(n) {
+		return false, nil
+	}
 	local := map[string]bool{} // names n declares, which shadow a package name
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
@@ -101,6 +104,22 @@ func (s *Session) renameStd(n ast.Node) (bool, error) {
 		return e
 	})
 	return renamed, err
+}
+
+// mayNameStd reports whether n has a selector x.Name whose x may stand for
+// a standard generic package: a name the session imported one of them
+// under, or one of their own names. renameStd has nothing to do otherwise.
+func (s *Session) mayNameStd(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(x ast.Node) bool {
+		if sel, ok := x.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && (stdPackages[id.Name] || stdPackages[s.imports[id.Name]]) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // defineStd compiles the session's standard functions, once per session

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +16,8 @@ import (
 // thousands.
 const flushEvery = 50 * time.Millisecond
 
-// syncMarker is written into a stream's pipe to learn when everything written
-// before it has been read and sent. It cannot be produced by accident: it
-// contains a NUL byte and a random-looking tag.
-var syncMarker = []byte("\x00pathnotes-sync-7f3a9c\x00")
+// maxKept bounds the buffer of pending text that a stream keeps for reuse.
+const maxKept = 64 << 10
 
 // stream carries one of the interpreter's standard streams to the front end.
 //
@@ -34,13 +31,13 @@ type stream struct {
 	r, w   *os.File
 	target func() Output // where text goes: the current cell's output
 
-	mu      sync.Mutex // guards pending and serialises sends
+	mu      sync.Mutex // guards pending
+	sendMu  sync.Mutex // serialises sends; taken under mu
 	pending []byte     // read from the pipe, not sent yet
 	kick    chan struct{}
-	synced  chan struct{} // receives one value per marker read
-	syncMu  sync.Mutex    // one sync at a time
 	done    chan struct{} // closed when the reader has stopped
 	stopped chan struct{} // closed to stop the batching goroutine
+	syncer                // how sync learns that the pipe is read (stdio_unix.go, stdio_windows.go)
 }
 
 func newStream(name string, target func() Output) (*stream, error) {
@@ -51,54 +48,20 @@ func newStream(name string, target func() Output) (*stream, error) {
 	st := &stream{
 		name: name, r: r, w: w, target: target,
 		kick:    make(chan struct{}, 1),
-		synced:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		stopped: make(chan struct{}),
+		syncer:  newSyncer(),
 	}
 	go st.read()
 	go st.batch()
 	return st, nil
 }
 
-// read copies the pipe into pending until the write end is closed.
-func (st *stream) read() {
-	defer close(st.done)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := st.r.Read(buf)
-		if n > 0 {
-			st.mu.Lock()
-			st.pending = append(st.pending, buf[:n]...)
-			markers := 0
-			for {
-				i := bytes.Index(st.pending, syncMarker)
-				if i < 0 {
-					break
-				}
-				rest := append([]byte(nil), st.pending[i+len(syncMarker):]...)
-				st.pending = st.pending[:i]
-				st.sendLocked(true)
-				st.pending = rest
-				markers++
-			}
-			st.mu.Unlock()
-			for ; markers > 0; markers-- {
-				select { // never block the reader on a waiter that gave up
-				case st.synced <- struct{}{}:
-				default:
-				}
-			}
-			select {
-			case st.kick <- struct{}{}:
-			default:
-			}
-		}
-		if err != nil {
-			st.mu.Lock()
-			st.sendLocked(true)
-			st.mu.Unlock()
-			return
-		}
+// wake tells the batching goroutine that text has come.
+func (st *stream) wake() {
+	select {
+	case st.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -123,6 +86,9 @@ func (st *stream) batch() {
 
 // sendLocked sends pending text. Unless all is true it keeps back an
 // incomplete UTF-8 sequence at the end, so that no message splits a rune.
+// It is called with mu held, and lets go of it while the text goes out
+// (under sendMu, taken first, so that sends keep their order): the pipe is
+// read on meanwhile.
 func (st *stream) sendLocked(all bool) {
 	n := len(st.pending)
 	if !all {
@@ -132,7 +98,17 @@ func (st *stream) sendLocked(all bool) {
 		return
 	}
 	text := string(st.pending[:n])
-	st.pending = append(st.pending[:0], st.pending[n:]...)
+	if cap(st.pending) > maxKept {
+		st.pending = append([]byte(nil), st.pending[n:]...) // a cell that printed much leaves no large buffer
+	} else {
+		st.pending = append(st.pending[:0], st.pending[n:]...)
+	}
+	st.sendMu.Lock()
+	st.mu.Unlock()
+	defer func() {
+		st.sendMu.Unlock()
+		st.mu.Lock()
+	}()
 	if out := st.target(); out != nil {
 		out.Stream(st.name, text)
 	}
@@ -154,21 +130,6 @@ func completeUTF8(b []byte) int {
 		}
 	}
 	return len(b)
-}
-
-// sync returns once everything written to the stream before the call has
-// been sent, or after timeout (a pipe the reader cannot drain).
-func (st *stream) sync(timeout time.Duration) {
-	st.syncMu.Lock()
-	defer st.syncMu.Unlock()
-	if _, err := st.w.Write(syncMarker); err != nil {
-		return // closed
-	}
-	select {
-	case <-st.synced:
-	case <-st.done:
-	case <-time.After(timeout):
-	}
 }
 
 // close stops the stream after sending what is left.

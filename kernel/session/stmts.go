@@ -66,6 +66,9 @@ func (s *Session) prepareStmts(body *ast.BlockStmt) int {
 // statements is left alone: a closure or goroutine that outlives the cell
 // may use a block variable of the cell's top level, which lives there too.
 func (s *Session) dropTemporaries(n ast.Node, n0 int) {
+	if len(frameData(s.in)) <= n0 {
+		return // no slot added
+	}
 	closures := false
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x.(type) {

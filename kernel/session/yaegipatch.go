@@ -18,6 +18,10 @@ import (
 //     ([]reflect.Value), the storage of the global frame; releaseSlots
 //     replaces values in it, so that dropped temporaries and moved
 //     variables can be collected (stmts.go).
+//   - growFrame grows frame.data, under frame.mutex (a sync.RWMutex), to
+//     the length of Interpreter.universe.types ([]reflect.Type, the
+//     frame's layout), as yaegi's own resizeFrame does, but with room to
+//     spare.
 //   - forgetRoots clears Interpreter.roots (a slice of syntax trees that
 //     only yaegi's debugger reads).
 //   - markGlobals sets symbol.global on the variables of
@@ -50,6 +54,9 @@ type yaegiField struct {
 var yaegiFields = []yaegiField{
 	{"Interpreter", "frame", reflect.Pointer},
 	{"frame", "data", reflect.Slice},
+	{"frame", "mutex", reflect.Struct},
+	{"Interpreter", "universe", reflect.Pointer},
+	{"scope", "types", reflect.Slice},
 	{"Interpreter", "roots", reflect.Slice},
 	{"Interpreter", "scopes", reflect.Map},
 	{"scope", "sym", reflect.Map},
@@ -60,42 +67,60 @@ var yaegiFields = []yaegiField{
 
 // yaegiState is what checkYaegi finds.
 type yaegiState struct {
-	err    error  // why the patches are off, nil when they apply
-	varSym uint64 // yaegi's symbol kind of a variable
+	err    error            // why the patches are off, nil when they apply
+	varSym uint64           // yaegi's symbol kind of a variable
+	index  map[string][]int // "type.field" → the index of each field of yaegiFields
+}
+
+// field returns the field key ("type.field", of yaegiFields) of v.
+func (y yaegiState) field(v reflect.Value, key string) reflect.Value {
+	return v.FieldByIndex(y.index[key])
 }
 
 // checkYaegi checks the layout the patches rely on, once per process.
 var checkYaegi = sync.OnceValue(func() yaegiState {
-	if err := checkFields(yaegiTypes(), yaegiFields); err != nil {
-		return yaegiState{err: err}
-	}
-	kind, err := probeVarSym()
+	index, err := checkFields(yaegiTypes(), yaegiFields)
 	if err != nil {
 		return yaegiState{err: err}
 	}
-	return yaegiState{varSym: kind}
+	y := yaegiState{index: index}
+	if y.varSym, err = probeVarSym(y); err != nil {
+		return yaegiState{err: err}
+	}
+	return y
 })
 
-// checkFields checks that types has each of fields, of its kind, and that
-// frame.data holds reflect.Values.
-func checkFields(types map[string]reflect.Type, fields []yaegiField) error {
+// exactFields are the fields whose whole type the patches rely on, not
+// only its kind.
+var exactFields = map[string]reflect.Type{
+	"frame.data":  reflect.TypeFor[[]reflect.Value](),
+	"frame.mutex": reflect.TypeFor[sync.RWMutex](),
+	"scope.types": reflect.TypeFor[[]reflect.Type](),
+}
+
+// checkFields checks that types has each of fields, of its kind (and of
+// exactFields' types), and returns their indices by "type.field".
+func checkFields(types map[string]reflect.Type, fields []yaegiField) (map[string][]int, error) {
+	index := map[string][]int{}
 	for _, f := range fields {
 		t, ok := types[f.typ]
 		if !ok {
-			return fmt.Errorf("yaegi patches: type interp.%s not found", f.typ)
+			return nil, fmt.Errorf("yaegi patches: type interp.%s not found", f.typ)
 		}
 		sf, ok := t.FieldByName(f.field)
 		if !ok {
-			return fmt.Errorf("yaegi patches: interp.%s has no field %s", f.typ, f.field)
+			return nil, fmt.Errorf("yaegi patches: interp.%s has no field %s", f.typ, f.field)
 		}
 		if sf.Type.Kind() != f.kind {
-			return fmt.Errorf("yaegi patches: interp.%s.%s is a %s, want a %s", f.typ, f.field, sf.Type.Kind(), f.kind)
+			return nil, fmt.Errorf("yaegi patches: interp.%s.%s is a %s, want a %s", f.typ, f.field, sf.Type.Kind(), f.kind)
 		}
+		key := f.typ + "." + f.field
+		if want, ok := exactFields[key]; ok && sf.Type != want {
+			return nil, fmt.Errorf("yaegi patches: interp.%s is a %v, want %v", key, sf.Type, want)
+		}
+		index[key] = sf.Index
 	}
-	if sf, _ := types["frame"].FieldByName("data"); sf.Type != reflect.TypeFor[[]reflect.Value]() {
-		return fmt.Errorf("yaegi patches: interp.frame.data is a %v, want []reflect.Value", sf.Type)
-	}
-	return nil
+	return index, nil
 }
 
 // yaegiTypes returns the named struct types of package interp reachable
@@ -127,12 +152,13 @@ func yaegiTypes() map[string]reflect.Type {
 
 // probeVarSym returns the symbol kind yaegi gives a variable, read from a
 // variable declared in a throwaway interpreter.
-func probeVarSym() (uint64, error) {
+func probeVarSym(y yaegiState) (uint64, error) {
 	in := interp.New(interp.Options{})
 	if _, err := in.Eval("var pnProbe int"); err != nil {
 		return 0, fmt.Errorf("yaegi patches: declaring a probe variable: %w", err)
 	}
-	sym, ok := mainSymbols(in)["pnProbe"]
+	syms := mainSymbols(in, y)
+	sym, ok := symbolOf(y, syms.MapIndex(reflect.ValueOf("pnProbe")))
 	if !ok {
 		return 0, fmt.Errorf("yaegi patches: the probe variable is not in Interpreter.scopes[\"main\"].sym")
 	}
@@ -145,23 +171,25 @@ func probeVarSym() (uint64, error) {
 // yaegiSymbol holds the fields of one of yaegi's symbols.
 type yaegiSymbol struct{ kind, global, index reflect.Value }
 
-// mainSymbols returns the symbols of the interpreter's main scope.
-func mainSymbols(in *interp.Interpreter) map[string]yaegiSymbol {
-	out := map[string]yaegiSymbol{}
-	sc := reflect.ValueOf(in).Elem().FieldByName("scopes").MapIndex(reflect.ValueOf("main"))
+// mainSymbols returns the map of the symbols of the interpreter's main
+// scope (map[string]*symbol), settable; the zero Value when there is none.
+func mainSymbols(in *interp.Interpreter, y yaegiState) reflect.Value {
+	sc := y.field(reflect.ValueOf(in).Elem(), "Interpreter.scopes").MapIndex(reflect.ValueOf("main"))
 	if !sc.IsValid() || sc.IsNil() {
-		return out
+		return reflect.Value{}
 	}
-	iter := sc.Elem().FieldByName("sym").MapRange()
-	for iter.Next() {
-		sym := iter.Value()
-		if sym.Kind() != reflect.Pointer || sym.IsNil() {
-			continue
-		}
-		e := sym.Elem()
-		out[iter.Key().String()] = yaegiSymbol{e.FieldByName("kind"), e.FieldByName("global"), e.FieldByName("index")}
+	f := y.field(sc.Elem(), "scope.sym")
+	return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+}
+
+// symbolOf returns the fields of sym, a *symbol of mainSymbols' map, and
+// false when it is none.
+func symbolOf(y yaegiState, sym reflect.Value) (yaegiSymbol, bool) {
+	if !sym.IsValid() || sym.Kind() != reflect.Pointer || sym.IsNil() {
+		return yaegiSymbol{}, false
 	}
-	return out
+	e := sym.Elem()
+	return yaegiSymbol{y.field(e, "symbol.kind"), y.field(e, "symbol.global"), y.field(e, "symbol.index")}, true
 }
 
 // frameData returns the storage of the interpreter's global frame, where
@@ -170,15 +198,49 @@ func mainSymbols(in *interp.Interpreter) map[string]yaegiSymbol {
 // that are never reused. It returns nil when checkYaegi fails, and then
 // nothing is dropped.
 func frameData(in *interp.Interpreter) []reflect.Value {
-	if checkYaegi().err != nil {
+	y := checkYaegi()
+	if y.err != nil {
 		return nil
 	}
-	f := reflect.ValueOf(in).Elem().FieldByName("frame")
+	f := y.field(reflect.ValueOf(in).Elem(), "Interpreter.frame")
 	if f.IsNil() {
 		return nil
 	}
-	d := f.Elem().FieldByName("data")
-	return *(*[]reflect.Value)(unsafe.Pointer(d.UnsafeAddr()))
+	return *(*[]reflect.Value)(unsafe.Pointer(y.field(f.Elem(), "frame.data").UnsafeAddr()))
+}
+
+// growFrame gives the global frame the slots that compilations added to its
+// layout, before yaegi's Execute would. yaegi makes a new frame of the
+// exact size each time it grows, which it does with nearly every cell: a
+// copy of every slot per cell, for a frame that only grows. Here its
+// storage doubles when it must grow, and yaegi then finds it large enough.
+// It does nothing when checkYaegi fails.
+func growFrame(in *interp.Interpreter) {
+	y := checkYaegi()
+	if y.err != nil {
+		return
+	}
+	iv := reflect.ValueOf(in).Elem()
+	f, u := y.field(iv, "Interpreter.frame"), y.field(iv, "Interpreter.universe")
+	if f.IsNil() || u.IsNil() {
+		return
+	}
+	layout := *(*[]reflect.Type)(unsafe.Pointer(y.field(u.Elem(), "scope.types").UnsafeAddr()))
+	data := (*[]reflect.Value)(unsafe.Pointer(y.field(f.Elem(), "frame.data").UnsafeAddr()))
+	mu := (*sync.RWMutex)(unsafe.Pointer(y.field(f.Elem(), "frame.mutex").UnsafeAddr()))
+	mu.Lock()
+	defer mu.Unlock()
+	d := *data
+	if len(layout) <= len(d) {
+		return
+	}
+	if cap(d) < len(layout) {
+		d = append(make([]reflect.Value, 0, 2*len(layout)), d...)
+	}
+	for _, t := range layout[len(d):] {
+		d = append(d, reflect.New(t).Elem())
+	}
+	*data = d
 }
 
 // releaseSlots replaces the slots of data from index from on whose value
@@ -199,10 +261,11 @@ func releaseSlots(data []reflect.Value, from int, release func(addr uintptr) boo
 // tree (tens of kilobytes a cell) for the life of the session. It does
 // nothing when checkYaegi fails.
 func forgetRoots(in *interp.Interpreter) {
-	if checkYaegi().err != nil {
+	y := checkYaegi()
+	if y.err != nil {
 		return
 	}
-	f := reflect.ValueOf(in).Elem().FieldByName("roots")
+	f := y.field(reflect.ValueOf(in).Elem(), "Interpreter.roots")
 	f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 	f.Set(reflect.Zero(f.Type()))
 }
@@ -220,8 +283,13 @@ func markGlobals(in *interp.Interpreter) {
 	if y.err != nil {
 		return
 	}
-	for _, sym := range mainSymbols(in) {
-		if sym.kind.Uint() != y.varSym || sym.global.Bool() || sym.index.Int() < 0 {
+	syms := mainSymbols(in, y)
+	if !syms.IsValid() {
+		return
+	}
+	for iter := syms.MapRange(); iter.Next(); {
+		sym, ok := symbolOf(y, iter.Value())
+		if !ok || sym.kind.Uint() != y.varSym || sym.global.Bool() || sym.index.Int() < 0 {
 			continue
 		}
 		reflect.NewAt(sym.global.Type(), unsafe.Pointer(sym.global.UnsafeAddr())).Elem().SetBool(true)
@@ -255,15 +323,14 @@ func (s *Session) globals() (g map[string]reflect.Value) {
 // version then fails as a redeclaration.
 func forgetImport(in *interp.Interpreter, key string) (restore func()) {
 	restore = func() {}
-	if checkYaegi().err != nil {
+	y := checkYaegi()
+	if y.err != nil {
 		return restore
 	}
-	sc := reflect.ValueOf(in).Elem().FieldByName("scopes").MapIndex(reflect.ValueOf("main"))
-	if !sc.IsValid() || sc.IsNil() {
+	syms := mainSymbols(in, y)
+	if !syms.IsValid() {
 		return restore
 	}
-	f := sc.Elem().FieldByName("sym")
-	syms := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 	k := reflect.ValueOf(key)
 	old := syms.MapIndex(k)
 	if !old.IsValid() {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -37,7 +38,7 @@ func TestYaegiPatches(t *testing.T) {
 	}
 	types := yaegiTypes()
 	for _, f := range yaegiFields {
-		if err := checkFields(types, []yaegiField{f}); err != nil {
+		if _, err := checkFields(types, []yaegiField{f}); err != nil {
 			t.Errorf("%v", err)
 		}
 	}
@@ -62,7 +63,7 @@ func TestCheckFieldsNamesWhatMoved(t *testing.T) {
 		{yaegiField{"symbol", "global", reflect.Int}, "interp.symbol.global is a bool, want a int"},
 		{yaegiField{"nosuchtype", "x", reflect.Int}, "type interp.nosuchtype not found"},
 	} {
-		err := checkFields(types, []yaegiField{tt.f})
+		_, err := checkFields(types, []yaegiField{tt.f})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("checkFields(%v) = %v, want an error with %q", tt.f, err, tt.want)
 		}
@@ -81,5 +82,34 @@ func TestMarkGlobalsRepairs(t *testing.T) {
 	}
 	if got := run(t, s, "func() int { y := 3; _ = y; return get() }()"); got != "42" {
 		t.Errorf("get() from a literal = %s, want 42", got)
+	}
+}
+
+// TestFrameGrowth checks what the global frame costs a cell: an assignment
+// to a session variable adds no slot, and cells that do add slots make the
+// frame's storage grow by doubling (growFrame), not once per cell.
+func TestFrameGrowth(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "x := 0")
+	n0 := len(frameData(s.in))
+	for range 10 {
+		run(t, s, "x = 1")
+	}
+	if n := len(frameData(s.in)); n != n0 {
+		t.Errorf("10 cells x = 1 took the frame from %d to %d slots, want no new slot", n0, n)
+	}
+	arrays := map[*reflect.Value]bool{}
+	for i := range 300 {
+		run(t, s, fmt.Sprintf("v%d := %d\nx = v%d", i, i, i))
+		arrays[&frameData(s.in)[0]] = true
+	}
+	if n := len(frameData(s.in)); n < n0+300 {
+		t.Fatalf("300 new variables took the frame from %d to %d slots", n0, n)
+	}
+	if len(arrays) > 12 {
+		t.Errorf("the frame's storage was made anew %d times in 300 cells, want a doubling", len(arrays))
+	}
+	if got := run(t, s, "v0 + v150 + v299 + x"); got != "748" {
+		t.Errorf("v0 + v150 + v299 + x = %s, want 748", got)
 	}
 }

@@ -1,0 +1,270 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
+	"github.com/go-zeromq/zmq4/transport"
+)
+
+// socket is what the kernel does with a socket: zmq4's ROUTER and REP
+// sockets, and iopubSocket.
+type socket interface {
+	Listen(endpoint string) error
+	Addr() net.Addr
+	SendMulti(zmq4.Msg) error
+	Recv() (zmq4.Msg, error)
+	Close() error
+}
+
+// iopubSocket is the kernel's PUB socket. zmq4's sends every message from
+// one goroutine that writes to the subscribers in turn, so that a front end
+// that stops reading holds up the others (each message, for the send
+// timeout), and its queue allocates 8 KiB each time it runs empty, that is
+// for nearly every message. Here each subscriber has a queue and a writer
+// of its own, and the messages a writer finds waiting go out in one write.
+// A queue is bounded (maxQueued bytes): a subscriber that falls that far
+// behind loses messages, as the subscribers of a PUB socket do.
+type iopubSocket struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	log    *slog.Logger
+	ln     net.Listener
+
+	mu     sync.Mutex
+	subs   map[*subscriber]bool
+	closed bool
+}
+
+// maxQueued bounds the bytes waiting for one subscriber.
+const maxQueued = 64 << 20
+
+// subscriber is one connection to the iopub socket.
+type subscriber struct {
+	s    *iopubSocket
+	raw  *boundedConn // what conn writes to
+	conn *zmq4.Conn
+
+	mu       sync.Mutex
+	prefixes map[string]bool // the topics subscribed to: prefixes, "" for all
+	queue    []zmq4.Msg
+	queued   int  // bytes in queue
+	dropping bool // messages are being dropped (logged once per stretch)
+	wake     chan struct{}
+	done     chan struct{} // closed when the subscriber is dropped
+}
+
+// newIOPub returns an iopub socket, which ends with ctx or Close.
+func newIOPub(ctx context.Context, log *slog.Logger) *iopubSocket {
+	ctx, cancel := context.WithCancel(ctx)
+	return &iopubSocket{ctx: ctx, cancel: cancel, log: log, subs: map[*subscriber]bool{}}
+}
+
+// Listen listens on endpoint, of one of the kernel's bounded transports, and
+// accepts subscribers.
+func (p *iopubSocket) Listen(endpoint string) error {
+	scheme, addr, _ := strings.Cut(endpoint, "://")
+	network, ok := boundedNetworks[scheme]
+	if !ok {
+		return fmt.Errorf("iopub: endpoint %q is not of a bounded transport", endpoint)
+	}
+	ln, err := boundedTransport{transport.New(network)}.Listen(p.ctx, addr)
+	if err != nil {
+		return fmt.Errorf("iopub: %w", err)
+	}
+	p.ln = ln
+	go p.accept()
+	return nil
+}
+
+// Addr returns the address the socket listens on.
+func (p *iopubSocket) Addr() net.Addr { return p.ln.Addr() }
+
+// Recv fails: a PUB socket receives nothing but subscriptions.
+func (p *iopubSocket) Recv() (zmq4.Msg, error) {
+	return zmq4.Msg{}, errors.New("iopub: a PUB socket receives no messages")
+}
+
+// accept takes subscribers until the listener closes. Each handshake runs
+// on its own goroutine, so that a silent peer delays no other.
+func (p *iopubSocket) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			if p.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			p.log.Warn("iopub accept", "err", err)
+			continue
+		}
+		go p.open(c.(*boundedConn))
+	}
+}
+
+// open makes the ZMTP handshake with a new peer and serves it.
+func (p *iopubSocket) open(c *boundedConn) {
+	conn, err := zmq4.Open(c, null.Security(), zmq4.Pub, nil, true, nil)
+	if err != nil {
+		p.log.Warn("iopub: no ZMTP connection", "peer", c.RemoteAddr().String(), "err", err)
+		c.Close()
+		return
+	}
+	sub := &subscriber{s: p, raw: c, conn: conn, prefixes: map[string]bool{},
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		conn.Close()
+		return
+	}
+	p.subs[sub] = true
+	p.mu.Unlock()
+	go sub.write()
+	sub.read()
+}
+
+// read follows the subscriber's subscriptions until its connection ends,
+// then drops it.
+func (sub *subscriber) read() {
+	defer sub.drop()
+	for {
+		msg, err := sub.conn.RecvMsg()
+		if err != nil {
+			return
+		}
+		if msg.Type == zmq4.CmdMsg || len(msg.Frames) != 1 || len(msg.Frames[0]) == 0 {
+			continue // a PUB socket ignores what is not a subscription
+		}
+		f := msg.Frames[0]
+		sub.mu.Lock()
+		switch f[0] {
+		case 0:
+			delete(sub.prefixes, string(f[1:]))
+		case 1:
+			sub.prefixes[string(f[1:])] = true
+		}
+		sub.mu.Unlock()
+	}
+}
+
+// drop forgets the subscriber and closes its connection.
+func (sub *subscriber) drop() {
+	p := sub.s
+	p.mu.Lock()
+	delete(p.subs, sub)
+	p.mu.Unlock()
+	close(sub.done)
+	sub.conn.Close()
+}
+
+// write sends what the subscriber's queue holds until its connection ends.
+func (sub *subscriber) write() {
+	for {
+		select {
+		case <-sub.wake:
+		case <-sub.done:
+			return
+		}
+		sub.mu.Lock()
+		batch := sub.queue
+		sub.queue, sub.queued = nil, 0
+		sub.mu.Unlock()
+		if err := sub.raw.gathered(func() error {
+			for _, m := range batch {
+				if err := sub.conn.SendMsg(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			sub.conn.Close() // read returns and drops the subscriber
+			return
+		}
+	}
+}
+
+// SendMulti publishes a message whose first frame is its topic to the
+// subscribers of a prefix of that topic.
+func (p *iopubSocket) SendMulti(msg zmq4.Msg) error {
+	if len(msg.Frames) == 0 {
+		return errors.New("iopub: a message without frames")
+	}
+	topic := string(msg.Frames[0])
+	size := 0
+	for _, f := range msg.Frames {
+		size += len(f)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errors.New("iopub: socket closed")
+	}
+	for sub := range p.subs {
+		sub.enqueue(msg, topic, size)
+	}
+	return nil
+}
+
+// enqueue queues msg for the subscriber if it subscribed to its topic.
+func (sub *subscriber) enqueue(msg zmq4.Msg, topic string, size int) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if !sub.subscribed(topic) {
+		return
+	}
+	if sub.queued+size > maxQueued {
+		if !sub.dropping {
+			sub.s.log.Warn("iopub: a subscriber does not keep up; its messages are dropped",
+				"peer", sub.raw.RemoteAddr().String(), "queued_bytes", sub.queued)
+		}
+		sub.dropping = true
+		return
+	}
+	sub.dropping = false
+	sub.queue = append(sub.queue, msg)
+	sub.queued += size
+	select {
+	case sub.wake <- struct{}{}:
+	default:
+	}
+}
+
+// subscribed reports whether topic has a prefix the subscriber subscribed
+// to. It is called with sub.mu held.
+func (sub *subscriber) subscribed(topic string) bool {
+	for prefix := range sub.prefixes {
+		if strings.HasPrefix(topic, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Close stops the socket and closes the subscribers' connections.
+func (p *iopubSocket) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	subs := p.subs
+	p.subs = map[*subscriber]bool{}
+	p.mu.Unlock()
+	p.cancel()
+	var err error
+	if p.ln != nil {
+		err = p.ln.Close()
+	}
+	for sub := range subs {
+		sub.conn.Close()
+	}
+	return err
+}
