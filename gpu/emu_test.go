@@ -102,6 +102,10 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := openEmulator(ptxemu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	g, err := graph.GNM(40, 120, graph.WeightRange{Min: 1, Max: 9}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -129,8 +133,11 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 		}
 		for _, pred := range []bool{false, true} {
 			for _, h := range []*graph.Graph{pos, big} {
-				if _, err := FWFast(context.Background(), h, Options{Device: dev, Pred: pred}); err != nil && !errors.As(err, new(*graph.NegativeCycleError)) {
-					t.Errorf("fw-fast: %v", err)
+				// One device, and two (the stripe kernels run on dev too).
+				for _, o := range []Options{{Device: dev, Pred: pred}, {Devices: []*Device{dev, other}, Pred: pred}} {
+					if _, err := FWFast(context.Background(), h, o); err != nil && !errors.As(err, new(*graph.NegativeCycleError)) {
+						t.Errorf("fw-fast: %v", err)
+					}
 				}
 			}
 		}
@@ -252,7 +259,8 @@ func TestEmuNoticeChild(t *testing.T) {
 // kernel, block, thread, PTX line and address, after which the device
 // resets and works again.
 func TestEmuIllegalAddress(t *testing.T) {
-	dev, err := openEmulator(ptxemu.Options{})
+	// One worker runs the blocks in order, so block (0,0,0) faults first.
+	dev, err := openEmulator(ptxemu.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,8 +58,8 @@ func (r *run) fwFastStreamed(g *graph.Graph, opts Options, mode ffMode, budget u
 	rowBytes := uint64(ffTile) * uint64(ld) * 4 * uint64(matrices)
 	h := int((budget - min(budget, uint64(stage)*4)) / rowBytes / 2)
 	if h < 1 {
-		return nil, fmt.Errorf("%s: n=%d does not fit %s of device memory even streamed: that needs two bands of 128 rows (%s) and a staging buffer (%s)",
-			VariantFWFast, n, graph.FormatBytes(budget), graph.FormatBytes(2*rowBytes), graph.FormatBytes(uint64(stage)*4))
+		return nil, fmt.Errorf("%s: n=%d does not fit %s of device memory even streamed: that needs two bands of 128 rows (%s) and a staging buffer (%s); n up to %d would fit in it",
+			VariantFWFast, n, graph.FormatBytes(budget), graph.FormatBytes(2*rowBytes), graph.FormatBytes(uint64(stage)*4), fwFastMaxN(budget, matrices))
 	}
 	h = min(h, nb)
 	res, err := ffResult(g, opts.Pred, matrices)

@@ -109,7 +109,8 @@ func TestFWFastTooLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ferr := FWFast(context.Background(), g, Options{Device: emulator(t), Pred: true})
+	// 100 MiB hold neither the matrices nor two bands of them (streamed).
+	_, ferr := FWFast(context.Background(), g, Options{Device: emulator(t), Pred: true, DeviceMemory: 100 << 20})
 	if ferr == nil || !strings.Contains(ferr.Error(), "n=40000") || !strings.Contains(ferr.Error(), "would fit") {
 		t.Fatalf("got %v, want a device-memory error naming n and what fits", ferr)
 	}
