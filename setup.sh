@@ -20,11 +20,17 @@ cuda_header=""
 for d in /usr/local/cuda/include /usr/include; do
   [ -f "$d/cuda.h" ] && { cuda_header="$d"; break; }
 done
+# The commit the build comes from, for `pathnotes version` and the notebooks'
+# first cell, also where go build does not stamp it (-buildvcs=false).
+ldflags=""
+if commit=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+  ldflags="-X github.com/pathnotes/pathnotes/display.linkedCommit=$commit"
+fi
 built=""
 if [ -n "$cuda_header" ] && command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   echo "== building pathnotes with CUDA (headers in $cuda_header) into $bin"
   if CGO_ENABLED=1 CGO_CFLAGS="-I$PWD/gpu/cudacompat -I$cuda_header ${CGO_CFLAGS:-}" \
-     go build -tags cuda -o "$bin/pathnotes" .; then
+     go build -tags cuda -ldflags "$ldflags" -o "$bin/pathnotes" .; then
     built=cuda
   else
     echo "   the CUDA build failed; building without CUDA instead"
@@ -32,7 +38,7 @@ if [ -n "$cuda_header" ] && command -v nvidia-smi >/dev/null && nvidia-smi -L 2>
 fi
 if [ -z "$built" ]; then
   echo "== building pathnotes into $bin (no CUDA: no GPU or no CUDA headers found)"
-  go build -o "$bin/pathnotes" .
+  go build -ldflags "$ldflags" -o "$bin/pathnotes" .
 fi
 "$bin/pathnotes" info
 
