@@ -28,6 +28,12 @@
 // reweighted arcs); PickAllPairs chooses among fw-fast, apsp-batched and
 // johnson-fast for a graph.
 //
+// Several cards of one host share a run when Options.Devices lists them
+// (OpenAll opens every one): fw-fast gives each a stripe of block rows and
+// copies each stage's primary row between them, apsp-batched and
+// johnson-fast split the sources. fw-fast streams matrices larger than the
+// device (or Options.DeviceMemory) through it from host memory.
+//
 // Variants lists them all with their sources; Lookup, AllPairs and
 // SingleSource run one by name, so notebooks and `pathnotes bench` can loop
 // over them.
@@ -39,7 +45,7 @@
 // cell_*.go (the API for kernels written in notebook cells: buffers,
 // modules, launches, printf, CUDA C compiled by gpu/internal/rtc),
 // variants_*.go (the documents' variants), fast_*.go (pathnotes' own
-// solvers) and solve_*.go (what both kinds of solver share: runs, input
+// solvers), multi.go (runs on several devices) and solve_*.go (what both kinds of solver share: runs, input
 // and result checks).
 //
 // Distances are int32 and graph.Inf (INT_MAX) means unreachable, as in the
