@@ -14,8 +14,8 @@ import (
 	"github.com/go-zeromq/zmq4/transport"
 )
 
-// socket is what the kernel does with a socket: zmq4's ROUTER and REP
-// sockets, and iopubSocket.
+// socket is what the kernel does with a socket: zmq4's REP socket,
+// routerSocket and iopubSocket.
 type socket interface {
 	Listen(endpoint string) error
 	Addr() net.Addr

@@ -144,15 +144,15 @@ func New(opts Options) (*Kernel, error) {
 	k.sockCtx, k.sockStop = context.WithCancel(context.Background())
 	zlog := zmq4.WithLogger(slog.NewLogLogger(k.log.Handler(), slog.LevelWarn))
 	// A send to a front end that went away must not block the kernel.
-	timeout := zmq4.WithTimeout(10 * time.Second)
+	timeout := zmq4.WithTimeout(sendTimeout)
 	// Each socket's context tells its listener the frame bound and the
 	// port name to log.
 	ctx := func(port string) context.Context {
 		return withFrameBound(k.sockCtx, frameBound{port: port, max: bound, handshake: handshakeTimeout, log: k.log})
 	}
-	k.shell = &channel{name: "shell", sock: zmq4.NewRouter(ctx("shell"), zlog, timeout)}
-	k.control = &channel{name: "control", sock: zmq4.NewRouter(ctx("control"), zlog, timeout)}
-	k.stdin = &channel{name: "stdin", sock: zmq4.NewRouter(ctx("stdin"), zlog, timeout)}
+	k.shell = &channel{name: "shell", sock: newRouter(ctx("shell"), k.log, "shell", sendTimeout)}
+	k.control = &channel{name: "control", sock: newRouter(ctx("control"), k.log, "control", sendTimeout)}
+	k.stdin = &channel{name: "stdin", sock: newRouter(ctx("stdin"), k.log, "stdin", sendTimeout)}
 	k.iopub = &channel{name: "iopub", sock: newIOPub(ctx("iopub"), k.log)}
 	k.hb = zmq4.NewRep(ctx("hb"), zlog, timeout)
 	for _, b := range []struct {
@@ -237,6 +237,10 @@ func (k *Kernel) Run(ctx context.Context) error {
 
 // stopGrace is how long Run waits for the running cell to stop at shutdown.
 const stopGrace = 2 * time.Second
+
+// sendTimeout bounds a write to a front end that went away or stopped
+// reading.
+const sendTimeout = 10 * time.Second
 
 // Close releases the sockets of a kernel that is not running (Run closes
 // them itself when it returns).
