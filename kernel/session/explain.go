@@ -11,10 +11,24 @@ import (
 // own message misleads: for a top-level x := y with y undefined, yaegi says
 // "constant definition loop"; the session then names the undefined
 // identifier itself.
+// It says the same for variables whose initializers name each other (var
+// u = v; var v = u); the session then names the cycle.
 func (s *Session) explain(n ast.Node, err error) error {
 	ce, ok := err.(*CellError)
-	if !ok || ce.Name != "CompileError" || !strings.Contains(ce.Value, "constant definition loop") {
+	if !ok || ce.Name != "CompileError" {
 		return err
+	}
+	if !strings.Contains(ce.Value, "constant definition loop") {
+		return err
+	}
+	// yaegi's report of variables whose initializers name each other, too.
+	if cycle := varCycle(n); cycle != nil {
+		names := make([]string, len(cycle))
+		for i, id := range cycle {
+			names[i] = id.Name
+		}
+		return &CellError{Name: "CompileError", Value: fmt.Sprintf("%s: initialization cycle: %s refers to %s",
+			s.in.FileSet().Position(cycle[0].Pos()), strings.Join(names, " refers to "), cycle[0].Name)}
 	}
 	if id := s.undefinedIdent(n); id != nil {
 		return &CellError{Name: "CompileError", Value: fmt.Sprintf("%s: undefined: %s",
@@ -125,4 +139,105 @@ func (s *Session) genericHint(code string, err error) error {
 		}
 	}
 	return err
+}
+
+// varCycle returns the variables of a cycle among n's var declarations
+// (outside function literals) whose initializers name each other directly
+// (u = v, v = u), in order, or nil. Names inside function literals and the
+// keys of composite literals are not counted, as they may name something
+// else.
+func varCycle(n ast.Node) []*ast.Ident {
+	refs := map[string][]string{}
+	decl := map[string]*ast.Ident{}
+	var order []string
+	var gens []*ast.GenDecl
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.GenDecl:
+			if x.Tok == token.VAR {
+				gens = append(gens, x)
+			}
+		}
+		return true
+	})
+	for _, g := range gens {
+		for _, sp := range g.Specs {
+			vs := sp.(*ast.ValueSpec)
+			var used []string
+			for _, v := range vs.Values {
+				ast.Inspect(v, func(x ast.Node) bool {
+					switch x := x.(type) {
+					case *ast.FuncLit:
+						return false
+					case *ast.SelectorExpr:
+						ast.Inspect(x.X, func(y ast.Node) bool {
+							if id, ok := y.(*ast.Ident); ok {
+								used = append(used, id.Name)
+							}
+							return true
+						})
+						return false
+					case *ast.KeyValueExpr:
+						ast.Inspect(x.Value, func(y ast.Node) bool {
+							if id, ok := y.(*ast.Ident); ok {
+								used = append(used, id.Name)
+							}
+							return true
+						})
+						return false
+					case *ast.Ident:
+						used = append(used, x.Name)
+					}
+					return true
+				})
+			}
+			for _, id := range vs.Names {
+				decl[id.Name] = id
+				refs[id.Name] = used
+				order = append(order, id.Name)
+			}
+		}
+	}
+	// Depth-first search; state 1 is on the path, 2 is done.
+	state := map[string]int{}
+	var path []string
+	var found []string
+	var visit func(v string) bool
+	visit = func(v string) bool {
+		state[v] = 1
+		path = append(path, v)
+		for _, w := range refs[v] {
+			if decl[w] == nil {
+				continue
+			}
+			switch state[w] {
+			case 1:
+				for i, p := range path {
+					if p == w {
+						found = append([]string(nil), path[i:]...)
+					}
+				}
+				return true
+			case 0:
+				if visit(w) {
+					return true
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[v] = 2
+		return false
+	}
+	for _, name := range order {
+		if state[name] == 0 && visit(name) {
+			cycle := make([]*ast.Ident, len(found))
+			for i, v := range found {
+				cycle[i] = decl[v]
+			}
+			return cycle
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,24 @@ func TestVarOfEarlierVariableErrors(t *testing.T) {
 	}
 	if ce := cellError(t, s, "var u = v + zero\nvar v = u"); ce.Name != "CompileError" {
 		t.Errorf("cycle: %v, want a compile error", ce)
+	}
+}
+
+// TestVarInitCycle checks that variables whose initializers name each
+// other are reported as an initialization cycle at the first of them
+// (yaegi alone says "undefined: main"), and that the session goes on.
+func TestVarInitCycle(t *testing.T) {
+	s := newSession(t)
+	for _, c := range []struct{ code, want string }{
+		{"var u = v\nvar v = u", "cell:1:5: initialization cycle: u refers to v refers to u"},
+		{"var a = 1\nvar x = y + a\nvar y = z * 2\nvar z = x", "cell:2:5: initialization cycle: x refers to y refers to z refers to x"},
+	} {
+		_, err := s.Execute(context.Background(), c.code, newRecorder())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.code, err, c.want)
+		}
+	}
+	if got := run(t, s, "var k = 2\nvar m = k * 3\nm"); got != "6" {
+		t.Errorf("after the cycles: %s", got)
 	}
 }
