@@ -3,15 +3,12 @@ package kernel
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"strings"
 	"sync"
 
 	"github.com/go-zeromq/zmq4"
-	"github.com/go-zeromq/zmq4/security/null"
-	"github.com/go-zeromq/zmq4/transport"
 )
 
 // socket is what the kernel does with a socket: zmq4's REP socket,
@@ -33,10 +30,7 @@ type socket interface {
 // A queue is bounded (maxQueued bytes): a subscriber that falls that far
 // behind loses messages, as the subscribers of a PUB socket do.
 type iopubSocket struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	log    *slog.Logger
-	ln     net.Listener
+	listener
 
 	mu     sync.Mutex
 	subs   map[*subscriber]bool
@@ -63,59 +57,18 @@ type subscriber struct {
 
 // newIOPub returns an iopub socket, which ends with ctx or Close.
 func newIOPub(ctx context.Context, log *slog.Logger) *iopubSocket {
-	ctx, cancel := context.WithCancel(ctx)
-	return &iopubSocket{ctx: ctx, cancel: cancel, log: log, subs: map[*subscriber]bool{}}
+	p := &iopubSocket{listener: newListener(ctx, log, "iopub", zmq4.Pub), subs: map[*subscriber]bool{}}
+	p.serve = p.open
+	return p
 }
-
-// Listen listens on endpoint, of one of the kernel's bounded transports, and
-// accepts subscribers.
-func (p *iopubSocket) Listen(endpoint string) error {
-	scheme, addr, _ := strings.Cut(endpoint, "://")
-	network, ok := boundedNetworks[scheme]
-	if !ok {
-		return fmt.Errorf("iopub: endpoint %q is not of a bounded transport", endpoint)
-	}
-	ln, err := boundedTransport{transport.New(network)}.Listen(p.ctx, addr)
-	if err != nil {
-		return fmt.Errorf("iopub: %w", err)
-	}
-	p.ln = ln
-	go p.accept()
-	return nil
-}
-
-// Addr returns the address the socket listens on.
-func (p *iopubSocket) Addr() net.Addr { return p.ln.Addr() }
 
 // Recv fails: a PUB socket receives nothing but subscriptions.
 func (p *iopubSocket) Recv() (zmq4.Msg, error) {
 	return zmq4.Msg{}, errors.New("iopub: a PUB socket receives no messages")
 }
 
-// accept takes subscribers until the listener closes. Each handshake runs
-// on its own goroutine, so that a silent peer delays no other.
-func (p *iopubSocket) accept() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			if p.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			p.log.Warn("iopub accept", "err", err)
-			continue
-		}
-		go p.open(c.(*boundedConn))
-	}
-}
-
-// open makes the ZMTP handshake with a new peer and serves it.
-func (p *iopubSocket) open(c *boundedConn) {
-	conn, err := zmq4.Open(c, null.Security(), zmq4.Pub, nil, true, nil)
-	if err != nil {
-		p.log.Warn("iopub: no ZMTP connection", "peer", c.RemoteAddr().String(), "err", err)
-		c.Close()
-		return
-	}
+// open adds a subscriber that made its handshake and serves it.
+func (p *iopubSocket) open(c *boundedConn, conn *zmq4.Conn) {
 	sub := &subscriber{s: p, raw: c, conn: conn, prefixes: map[string]bool{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	p.mu.Lock()
@@ -258,11 +211,7 @@ func (p *iopubSocket) Close() error {
 	subs := p.subs
 	p.subs = map[*subscriber]bool{}
 	p.mu.Unlock()
-	p.cancel()
-	var err error
-	if p.ln != nil {
-		err = p.ln.Close()
-	}
+	err := p.stop()
 	for sub := range subs {
 		sub.conn.Close()
 	}

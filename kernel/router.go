@@ -3,17 +3,12 @@ package kernel
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
-	"github.com/go-zeromq/zmq4/security/null"
-	"github.com/go-zeromq/zmq4/transport"
 )
 
 // routerSocket is the kernel's ROUTER socket (shell, control and stdin).
@@ -24,12 +19,8 @@ import (
 // gathers its frames). As with zmq4's, a message goes to every peer whose
 // identity its first frame names, and to nobody when none does.
 type routerSocket struct {
-	ctx     context.Context
-	cancel  context.CancelFunc
-	log     *slog.Logger
-	name    string
+	listener
 	timeout time.Duration // how long a write may block
-	ln      net.Listener
 	in      chan zmq4.Msg // received messages, the peer's identity first
 
 	mu     sync.Mutex
@@ -51,55 +42,14 @@ const routerQueue = 10
 // newRouter returns a router socket named name (for the log), whose writes
 // fail after timeout, and which ends with ctx or Close.
 func newRouter(ctx context.Context, log *slog.Logger, name string, timeout time.Duration) *routerSocket {
-	ctx, cancel := context.WithCancel(ctx)
-	return &routerSocket{ctx: ctx, cancel: cancel, log: log, name: name, timeout: timeout,
+	r := &routerSocket{listener: newListener(ctx, log, name, zmq4.Router), timeout: timeout,
 		in: make(chan zmq4.Msg, routerQueue)}
+	r.serve = r.open
+	return r
 }
 
-// Listen listens on endpoint, of one of the kernel's bounded transports, and
-// accepts peers.
-func (r *routerSocket) Listen(endpoint string) error {
-	scheme, addr, _ := strings.Cut(endpoint, "://")
-	network, ok := boundedNetworks[scheme]
-	if !ok {
-		return fmt.Errorf("%s: endpoint %q is not of a bounded transport", r.name, endpoint)
-	}
-	ln, err := boundedTransport{transport.New(network)}.Listen(r.ctx, addr)
-	if err != nil {
-		return fmt.Errorf("%s: %w", r.name, err)
-	}
-	r.ln = ln
-	go r.accept()
-	return nil
-}
-
-// Addr returns the address the socket listens on.
-func (r *routerSocket) Addr() net.Addr { return r.ln.Addr() }
-
-// accept takes peers until the listener closes. Each handshake runs on its
-// own goroutine, so that a silent peer delays no other.
-func (r *routerSocket) accept() {
-	for {
-		c, err := r.ln.Accept()
-		if err != nil {
-			if r.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			r.log.Warn("accept", "socket", r.name, "err", err)
-			continue
-		}
-		go r.open(c.(*boundedConn))
-	}
-}
-
-// open makes the ZMTP handshake with a new peer and reads its messages.
-func (r *routerSocket) open(c *boundedConn) {
-	conn, err := zmq4.Open(c, null.Security(), zmq4.Router, nil, true, nil)
-	if err != nil {
-		r.log.Warn("no ZMTP connection", "socket", r.name, "peer", c.RemoteAddr().String(), "err", err)
-		c.Close()
-		return
-	}
+// open adds a peer that made its handshake and reads its messages.
+func (r *routerSocket) open(c *boundedConn, conn *zmq4.Conn) {
 	id := conn.Peer.Meta["Identity"]
 	if id == "" {
 		id = rand.Text() // a peer that names no identity gets one, as in zmq4
@@ -209,11 +159,7 @@ func (r *routerSocket) Close() error {
 	peers := r.peers
 	r.peers = nil
 	r.mu.Unlock()
-	r.cancel()
-	var err error
-	if r.ln != nil {
-		err = r.ln.Close()
-	}
+	err := r.stop()
 	for _, p := range peers {
 		p.conn.Close()
 	}

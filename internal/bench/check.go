@@ -24,11 +24,21 @@ func DPXCeiling(info gpu.DeviceInfo) float64 {
 // (graph.SingleSource.Verify). It is the check of all-pairs results too
 // large for a CPU reference.
 func SampleRows(g *graph.Graph, r *graph.AllPairs, k int, seed uint64) error {
-	rng := rand.New(rand.NewPCG(seed, 11))
-	for range k {
-		if err := r.Row(rng.IntN(r.N)).Verify(g); err != nil {
+	for _, i := range Rows(r.N, k, seed) {
+		if err := r.Row(i).Verify(g); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Rows draws k row indices below n with seed, the rows the sampled checks
+// look at.
+func Rows(n, k int, seed uint64) []int {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	rows := make([]int, k)
+	for i := range rows {
+		rows[i] = rng.IntN(n)
+	}
+	return rows
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -160,13 +159,11 @@ func fitsOne(dev *gpu.Device, n, matrices int) bool {
 // the same sources on dev, and against the graph (bench.SampleRows' test
 // on each of them); it returns the check's description.
 func checkRowsSSSP(ctx context.Context, g *graph.Graph, r *graph.AllPairs, dev *gpu.Device, k int, seed uint64) (string, error) {
-	rng := rand.New(rand.NewPCG(seed, 13))
-	for range k {
-		src := rng.IntN(r.N)
+	if err := bench.SampleRows(g, r, k, seed); err != nil {
+		return "", err
+	}
+	for _, src := range bench.Rows(r.N, k, seed) {
 		row := r.Row(src)
-		if err := row.Verify(g); err != nil {
-			return "", err
-		}
 		want, err := gpu.SSSPFast(ctx, g, src, gpu.Options{Device: dev})
 		if err != nil {
 			return "", err

@@ -166,32 +166,24 @@ func varCycle(n ast.Node) []*ast.Ident {
 		for _, sp := range g.Specs {
 			vs := sp.(*ast.ValueSpec)
 			var used []string
+			var collect func(n ast.Node) bool
+			collect = func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.SelectorExpr: // not the selected name
+					ast.Inspect(x.X, collect)
+					return false
+				case *ast.KeyValueExpr: // not a key, which may be a field name
+					ast.Inspect(x.Value, collect)
+					return false
+				case *ast.Ident:
+					used = append(used, x.Name)
+				}
+				return true
+			}
 			for _, v := range vs.Values {
-				ast.Inspect(v, func(x ast.Node) bool {
-					switch x := x.(type) {
-					case *ast.FuncLit:
-						return false
-					case *ast.SelectorExpr:
-						ast.Inspect(x.X, func(y ast.Node) bool {
-							if id, ok := y.(*ast.Ident); ok {
-								used = append(used, id.Name)
-							}
-							return true
-						})
-						return false
-					case *ast.KeyValueExpr:
-						ast.Inspect(x.Value, func(y ast.Node) bool {
-							if id, ok := y.(*ast.Ident); ok {
-								used = append(used, id.Name)
-							}
-							return true
-						})
-						return false
-					case *ast.Ident:
-						used = append(used, x.Name)
-					}
-					return true
-				})
+				ast.Inspect(v, collect)
 			}
 			for _, id := range vs.Names {
 				decl[id.Name] = id
