@@ -17,7 +17,6 @@ type socket interface {
 	Listen(endpoint string) error
 	Addr() net.Addr
 	SendMulti(zmq4.Msg) error
-	Recv() (zmq4.Msg, error)
 	Close() error
 }
 
@@ -60,11 +59,6 @@ func newIOPub(ctx context.Context, log *slog.Logger) *iopubSocket {
 	p := &iopubSocket{listener: newListener(ctx, log, "iopub", zmq4.Pub), subs: map[*subscriber]bool{}}
 	p.serve = p.open
 	return p
-}
-
-// Recv fails: a PUB socket receives nothing but subscriptions.
-func (p *iopubSocket) Recv() (zmq4.Msg, error) {
-	return zmq4.Msg{}, errors.New("iopub: a PUB socket receives no messages")
 }
 
 // open adds a subscriber that made its handshake and serves it.

@@ -4,9 +4,10 @@
 // and stdin requests, publishes output on iopub, and hands the Go code of
 // each cell to an Interpreter (a kernel/session.Session).
 //
-// Requests on the shell socket run one at a time, in order. The control
-// socket has its own goroutine, so that an interrupt or a shutdown is
-// answered while a cell runs. Nothing a front end sends can stop the kernel
+// Requests on the shell socket run one at a time, in order, on the
+// execution goroutine. Control requests are answered on the goroutine that
+// reads them, so that an interrupt or a shutdown is answered while a cell
+// runs. Nothing a front end sends can stop the kernel
 // except a shutdown_request: bad signatures, replayed messages, malformed
 // JSON, unknown message types and panics of the interpreter are logged and
 // survived, and a connection that announces a frame over Options.MaxFrame,
@@ -150,9 +151,11 @@ func New(opts Options) (*Kernel, error) {
 	ctx := func(port string) context.Context {
 		return withFrameBound(k.sockCtx, frameBound{port: port, max: bound, handshake: handshakeTimeout, log: k.log})
 	}
-	k.shell = &channel{name: "shell", sock: newRouter(ctx("shell"), k.log, "shell", sendTimeout)}
-	k.control = &channel{name: "control", sock: newRouter(ctx("control"), k.log, "control", sendTimeout)}
-	k.stdin = &channel{name: "stdin", sock: newRouter(ctx("stdin"), k.log, "stdin", sendTimeout)}
+	k.shell, k.control, k.stdin = &channel{name: "shell"}, &channel{name: "control"}, &channel{name: "stdin"}
+	for ch, handle := range map[*channel]func(*Message){
+		k.shell: k.handleShell, k.control: k.handleControl, k.stdin: k.handleStdin} {
+		ch.sock = newRouter(ctx(ch.name), k.log, ch.name, sendTimeout, k.deliver(ch, handle))
+	}
 	k.iopub = &channel{name: "iopub", sock: newIOPub(ctx("iopub"), k.log)}
 	k.hb = zmq4.NewRep(ctx("hb"), zlog, timeout)
 	for _, b := range []struct {
@@ -186,9 +189,7 @@ func (k *Kernel) Connection() ConnectionInfo { return k.conn }
 // request and ctx.Err() after cancellation.
 func (k *Kernel) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for _, f := range []func(){k.heartbeat, k.readShell, k.readControl, k.readStdin} {
-		wg.Go(f)
-	}
+	wg.Go(k.heartbeat)
 	k.log.Info("kernel started", "session", k.session, "history_session", k.history.Session(),
 		"shell_port", k.conn.ShellPort, "iopub_port", k.conn.IOPubPort, "control_port", k.conn.ControlPort)
 	k.publish(nil, "status", map[string]any{"execution_state": "starting"})
@@ -288,69 +289,59 @@ func (k *Kernel) heartbeat() {
 	}
 }
 
-// receive reads messages from ch until the sockets close, passing each one
-// that decodes and verifies, and whose signature was not seen lately, to
-// handle; the others are logged and dropped.
-func (k *Kernel) receive(ch *channel, handle func(*Message)) {
-	for {
-		raw, err := ch.sock.Recv()
-		if err != nil {
-			if k.sockCtx.Err() != nil {
-				return
-			}
-			k.log.Warn("receive failed", "channel", ch.name, "err", err)
-			continue
-		}
+// deliver returns the handler of ch's router socket: it decodes and
+// verifies each message and passes it to handle, on the goroutine that read
+// it, unless its signature was seen lately; the others are logged and
+// dropped.
+func (k *Kernel) deliver(ch *channel, handle func(*Message)) func(zmq4.Msg) {
+	return func(raw zmq4.Msg) {
 		m, err := k.signer.Decode(raw.Frames)
 		if err != nil {
 			k.log.Warn("message dropped", "channel", ch.name, "frames", len(raw.Frames), "err", err)
-			continue
+			return
 		}
 		if !k.replays.fresh(m.Signature) {
 			k.log.Warn("replayed message dropped: its signature was seen before", "channel", ch.name,
 				"msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
-			continue
+			return
 		}
 		k.log.Debug("recv", "channel", ch.name, "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
 		handle(m)
 	}
 }
 
-// readShell queues shell requests for the execution goroutine, except a
+// handleShell queues a shell request for the execution goroutine, except a
 // shutdown or interrupt, which must not wait behind a running cell.
-func (k *Kernel) readShell() {
-	k.receive(k.shell, func(m *Message) {
-		switch m.Header.MsgType {
-		case "shutdown_request", "interrupt_request":
-			k.dispatchControl(k.shell, m)
-		default:
-			select {
-			case k.queue <- m:
-			case <-k.sockCtx.Done():
-			}
-		}
-	})
-}
-
-func (k *Kernel) readControl() {
-	k.receive(k.control, func(m *Message) { k.dispatchControl(k.control, m) })
-}
-
-func (k *Kernel) readStdin() {
-	k.receive(k.stdin, func(m *Message) {
-		if m.Header.MsgType != "input_reply" {
-			k.log.Warn("unexpected message on stdin, ignored", "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
-			return
-		}
+func (k *Kernel) handleShell(m *Message) {
+	switch m.Header.MsgType {
+	case "shutdown_request", "interrupt_request":
+		k.dispatchControl(k.shell, m)
+	default:
 		select {
-		case k.inputs <- m:
-		default:
-			k.log.Warn("input_reply dropped: nobody is waiting for input", "msg_id", m.Header.MsgID)
+		case k.queue <- m:
+		case <-k.sockCtx.Done():
 		}
-	})
+	}
 }
 
-// dispatchControl answers a control request, on the control goroutine.
+// handleControl answers a control request at once.
+func (k *Kernel) handleControl(m *Message) { k.dispatchControl(k.control, m) }
+
+// handleStdin passes an input_reply to the cell waiting for it.
+func (k *Kernel) handleStdin(m *Message) {
+	if m.Header.MsgType != "input_reply" {
+		k.log.Warn("unexpected message on stdin, ignored", "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
+		return
+	}
+	select {
+	case k.inputs <- m:
+	default:
+		k.log.Warn("input_reply dropped: nobody is waiting for input", "msg_id", m.Header.MsgID)
+	}
+}
+
+// dispatchControl answers a control request (or a shutdown or interrupt
+// request that came on shell), on the goroutine that read it.
 func (k *Kernel) dispatchControl(ch *channel, m *Message) {
 	k.busy(m, func() {
 		switch m.Header.MsgType {

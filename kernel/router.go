@@ -16,12 +16,14 @@ import (
 // fresh context and timer, while the sender waits for that goroutine; a
 // reply went out two goroutine hand-offs after the handler had it. Here the
 // goroutine that sends a message writes it, one write call (boundedConn
-// gathers its frames). As with zmq4's, a message goes to every peer whose
-// identity its first frame names, and to nobody when none does.
+// gathers its frames), and the goroutine that reads a peer's message hands
+// it to the socket's handler itself. As with zmq4's, a message goes to
+// every peer whose identity its first frame names, and to nobody when none
+// does.
 type routerSocket struct {
 	listener
-	timeout time.Duration // how long a write may block
-	in      chan zmq4.Msg // received messages, the peer's identity first
+	timeout time.Duration  // how long a write may block
+	handle  func(zmq4.Msg) // takes each message, the peer's identity first
 
 	mu     sync.Mutex
 	peers  []*routerPeer
@@ -36,14 +38,14 @@ type routerPeer struct {
 	mu   sync.Mutex // one message written at a time
 }
 
-// routerQueue is how many received messages wait for Recv, as in zmq4.
-const routerQueue = 10
-
 // newRouter returns a router socket named name (for the log), whose writes
-// fail after timeout, and which ends with ctx or Close.
-func newRouter(ctx context.Context, log *slog.Logger, name string, timeout time.Duration) *routerSocket {
-	r := &routerSocket{listener: newListener(ctx, log, name, zmq4.Router), timeout: timeout,
-		in: make(chan zmq4.Msg, routerQueue)}
+// fail after timeout, and which ends with ctx or Close. handle takes each
+// message received, its first frame the identity of the peer that sent it;
+// it runs on that peer's goroutine, so a peer's messages are handled one
+// at a time and in order, and those of two peers may be handled at once.
+// While it runs, nothing more is read from that peer.
+func newRouter(ctx context.Context, log *slog.Logger, name string, timeout time.Duration, handle func(zmq4.Msg)) *routerSocket {
+	r := &routerSocket{listener: newListener(ctx, log, name, zmq4.Router), timeout: timeout, handle: handle}
 	r.serve = r.open
 	return r
 }
@@ -66,8 +68,8 @@ func (r *routerSocket) open(c *boundedConn, conn *zmq4.Conn) {
 	r.read(p)
 }
 
-// read passes the peer's messages to Recv until its connection ends, then
-// drops it.
+// read hands the peer's messages to the handler until its connection ends
+// or the socket stops, then drops the peer.
 func (r *routerSocket) read(p *routerPeer) {
 	defer r.drop(p)
 	for {
@@ -78,12 +80,11 @@ func (r *routerSocket) read(p *routerPeer) {
 		if msg.Type == zmq4.CmdMsg {
 			continue // RecvMsg has answered a ping
 		}
-		msg.Frames = append([][]byte{[]byte(p.id)}, msg.Frames...)
-		select {
-		case r.in <- msg:
-		case <-r.ctx.Done():
+		if r.ctx.Err() != nil {
 			return
 		}
+		msg.Frames = append([][]byte{[]byte(p.id)}, msg.Frames...)
+		r.handle(msg)
 	}
 }
 
@@ -98,17 +99,6 @@ func (r *routerSocket) drop(p *routerPeer) {
 	}
 	r.mu.Unlock()
 	p.conn.Close()
-}
-
-// Recv returns the next message, its first frame the identity of the peer
-// that sent it.
-func (r *routerSocket) Recv() (zmq4.Msg, error) {
-	select {
-	case msg := <-r.in:
-		return msg, nil
-	case <-r.ctx.Done():
-		return zmq4.Msg{}, fmt.Errorf("%s: socket closed", r.name)
-	}
 }
 
 // SendMulti writes msg, less its first frame, to the peers whose identity

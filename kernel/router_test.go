@@ -17,7 +17,9 @@ import (
 // stops reading once a write to it times out, without holding up the
 // others.
 func TestRouterRoutesByIdentity(t *testing.T) {
-	r := newRouter(context.Background(), slog.New(slog.DiscardHandler), "shell", 200*time.Millisecond)
+	got := make(chan zmq4.Msg, 1)
+	r := newRouter(context.Background(), slog.New(slog.DiscardHandler), "shell", 200*time.Millisecond,
+		func(m zmq4.Msg) { got <- m })
 	if err := r.Listen(boundedTCP + "://127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -35,10 +37,7 @@ func TestRouterRoutesByIdentity(t *testing.T) {
 		if err := d.Send(zmq4.NewMsgString("from " + name)); err != nil {
 			t.Fatal(err)
 		}
-		m, err := r.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := <-got
 		if len(m.Frames) != 2 || string(m.Frames[0]) != name || string(m.Frames[1]) != "from "+name {
 			t.Fatalf("received %q, want [%s, from %s]", m.Frames, name, name)
 		}

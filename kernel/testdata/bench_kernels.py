@@ -15,6 +15,11 @@ pathnotes python3):
             with the machine's load (median of the same runs)
   rtt       a trivial execute_request to its reply and status idle
             (median and 90th percentile of --rounds runs, after a warm-up)
+  client    CPU time of the client's thread per round trip of rtt: what
+            jupyter_client itself spends (signing, date parsing, its event
+            loop), which no kernel can shorten
+  waits     the rest of a round trip of rtt, on average: the time the
+            client sat waiting for the kernel
   cell cpu  CPU time the kernel process used per round trip of rtt
   writes    write system calls the kernel process made per round trip of rtt
   raw       the same round trip from a bare pyzmq client in one thread (no
@@ -180,7 +185,10 @@ def bench(name, starts, rounds):
         execute(kc, TRIVIAL[lang])
     pid = kernel_pid(km)
     cpu0, writes0 = cpu_seconds(pid), write_calls(pid)
+    wall0, client0 = time.perf_counter(), time.thread_time()
     rtts = sorted(execute(kc, TRIVIAL[lang]) for _ in range(rounds))
+    client = (time.thread_time() - client0) / rounds
+    waits = (time.perf_counter() - wall0) / rounds - client
     cell_cpu = (cpu_seconds(pid) - cpu0) / rounds
     cell_writes = (write_calls(pid) - writes0) / rounds
     raw = raw_rtts(km, TRIVIAL[lang], rounds)
@@ -194,6 +202,8 @@ def bench(name, starts, rounds):
         "cpu_ms": statistics.median(cpu_times) * 1e3,
         "rtt_median_ms": statistics.median(rtts) * 1e3,
         "rtt_p90_ms": rtts[int(0.9 * len(rtts))] * 1e3,
+        "client_ms": client * 1e3,
+        "waits_ms": waits * 1e3,
         "cell_cpu_ms": cell_cpu * 1e3,
         "cell_writes": cell_writes,
         "raw_median_ms": statistics.median(raw) * 1e3,
@@ -209,10 +219,10 @@ def main():
     args = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}")
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"{'kernel':<12} {'start (ms)':>10} {'first (ms)':>10} {'cpu (ms)':>8} {'rtt median (ms)':>16} {'rtt p90 (ms)':>13} {'cell cpu (ms)':>14} {'writes':>7} {'raw median (ms)':>16} {'idle RSS (MiB)':>15}")
+    print(f"{'kernel':<12} {'start (ms)':>10} {'first (ms)':>10} {'cpu (ms)':>8} {'rtt median (ms)':>16} {'rtt p90 (ms)':>13} {'client (ms)':>12} {'waits (ms)':>11} {'cell cpu (ms)':>14} {'writes':>7} {'raw median (ms)':>16} {'idle RSS (MiB)':>15}")
     for name in args.kernels:
         r = bench(name, args.starts, args.rounds)
-        print(f"{r['kernel']:<12} {r['start_ms']:>10.0f} {r['first_ms']:>10.0f} {r['cpu_ms']:>8.0f} {r['rtt_median_ms']:>16.2f} {r['rtt_p90_ms']:>13.2f} {r['cell_cpu_ms']:>14.2f} {r['cell_writes']:>7.1f} "
+        print(f"{r['kernel']:<12} {r['start_ms']:>10.0f} {r['first_ms']:>10.0f} {r['cpu_ms']:>8.0f} {r['rtt_median_ms']:>16.2f} {r['rtt_p90_ms']:>13.2f} {r['client_ms']:>12.2f} {r['waits_ms']:>11.2f} {r['cell_cpu_ms']:>14.2f} {r['cell_writes']:>7.1f} "
               f"{r['raw_median_ms']:>16.2f} {r['rss_mib']:>15.1f}")
     print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
