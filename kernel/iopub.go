@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-zeromq/zmq4"
 )
@@ -52,7 +53,12 @@ type subscriber struct {
 	dropping bool // messages are being dropped (logged once per stretch)
 	wake     chan struct{}
 	done     chan struct{} // closed when the subscriber is dropped
+	drained  chan struct{} // closed by the writer when the socket closes and the queue is sent
 }
+
+// closeFlush bounds how long Close waits for the subscribers' writers to
+// send what their queues hold (the status idle of a shutdown_request, say).
+const closeFlush = time.Second
 
 // newIOPub returns an iopub socket, which ends with ctx or Close.
 func newIOPub(ctx context.Context, log *slog.Logger) *iopubSocket {
@@ -64,7 +70,7 @@ func newIOPub(ctx context.Context, log *slog.Logger) *iopubSocket {
 // open adds a subscriber that made its handshake and serves it.
 func (p *iopubSocket) open(c *boundedConn, conn *zmq4.Conn) {
 	sub := &subscriber{s: p, raw: c, conn: conn, prefixes: map[string]bool{},
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), done: make(chan struct{}), drained: make(chan struct{})}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -111,7 +117,8 @@ func (sub *subscriber) drop() {
 	sub.conn.Close()
 }
 
-// write sends what the subscriber's queue holds until its connection ends.
+// write sends what the subscriber's queue holds until its connection ends,
+// or until the socket closes and the queue is sent.
 func (sub *subscriber) write() {
 	for {
 		select {
@@ -119,10 +126,20 @@ func (sub *subscriber) write() {
 		case <-sub.done:
 			return
 		}
+		sub.s.mu.Lock()
+		closing := sub.s.closed // no message is queued after this
+		sub.s.mu.Unlock()
 		sub.mu.Lock()
 		batch := sub.queue
 		sub.queue, sub.queued = nil, 0
 		sub.mu.Unlock()
+		if len(batch) == 0 {
+			if closing {
+				close(sub.drained)
+				return
+			}
+			continue
+		}
 		if err := sub.raw.gathered(func() error {
 			for _, m := range batch {
 				if err := sub.conn.SendMsg(m); err != nil {
@@ -132,6 +149,10 @@ func (sub *subscriber) write() {
 			return nil
 		}); err != nil {
 			sub.conn.Close() // read returns and drops the subscriber
+			return
+		}
+		if closing {
+			close(sub.drained)
 			return
 		}
 	}
@@ -177,6 +198,11 @@ func (sub *subscriber) enqueue(msg zmq4.Msg, topic string, size int) {
 	sub.dropping = false
 	sub.queue = append(sub.queue, msg)
 	sub.queued += size
+	sub.wakeWriter()
+}
+
+// wakeWriter has the subscriber's writer send its queue.
+func (sub *subscriber) wakeWriter() {
 	select {
 	case sub.wake <- struct{}{}:
 	default:
@@ -194,7 +220,9 @@ func (sub *subscriber) subscribed(topic string) bool {
 	return false
 }
 
-// Close stops the socket and closes the subscribers' connections.
+// Close stops the socket, lets the subscribers' writers send what their
+// queues hold (for closeFlush at most: a subscriber that stopped reading
+// does not hold up the close), and closes the subscribers' connections.
 func (p *iopubSocket) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -207,6 +235,15 @@ func (p *iopubSocket) Close() error {
 	p.mu.Unlock()
 	err := p.stop()
 	for sub := range subs {
+		sub.wakeWriter()
+	}
+	deadline := time.After(closeFlush)
+	for sub := range subs {
+		select {
+		case <-sub.drained:
+		case <-sub.done:
+		case <-deadline:
+		}
 		sub.conn.Close()
 	}
 	return err

@@ -49,7 +49,8 @@ func waitSubscribed(t *testing.T, p *iopubSocket, n int) {
 
 // TestIOPubSubscriberThatStopsReading checks that a subscriber that reads
 // nothing holds up neither the publisher nor the other subscribers, which
-// get every message of the topics they subscribed to, and only those.
+// get every message of the topics they subscribed to, and only those, nor
+// the socket's Close for more than closeFlush.
 func TestIOPubSubscriberThatStopsReading(t *testing.T) {
 	p, addr := startIOPub(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -132,5 +133,12 @@ func TestIOPubSubscriberThatStopsReading(t *testing.T) {
 		}
 	case <-time.After(waitFor):
 		t.Fatal("the reading subscribers did not get their messages")
+	}
+	// Close waits for the writers to send their queues, but not for long
+	// on the one that reads nothing.
+	start = time.Now()
+	p.Close()
+	if d := time.Since(start); d > closeFlush+time.Second {
+		t.Errorf("Close took %v with a subscriber that reads nothing", d)
 	}
 }

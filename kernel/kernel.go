@@ -356,6 +356,10 @@ func (k *Kernel) dispatchControl(ch *channel, m *Message) {
 			k.unknown(ch, m)
 		}
 	})
+	if m.Header.MsgType == "shutdown_request" {
+		// After its status idle: Run closes the sockets once done is closed.
+		k.shutOnce.Do(func() { close(k.done) })
+	}
 }
 
 // dispatchShell answers a shell request, on the execution goroutine.
@@ -514,9 +518,9 @@ func (k *Kernel) kernelInfo() map[string]any {
 	}
 }
 
-// shutdown answers a shutdown_request and stops Run. With restart true the
-// front end starts a new process, so this one exits either way, as the
-// protocol says.
+// shutdown answers a shutdown_request; dispatchControl then stops Run. With
+// restart true the front end starts a new process, so this one exits either
+// way, as the protocol says.
 func (k *Kernel) shutdown(ch *channel, m *Message) {
 	var req struct {
 		Restart bool `json:"restart"`
@@ -529,7 +533,6 @@ func (k *Kernel) shutdown(ch *channel, m *Message) {
 	content := map[string]any{"status": "ok", "restart": req.Restart}
 	k.reply(ch, m, "shutdown_reply", content)
 	k.publish(m, "shutdown_reply", content)
-	k.shutOnce.Do(func() { close(k.done) })
 }
 
 // commOpen refuses a comm: the kernel has no comm targets, and the protocol

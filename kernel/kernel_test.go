@@ -375,6 +375,30 @@ func TestShutdownWithoutRestart(t *testing.T) {
 	}
 }
 
+// TestShutdownPublishesIdle checks that a shutdown_request gets its reply,
+// its shutdown_reply on iopub and its status idle before the kernel closes
+// its sockets, and that nothing fails to go out on the way.
+func TestShutdownPublishesIdle(t *testing.T) {
+	for i := range 20 {
+		tk := startKernel(t, "")
+		c := connect(t, tk, testKey)
+		id := c.send(c.control, "shutdown_request", map[string]any{"restart": true})
+		c.reply(c.controlMsgs, id)
+		out := c.outputs(id)
+		if len(out) != 1 || out[0].Header.MsgType != "shutdown_reply" {
+			t.Fatalf("round %d: iopub between busy and idle: %d messages", i, len(out))
+		}
+		select {
+		case <-tk.done:
+		case <-time.After(waitFor):
+			t.Fatal("Run did not return")
+		}
+		if logs := tk.logs.String(); strings.Contains(logs, "send failed") {
+			t.Fatalf("round %d: a message did not go out:\n%s", i, tail(logs, 2000))
+		}
+	}
+}
+
 // BenchmarkExecuteRoundTrip measures a trivial execute_request from send to
 // status idle, through real sockets on 127.0.0.1.
 func BenchmarkExecuteRoundTrip(b *testing.B) {
