@@ -7,9 +7,9 @@
 // Requests on the shell socket run one at a time, in order, on the
 // execution goroutine. Control requests are answered on the goroutine that
 // reads them, so that an interrupt or a shutdown is answered while a cell
-// runs. Nothing a front end sends can stop the kernel
-// except a shutdown_request: bad signatures, replayed messages, malformed
-// JSON, unknown message types and panics of the interpreter are logged and
+// runs. Nothing a front end sends can stop the kernel except a
+// shutdown_request: bad signatures, replayed messages, malformed JSON,
+// unknown message types and panics of the interpreter are logged and
 // survived, and a connection that announces a frame over Options.MaxFrame,
 // sends a handshake that is not a well-formed READY, or does not finish
 // its handshake in time, is closed alone.
