@@ -32,9 +32,10 @@ type socket interface {
 type iopubSocket struct {
 	listener
 
-	mu     sync.Mutex
-	subs   map[*subscriber]bool
-	closed bool
+	mu      sync.Mutex
+	subs    map[*subscriber]bool
+	closed  bool
+	closing chan struct{} // closed by Close after closed is set: nothing is queued after it
 }
 
 // maxQueued bounds the bytes waiting for one subscriber.
@@ -62,7 +63,8 @@ const closeFlush = time.Second
 
 // newIOPub returns an iopub socket, which ends with ctx or Close.
 func newIOPub(ctx context.Context, log *slog.Logger) *iopubSocket {
-	p := &iopubSocket{listener: newListener(ctx, log, "iopub", zmq4.Pub), subs: map[*subscriber]bool{}}
+	p := &iopubSocket{listener: newListener(ctx, log, "iopub", zmq4.Pub), subs: map[*subscriber]bool{},
+		closing: make(chan struct{})}
 	p.serve = p.open
 	return p
 }
@@ -126,9 +128,12 @@ func (sub *subscriber) write() {
 		case <-sub.done:
 			return
 		}
-		sub.s.mu.Lock()
-		closing := sub.s.closed // no message is queued after this
-		sub.s.mu.Unlock()
+		closing := false
+		select {
+		case <-sub.s.closing:
+			closing = true
+		default:
+		}
 		sub.mu.Lock()
 		batch := sub.queue
 		sub.queue, sub.queued = nil, 0
@@ -230,6 +235,7 @@ func (p *iopubSocket) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.closing)
 	subs := p.subs
 	p.subs = map[*subscriber]bool{}
 	p.mu.Unlock()

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pathnotes/pathnotes/internal/pipes"
 )
 
 // StdioCapture redirects file descriptors (the process's standard output
@@ -139,19 +141,11 @@ func (c *StdioCapture) forward(cf *capturedFD) {
 func (c *StdioCapture) readOnce(cf *capturedFD, fd int) (n int, open bool) {
 	cf.mu.Lock()
 	defer cf.mu.Unlock()
-	for {
-		n, err := syscall.Read(fd, cf.buf)
-		switch {
-		case n > 0:
-			c.emit(cf, cf.buf[:n])
-			return n, true
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case errors.Is(err, syscall.EAGAIN):
-			return 0, true
-		}
-		return 0, false // end of file, or a failed read
+	n, open = pipes.ReadReady(fd, cf.buf)
+	if n > 0 {
+		c.emit(cf, cf.buf[:n])
 	}
+	return n, open
 }
 
 // closeTimeout bounds the wait for forward to end at Close.

@@ -22,6 +22,7 @@ const module = "github.com/pathnotes/pathnotes"
 var allowed = map[string][]string{
 	"internal/atomicfile": nil,
 	"internal/memlimit":   nil,
+	"internal/pipes":      nil,
 	"internal/layers":     nil,
 	"internal/fsizetest":  nil,
 	"internal/rlimittest": nil,
@@ -55,7 +56,7 @@ var allowed = map[string][]string{
 }
 
 // anywhere are the leaves every package may import: they know nothing of the others.
-var anywhere = []string{"internal/atomicfile", "internal/memlimit"}
+var anywhere = []string{"internal/atomicfile", "internal/memlimit", "internal/pipes"}
 
 // testAnywhere are the test helpers every package's tests may import.
 var testAnywhere = []string{"internal/fsizetest", "internal/rlimittest", "internal/testenv"}

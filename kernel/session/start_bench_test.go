@@ -70,6 +70,19 @@ func TestSessionStartAllocations(t *testing.T) {
 	}
 }
 
+// trivialSession starts a session with the kernel's options, declares x
+// for trivialCells, and closes the session when the test ends.
+func trivialSession(tb testing.TB) *Session {
+	tb.Helper()
+	s, err := New(kernelOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	run(tb, s, "x := 0")
+	return s
+}
+
 // trivialCells runs n cells x = 1 in s.
 func trivialCells(tb testing.TB, s *Session, n int) {
 	for range n {
@@ -84,12 +97,7 @@ func trivialCells(tb testing.TB, s *Session, n int) {
 //
 //	go test -run XXX -bench TrivialCell -benchmem ./kernel/session
 func BenchmarkTrivialCell(b *testing.B) {
-	s, err := New(kernelOptions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	run(b, s, "x := 0")
+	s := trivialSession(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	trivialCells(b, s, b.N)
@@ -100,12 +108,7 @@ func BenchmarkTrivialCell(b *testing.B) {
 // rewrites a cell goes through, and the interpreter's global frame, which
 // yaegi made anew at every cell, a copy growing with the session.
 func TestTrivialCellAllocations(t *testing.T) {
-	s, err := New(kernelOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	run(t, s, "x := 0")
+	s := trivialSession(t)
 	trivialCells(t, s, 1000)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

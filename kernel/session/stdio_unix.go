@@ -2,10 +2,7 @@
 
 package session
 
-import (
-	"errors"
-	"syscall"
-)
+import "github.com/pathnotes/pathnotes/internal/pipes"
 
 // On Unix the pipe's read end is non-blocking (os.Pipe puts it in the
 // runtime's poller), and every read of it happens under the stream's mutex:
@@ -62,22 +59,14 @@ func (st *stream) read() {
 // readLocked reads once from the pipe, without waiting, into pending. It
 // returns the bytes read and whether the pipe is still open.
 func (st *stream) readLocked(fd int) (n int, open bool) {
-	for {
-		n, err := syscall.Read(fd, st.buf)
-		switch {
-		case n > 0:
-			st.pending = append(st.pending, st.buf[:n]...)
-			if len(st.pending) >= maxPending {
-				st.sendLocked(false)
-			}
-			return n, true
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case errors.Is(err, syscall.EAGAIN):
-			return 0, true
+	n, open = pipes.ReadReady(fd, st.buf)
+	if n > 0 {
+		st.pending = append(st.pending, st.buf[:n]...)
+		if len(st.pending) >= maxPending {
+			st.sendLocked(false)
 		}
-		return 0, false // end of file, or a failed read
 	}
+	return n, open
 }
 
 // sync sends everything written to the stream before the call.
