@@ -265,6 +265,13 @@ func TestEmuSolverCancelInLaunch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A small run first loads the module, so that the deadline falls in
+	// the long launch, not in decoding the PTX (slow on a loaded machine).
+	small, _ := graph.GNM(20, 80, graph.WeightRange{Min: 1, Max: 9}, 2)
+	ref, _ := cpu.FloydWarshall(context.Background(), small, cpu.FWOptions{})
+	if res, err := AllPairs(context.Background(), VariantAPSPBatched, small, Options{Device: d}); err != nil || !res.SameDistances(ref) {
+		t.Fatalf("apsp-batched before the cancelled run: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -283,8 +290,6 @@ func TestEmuSolverCancelInLaunch(t *testing.T) {
 	}
 	wantErr(t, "cancelled solver", err, "apsp-batched: interrupted after", "in kernel apsp_batch")
 	t.Logf("stopped after %v: %v", time.Since(start), err)
-	small, _ := graph.GNM(20, 80, graph.WeightRange{Min: 1, Max: 9}, 2)
-	ref, _ := cpu.FloydWarshall(context.Background(), small, cpu.FWOptions{})
 	res, err := AllPairs(context.Background(), VariantAPSPBatched, small, Options{Device: d})
 	if err != nil || !res.SameDistances(ref) {
 		t.Errorf("apsp-batched after the cancelled run: %v", err)

@@ -304,7 +304,7 @@ func nvidiaPTX(t *testing.T, name, source string) string {
 func nvrtcAvailable() string {
 	for _, line := range Compilers() {
 		if strings.HasPrefix(line, "NVRTC") {
-			if strings.HasSuffix(line, ": available") {
+			if strings.HasSuffix(line, ": compiles") {
 				return ""
 			}
 			return line

@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"internal/atomicfile": nil,
 	"internal/memlimit":   nil,
 	"internal/pipes":      nil,
+	"internal/toolchain":  nil,
 	"internal/layers":     nil,
 	"internal/fsizetest":  nil,
 	"internal/rlimittest": nil,
@@ -56,7 +57,7 @@ var allowed = map[string][]string{
 }
 
 // anywhere are the leaves every package may import: they know nothing of the others.
-var anywhere = []string{"internal/atomicfile", "internal/memlimit", "internal/pipes"}
+var anywhere = []string{"internal/atomicfile", "internal/memlimit", "internal/pipes", "internal/toolchain"}
 
 // testAnywhere are the test helpers every package's tests may import.
 var testAnywhere = []string{"internal/fsizetest", "internal/rlimittest", "internal/testenv"}

@@ -1,38 +1,48 @@
 // Package testenv holds what tests share about the machine they run on:
-// whether the CUDA compilers that the tests of gpu, its compiler and the
-// %%cuda magic need are on PATH.
+// whether the CUDA compilers that the tests of gpu, its compiler, the
+// %%cuda magic and ptx need are there and compile.
 package testenv
 
 import (
 	"os"
-	"os/exec"
 	"testing"
+
+	"github.com/pathnotes/pathnotes/internal/toolchain"
 )
 
-// NeedNVCC skips a test that needs nvcc when it is not on PATH, or fails
-// it under CI=true (CI installs Debian's CUDA toolkit).
-func NeedNVCC(t testing.TB) {
+// InCI reports whether the tests run in CI (CI=true), where a tool that
+// a test needs and that does not work fails the test instead of skipping it.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// NeedNVCC returns nvcc as package toolchain found it, after it compiled
+// a trivial kernel (with the host compiler it needed). Where nvcc is
+// missing or cannot compile, the test skips and names the reason, or
+// fails under CI=true (CI installs Debian's CUDA toolkit).
+func NeedNVCC(t testing.TB) toolchain.Compiler {
 	t.Helper()
-	needTool(t, "nvcc", ": CI must install the CUDA toolkit (.ci/run does)",
-		" (no CUDA toolkit here): the compiler tests need it")
+	return need(t, toolchain.NVCC(), "CI must install the CUDA toolkit and a host compiler it accepts (.ci/run does)",
+		"the compiler tests need a CUDA toolkit that compiles")
 }
 
-// NeedClang skips a test that needs clang when it is not on PATH, or fails
-// it under CI=true (CI installs Debian's clang).
-func NeedClang(t testing.TB) {
+// NeedClang returns clang as package toolchain found it, after it compiled
+// a trivial kernel to PTX. Where clang is missing or cannot compile, the
+// test skips and names the reason, or fails under CI=true (CI installs
+// Debian's clang).
+func NeedClang(t testing.TB) toolchain.Compiler {
 	t.Helper()
-	needTool(t, "clang", ": CI must install it (.ci/run does)",
-		": the tests of clang as a CUDA compiler need it")
+	return need(t, toolchain.Clang(), "CI must install clang (.ci/run does)",
+		"the tests of clang as a CUDA compiler need one that compiles")
 }
 
-// needTool skips t when tool is not on PATH, or fails it under CI=true;
-// inCI and here end the message "tool is not on PATH" in each case.
-func needTool(t testing.TB, tool, inCI, here string) {
+// need skips t, or fails it under CI, when c does not work; inCI and here
+// end the message in each case.
+func need(t testing.TB, c toolchain.Compiler, inCI, here string) toolchain.Compiler {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(tool + " is not on PATH" + inCI)
+	if !c.Works() {
+		if InCI() {
+			t.Fatal(c.String() + ": " + inCI)
 		}
-		t.Skip(tool + " is not on PATH" + here)
+		t.Skip(c.String() + ": " + here)
 	}
+	return c
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/internal/toolchain"
 )
 
 // The header clang compiles every cell with, and the stand-ins of the
@@ -22,72 +24,15 @@ var clangHeaders embed.FS
 // EnvClang is the environment variable that names the clang binary that
 // compiles %%cuda cells; unset, clang is looked up on PATH (then as
 // clang-20 ... clang-14, and in Homebrew's keg-only llvm directories).
-const EnvClang = "PATHNOTES_CLANG"
+const EnvClang = toolchain.EnvClang
 
 // clangCompiler compiles CUDA C to PTX with clang's CUDA front end and
 // NVPTX back end, without a CUDA toolkit: no CUDA headers, no libdevice.
 type clangCompiler struct{}
 
-// clangDirs are where Homebrew keeps its llvm, which it leaves off PATH.
-var clangDirs = []string{"/opt/homebrew/opt/llvm/bin", "/usr/local/opt/llvm/bin"}
+func (clangCompiler) available() string { return unusable(toolchain.Clang()) }
 
-// clangPath finds the clang binary, or returns "".
-func clangPath() string {
-	if p := strings.TrimSpace(os.Getenv(EnvClang)); p != "" {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-		return ""
-	}
-	names := []string{"clang"}
-	for v := 20; v >= 14; v-- {
-		names = append(names, "clang-"+strconv.Itoa(v))
-	}
-	for _, n := range names {
-		if path, err := exec.LookPath(n); err == nil {
-			return path
-		}
-	}
-	for _, dir := range clangDirs {
-		if path := filepath.Join(dir, "clang"); isExecutable(path) {
-			return path
-		}
-	}
-	return ""
-}
-
-// isExecutable reports whether path is an executable file.
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
-}
-
-func (clangCompiler) available() string {
-	if clangPath() == "" {
-		if p := os.Getenv(EnvClang); p != "" {
-			return "clang: " + EnvClang + "=" + p + " is not an executable"
-		}
-		return "clang: not found on PATH"
-	}
-	return ""
-}
-
-// clangVersion matches clang --version's "clang version 14.0.6".
-var clangVersion = regexp.MustCompile(`clang version (\d+\.\d+(?:\.\d+)?)`)
-
-func (clangCompiler) describe() string {
-	path := clangPath()
-	if path == "" {
-		return "clang"
-	}
-	out, err := exec.Command(path, "--version").Output()
-	if m := clangVersion.FindSubmatch(out); err == nil && m != nil {
-		return "clang " + string(m[1]) + " (" + path + ")"
-	}
-	return "clang (" + path + ")"
-}
-
-func (clangCompiler) family() string { return "clang" }
+func (clangCompiler) describe() string { return toolchain.Clang().Describe() }
 
 // clangArch turns a virtual architecture (compute_52) into clang's GPU
 // name (sm_52), and picks the PTX ISA version: 6.4 (CUDA 10.1, which has
@@ -115,7 +60,7 @@ func clangArch(arch string) (gpu, ptx string, err error) {
 }
 
 func (clangCompiler) compile(ctx context.Context, name, source string, opts CompileOptions) (string, string, error) {
-	path := clangPath()
+	tool := toolchain.Clang()
 	gpuArch, ptxFeature, err := clangArch(opts.Arch)
 	if err != nil {
 		return "", "", err
@@ -144,7 +89,7 @@ func (clangCompiler) compile(ctx context.Context, name, source string, opts Comp
 		"-S", "-O2", "-mllvm", "-inline-threshold=100000", "-fno-show-column", "-fno-color-diagnostics", "-Wno-unknown-cuda-version"}
 	args = append(args, clangFlags(opts.Flags)...)
 	args = append(args, "-o", out, src)
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd := exec.CommandContext(ctx, tool.Path, append(append([]string{}, tool.Args...), args...)...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Run(); err != nil {

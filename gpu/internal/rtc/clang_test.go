@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -98,9 +97,8 @@ func TestClangCompile(t *testing.T) {
 // there, clang named by PATHNOTES_CLANG; a clang that is not there is
 // said so.
 func TestClangFallback(t *testing.T) {
-	testenv.NeedClang(t)
+	path := testenv.NeedClang(t).Path
 	skipIfNVRTC(t)
-	path, _ := exec.LookPath("clang")
 	t.Setenv(EnvPTXCache, "off")
 	t.Setenv("PATH", "")
 	t.Setenv(EnvClang, path)
@@ -113,7 +111,7 @@ func TestClangFallback(t *testing.T) {
 	}
 	t.Setenv(EnvClang, "no-such-clang")
 	_, err = CompileCUDA(context.Background(), "twice", "__global__ void twice(int *p) {}", CompileOptions{Compiler: "clang"})
-	if err == nil || !strings.Contains(err.Error(), "clang: PATHNOTES_CLANG=no-such-clang is not an executable") {
+	if err == nil || !strings.Contains(err.Error(), "clang: PATHNOTES_CLANG=no-such-clang names no executable file") {
 		t.Errorf("missing clang: %v", err)
 	}
 }

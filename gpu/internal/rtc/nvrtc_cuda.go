@@ -135,6 +135,13 @@ func loadNVRTC() {
 			var major, minor C.int
 			C.pn_get_version(&major, &minor)
 			s.path, s.version = name, fmt.Sprintf("%d.%d", major, minor)
+			// Loaded is not enough: it must compile a trivial kernel (for
+			// the default arch, or the newer one a CUDA 13 NVRTC needs).
+			_, log, _, err := compileArch(context.Background(), nvrtcCompiler{}, "probe",
+				"__global__ void pathnotes_probe(int *a) { a[threadIdx.x] = 1; }\n", CompileOptions{Arch: defaultArch}, true)
+			if err != nil {
+				s.missing = nvrtcCompiler{}.describe() + ": loaded but cannot compile a trivial kernel: " + strings.TrimSpace(err.Error()+" "+log)
+			}
 			return
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/pathnotes/pathnotes/internal/atomicfile"
+	"github.com/pathnotes/pathnotes/internal/toolchain"
 )
 
 // CompileOptions configure CompileCUDA.
@@ -221,7 +222,7 @@ func Compilers() []string {
 		if why := c.available(); why != "" {
 			lines = append(lines, why)
 		} else {
-			lines = append(lines, c.describe()+": available")
+			lines = append(lines, c.describe()+": compiles")
 		}
 	}
 	switch dir, err := PTXCacheDir(); {
@@ -357,29 +358,20 @@ func cacheFamilies(cs []compiler) []string {
 	return fs
 }
 
-// nvccCompiler runs `nvcc -ptx` from PATH.
+// nvccCompiler runs `nvcc -ptx` from PATH, with the host compiler that
+// package toolchain found it needs.
 type nvccCompiler struct{}
 
-func (nvccCompiler) available() string {
-	if _, err := exec.LookPath("nvcc"); err != nil {
-		return "nvcc: not found on PATH"
-	}
-	return ""
-}
+func (nvccCompiler) available() string { return unusable(toolchain.NVCC()) }
 
-// nvccRelease matches nvcc --version's "release 11.8".
-var nvccRelease = regexp.MustCompile(`release (\d+\.\d+)`)
+func (nvccCompiler) describe() string { return toolchain.NVCC().Describe() }
 
-func (nvccCompiler) describe() string {
-	path, err := exec.LookPath("nvcc")
-	if err != nil {
-		return "nvcc"
+// unusable returns "" when c compiles, else the line that says why not.
+func unusable(c toolchain.Compiler) string {
+	if c.Works() {
+		return ""
 	}
-	out, err := exec.Command(path, "--version").Output()
-	if m := nvccRelease.FindSubmatch(out); err == nil && m != nil {
-		return "nvcc " + string(m[1]) + " (" + path + ")"
-	}
-	return "nvcc (" + path + ")"
+	return c.String()
 }
 
 func (nvccCompiler) compile(ctx context.Context, name, source string, opts CompileOptions) (string, string, error) {
@@ -393,9 +385,10 @@ func (nvccCompiler) compile(ctx context.Context, name, source string, opts Compi
 		return "", "", err
 	}
 	out := filepath.Join(tmp, "cell.ptx")
-	args := append([]string{"-ptx", "-arch=" + opts.Arch}, opts.Flags...)
+	tool := toolchain.NVCC()
+	args := append(append(append([]string{}, tool.Args...), "-ptx", "-arch="+opts.Arch), opts.Flags...)
 	args = append(args, "-o", out, src)
-	cmd := exec.CommandContext(ctx, "nvcc", args...)
+	cmd := exec.CommandContext(ctx, tool.Path, args...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Run(); err != nil {
