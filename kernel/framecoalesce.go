@@ -31,8 +31,9 @@ type gatherer struct {
 	greeting int    // bytes of our greeting still to pass, written as they come
 	buf      []byte // gathered bytes not written yet
 	frames   zmtpFrames
-	err      error // the first write error; every later write returns it
-	hold     bool  // keep whole messages too, until gathered writes them
+	err      error  // the first write error; every later write returns it
+	hold     bool   // keep whole messages too, until gathered writes them
+	commands []byte // command frames to write once the message being written ends
 }
 
 // gathered runs send, which writes whole messages to the connection, and
@@ -83,15 +84,40 @@ func (g *gatherer) writeLocked(w io.Writer, p []byte) (int, error) {
 			g.err = err
 			return 0, err
 		}
-		return len(p), nil
+	} else {
+		g.buf = append(g.buf, p...)
 	}
-	g.buf = append(g.buf, p...)
+	if ends && len(g.commands) > 0 {
+		g.buf = append(g.buf, g.commands...)
+		g.commands = nil
+	}
 	if ends && !g.hold {
 		if err := g.flush(w); err != nil {
 			return 0, err
 		}
 	}
 	return len(p), nil
+}
+
+// command writes a command frame (a PONG) to w, which the connection's
+// reader answers while a socket's writer may be in the middle of a
+// message: between two messages, at once or, when the writer has begun
+// one, once it ends.
+func (g *gatherer) command(w io.Writer, frame []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f := &g.frames
+	if g.err != nil || g.greeting > 0 {
+		return
+	}
+	if f.skip > 0 || f.hdrLen > 0 || f.flags&flagMore != 0 {
+		g.commands = append(g.commands, frame...)
+		return
+	}
+	g.buf = append(g.buf, frame...)
+	if !g.hold {
+		g.flush(w)
+	}
 }
 
 // flush writes the gathered bytes.

@@ -12,13 +12,18 @@ import (
 	"github.com/go-zeromq/zmq4"
 )
 
-// socket is what the kernel does with a socket: zmq4's REP socket,
-// routerSocket and iopubSocket.
-type socket interface {
+// port is what the kernel does with each of its five sockets.
+type port interface {
 	Listen(endpoint string) error
 	Addr() net.Addr
-	SendMulti(zmq4.Msg) error
 	Close() error
+}
+
+// socket is a port that the kernel sends messages on: routerSocket and
+// iopubSocket.
+type socket interface {
+	port
+	SendMulti(zmq4.Msg) error
 }
 
 // iopubSocket is the kernel's PUB socket. zmq4's sends every message from
@@ -41,6 +46,14 @@ type iopubSocket struct {
 // maxQueued bounds the bytes waiting for one subscriber.
 const maxQueued = 64 << 20
 
+// A subscriber holds at most maxSubscriptions topic prefixes of at most
+// maxTopic bytes (a Jupyter front end subscribes to "", every topic);
+// each message published is checked against every prefix.
+const (
+	maxSubscriptions = 64
+	maxTopic         = 1 << 10
+)
+
 // subscriber is one connection to the iopub socket.
 type subscriber struct {
 	s    *iopubSocket
@@ -61,9 +74,10 @@ type subscriber struct {
 // send what their queues hold (the status idle of a shutdown_request, say).
 const closeFlush = time.Second
 
-// newIOPub returns an iopub socket, which ends with ctx or Close.
-func newIOPub(ctx context.Context, log *slog.Logger) *iopubSocket {
-	p := &iopubSocket{listener: newListener(ctx, log, "iopub", zmq4.Pub), subs: map[*subscriber]bool{},
+// newIOPub returns an iopub socket with the bounds of limits, which ends
+// with ctx or Close.
+func newIOPub(ctx context.Context, log *slog.Logger, limits wireLimits) *iopubSocket {
+	p := &iopubSocket{listener: newListener(ctx, log, "iopub", zmq4.Pub, limits), subs: map[*subscriber]bool{},
 		closing: make(chan struct{})}
 	p.serve = p.open
 	return p
@@ -90,22 +104,27 @@ func (p *iopubSocket) open(c *boundedConn, conn *zmq4.Conn) {
 func (sub *subscriber) read() {
 	defer sub.drop()
 	for {
-		msg, err := sub.conn.RecvMsg()
+		msg, err := sub.raw.readMsg()
 		if err != nil {
 			return
 		}
-		if msg.Type == zmq4.CmdMsg || len(msg.Frames) != 1 || len(msg.Frames[0]) == 0 {
-			continue // a PUB socket ignores what is not a subscription
+		if len(msg.Frames) != 1 || len(msg.Frames[0]) == 0 || msg.Frames[0][0] > 1 || len(msg.Frames[0]) > maxTopic+1 {
+			sub.raw.settle(standingRefused) // a PUB socket ignores what is not a subscription
+			continue
 		}
 		f := msg.Frames[0]
+		verdict := standingAccepted
 		sub.mu.Lock()
-		switch f[0] {
-		case 0:
+		switch {
+		case f[0] == 0:
 			delete(sub.prefixes, string(f[1:]))
-		case 1:
+		case len(sub.prefixes) < maxSubscriptions:
 			sub.prefixes[string(f[1:])] = true
+		default:
+			verdict = standingRefused
 		}
 		sub.mu.Unlock()
+		sub.raw.settle(verdict)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // startIOPub returns an iopub socket listening on a port of 127.0.0.1 and
 // its TCP address.
 func startIOPub(t *testing.T) (*iopubSocket, string) {
-	p := newIOPub(context.Background(), slog.New(slog.DiscardHandler))
+	p := newIOPub(context.Background(), slog.New(slog.DiscardHandler), testLimits(t))
 	if err := p.Listen(boundedTCP + "://127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

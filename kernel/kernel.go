@@ -10,9 +10,13 @@
 // runs. Nothing a front end sends can stop the kernel except a
 // shutdown_request: bad signatures, replayed messages, malformed JSON,
 // unknown message types and panics of the interpreter are logged and
-// survived, and a connection that announces a frame over Options.MaxFrame,
-// sends a handshake that is not a well-formed READY, or does not finish
-// its handshake in time, is closed alone.
+// survived, and a connection that announces a frame or a message over the
+// bounds (Options.MaxFrame, Options.MaxMessage), would hold more than the
+// connections not yet verified may hold together (Options.MaxUnverified),
+// sends a handshake that is not a well-formed READY, does not finish its
+// handshake in time, or stalls in the middle of a message, is closed
+// alone. Each port keeps at most Options.MaxConnections connections,
+// never evicting one that has sent a message with a good signature.
 package kernel
 
 import (
@@ -67,6 +71,22 @@ type Options struct {
 	// kernel serves on. 0 means $PATHNOTES_MAX_FRAME (see MaxFrameEnv),
 	// or DefaultMaxFrame when that is unset.
 	MaxFrame int64
+	// MaxMessage bounds the frames of one message together, in bytes,
+	// counting 64 bytes a frame beside its body; a connection whose
+	// message goes over it is closed as for MaxFrame. 0 means
+	// $PATHNOTES_MAX_MESSAGE, or DefaultMaxMessage.
+	MaxMessage int64
+	// MaxUnverified bounds, in bytes, what all connections that have not
+	// sent a message with a good signature hold together of the messages
+	// they are sending (beyond the first 64 KiB each); a connection whose
+	// message would go over it is closed. 0 means
+	// $PATHNOTES_MAX_UNVERIFIED, or DefaultMaxUnverified.
+	MaxUnverified int64
+	// MaxConnections is the most connections each port keeps; past it, a
+	// new connection evicts one that has not sent a message with a good
+	// signature. 0 means $PATHNOTES_MAX_CONNECTIONS, or
+	// DefaultMaxConnections.
+	MaxConnections int
 }
 
 // Kernel is one running Jupyter kernel. Create it with New, serve with Run.
@@ -84,7 +104,7 @@ type Kernel struct {
 	control  *channel
 	stdin    *channel
 	iopub    *channel
-	hb       zmq4.Socket
+	hb       *hbSocket
 	replays  *replayGuard // signatures of the messages received lately
 
 	queue    chan *Message // shell requests waiting for the execution goroutine
@@ -120,10 +140,6 @@ func New(opts Options) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
-	bound, err := maxFrame(opts)
-	if err != nil {
-		return nil, fmt.Errorf("kernel: %w", err)
-	}
 	k := &Kernel{
 		opts:    opts,
 		log:     opts.Log,
@@ -142,24 +158,20 @@ func New(opts Options) (*Kernel, error) {
 	if k.history == nil {
 		k.history, _, _ = OpenHistory("") // in memory: cannot fail
 	}
-	k.sockCtx, k.sockStop = context.WithCancel(context.Background())
-	zlog := zmq4.WithLogger(slog.NewLogLogger(k.log.Handler(), slog.LevelWarn))
-	// A send to a front end that went away must not block the kernel.
-	timeout := zmq4.WithTimeout(sendTimeout)
-	// Each socket's context tells its listener the frame bound and the
-	// port name to log.
-	ctx := func(port string) context.Context {
-		return withFrameBound(k.sockCtx, frameBound{port: port, max: bound, handshake: handshakeTimeout, log: k.log})
+	limits, err := newWireLimits(opts, k.log)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
 	}
+	k.sockCtx, k.sockStop = context.WithCancel(context.Background())
 	k.shell, k.control, k.stdin = &channel{name: "shell"}, &channel{name: "control"}, &channel{name: "stdin"}
 	for ch, handle := range map[*channel]func(*Message){
 		k.shell: k.handleShell, k.control: k.handleControl, k.stdin: k.handleStdin} {
-		ch.sock = newRouter(ctx(ch.name), k.log, ch.name, sendTimeout, k.deliver(ch, handle))
+		ch.sock = newRouter(k.sockCtx, k.log, ch.name, limits, sendTimeout, k.deliver(ch, handle))
 	}
-	k.iopub = &channel{name: "iopub", sock: newIOPub(ctx("iopub"), k.log)}
-	k.hb = zmq4.NewRep(ctx("hb"), zlog, timeout)
+	k.iopub = &channel{name: "iopub", sock: newIOPub(k.sockCtx, k.log, limits)}
+	k.hb = newHeartbeat(k.sockCtx, k.log, limits)
 	for _, b := range []struct {
-		sock socket
+		sock port
 		port *int
 		name string
 	}{
@@ -188,8 +200,6 @@ func (k *Kernel) Connection() ConnectionInfo { return k.conn }
 // answered; then it closes the sockets. It returns nil after a shutdown
 // request and ctx.Err() after cancellation.
 func (k *Kernel) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	wg.Go(k.heartbeat)
 	k.log.Info("kernel started", "session", k.session, "history_session", k.history.Session(),
 		"shell_port", k.conn.ShellPort, "iopub_port", k.conn.IOPubPort, "control_port", k.conn.ControlPort)
 	k.publish(nil, "status", map[string]any{"execution_state": "starting"})
@@ -232,7 +242,6 @@ func (k *Kernel) Run(ctx context.Context) error {
 		k.log.Warn("the running cell did not stop after the interrupt; leaving it behind", "grace", stopGrace)
 	}
 	k.closeSockets()
-	wg.Wait()
 	return err
 }
 
@@ -253,10 +262,8 @@ func (k *Kernel) Close() error {
 func (k *Kernel) closeSockets() {
 	k.stopped.Do(func() {
 		k.sockStop()
-		for _, s := range []socket{k.shell.sock, k.control.sock, k.stdin.sock, k.iopub.sock, k.hb} {
-			if s != nil {
-				s.Close()
-			}
+		for _, s := range []port{k.shell.sock, k.control.sock, k.stdin.sock, k.iopub.sock, k.hb} {
+			s.Close()
 		}
 	})
 }
@@ -271,42 +278,25 @@ func (k *Kernel) Interrupt() {
 	}
 }
 
-// heartbeat echoes every ping on the hb socket, so the front end knows the
-// process is alive even while a cell keeps the shell busy.
-func (k *Kernel) heartbeat() {
-	for {
-		msg, err := k.hb.Recv()
-		if err != nil {
-			if k.sockCtx.Err() != nil {
-				return
-			}
-			k.log.Warn("heartbeat receive", "err", err)
-			continue
-		}
-		if err := k.hb.Send(msg); err != nil && k.sockCtx.Err() == nil {
-			k.log.Warn("heartbeat send", "err", err)
-		}
-	}
-}
-
 // deliver returns the handler of ch's router socket: it decodes and
 // verifies each message and passes it to handle, on the goroutine that read
 // it, unless its signature was seen lately; the others are logged and
-// dropped.
-func (k *Kernel) deliver(ch *channel, handle func(*Message)) func(zmq4.Msg) {
-	return func(raw zmq4.Msg) {
+// dropped. It judges a message passed on verified, the others refused.
+func (k *Kernel) deliver(ch *channel, handle func(*Message)) func(zmq4.Msg) standing {
+	return func(raw zmq4.Msg) standing {
 		m, err := k.signer.Decode(raw.Frames)
 		if err != nil {
 			k.log.Warn("message dropped", "channel", ch.name, "frames", len(raw.Frames), "err", err)
-			return
+			return standingRefused
 		}
 		if !k.replays.fresh(m.Signature) {
 			k.log.Warn("replayed message dropped: its signature was seen before", "channel", ch.name,
 				"msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
-			return
+			return standingRefused
 		}
 		k.log.Debug("recv", "channel", ch.name, "msg_type", m.Header.MsgType, "msg_id", m.Header.MsgID)
 		handle(m)
+		return standingVerified
 	}
 }
 

@@ -22,8 +22,8 @@ import (
 // does.
 type routerSocket struct {
 	listener
-	timeout time.Duration  // how long a write may block
-	handle  func(zmq4.Msg) // takes each message, the peer's identity first
+	timeout time.Duration           // how long a write may block
+	handle  func(zmq4.Msg) standing // takes each message, the peer's identity first, and judges it
 
 	mu     sync.Mutex
 	peers  []*routerPeer
@@ -38,14 +38,17 @@ type routerPeer struct {
 	mu   sync.Mutex // one message written at a time
 }
 
-// newRouter returns a router socket named name (for the log), whose writes
-// fail after timeout, and which ends with ctx or Close. handle takes each
-// message received, its first frame the identity of the peer that sent it;
-// it runs on that peer's goroutine, so a peer's messages are handled one
-// at a time and in order, and those of two peers may be handled at once.
-// While it runs, nothing more is read from that peer.
-func newRouter(ctx context.Context, log *slog.Logger, name string, timeout time.Duration, handle func(zmq4.Msg)) *routerSocket {
-	r := &routerSocket{listener: newListener(ctx, log, name, zmq4.Router), timeout: timeout, handle: handle}
+// newRouter returns a router socket named name (for the log), with the
+// bounds of limits, whose writes fail after timeout, and which ends with
+// ctx or Close. handle takes each message received, its first frame the
+// identity of the peer that sent it, and returns standingVerified when
+// the message's signature checked, standingRefused otherwise; it runs on
+// that peer's goroutine, so a peer's messages are handled one at a time
+// and in order, and those of two peers may be handled at once. While it
+// runs, nothing more is read from that peer.
+func newRouter(ctx context.Context, log *slog.Logger, name string, limits wireLimits, timeout time.Duration,
+	handle func(zmq4.Msg) standing) *routerSocket {
+	r := &routerSocket{listener: newListener(ctx, log, name, zmq4.Router, limits), timeout: timeout, handle: handle}
 	r.serve = r.open
 	return r
 }
@@ -73,18 +76,12 @@ func (r *routerSocket) open(c *boundedConn, conn *zmq4.Conn) {
 func (r *routerSocket) read(p *routerPeer) {
 	defer r.drop(p)
 	for {
-		msg, err := p.conn.RecvMsg()
-		if err != nil {
-			return
-		}
-		if msg.Type == zmq4.CmdMsg {
-			continue // RecvMsg has answered a ping
-		}
-		if r.ctx.Err() != nil {
+		msg, err := p.raw.readMsg()
+		if err != nil || r.ctx.Err() != nil {
 			return
 		}
 		msg.Frames = append([][]byte{[]byte(p.id)}, msg.Frames...)
-		r.handle(msg)
+		p.raw.settle(r.handle(msg))
 	}
 }
 

@@ -18,8 +18,8 @@ import (
 // others.
 func TestRouterRoutesByIdentity(t *testing.T) {
 	got := make(chan zmq4.Msg, 1)
-	r := newRouter(context.Background(), slog.New(slog.DiscardHandler), "shell", 200*time.Millisecond,
-		func(m zmq4.Msg) { got <- m })
+	r := newRouter(context.Background(), slog.New(slog.DiscardHandler), "shell", testLimits(t), 200*time.Millisecond,
+		func(m zmq4.Msg) standing { got <- m; return standingAccepted })
 	if err := r.Listen(boundedTCP + "://127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +85,16 @@ func TestRouterRoutesByIdentity(t *testing.T) {
 	if m, err := a.Recv(); err != nil || string(m.Frames[0]) != "still here" {
 		t.Fatalf("after the mute peer: %q, %v", m.Frames, err)
 	}
+}
+
+// testLimits returns the default bounds, for a socket made without a
+// kernel.
+func testLimits(t *testing.T) wireLimits {
+	l, err := newWireLimits(Options{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // waitPeers waits until the router has n peers.

@@ -165,6 +165,17 @@ func isOpen(conn net.Conn) bool {
 	}
 }
 
+// openConns reports isOpen for each connection, looking at all at once.
+func openConns(conns []net.Conn) []bool {
+	open := make([]bool, len(conns))
+	var wg sync.WaitGroup
+	for i, conn := range conns {
+		wg.Go(func() { open[i] = isOpen(conn) })
+	}
+	wg.Wait()
+	return open
+}
+
 // handshaken connects to port as a peer of type peerType, sends the
 // greeting, the READY command and then extra.
 func handshaken(t *testing.T, port int, peerType string, extra ...[]byte) net.Conn {
@@ -218,26 +229,32 @@ func TestTortureSlowPeers(t *testing.T) {
 		peers = append(peers, peer{handshaken(t, p.port, p.peerType, header, make([]byte, 500)), p.name, "stall"},
 			peer{handshaken(t, p.port, p.peerType), p.name, "quiet"})
 	}
+	conns := make([]net.Conn, len(peers))
+	for i, p := range peers {
+		conns[i] = p.conn
+	}
 	time.Sleep(grace - 2*time.Second - time.Since(start))
-	for _, p := range peers {
-		if !isOpen(p.conn) {
-			t.Fatalf("%s: a %s peer was closed after %v, before %v", p.port, p.kind, time.Since(start).Round(time.Millisecond), grace)
+	for i, open := range openConns(conns) {
+		if !open {
+			t.Fatalf("%s: a %s peer was closed after %v, before %v", peers[i].port, peers[i].kind, time.Since(start).Round(time.Millisecond), grace)
 		}
 	}
-	for _, p := range peers {
-		if p.kind == "quiet" {
-			continue
-		}
-		for isOpen(p.conn) {
-			if time.Since(start) > grace+5*time.Second {
-				t.Fatalf("%s: a %s peer is still open after %v", p.port, p.kind, time.Since(start).Round(time.Millisecond))
+	for {
+		open := openConns(conns)
+		left := 0
+		for i, p := range peers {
+			if p.kind != "quiet" && open[i] {
+				left++
 			}
-			time.Sleep(100 * time.Millisecond)
+			if p.kind == "quiet" && !open[i] {
+				t.Fatalf("%s: a peer quiet between messages was closed", p.port)
+			}
 		}
-	}
-	for _, p := range peers {
-		if p.kind == "quiet" && !isOpen(p.conn) {
-			t.Errorf("%s: a peer quiet between messages was closed", p.port)
+		if left == 0 {
+			break
+		}
+		if time.Since(start) > grace+5*time.Second {
+			t.Fatalf("%d slow peers still open after %v", left, time.Since(start).Round(time.Millisecond))
 		}
 	}
 	if n := strings.Count(tk.logs.String(), "connection closed: too slow"); n != 55 {
@@ -271,21 +288,22 @@ func TestTortureConnectionFlood(t *testing.T) {
 		}
 		open := 0
 		for deadline := time.Now().Add(waitFor); ; time.Sleep(50 * time.Millisecond) {
+			states := openConns(flood)
 			open = 0
-			for _, conn := range flood {
-				if isOpen(conn) {
+			for _, o := range states {
+				if o {
 					open++
 				}
 			}
 			if open <= maxConns || time.Now().After(deadline) {
+				if !states[len(states)-1] {
+					t.Errorf("%s: the newest connection was closed", p.name)
+				}
 				break
 			}
 		}
 		if open > maxConns {
 			t.Fatalf("%s: %d of the flood's %d connections are open, over the cap of %d", p.name, open, len(flood), maxConns)
-		}
-		if !isOpen(flood[len(flood)-1]) {
-			t.Errorf("%s: the newest connection was closed", p.name)
 		}
 	}
 	if !strings.Contains(tk.logs.String(), "connection evicted") {
