@@ -69,8 +69,8 @@ func (ci ConnectionInfo) endpoint(port int) string {
 	return "tcp://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
 }
 
-// listenEndpoint is endpoint in the scheme of the kernel's bounded
-// transport (see boundedTransport), on which the kernel listens.
+// listenEndpoint is endpoint in the bounded scheme on which the kernel's
+// sockets listen (see boundedNetworks).
 func (ci ConnectionInfo) listenEndpoint(port int) string {
 	if ci.Transport == "ipc" {
 		return fmt.Sprintf("%s://%s-%d", boundedIPC, ci.IP, port)

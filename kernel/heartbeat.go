@@ -44,4 +44,8 @@ func (h *hbSocket) echo(c *boundedConn, conn *zmq4.Conn) {
 }
 
 // Close stops the socket and closes its connections.
-func (h *hbSocket) Close() error { return h.stop() }
+func (h *hbSocket) Close() error {
+	err := h.stop()
+	h.closeConns()
+	return err
+}

@@ -271,5 +271,6 @@ func (p *iopubSocket) Close() error {
 		}
 		sub.conn.Close()
 	}
+	p.closeConns()
 	return err
 }

@@ -162,15 +162,16 @@ func (c *boundedConn) readBody(size int) ([]byte, error) {
 }
 
 // grow returns the next capacity of a large body of size bytes whose
-// capacity is now: four times as much, and all of size once now is an
-// eighth of it. The bodies a body outgrows come to a sixth of its size at
-// most, and a peer makes the kernel allocate at most eight times what it
-// has sent of a frame.
+// capacity is now, all of it received: four times as much (growStep at
+// first), and all of size once that is at most 32 times now (or
+// growStep). The bodies a frame outgrows come to a sixth of its size at
+// most, and the kernel allocates a frame over 2 MiB whole only once a
+// thirty-second of it has come.
 func grow(now, size int) int {
-	if 8*now >= size {
+	if 32*max(now, growStep) >= size {
 		return size
 	}
-	return min(max(4*now, growStep), size)
+	return max(4*now, growStep)
 }
 
 // need returns the next n bytes of the input, n at most readBuffer,

@@ -150,5 +150,6 @@ func (r *routerSocket) Close() error {
 	for _, p := range peers {
 		p.conn.Close()
 	}
+	r.closeConns()
 	return err
 }

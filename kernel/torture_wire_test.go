@@ -312,3 +312,27 @@ func TestTortureConnectionFlood(t *testing.T) {
 	assertAlive(t, c, "a flood of connections")
 	assertAlive(t, connect(t, tk, testKey), "a flood of connections, from a new client")
 }
+
+// TestCapKeepsVerifiedConnections sets the cap to 2 connections a port and
+// connects two clients, whose shell connections send signed requests: a
+// third connection to shell must be refused, not evict either of them.
+func TestCapKeepsVerifiedConnections(t *testing.T) {
+	t.Setenv(MaxConnectionsEnv, "2")
+	tk := startKernel(t, "")
+	a, b := connect(t, tk, testKey), connect(t, tk, testKey)
+	third, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(tk.k.Connection().ShellPort)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	waitClosed(t, third, "a third connection to shell")
+	for _, c := range []*testClient{a, b} {
+		id := c.send(c.shell, "kernel_info_request", map[string]any{})
+		if r := content(t, c.reply(c.shellMsgs, id)); r["status"] != "ok" {
+			t.Fatalf("kernel_info_reply %v", r)
+		}
+	}
+	if !strings.Contains(tk.logs.String(), "connection refused: every connection of the port has sent a signed message") {
+		t.Error("no log of the refused connection")
+	}
+}

@@ -182,18 +182,22 @@ func (l *listener) open(c *boundedConn) {
 	l.serve(c, conn)
 }
 
-// stop ends the socket's context, closes the listener and the
-// connections.
+// stop ends the socket's context and closes the listener; the
+// connections stay open for their socket to close (see closeConns).
 func (l *listener) stop() error {
 	l.cancel()
-	var err error
-	if l.ln != nil {
-		err = l.ln.Close()
+	if l.ln == nil {
+		return nil
 	}
+	return l.ln.Close()
+}
+
+// closeConns closes every connection of the port, those still in their
+// handshake too.
+func (l *listener) closeConns() {
 	l.connMu.Lock()
+	defer l.connMu.Unlock()
 	for c := range l.conns {
 		c.Close()
 	}
-	l.connMu.Unlock()
-	return err
 }
