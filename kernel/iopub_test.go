@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,5 +141,41 @@ func TestIOPubSubscriberThatStopsReading(t *testing.T) {
 	p.Close()
 	if d := time.Since(start); d > closeFlush+time.Second {
 		t.Errorf("Close took %v with a subscriber that reads nothing", d)
+	}
+}
+
+// TestIOPubBoundsSubscriptions sends a subscriber's 70 subscriptions, one
+// of them over 1 KiB: it keeps the first 64 of those within the bound.
+func TestIOPubBoundsSubscriptions(t *testing.T) {
+	p, _ := startIOPub(t)
+	port := p.Addr().(*net.TCPAddr).Port
+	var subs [][]byte
+	subs = append(subs, rawMsg(append([]byte{1}, bytes.Repeat([]byte("x"), maxTopic+1)...)))
+	for i := range 69 {
+		subs = append(subs, rawMsg([]byte(fmt.Sprintf("\x01topic %d", i))))
+	}
+	conn := handshaken(t, port, "SUB", subs...)
+	defer conn.Close()
+	waitSubscribed(t, p, 1)
+	for deadline := time.Now().Add(waitFor); ; time.Sleep(5 * time.Millisecond) {
+		p.mu.Lock()
+		var n int
+		var long bool
+		for sub := range p.subs {
+			sub.mu.Lock()
+			n = len(sub.prefixes)
+			long = sub.prefixes[strings.Repeat("x", maxTopic+1)]
+			sub.mu.Unlock()
+		}
+		p.mu.Unlock()
+		if long || n > maxSubscriptions {
+			t.Fatalf("%d subscriptions (the long one: %v)", n, long)
+		}
+		if n == maxSubscriptions {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d subscriptions, want %d", n, maxSubscriptions)
+		}
 	}
 }

@@ -106,6 +106,7 @@ type Kernel struct {
 	iopub    *channel
 	hb       *hbSocket
 	replays  *replayGuard // signatures of the messages received lately
+	wire     wireLimits   // the bounds of the five ports
 
 	queue    chan *Message // shell requests waiting for the execution goroutine
 	inputs   chan *Message // input_reply messages from the stdin socket
@@ -162,6 +163,7 @@ func New(opts Options) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
+	k.wire = limits
 	k.sockCtx, k.sockStop = context.WithCancel(context.Background())
 	k.shell, k.control, k.stdin = &channel{name: "shell"}, &channel{name: "control"}, &channel{name: "stdin"}
 	for ch, handle := range map[*channel]func(*Message){

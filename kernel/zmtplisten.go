@@ -167,9 +167,12 @@ func (l *listener) forget(c *boundedConn) {
 	l.connMu.Unlock()
 }
 
-// open makes the ZMTP handshake with a new peer and serves it.
+// open makes the ZMTP handshake with a new peer and serves it. What the
+// connection's last message drew on the budget goes back when it ends,
+// however its socket left it.
 func (l *listener) open(c *boundedConn) {
 	defer l.forget(c)
+	defer c.release()
 	conn, err := zmq4.Open(c, null.Security(), l.typ, nil, true, nil)
 	if err != nil {
 		if !errors.Is(err, net.ErrClosed) {
