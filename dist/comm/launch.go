@@ -82,3 +82,13 @@ func FromEnv(getenv func(string) string) (Launch, error) {
 func (l Launch) String() string {
 	return fmt.Sprintf("rank %d of %d (local rank %d, from %s)", l.Rank, l.Size, l.LocalRank, l.By)
 }
+
+// LauncherVars lists the variables FromEnv reads: every launcher's, and
+// MASTER_ADDR and MASTER_PORT.
+func LauncherVars() []string {
+	vars := []string{"MASTER_ADDR", "MASTER_PORT"}
+	for _, v := range launchers {
+		vars = append(vars, v.rank, v.size, v.local)
+	}
+	return vars
+}

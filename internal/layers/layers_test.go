@@ -38,6 +38,8 @@ var allowed = map[string][]string{
 	"internal/bench":      {"graph", "cpu", "gpu"},
 	"lab":                 {"graph", "cpu", "gpu", "display", "internal/bench"},
 	"internal/scaleout":   {"graph"},
+	"dist/comm":           {"gpu"},
+	"dist":                {"graph", "gpu", "ptx", "dist/comm"},
 	"bindings":            {"graph", "cpu", "gpu", "display", "lab"},
 
 	"bindings/internal/genbindings": nil,
@@ -49,7 +51,7 @@ var allowed = map[string][]string{
 	"notebooks":       nil,
 
 	"internal/magics": {"graph", "cpu", "gpu", "display", "bindings", "kernel/session"},
-	"internal/cli": {"graph", "cpu", "gpu", "display", "lab", "bindings",
+	"internal/cli": {"graph", "cpu", "gpu", "display", "lab", "bindings", "dist", "dist/comm",
 		"internal/bench", "internal/magics", "install", "kernel", "kernel/session", "kernel/notebook"},
 	"": {"graph", "cpu", "gpu", "display", "lab", "bindings",
 		"internal/bench", "internal/cli", "internal/magics", "install", "kernel", "kernel/session",
