@@ -625,6 +625,10 @@ func (r *rank) packCol(col0, gap int, dst *gpu.Buffer) error {
 	return r.copyBlock(r.lr-gap-Tile, Tile, src(gap+Tile), r.lc, at(dst, gap, 0, Tile), Tile)
 }
 
+// roundHook, when set (by tests), is called on every rank after it
+// queued each round.
+var roundHook func(rank, round int)
+
 // rounds runs the ⌈n/128⌉ rounds with look-ahead (see FloydWarshall).
 func (r *rank) rounds() error {
 	if r.nb == 0 {
@@ -684,6 +688,9 @@ func (r *rank) rounds() error {
 		}
 		if r.Progress != nil {
 			r.Progress(K+1, r.nb)
+		}
+		if roundHook != nil {
+			roundHook(r.Control.Rank(), K)
 		}
 	}
 	return r.Transport.Fence(r.ctx)

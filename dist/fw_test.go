@@ -110,11 +110,10 @@ func runGrid(t *testing.T, g *graph.Graph, grid Grid, pred bool) (*graph.AllPair
 
 // shifted returns a random graph whose weights are shifted by vertex
 // potentials, so that some arcs are negative but no cycle is.
-func shifted(t *testing.T, n, m int, seed uint64) *graph.Graph {
-	t.Helper()
+func shifted(n, m int, seed uint64) (*graph.Graph, error) {
 	g, err := graph.GNM(n, m, graph.WeightRange{Min: 5, Max: 40}, seed)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	b := graph.NewBuilder(n)
 	pot := func(v int) int32 { return int32((v * 7919) % 13) }
@@ -124,11 +123,7 @@ func shifted(t *testing.T, n, m int, seed uint64) *graph.Graph {
 			b.AddArc(u, int(v), ws[k]+pot(u)-pot(int(v)))
 		}
 	}
-	out, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return b.Build()
 }
 
 // TestFloydWarshallGrids checks the distances cell for cell against
@@ -158,8 +153,11 @@ func TestFloydWarshallGrids(t *testing.T) {
 				var g *graph.Graph
 				var err error
 				if c.neg {
-					g = shifted(t, c.n, c.m, uint64(c.n))
-				} else if g, err = graph.GNM(c.n, c.m, graph.WeightRange{Min: 1, Max: 50}, uint64(c.n)); err != nil {
+					g, err = shifted(c.n, c.m, uint64(c.n))
+				} else {
+					g, err = graph.GNM(c.n, c.m, graph.WeightRange{Min: 1, Max: 50}, uint64(c.n))
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				got, _, err := runGrid(t, g, c.grid, pred)

@@ -30,6 +30,7 @@ type Control struct {
 	rank, size int
 	key        string
 	localIP    net.IP
+	timeout    time.Duration // bounds each AllGather
 
 	done     chan struct{} // closed when the run is stopped
 	stopOnce sync.Once
@@ -112,7 +113,7 @@ type Rendezvous struct {
 // run stops, so that two jobs on one port are not mixed. timeout bounds
 // the wait for the others.
 func Connect(ctx context.Context, l Launch, rv Rendezvous, key string, timeout time.Duration) (*Control, error) {
-	c := &Control{rank: l.Rank, size: l.Size, key: key, done: make(chan struct{}),
+	c := &Control{rank: l.Rank, size: l.Size, key: key, timeout: timeout, done: make(chan struct{}),
 		results: map[int]chan [][]byte{}, parts: map[int]map[int][]byte{}}
 	if l.Size == 1 {
 		c.localIP = net.IPv4(127, 0, 0, 1)
@@ -205,7 +206,9 @@ func (c *Control) tell(m message, skip int) {
 
 // AllGather sends data to every rank and returns what every rank sent,
 // indexed by rank. Every rank must call it the same number of times, in
-// the same order. It fails when the run stops or ctx ends first.
+// the same order. It fails when the run stops or ctx ends first, and
+// stops the run when the others have not all come within Connect's
+// timeout (a rank that hangs is as bad as one that died).
 func (c *Control) AllGather(ctx context.Context, data []byte) ([][]byte, error) {
 	if data == nil {
 		data = []byte{}
@@ -226,6 +229,8 @@ func (c *Control) AllGather(ctx context.Context, data []byte) ([][]byte, error) 
 	} else if err := c.up.send(message{Kind: "gather", Rank: c.rank, Seq: seq, Data: data}); err != nil {
 		c.stop(0, "the connection to rank 0 failed: "+err.Error())
 	}
+	timer := time.NewTimer(c.timeout)
+	defer timer.Stop()
 	select {
 	case all := <-ch:
 		c.mu.Lock()
@@ -235,8 +240,30 @@ func (c *Control) AllGather(ctx context.Context, data []byte) ([][]byte, error) 
 	case <-c.done:
 		return nil, c.stopErr
 	case <-ctx.Done():
-		return nil, fmt.Errorf("comm: waiting for the other ranks: %w", ctx.Err())
+		return nil, fmt.Errorf("comm: waiting for the other ranks: %w", context.Cause(ctx))
+	case <-timer.C:
+		who := "some rank"
+		if c.rank == 0 {
+			who = "rank " + c.absent(seq)
+		}
+		c.Abort(fmt.Sprintf("%s did not reach exchange %d with the others within %v (a rank that hangs, or a link that is down): the run took longer than %v there",
+			who, seq, c.timeout, c.timeout))
+		return nil, c.stopErr
 	}
+}
+
+// absent lists the ranks whose part of AllGather seq has not come (rank
+// 0).
+func (c *Control) absent(seq int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var m []string
+	for r := range c.size {
+		if _, ok := c.parts[seq][r]; !ok {
+			m = append(m, strconv.Itoa(r))
+		}
+	}
+	return strings.Join(m, ", ")
 }
 
 // result returns the channel of AllGather number seq. c.mu is held.

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/pathnotes/pathnotes/dist"
 	"github.com/pathnotes/pathnotes/dist/comm"
@@ -92,17 +90,8 @@ graph.OpenAllPairs).
 	if err != nil {
 		return fmt.Errorf("rank %d: %w", l.Rank, err)
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		// The first signal stops the run on every rank; more change nothing.
-		if s, ok := <-sigs; ok {
-			cancel(fmt.Errorf("interrupted (%s) on rank %d", sigName(s), l.Rank))
-		}
-	}()
+	ctx, stop := dist.OnInterrupt(l.Rank)
+	defer stop()
 	job := &dist.Job{Graph: g, Source: rest[0], Out: *out, Grid: grid, Pred: *pred, Transport: *transport, Device: *device,
 		Rendezvous: comm.Rendezvous{Addr: l.Addr, File: *rvFile}, Key: strings.Join(withoutFlag(args, "local-ranks"), "\x00"),
 		Timeout: *timeout, Probe: *probe, Check: *check, Log: os.Stdout}
@@ -125,14 +114,6 @@ graph.OpenAllPairs).
 		return atomicfile.WriteFile(*jsonPath, append(data, '\n'), 0o644)
 	}
 	return nil
-}
-
-// sigName names SIGINT and SIGTERM as the shell does.
-func sigName(s os.Signal) string {
-	if s == syscall.SIGTERM {
-		return "SIGTERM"
-	}
-	return "SIGINT"
 }
 
 // withoutFlag drops -name / --name and its value from args.
