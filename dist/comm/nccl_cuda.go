@@ -169,6 +169,7 @@ type NCCL struct {
 	toMain  C.CUevent // the broadcasts' stream → default stream
 	fence   [2]C.CUevent
 	comms   []C.pn_comm
+	groups  map[string]*ncclGroup // by member list: a group asked for again is the same communicator
 	aborted bool
 	// stuck is set when a call on the worker thread never returned (a
 	// communicator's join that waits for a rank that is gone): later
@@ -189,7 +190,7 @@ func NewNCCL(ctx context.Context, ctl *Control, dev *gpu.Device, opts Options) (
 	if dev.Driver() != "cuda" {
 		return nil, fmt.Errorf("comm: NCCL needs a CUDA device; %s runs on the %s driver (use --transport tcp)", dev.Info().Name, dev.Driver())
 	}
-	t := &NCCL{ctl: ctl, opts: opts, calls: make(chan func())}
+	t := &NCCL{ctl: ctl, opts: opts, calls: make(chan func()), groups: map[string]*ncclGroup{}}
 	go t.worker()
 	err := t.do(func() error {
 		if r := C.pn_primary(C.int(dev.Info().Ordinal)); r != 0 {
@@ -251,11 +252,15 @@ func (t *NCCL) Name() string { return "nccl" }
 // Group makes the group's communicator: its first member gets a unique
 // id, every rank's control plane passes it (an AllGather: every rank
 // creates its groups at once), and the members join it. The join waits
-// for every member; a run that stops meanwhile ends the wait.
+// for every member; a run that stops meanwhile ends the wait. A group
+// asked for again is the one made the first time.
 func (t *NCCL) Group(ctx context.Context, members []int) (Group, error) {
 	me, err := checkMembers(members, t.ctl.Rank(), t.ctl.Size())
 	if err != nil {
 		return nil, err
+	}
+	if g, ok := t.groups[fmt.Sprint(members)]; ok {
+		return g, nil
 	}
 	var id []byte
 	if me == 0 {
@@ -297,6 +302,7 @@ func (t *NCCL) Group(ctx context.Context, members []int) (Group, error) {
 		if err != nil {
 			return nil, abort(t.ctl, fmt.Sprintf("rank %d: %v", t.ctl.Rank(), err))
 		}
+		t.groups[fmt.Sprint(members)] = g
 		return g, nil
 	case <-t.ctl.Done():
 	case <-ctx.Done():
@@ -374,7 +380,7 @@ func (t *NCCL) Fence(ctx context.Context) error {
 			return t.stop(fmt.Sprintf("the device work and broadcasts of a round took longer than %v on rank %d (a rank that hangs, or a link that is down)", t.opts.timeout(), t.ctl.Rank()))
 		}
 		time.Sleep(pause)
-		pause = min(2*pause, time.Millisecond)
+		pause = min(2*pause, 50*time.Microsecond) // a round of a large run is milliseconds: wake up soon after it ends
 	}
 }
 

@@ -229,8 +229,17 @@ func (t *TCP) Close() error {
 
 // fail turns a failed send or receive into the run's stop: the reason the
 // run stopped already, the timeout, or this failure, which then stops the
-// run on every rank.
+// run on every rank. A connection that a peer closed is most often a run
+// that stopped elsewhere: the control plane's word on it is awaited a
+// moment, so that the rank reports the cause rather than the symptom.
 func (t *TCP) fail(ctx context.Context, what string, err error) error {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		select {
+		case <-t.ctl.Done():
+		case <-ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
 	if e := interrupted(t.ctl, ctx); e != nil {
 		return e
 	}

@@ -21,7 +21,7 @@ type Transport interface {
 	// Group returns the group of the world ranks in members, numbered in
 	// that order; this rank must be one of them. Every rank creates its
 	// groups in the same order, and every member of a group with the same
-	// list.
+	// list; a list asked for again gives the same group.
 	Group(ctx context.Context, members []int) (Group, error)
 	// Join makes the device work queued after it wait for the broadcasts
 	// queued before it.
