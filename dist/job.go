@@ -175,7 +175,7 @@ func (j *Job) Run(ctx context.Context, l comm.Launch) (*Summary, error) {
 	if j.Log != nil && ctl.Rank() == 0 {
 		last := time.Now()
 		cfg.Progress = func(done, rounds int) {
-			if time.Since(last) > 5*time.Second || done == rounds {
+			if done == 1 || done == rounds || time.Since(last) > 5*time.Second {
 				fmt.Fprintf(j.Log, "round %d of %d\n", done, rounds)
 				last = time.Now()
 			}
