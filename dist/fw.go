@@ -221,8 +221,11 @@ func FloydWarshall(ctx context.Context, g *graph.Graph, cfg Config) (*Part, erro
 }
 
 // fail stops the run on every rank for err, unless it stopped already,
-// and returns the run's stop (or err, when ctx ended).
+// and returns the run's stop (or err, when ctx ended). The transport is
+// aborted first, so that the buffers can be freed without waiting for
+// broadcasts that will never end.
 func (r *rank) fail(err error) error {
+	r.Transport.Abort()
 	if e := r.Control.Err(); e != nil {
 		return e
 	}

@@ -45,7 +45,14 @@ type Job struct {
 	Check int
 	// Log gets rank 0's progress lines; nil: none.
 	Log io.Writer
+	// Stuck, if set, is called when the run stopped StopGrace ago and Run
+	// has still not returned (a call into the GPU driver or NCCL that
+	// does not end): a command exits there, so that no rank hangs.
+	Stuck func(error)
 }
+
+// StopGrace is how long a stopped run may take to end before Job.Stuck.
+const StopGrace = 30 * time.Second
 
 // Summary is what a run did, gathered by rank 0 from every rank.
 type Summary struct {
@@ -101,7 +108,6 @@ func SquareGrid(ranks int) Grid {
 type rankRecord struct {
 	Setup, Rounds, Download, Write float64
 	Sent, Received                 int64
-	Device                         string
 }
 
 // Run is rank l.Rank's whole run: the device, the rendezvous, the
@@ -133,6 +139,23 @@ func (j *Job) Run(ctx context.Context, l comm.Launch) (*Summary, error) {
 		return nil, err
 	}
 	defer ctl.Close()
+	returned := make(chan struct{})
+	defer close(returned)
+	go func() {
+		select {
+		case <-ctl.Done():
+		case <-returned:
+			return
+		}
+		select {
+		case <-returned:
+		case <-time.After(StopGrace):
+			if j.Stuck != nil {
+				j.Stuck(fmt.Errorf("rank %d of %d: %v; %v later this rank still waits in the GPU driver or NCCL: giving up",
+					l.Rank, l.Size, ctl.Err(), StopGrace))
+			}
+		}
+	}()
 	// An interrupt on this rank stops every rank.
 	stopWatch := context.AfterFunc(ctx, func() { ctl.Abort(interruptReason(ctx)) })
 	defer stopWatch()
@@ -153,12 +176,11 @@ func (j *Job) Run(ctx context.Context, l comm.Launch) (*Summary, error) {
 	default:
 		err = fmt.Errorf("dist: unknown transport %q (nccl, tcp or auto)", kind)
 	}
+	if tr != nil {
+		defer tr.Close()
+	}
 	// Every rank learns whether every transport started.
 	if err := agree(ctx, ctl, "starting the "+kind+" transport", err); err != nil {
-		return nil, err
-	}
-	defer tr.Close()
-	if err := Prepare(ctx, ctl, j.Out); err != nil {
 		return nil, err
 	}
 	sum := &Summary{N: j.Graph.N(), M: j.Graph.M(), Grid: grid.String(), Pred: j.Pred, Transport: kind,
@@ -166,9 +188,30 @@ func (j *Job) Run(ctx context.Context, l comm.Launch) (*Summary, error) {
 	if kind == "nccl" {
 		sum.NCCL, _ = comm.NCCLVersion()
 	}
+	if err := j.run(ctx, ctl, tr, dev, grid, sum); err != nil {
+		// Whatever failed, no rank waits for this one: the run stops
+		// everywhere, and the transport drops what is in flight.
+		ctl.Abort(err.Error())
+		tr.Abort()
+		return nil, err
+	}
+	if ctl.Rank() != 0 {
+		return nil, nil
+	}
+	return sum, nil
+}
+
+// run is Run once the ranks have met and the transport works: the
+// directory prepared, the probe, the rounds, the result written and
+// checked, and every rank's record gathered into sum on rank 0.
+func (j *Job) run(ctx context.Context, ctl *comm.Control, tr comm.Transport, dev *gpu.Device, grid Grid, sum *Summary) error {
+	if err := Prepare(ctx, ctl, j.Out); err != nil {
+		return err
+	}
+	var err error
 	if j.Probe > 0 {
 		if sum.Probe, err = probe(ctx, tr, dev, grid, ctl.Rank(), j.Graph.N(), j.Probe); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	cfg := Config{Grid: grid, Pred: j.Pred, Device: dev, Control: ctl, Transport: tr}
@@ -183,15 +226,15 @@ func (j *Job) Run(ctx context.Context, l comm.Launch) (*Summary, error) {
 	}
 	part, err := FloydWarshall(ctx, j.Graph, cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sum.Kernels = part.Kernels
 	start := time.Now()
 	if err := Write(ctx, ctl, j.Out, part, j.Source); err != nil {
-		return nil, err
+		return err
 	}
 	rec := rankRecord{Setup: part.Setup.Seconds(), Rounds: part.Rounds.Seconds(), Download: part.Download.Seconds(),
-		Write: time.Since(start).Seconds(), Device: dev.Info().Name}
+		Write: time.Since(start).Seconds()}
 	for k := range part.Sent {
 		rec.Sent += part.Sent[k]
 		rec.Received += part.Received[k]
@@ -202,20 +245,20 @@ func (j *Job) Run(ctx context.Context, l comm.Launch) (*Summary, error) {
 		sum.Check, checkErr = Check(ctx, j.Graph, j.Out, dev, j.Check, 1)
 	}
 	if err := agree(ctx, ctl, "checking the result", checkErr); err != nil {
-		return nil, err
+		return err
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	all, err := ctl.AllGather(ctx, data)
 	if err != nil || ctl.Rank() != 0 {
-		return nil, err
+		return err
 	}
 	for _, d := range all {
 		var r rankRecord
 		if err := json.Unmarshal(d, &r); err != nil {
-			return nil, err
+			return err
 		}
 		sum.Setup = append(sum.Setup, r.Setup)
 		sum.Rounds = append(sum.Rounds, r.Rounds)
@@ -224,7 +267,7 @@ func (j *Job) Run(ctx context.Context, l comm.Launch) (*Summary, error) {
 		sum.Sent = append(sum.Sent, r.Sent)
 		sum.Received = append(sum.Received, r.Received)
 	}
-	return sum, nil
+	return nil
 }
 
 // interruptReason says why ctx ended, for the other ranks.
@@ -255,8 +298,8 @@ func (j *Job) device(l comm.Launch) (*gpu.Device, error) {
 
 // probe times k broadcasts of a row panel's size (128·n/Q values) from
 // member 0 in this rank's process column, then k of a column panel's
-// (128·n/P) in its process row; every rank takes part, rank 0's times are
-// returned.
+// (128·n/P) in its process row, each after one untimed broadcast; every
+// rank takes part, rank 0's times are returned.
 func probe(ctx context.Context, tr comm.Transport, dev *gpu.Device, grid Grid, rank, n, k int) ([]ProbeResult, error) {
 	p, q := rank/grid.Q, rank%grid.Q
 	var out []ProbeResult
@@ -274,6 +317,11 @@ func probe(ctx context.Context, tr comm.Transport, dev *gpu.Device, grid Grid, r
 		}
 		buf, err := dev.NewBuffer(gpu.Int32, g.values)
 		if err != nil {
+			return nil, err
+		}
+		// One broadcast first, untimed: NCCL connects the peers of a
+		// communicator at its first collective.
+		if err := grp.Broadcast(ctx, buf, 0); err != nil {
 			return nil, err
 		}
 		if err := tr.Fence(ctx); err != nil {

@@ -171,6 +171,7 @@ type NCCL struct {
 	comms   []C.pn_comm
 	groups  map[string]*ncclGroup // by member list: a group asked for again is the same communicator
 	aborted bool
+	quit    chan struct{} // closed by Close
 	// stuck is set when a call on the worker thread never returned (a
 	// communicator's join that waits for a rank that is gone): later
 	// calls fail instead of waiting behind it.
@@ -190,25 +191,44 @@ func NewNCCL(ctx context.Context, ctl *Control, dev *gpu.Device, opts Options) (
 	if dev.Driver() != "cuda" {
 		return nil, fmt.Errorf("comm: NCCL needs a CUDA device; %s runs on the %s driver (use --transport tcp)", dev.Info().Name, dev.Driver())
 	}
-	t := &NCCL{ctl: ctl, opts: opts, calls: make(chan func()), groups: map[string]*ncclGroup{}}
+	t := &NCCL{ctl: ctl, opts: opts, calls: make(chan func()), groups: map[string]*ncclGroup{},
+		quit: make(chan struct{})}
 	go t.worker()
 	err := t.do(func() error {
+		// The handles come back through C variables: Go memory that holds
+		// them may not be handed to C while it holds Go pointers too.
 		if r := C.pn_primary(C.int(dev.Info().Ordinal)); r != 0 {
 			return cuErr("cuDevicePrimaryCtxRetain", r)
 		}
-		if r := C.pn_stream(&t.stream); r != 0 {
+		s := (*C.CUstream)(C.calloc(1, C.size_t(unsafe.Sizeof(t.stream))))
+		defer C.free(unsafe.Pointer(s))
+		if r := C.pn_stream(s); r != 0 {
 			return cuErr("cuStreamCreate", r)
 		}
-		for _, e := range []*C.CUevent{&t.toComm, &t.toMain, &t.fence[0], &t.fence[1]} {
+		t.stream = *s
+		e := (*C.CUevent)(C.calloc(1, C.size_t(unsafe.Sizeof(t.toComm))))
+		defer C.free(unsafe.Pointer(e))
+		for _, dst := range []*C.CUevent{&t.toComm, &t.toMain, &t.fence[0], &t.fence[1]} {
 			if r := C.pn_event(e); r != 0 {
 				return cuErr("cuEventCreate", r)
 			}
+			*dst = *e
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// A run that stops (here or on another rank) aborts the communicators
+	// at once: their kernels waiting on a rank that is gone end, and with
+	// them everything the device queued behind them.
+	go func() {
+		select {
+		case <-ctl.Done():
+			t.abortComms()
+		case <-t.quit:
+		}
+	}()
 	return t, nil
 }
 
@@ -288,9 +308,12 @@ func (t *NCCL) Group(ctx context.Context, members []int) (Group, error) {
 		done <- t.do(func() error {
 			cid := C.CBytes(id)
 			defer C.free(cid)
-			if r := C.pn_init(&g.comm, C.int(len(members)), cid, C.int(me)); r != 0 {
+			c := (*C.pn_comm)(C.calloc(1, C.size_t(unsafe.Sizeof(g.comm))))
+			defer C.free(unsafe.Pointer(c))
+			if r := C.pn_init(c, C.int(len(members)), cid, C.int(me)); r != 0 {
 				return ncclErr(fmt.Sprintf("ncclCommInitRank (group %v)", members), r, nil)
 			}
+			g.comm = *c
 			t.comms = append(t.comms, g.comm)
 			return nil
 		})
@@ -407,8 +430,17 @@ func (t *NCCL) abortComms() {
 // Traffic returns the payload bytes sent as a root and received.
 func (t *NCCL) Traffic() (sent, received int64) { return t.sent.Load(), t.received.Load() }
 
+// Abort aborts the communicators, which ends the broadcasts in flight.
+func (t *NCCL) Abort() { t.abortComms() }
+
 // Close destroys the communicators (aborted ones are gone already).
 func (t *NCCL) Close() error {
+	select {
+	case <-t.quit:
+		return nil
+	default:
+		close(t.quit)
+	}
 	err := t.do(func() error {
 		if t.aborted {
 			return nil
@@ -439,6 +471,7 @@ func (g *ncclGroup) Size() int { return g.size }
 func (g *ncclGroup) Broadcast(ctx context.Context, buf *gpu.Buffer, root int) error {
 	t := g.t
 	if err := interrupted(t.ctl, ctx); err != nil {
+		t.abortComms()
 		return err
 	}
 	if root < 0 || root >= g.size {

@@ -199,6 +199,9 @@ func (t *TCP) Fence(ctx context.Context) error {
 	return t.dev.Synchronize()
 }
 
+// Abort closes every connection: a broadcast in flight fails.
+func (t *TCP) Abort() { t.Close() }
+
 // Traffic returns the payload bytes sent as a root and received.
 func (t *TCP) Traffic() (sent, received int64) { return t.sent.Load(), t.received.Load() }
 

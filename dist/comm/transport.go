@@ -31,6 +31,12 @@ type Transport interface {
 	// ctx) and after the transport's timeout; a NCCL transport then aborts
 	// its communicators, so that nothing waits on a rank that is gone.
 	Fence(ctx context.Context) error
+	// Abort ends every broadcast in flight at once (NCCL: its
+	// communicators are aborted, which ends their kernels), so that a
+	// failed run can free the device memory they use without waiting for
+	// ranks that are gone. The transport is unusable afterwards. A run
+	// that stops aborts the transport by itself.
+	Abort()
 	// Traffic returns the bytes this rank sent as a broadcast's root (once
 	// per broadcast) and received, so far.
 	Traffic() (sent, received int64)

@@ -94,7 +94,11 @@ graph.OpenAllPairs).
 	defer stop()
 	job := &dist.Job{Graph: g, Source: rest[0], Out: *out, Grid: grid, Pred: *pred, Transport: *transport, Device: *device,
 		Rendezvous: comm.Rendezvous{Addr: l.Addr, File: *rvFile}, Key: strings.Join(withoutFlag(args, "local-ranks"), "\x00"),
-		Timeout: *timeout, Probe: *probe, Check: *check, Log: os.Stdout}
+		Timeout: *timeout, Probe: *probe, Check: *check, Log: os.Stdout,
+		Stuck: func(err error) {
+			fmt.Fprintln(os.Stderr, "pathnotes apsp:", err)
+			os.Exit(1)
+		}}
 	if *rvFile != "" {
 		job.Rendezvous.Addr = ""
 	}
