@@ -72,8 +72,9 @@ var testAllowed = map[string][]string{
 	// The session's tests run cells against the real symbol tables.
 	"kernel/session": {"bindings", "graph", "cpu", "gpu", "display", "lab"},
 	"lab":            {"gpu/ptxemu"},
-	// The scale-out simulation is checked against the CPU Floyd-Warshall.
-	"internal/scaleout": {"cpu"},
+	// The distributed Floyd-Warshall is checked against the CPU's, and its traffic against the
+	// scale-out model's.
+	"dist": {"cpu", "internal/scaleout"},
 	"":                  {"bindings/internal/genbindings", "ptx", "notebooks"},
 }
 
