@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -17,24 +16,13 @@ import (
 	"github.com/pathnotes/pathnotes/internal/scaleout"
 )
 
-// freeAddr returns a loopback address with a port nobody listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-}
-
 // inProcess runs f as every rank of a grid, each a goroutine with its own
-// emulated device, control plane and TCP transport on loopback, and
-// returns their results and errors by rank.
+// emulated device, control plane (met through a rendezvous file) and TCP
+// transport, and returns their results and errors by rank.
 func inProcess[T any](t *testing.T, grid Grid, f func(ctx context.Context, cfg Config) (T, error)) ([]T, []error) {
 	t.Helper()
 	G := grid.Ranks()
-	addr := freeAddr(t)
+	rv := comm.Rendezvous{File: filepath.Join(t.TempDir(), "rendezvous")}
 	out, errs := make([]T, G), make([]error, G)
 	var wg sync.WaitGroup
 	for id := range G {
@@ -47,8 +35,8 @@ func inProcess[T any](t *testing.T, grid Grid, f func(ctx context.Context, cfg C
 				errs[id] = err
 				return
 			}
-			l := comm.Launch{Rank: id, Size: G, By: "test", Addr: addr}
-			ctl, err := comm.Connect(ctx, l, comm.Rendezvous{Addr: addr}, "test", time.Minute)
+			l := comm.Launch{Rank: id, Size: G, By: "test"}
+			ctl, err := comm.Connect(ctx, l, rv, "test", time.Minute)
 			if err != nil {
 				errs[id] = err
 				return

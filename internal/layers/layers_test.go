@@ -75,7 +75,7 @@ var testAllowed = map[string][]string{
 	// The distributed Floyd-Warshall is checked against the CPU's, and its traffic against the
 	// scale-out model's.
 	"dist": {"cpu", "internal/scaleout"},
-	"":                  {"bindings/internal/genbindings", "ptx", "notebooks"},
+	"":     {"bindings/internal/genbindings", "ptx", "notebooks"},
 }
 
 // pkg is the part of `go list -json` this test reads.
