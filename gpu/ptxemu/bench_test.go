@@ -58,9 +58,19 @@ func randomMatrix(n int, density float64, seed uint64) []int32 {
 // BenchmarkInterpreter runs fw-blocked on n = 256 and reports the
 // interpreter's speed in warp instructions (each one executed for up to
 // 32 lanes) and thread instructions per second of wall time.
-func BenchmarkInterpreter(b *testing.B) {
+func BenchmarkInterpreter(b *testing.B) { benchBlockedFW(b, false) }
+
+// BenchmarkInterpreterProfiled is BenchmarkInterpreter with profiling on
+// (Device.SetProfiler): the cost of counting sectors and bank conflicts.
+func BenchmarkInterpreterProfiled(b *testing.B) { benchBlockedFW(b, true) }
+
+func benchBlockedFW(b *testing.B, profiled bool) {
 	const n = 256
 	d := New(Options{})
+	var profiles int
+	if profiled {
+		d.SetProfiler(func(*Profile) { profiles++ })
+	}
 	text, err := ptx.PTX(ptx.FloydWarshall)
 	if err != nil {
 		b.Fatal(err)
@@ -83,6 +93,9 @@ func BenchmarkInterpreter(b *testing.B) {
 		blockedFW(b, d, m, n, addr)
 	}
 	st := d.Stats().Sub(before)
+	if profiled && profiles != int(st.Launches) {
+		b.Fatalf("%d profiles for %d launches", profiles, st.Launches)
+	}
 	b.ReportMetric(float64(st.Instructions)/st.Wall.Seconds()/1e6, "Mwarpinst/s")
 	b.ReportMetric(float64(st.ThreadInstructions)/st.Wall.Seconds()/1e6, "Mthreadinst/s")
 }

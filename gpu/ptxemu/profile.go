@@ -1,6 +1,7 @@
 package ptxemu
 
 import (
+	"math/bits"
 	"slices"
 	"sort"
 )
@@ -236,13 +237,28 @@ func (w *warp) countAccess(in *inst, mask uint32) {
 	if in.acc == accAtomic {
 		size = uint64(in.size)
 	}
-	kind := int(in.acc - accLoad)
+	lanes := uint64(bits.OnesCount32(mask))
+	switch {
+	case in.space == spaceGlobal:
+		c.global.Requests++
+		c.global.Bytes += size * lanes
+		c.global.Sectors += w.globalSectors(in, mask, size)
+		return
+	case in.space == spaceShared && size <= BankBytes && in.acc != accAtomic:
+		c.shared.Requests++
+		c.shared.Bytes += size * lanes
+		c.shared.Wavefronts++
+		if waves := w.sharedPasses(in, mask, size); waves > 1 {
+			c.shared.Wavefronts += waves - 1
+			c.shared.Conflicts += waves - 1
+		}
+		return
+	}
+	// Generic addresses, wide shared accesses and shared atomics.
 	global, shared := &w.lanes[0], &w.lanes[1]
 	global.n, shared.n = 0, 0
-	for l := range 32 {
-		if mask>>l&1 == 0 {
-			continue
-		}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
 		addr := in.addrOf(w, l)
 		sp := in.space
 		if sp == spaceGeneric {
@@ -271,12 +287,91 @@ func (w *warp) countAccess(in *inst, mask uint32) {
 		m := &c.shared
 		m.Requests++
 		m.Bytes += size * uint64(shared.n)
-		if kind != Atomic {
+		if in.acc != accAtomic {
 			waves, ideal := shared.wavefronts(size)
 			m.Wavefronts += waves
 			m.Conflicts += waves - ideal
 		}
 	}
+}
+
+// globalSectors counts the distinct sectors of a global access of size
+// bytes (at most 16, aligned: one sector a lane) by the lanes of mask.
+func (w *warp) globalSectors(in *inst, mask uint32, size uint64) uint64 {
+	base := in.base(w)
+	var secs [32]uint64
+	n, sorted := 0, true
+	for m := mask; m != 0; m &= m - 1 {
+		a := base[bits.TrailingZeros32(m)]
+		if in.addr32 {
+			a = uint64(uint32(a))
+		}
+		s := (a + in.off) / SectorBytes
+		if (a+in.off+size-1)/SectorBytes != s {
+			return w.lanesSectors(in, mask, size) // misaligned: it faults
+		}
+		sorted = sorted && (n == 0 || s >= secs[n-1])
+		secs[n] = s
+		n++
+	}
+	if !sorted {
+		slices.Sort(secs[:n])
+	}
+	var d uint64
+	for i, s := range secs[:n] {
+		if i == 0 || s != secs[i-1] {
+			d++
+		}
+	}
+	return d
+}
+
+// lanesSectors is the general count of globalSectors.
+func (w *warp) lanesSectors(in *inst, mask uint32, size uint64) uint64 {
+	a := &w.lanes[0]
+	a.n = 0
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		a.add(l, in.addrOf(w, l))
+	}
+	return a.sectors(size)
+}
+
+// sharedPasses returns the wavefronts of a shared access of size bytes
+// (at most 4) by the lanes of mask: 1 unless two lanes ask one bank for
+// different words.
+func (w *warp) sharedPasses(in *inst, mask uint32, size uint64) uint64 {
+	base := in.base(w)
+	var occupied uint32
+	var word [Banks]uint64
+	for m := mask; m != 0; m &= m - 1 {
+		a := base[bits.TrailingZeros32(m)]
+		if in.addr32 {
+			a = uint64(uint32(a))
+		}
+		wd := (a + in.off) / BankBytes
+		b := wd % Banks
+		switch {
+		case occupied>>b&1 == 0:
+			occupied |= 1 << b
+			word[b] = wd
+		case word[b] != wd:
+			waves, _ := w.lanesWavefronts(in, mask, size)
+			return waves
+		}
+	}
+	return 1
+}
+
+// lanesWavefronts is the general count of sharedPasses.
+func (w *warp) lanesWavefronts(in *inst, mask uint32, size uint64) (waves, ideal uint64) {
+	a := &w.lanes[1]
+	a.n = 0
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		a.add(l, in.addrOf(w, l))
+	}
+	return a.wavefronts(size)
 }
 
 // laneAddrs are the addresses of the active lanes of one access, in lane
