@@ -60,10 +60,10 @@ type MemCounts struct {
 	// words, 32 for 32 lanes reading words 128 bytes apart.
 	Sectors uint64
 	// Wavefronts (shared memory) counts the passes the banks needed, and
-	// Conflicts those beyond the ideal (one per request, per half-warp
-	// for 8-byte and per quarter-warp for 16-byte accesses): the extra
-	// passes that bank conflicts cost. Lanes reading the same word share
-	// a pass (broadcast).
+	// Conflicts those beyond the ideal (one per 128 distinct bytes, in
+	// each half-warp for 8- and 16-byte accesses): the extra passes that
+	// bank conflicts cost. Lanes reading the same word share a pass
+	// (broadcast).
 	Wavefronts, Conflicts uint64
 }
 
@@ -416,16 +416,16 @@ func distinct(s []uint64) uint64 {
 }
 
 // wavefronts returns the passes the banks need for the lanes' accesses of
-// size bytes, and the ideal: the lanes are taken in phases of 32, 16 (8
-// bytes) or 8 (16 bytes) lanes, as the hardware takes them; each phase
-// needs as many passes as the most distinct words any one bank must
-// deliver, and ideally one.
+// size bytes, and the ideal: the lanes are taken in phases, all 32
+// together for accesses of up to 4 bytes, each half-warp apart for 8- and
+// 16-byte ones; each phase needs as many passes as the most distinct words
+// any one bank must deliver, and ideally one per 128 distinct bytes. (On
+// an H100, Nsight Compute counts 2 wavefronts for a 16-byte load that
+// every lane makes at one address, 4 for consecutive 16-byte words and 8
+// with a stride of 32 bytes, as this model does.)
 func (a *laneAddrs) wavefronts(size uint64) (waves, ideal uint64) {
 	per := 32
-	switch {
-	case size > 8:
-		per = 8
-	case size > 4:
+	if size > BankBytes {
 		per = 16
 	}
 	for i := 0; i < a.n; {
@@ -438,7 +438,7 @@ func (a *laneAddrs) wavefronts(size uint64) (waves, ideal uint64) {
 			}
 		}
 		waves += bankPasses(words)
-		ideal++
+		ideal += (distinct(words) + Banks - 1) / Banks
 	}
 	return waves, ideal
 }

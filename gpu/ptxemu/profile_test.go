@@ -325,7 +325,8 @@ func TestProfileWideAndGeneric(t *testing.T) {
 		// wavefront each: 2, no conflict.
 		{1, 2, 0},
 		// Stride 2: lanes l and l+8 of a half-warp hit the same banks
-		// (16·8 bytes apart = 128): two passes per half-warp.
+		// (16·8 bytes apart = 128): two passes per half-warp, where its
+		// 128 distinct bytes need one.
 		{2, 4, 2},
 	} {
 		p := profileLaunch(t, widePTX, Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0, []uint64{4 * 32}, c.stride)
@@ -339,6 +340,38 @@ func TestProfileWideAndGeneric(t *testing.T) {
 		g := p.Lines[1]
 		wantCounts(t, what+" generic load, global part", g.Global, MemCounts{Requests: 1, Bytes: 64, Sectors: 2})
 		wantCounts(t, what+" generic load, shared part", g.Shared, MemCounts{Requests: 1, Bytes: 64, Wavefronts: 1})
+	}
+}
+
+// vec4PTX loads 16 bytes of shared memory per lane, lane l at 16·l·stride.
+const vec4PTX = ptxHeader + `
+.visible .entry k(.param .u32 p_stride)
+{
+	.shared .align 16 .b8 sh[1024];
+	.reg .b32 %r<12>;
+	ld.param.u32 %r1, [p_stride];
+	mov.u32 %r2, %tid.x;
+	mul.lo.s32 %r3, %r2, %r1;
+	shl.b32 %r4, %r3, 4;
+	mov.u32 %r5, sh;
+	add.s32 %r6, %r5, %r4;
+	ld.shared.v4.u32 {%r7, %r8, %r9, %r10}, [%r6];
+	ret;
+}
+`
+
+func TestProfileVector(t *testing.T) {
+	// Each half-warp is a phase. Stride 0: every lane one address, one
+	// pass per half. Stride 1: a half reads 256 consecutive bytes, two
+	// passes, both needed. Stride 2: lanes l, l+4, l+8 and l+12 hit the
+	// same banks, 4 passes where 2 would do. These are the wavefronts and
+	// conflicts Nsight Compute counts on an H100 (the suite's shared128).
+	for _, c := range []struct {
+		stride           uint64
+		waves, conflicts uint64
+	}{{0, 2, 0}, {1, 4, 0}, {2, 8, 4}} {
+		p := profileLaunch(t, vec4PTX, Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0, nil, c.stride)
+		wantCounts(t, "stride "+itoa(int(c.stride)), p.Shared[Load], MemCounts{Requests: 1, Bytes: 512, Wavefronts: c.waves, Conflicts: c.conflicts})
 	}
 }
 
