@@ -85,7 +85,9 @@ func (v *ProfileView) rows() []profileRow {
 			return f(lp.Counts)
 		}
 	}
-	add("device", func(lp *gpu.LaunchProfile) profileCell { return profileCell{text: lp.Device} })
+	if v.device() == "" {
+		add("device", func(lp *gpu.LaunchProfile) profileCell { return profileCell{text: lp.Device} })
+	}
 	add("launches", func(lp *gpu.LaunchProfile) profileCell { return profileCell{text: strconv.Itoa(lp.Launches)} })
 	add("grid × block", func(lp *gpu.LaunchProfile) profileCell {
 		g := "several grids"
@@ -319,7 +321,9 @@ func (v *ProfileView) Reading() []string {
 		out = append(out, name+": "+strings.Join(s, "; ")+".")
 	}
 	if emulated {
-		out = append(out, "Counted by the PTX emulator, per PTX instruction; a card runs the SASS that its compiler makes of the PTX, whose counts agree for these access patterns (docs/cell-kernels.md compares them with Nsight Compute).")
+		out = append(out, "Counted by the PTX emulator, per PTX instruction. A card runs the machine code its compiler makes of the PTX: "+
+			"for the lab's and the documents' kernels its global requests and sectors and its bank conflicts are the emulator's, "+
+			"while branches and instructions differ (docs/cell-kernels.md compares them with Nsight Compute).")
 	}
 	return out
 }
@@ -384,6 +388,25 @@ func occupancyReading(lp *gpu.LaunchProfile) string {
 	return s
 }
 
+// device is the device every kernel ran on, "" when they ran on several.
+func (v *ProfileView) device() string {
+	d := v.kernels[0].Device
+	for _, lp := range v.kernels[1:] {
+		if lp.Device != d {
+			return ""
+		}
+	}
+	return d
+}
+
+// title is the table's caption.
+func (v *ProfileView) title() string {
+	if d := v.device(); d != "" {
+		return "Kernel profile on " + d
+	}
+	return "Kernel profile"
+}
+
 // header is the table's first row.
 func (v *ProfileView) header() []string {
 	h := []string{""}
@@ -399,7 +422,7 @@ func (v *ProfileView) HTML() string {
 		return errorBundle(v.err).Data[MIMEHTML].(string)
 	}
 	var sb strings.Builder
-	sb.WriteString(`<table style="` + tableStyle + `"><caption style="` + captionStyle + `">Kernel profile</caption><tr>`)
+	sb.WriteString(`<table style="` + tableStyle + `"><caption style="` + captionStyle + `">` + html.EscapeString(v.title()) + `</caption><tr>`)
 	for _, h := range v.header() {
 		sb.WriteString(`<th style="` + thStyle + `">` + html.EscapeString(h) + `</th>`)
 	}
@@ -467,7 +490,7 @@ func (v *ProfileView) Text() string {
 	}
 	right := make([]bool, len(v.kernels)+1)
 	sb := strings.Builder{}
-	sb.WriteString("Kernel profile\n" + alignTable(v.header(), rows, right))
+	sb.WriteString(v.title() + "\n" + alignTable(v.header(), rows, right))
 	if hot := v.hotLines(3); len(hot) > 0 {
 		var hr [][]string
 		for _, h := range hot {

@@ -44,6 +44,7 @@ func TestProfileView(t *testing.T) {
 	text := v.Text()
 	for _, want := range []string{
 		"naive", "tiled", "onCard", // one column each, naive's two launches summed
+		"Kernel profile\n", "H100", // two devices: a row of devices, not a caption
 		"18.0 ✗",                       // sectors per request of naive's loads: 7200 / 400
 		"50.0 KiB / 225.0 KiB (22%) ✗", // asked against moved
 		"310 (31.00 per request) ✗",    // the conflicts
@@ -69,6 +70,9 @@ func TestProfileView(t *testing.T) {
 	data, _ := v.MIMEBundle()
 	if data[MIMEText] != text || data[MIMEHTML] != h {
 		t.Error("the bundle is not the view's text and HTML")
+	}
+	if one := Profile(profileFixture()[:3]...).Text(); !strings.HasPrefix(one, "Kernel profile on emu\n") || strings.Contains(one, "device ") {
+		t.Errorf("one device: it belongs in the caption:\n%s", one)
 	}
 	if Profile().Err() == nil {
 		t.Error("a profile of no launches shows no error")
