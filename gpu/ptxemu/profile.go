@@ -339,28 +339,68 @@ func (w *warp) lanesSectors(in *inst, mask uint32, size uint64) uint64 {
 
 // sharedPasses returns the wavefronts of a shared access of size bytes
 // (at most 4) by the lanes of mask: 1 unless two lanes ask one bank for
-// different words.
+// different words. The common cases, every lane at one address (a
+// broadcast) or lane l at size·l past the first, are settled without a
+// table of banks.
 func (w *warp) sharedPasses(in *inst, mask uint32, size uint64) uint64 {
 	base := in.base(w)
-	var occupied uint32
-	var word [Banks]uint64
-	for m := mask; m != 0; m &= m - 1 {
-		a := base[bits.TrailingZeros32(m)]
+	if in.addr32 && broadcastOrConsecutive32(base, mask, uint32(size)) ||
+		!in.addr32 && broadcastOrConsecutive64(base, mask, size) {
+		return 1
+	}
+	word := func(l int) uint64 {
+		a := base[l]
 		if in.addr32 {
 			a = uint64(uint32(a))
 		}
-		wd := (a + in.off) / BankBytes
+		return (a + in.off) / BankBytes
+	}
+	var occupied uint32
+	var words [Banks]uint64
+	for m := mask; m != 0; m &= m - 1 {
+		wd := word(bits.TrailingZeros32(m))
 		b := wd % Banks
 		switch {
 		case occupied>>b&1 == 0:
 			occupied |= 1 << b
-			word[b] = wd
-		case word[b] != wd:
+			words[b] = wd
+		case words[b] != wd:
 			waves, _ := w.lanesWavefronts(in, mask, size)
 			return waves
 		}
 	}
 	return 1
+}
+
+// broadcastOrConsecutive32 reports whether the lanes of mask all have the
+// 32-bit address of the first, or lane l the first's plus size·l (the
+// constant offset of the instruction changes neither).
+func broadcastOrConsecutive32(base *[32]uint64, mask uint32, size uint32) bool {
+	first := bits.TrailingZeros32(mask)
+	a0 := uint32(base[first])
+	same, consecutive := true, true
+	for m := mask & (mask - 1); m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		a := uint32(base[l])
+		same = same && a == a0
+		consecutive = consecutive && a == a0+size*uint32(l-first)
+	}
+	return same || consecutive
+}
+
+// broadcastOrConsecutive64 is broadcastOrConsecutive32 for 64-bit
+// addresses.
+func broadcastOrConsecutive64(base *[32]uint64, mask uint32, size uint64) bool {
+	first := bits.TrailingZeros32(mask)
+	a0 := base[first]
+	same, consecutive := true, true
+	for m := mask & (mask - 1); m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		a := base[l]
+		same = same && a == a0
+		consecutive = consecutive && a == a0+size*uint64(l-first)
+	}
+	return same || consecutive
 }
 
 // lanesWavefronts is the general count of sharedPasses.
