@@ -18,7 +18,9 @@ type displayOutput struct {
 	stderr   strings.Builder
 }
 
-func (o *displayOutput) Display(b session.Bundle, _ string, _ bool) { o.displays = append(o.displays, b) }
+func (o *displayOutput) Display(b session.Bundle, _ string, _ bool) {
+	o.displays = append(o.displays, b)
+}
 
 func (o *displayOutput) Stream(name, text string) {
 	if name == "stderr" {
