@@ -11,7 +11,7 @@ import "testing"
 func TestProfileSuiteCard(t *testing.T) {
 	d := testDevice(t)
 	p := StartProfile()
-	names := profileSuite(t, d)
+	names, _ := profileSuite(t, d)
 	ps := p.Stop()
 	if len(ps) != len(names) {
 		t.Fatalf("%d launches recorded, %d made", len(ps), len(names))
