@@ -3,11 +3,13 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/internal/testenv"
 )
 
 // TestProfileCellLaunches profiles launches of the cell API on the
@@ -150,5 +152,51 @@ func TestOccupancy(t *testing.T) {
 	o := occupancy(h100, 256, 0, 64, 3)
 	if o.BlocksPerSM != 3 || !strings.Contains(o.Limiter, "driver") {
 		t.Errorf("the driver's answer should win: %+v", o)
+	}
+}
+
+// TestProfileSourceLines compiles a cell with -lineinfo, by nvcc and by
+// clang, and finds the cell's line of each access in the profile.
+func TestProfileSourceLines(t *testing.T) {
+	const cell = "#line 1 \"cell\"\n" + `__global__ void strided(float *out, const float *in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = in[32 * i];
+}
+`
+	for _, compiler := range []string{"nvcc", "clang"} {
+		t.Run(compiler, func(t *testing.T) {
+			if compiler == "nvcc" {
+				testenv.NeedNVCC(t)
+			} else {
+				testenv.NeedClang(t)
+			}
+			t.Setenv(EnvPTXCache, "off")
+			d := emuDevice(t)
+			ptx, err := CompileCUDA(context.Background(), "strided", cell, CompileOptions{Compiler: compiler, Flags: []string{"-lineinfo"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := d.LoadPTX("strided", ptx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, _ := m.Kernel("strided")
+			in, _ := d.NewBuffer(Float32, 32*64)
+			out, _ := d.NewBuffer(Float32, 64)
+			ps, err := Profile(func() error { return k.Launch(Dim(2), Dim(32), out, in, 64) })
+			if err != nil || len(ps) != 1 {
+				t.Fatalf("%d launches, %v", len(ps), err)
+			}
+			for _, l := range ps[0].Counts.Lines {
+				// The compilers make the file a path below the working directory.
+				if l.Access >= 0 && (filepath.Base(l.File) != "cell" || l.SourceLine != 4) {
+					t.Errorf("%s at %s line %d, want cell line 4", l.Text, l.File, l.SourceLine)
+				}
+			}
+			if ld := ps[0].Counts.Global[ptxemu.Load]; ld.Sectors != 64 {
+				t.Errorf("loads %+v, want 64 sectors: one a lane", ld)
+			}
+		})
 	}
 }
