@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/pathnotes/pathnotes/gpu"
-	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
 // ProfileView shows profiles of kernel launches (gpu.Profile,
@@ -77,7 +76,7 @@ func (v *ProfileView) rows() []profileRow {
 			rows = append(rows, r)
 		}
 	}
-	counted := func(f func(p *ptxemu.Profile) profileCell) func(lp *gpu.LaunchProfile) profileCell {
+	counted := func(f func(p *gpu.ProfileCounts) profileCell) func(lp *gpu.LaunchProfile) profileCell {
 		return func(lp *gpu.LaunchProfile) profileCell {
 			if lp.Counts == nil {
 				return profileCell{text: "—"}
@@ -96,34 +95,34 @@ func (v *ProfileView) rows() []profileRow {
 		}
 		return profileCell{text: g + " × " + lp.Block.String()}
 	})
-	add("warps launched", counted(func(p *ptxemu.Profile) profileCell { return profileCell{text: count(p.Warps)} }))
-	add("warp instructions", counted(func(p *ptxemu.Profile) profileCell { return profileCell{text: count(p.Instructions)} }))
-	add("threads per warp instruction", counted(func(p *ptxemu.Profile) profileCell {
+	add("warps launched", counted(func(p *gpu.ProfileCounts) profileCell { return profileCell{text: count(p.Warps)} }))
+	add("warp instructions", counted(func(p *gpu.ProfileCounts) profileCell { return profileCell{text: count(p.Instructions)} }))
+	add("threads per warp instruction", counted(func(p *gpu.ProfileCounts) profileCell {
 		avg := p.AvgThreads()
 		return profileCell{text: fmt.Sprintf("%.1f of 32", avg), mark: markIf(avg >= 31, avg < 24)}
 	}))
-	add("branches (divergent)", counted(func(p *ptxemu.Profile) profileCell {
+	add("branches (divergent)", counted(func(p *gpu.ProfileCounts) profileCell {
 		if p.Branches == 0 {
 			return profileCell{text: "0"}
 		}
 		return profileCell{text: fmt.Sprintf("%s (%s)", count(p.Branches), count(p.Divergent)), mark: markIf(p.Divergent == 0, p.Divergent*10 > p.Branches)}
 	}))
-	for kind, name := range ptxemu.AccessNames {
-		has := func(p *ptxemu.Profile) bool { return p.Global[kind].Requests > 0 }
-		add("global "+name+"s: requests", counted(func(p *ptxemu.Profile) profileCell {
+	for kind, name := range gpu.AccessNames {
+		has := func(p *gpu.ProfileCounts) bool { return p.Global[kind].Requests > 0 }
+		add("global "+name+"s: requests", counted(func(p *gpu.ProfileCounts) profileCell {
 			if !has(p) {
 				return profileCell{}
 			}
 			return profileCell{text: count(p.Global[kind].Requests)}
 		}))
-		add("  sectors per request", counted(func(p *ptxemu.Profile) profileCell {
+		add("  sectors per request", counted(func(p *gpu.ProfileCounts) profileCell {
 			if !has(p) {
 				return profileCell{}
 			}
 			c := p.Global[kind]
 			return profileCell{text: fmt.Sprintf("%.1f", c.SectorsPerRequest()), mark: markIf(used(c) >= 0.9, used(c) < 0.5)}
 		}))
-		add("  bytes asked / moved", counted(func(p *ptxemu.Profile) profileCell {
+		add("  bytes asked / moved", counted(func(p *gpu.ProfileCounts) profileCell {
 			if !has(p) {
 				return profileCell{}
 			}
@@ -132,18 +131,18 @@ func (v *ProfileView) rows() []profileRow {
 				mark: markIf(used(c) >= 0.9, used(c) < 0.5)}
 		}))
 	}
-	for kind, name := range ptxemu.AccessNames {
-		has := func(p *ptxemu.Profile) bool { return p.Shared[kind].Requests > 0 }
-		add("shared "+name+"s: requests", counted(func(p *ptxemu.Profile) profileCell {
+	for kind, name := range gpu.AccessNames {
+		has := func(p *gpu.ProfileCounts) bool { return p.Shared[kind].Requests > 0 }
+		add("shared "+name+"s: requests", counted(func(p *gpu.ProfileCounts) profileCell {
 			if !has(p) {
 				return profileCell{}
 			}
 			return profileCell{text: count(p.Shared[kind].Requests)}
 		}))
-		if kind == ptxemu.Atomic {
+		if kind == gpu.AccessAtomic {
 			continue
 		}
-		add("  bank conflicts (extra wavefronts)", counted(func(p *ptxemu.Profile) profileCell {
+		add("  bank conflicts (extra wavefronts)", counted(func(p *gpu.ProfileCounts) profileCell {
 			if !has(p) {
 				return profileCell{}
 			}
@@ -173,7 +172,7 @@ func (v *ProfileView) rows() []profileRow {
 
 // used is the share of the moved bytes that the lanes asked for, at most
 // 1 (lanes that share a word ask for more than moves).
-func used(c ptxemu.MemCounts) float64 {
+func used(c gpu.MemCounts) float64 {
 	if c.Sectors == 0 {
 		return 0
 	}
@@ -222,7 +221,7 @@ func bytesText(n uint64) string {
 // hotLine is an instruction worth a look: the most sectors or conflicts.
 type hotLine struct {
 	kernel string
-	line   ptxemu.LineCounts
+	line   gpu.LineCounts
 	shared bool
 	score  uint64
 }
@@ -254,7 +253,7 @@ func (v *ProfileView) hotLines(perKernel int) []hotLine {
 }
 
 // instruction names an instruction by where and what it is.
-func instruction(l ptxemu.LineCounts) string {
+func instruction(l gpu.LineCounts) string {
 	if l.SourceLine > 0 {
 		return strings.TrimSuffix(where(l), ")") + ": " + l.Text + ")"
 	}
@@ -262,7 +261,7 @@ func instruction(l ptxemu.LineCounts) string {
 }
 
 // where names an instruction: its PTX line and, with .loc, its source line.
-func where(l ptxemu.LineCounts) string {
+func where(l gpu.LineCounts) string {
 	s := "PTX line " + strconv.Itoa(l.Line)
 	if l.SourceLine > 0 {
 		file := l.File
@@ -277,7 +276,7 @@ func where(l ptxemu.LineCounts) string {
 // hotRow is the hot line as table cells.
 func (h hotLine) cells() []string {
 	l := h.line
-	kind := ptxemu.AccessNames[l.Access]
+	kind := gpu.AccessNames[l.Access]
 	if h.shared {
 		c := l.Shared
 		return []string{h.kernel, where(l), l.Text, "shared " + kind, count(c.Requests),
@@ -309,8 +308,8 @@ func (v *ProfileView) Reading() []string {
 			c := sh.Shared
 			waves := perOf(c.Wavefronts, c.Requests)
 			s = append(s, fmt.Sprintf("each warp's shared %s at %s takes %.1f wavefronts instead of 1: lanes ask one bank for different words (a %.0f-way bank conflict)",
-				ptxemu.AccessNames[sh.Access], instruction(*sh), waves, waves))
-		} else if p.Shared[ptxemu.Load].Requests+p.Shared[ptxemu.Store].Requests > 0 {
+				gpu.AccessNames[sh.Access], instruction(*sh), waves, waves))
+		} else if p.Shared[gpu.AccessLoad].Requests+p.Shared[gpu.AccessStore].Requests > 0 {
 			s = append(s, "shared memory without bank conflicts")
 		}
 		if p.Divergent > 0 {
@@ -330,8 +329,8 @@ func (v *ProfileView) Reading() []string {
 
 // worstGlobal returns the global load or store that moves the most
 // sectors, nil if none.
-func worstGlobal(p *ptxemu.Profile) *ptxemu.LineCounts {
-	var w *ptxemu.LineCounts
+func worstGlobal(p *gpu.ProfileCounts) *gpu.LineCounts {
+	var w *gpu.LineCounts
 	for i := range p.Lines {
 		l := &p.Lines[i]
 		if l.Access >= 0 && l.Global.Sectors > 0 && (w == nil || l.Global.Sectors > w.Global.Sectors) {
@@ -343,8 +342,8 @@ func worstGlobal(p *ptxemu.Profile) *ptxemu.LineCounts {
 
 // worstShared returns the shared access with the most conflicts, nil if
 // none has any.
-func worstShared(p *ptxemu.Profile) *ptxemu.LineCounts {
-	var w *ptxemu.LineCounts
+func worstShared(p *gpu.ProfileCounts) *gpu.LineCounts {
+	var w *gpu.LineCounts
 	for i := range p.Lines {
 		l := &p.Lines[i]
 		if l.Shared.Conflicts > 0 && (w == nil || l.Shared.Conflicts > w.Shared.Conflicts) {
@@ -355,13 +354,13 @@ func worstShared(p *ptxemu.Profile) *ptxemu.LineCounts {
 }
 
 // globalReading says whether the access l coalesces.
-func globalReading(l ptxemu.LineCounts) string {
+func globalReading(l gpu.LineCounts) string {
 	c := l.Global
-	kind := ptxemu.AccessNames[l.Access]
+	kind := gpu.AccessNames[l.Access]
 	asked := perOf(c.Bytes, c.Requests)
 	sectors := c.SectorsPerRequest()
 	head := fmt.Sprintf("each warp's global %s at %s touches %.1f sectors (%.0f bytes) for %.0f bytes asked",
-		kind, instruction(l), sectors, sectors*ptxemu.SectorBytes, asked)
+		kind, instruction(l), sectors, sectors*gpu.SectorBytes, asked)
 	switch u := used(c); {
 	case float64(c.Bytes) > 1.5*float64(c.Moved()):
 		return head + ": lanes share words (a broadcast), one sector serves many"

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pathnotes/pathnotes/gpu"
-	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
 // profileFixture returns three launches: two of a kernel whose load of
@@ -14,21 +13,21 @@ import (
 // diverges, one of a tiled kernel with a 32-way bank conflict, and one
 // from a card, without counts.
 func profileFixture() []*gpu.LaunchProfile {
-	strided := ptxemu.LineCounts{Line: 57, Text: "ld.global.u32 %r5, [%rd7]", File: "/tmp/cell", SourceLine: 14, Access: ptxemu.Load,
-		Global: ptxemu.MemCounts{Requests: 100, Bytes: 12800, Sectors: 3200}}
-	row := ptxemu.LineCounts{Line: 60, Text: "ld.global.u32 %r6, [%rd9]", Access: ptxemu.Load,
-		Global: ptxemu.MemCounts{Requests: 100, Bytes: 12800, Sectors: 400}}
+	strided := gpu.LineCounts{Line: 57, Text: "ld.global.u32 %r5, [%rd7]", File: "/tmp/cell", SourceLine: 14, Access: gpu.AccessLoad,
+		Global: gpu.MemCounts{Requests: 100, Bytes: 12800, Sectors: 3200}}
+	row := gpu.LineCounts{Line: 60, Text: "ld.global.u32 %r6, [%rd9]", Access: gpu.AccessLoad,
+		Global: gpu.MemCounts{Requests: 100, Bytes: 12800, Sectors: 400}}
 	naive := func() *gpu.LaunchProfile {
-		p := &ptxemu.Profile{Kernel: "naive", Launches: 1, Warps: 100, Instructions: 2000, ThreadInstructions: 56000, Branches: 200, Divergent: 50,
-			Lines: []ptxemu.LineCounts{strided, row}}
-		p.Global[ptxemu.Load] = ptxemu.MemCounts{Requests: 200, Bytes: 25600, Sectors: 3600}
+		p := &gpu.ProfileCounts{Kernel: "naive", Launches: 1, Warps: 100, Instructions: 2000, ThreadInstructions: 56000, Branches: 200, Divergent: 50,
+			Lines: []gpu.LineCounts{strided, row}}
+		p.Global[gpu.AccessLoad] = gpu.MemCounts{Requests: 200, Bytes: 25600, Sectors: 3600}
 		return &gpu.LaunchProfile{Kernel: "naive", Device: "emu", Emulated: true, Grid: gpu.Dim(100), Block: gpu.Dim(32), Launches: 1, Counts: p,
 			Occupancy: gpu.Occupancy{BlocksPerSM: 32, WarpsPerSM: 32, MaxWarpsPerSM: 64, Limiter: "block slots"}}
 	}
-	conflict := ptxemu.LineCounts{Line: 80, Text: "ld.shared.u32 %r9, [%r4]", Access: ptxemu.Load,
-		Shared: ptxemu.MemCounts{Requests: 10, Bytes: 1280, Wavefronts: 320, Conflicts: 310}}
-	tp := &ptxemu.Profile{Kernel: "tiled", Launches: 1, Warps: 10, Instructions: 100, ThreadInstructions: 3200, Lines: []ptxemu.LineCounts{conflict}}
-	tp.Shared[ptxemu.Load] = conflict.Shared
+	conflict := gpu.LineCounts{Line: 80, Text: "ld.shared.u32 %r9, [%r4]", Access: gpu.AccessLoad,
+		Shared: gpu.MemCounts{Requests: 10, Bytes: 1280, Wavefronts: 320, Conflicts: 310}}
+	tp := &gpu.ProfileCounts{Kernel: "tiled", Launches: 1, Warps: 10, Instructions: 100, ThreadInstructions: 3200, Lines: []gpu.LineCounts{conflict}}
+	tp.Shared[gpu.AccessLoad] = conflict.Shared
 	tiled := &gpu.LaunchProfile{Kernel: "tiled", Device: "emu", Emulated: true, Grid: gpu.Dim(1), Block: gpu.Dim(32, 32), Launches: 1, Counts: tp,
 		SharedBytes: 4096, Occupancy: gpu.Occupancy{BlocksPerSM: 2, WarpsPerSM: 64, MaxWarpsPerSM: 64, Limiter: "threads"}}
 	card := &gpu.LaunchProfile{Kernel: "onCard", Device: "H100", Grid: gpu.Dim(1), Block: gpu.Dim(256), Launches: 1, Registers: 40,

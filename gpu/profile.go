@@ -20,6 +20,32 @@ import (
 // holds the registers the driver reports and the occupancy they allow.
 // Without a Profiler, a launch costs one atomic load more.
 
+// The emulator's counts, as package gpu shows them (the types and
+// constants of package ptxemu).
+type (
+	// ProfileCounts are the counts of a kernel's launches: warps,
+	// instructions, branches, and the requests, sectors and wavefronts of
+	// global and shared memory, per kind of access and per instruction.
+	ProfileCounts = ptxemu.Profile
+	// MemCounts count the accesses of one kind to one state space.
+	MemCounts = ptxemu.MemCounts
+	// LineCounts are the counts of one instruction.
+	LineCounts = ptxemu.LineCounts
+)
+
+// Indices of ProfileCounts.Global and .Shared: loads, stores, atomics.
+const (
+	AccessLoad   = ptxemu.Load
+	AccessStore  = ptxemu.Store
+	AccessAtomic = ptxemu.Atomic
+)
+
+// AccessNames name the indices AccessLoad, AccessStore and AccessAtomic.
+var AccessNames = ptxemu.AccessNames
+
+// SectorBytes is the unit in which global memory moves: 32 bytes.
+const SectorBytes = ptxemu.SectorBytes
+
 // LaunchProfile is what one kernel did in one or more launches of the same
 // shape (Combine sums launches).
 type LaunchProfile struct {
@@ -37,7 +63,7 @@ type LaunchProfile struct {
 	Registers int
 	Launches  int
 	Occupancy Occupancy
-	Counts    *ptxemu.Profile
+	Counts    *ProfileCounts
 }
 
 // Occupancy is how many warps of a kernel a multiprocessor holds at once,

@@ -619,7 +619,7 @@ for _, v := range versions {
 	}
 	for _, p := range launches {
 		if p.Counts != nil {
-			moved[v.Name] += p.Counts.Global[0].Sectors + p.Counts.Global[1].Sectors // loads, stores
+			moved[v.Name] += p.Counts.Global[gpu.AccessLoad].Sectors + p.Counts.Global[gpu.AccessStore].Sectors
 		}
 	}
 	profiled = append(profiled, launches...)
