@@ -344,8 +344,8 @@ func (w *warp) lanesSectors(in *inst, mask uint32, size uint64) uint64 {
 // table of banks.
 func (w *warp) sharedPasses(in *inst, mask uint32, size uint64) uint64 {
 	base := in.base(w)
-	if in.addr32 && broadcastOrConsecutive32(base, mask, uint32(size)) ||
-		!in.addr32 && broadcastOrConsecutive64(base, mask, size) {
+	if in.addr32 && broadcastOrConsecutive(base, mask, uint32(size)) ||
+		!in.addr32 && broadcastOrConsecutive(base, mask, size) {
 		return 1
 	}
 	word := func(l int) uint64 {
@@ -372,33 +372,18 @@ func (w *warp) sharedPasses(in *inst, mask uint32, size uint64) uint64 {
 	return 1
 }
 
-// broadcastOrConsecutive32 reports whether the lanes of mask all have the
-// 32-bit address of the first, or lane l the first's plus size·l (the
-// constant offset of the instruction changes neither).
-func broadcastOrConsecutive32(base *[32]uint64, mask uint32, size uint32) bool {
+// broadcastOrConsecutive reports whether the lanes of mask all have the
+// address of the first, or lane l the first's plus size·l, with addresses
+// of T's width (the instruction's constant offset changes neither).
+func broadcastOrConsecutive[T uint32 | uint64](base *[32]uint64, mask uint32, size T) bool {
 	first := bits.TrailingZeros32(mask)
-	a0 := uint32(base[first])
+	a0 := T(base[first])
 	same, consecutive := true, true
 	for m := mask & (mask - 1); m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		a := uint32(base[l])
+		a := T(base[l])
 		same = same && a == a0
-		consecutive = consecutive && a == a0+size*uint32(l-first)
-	}
-	return same || consecutive
-}
-
-// broadcastOrConsecutive64 is broadcastOrConsecutive32 for 64-bit
-// addresses.
-func broadcastOrConsecutive64(base *[32]uint64, mask uint32, size uint64) bool {
-	first := bits.TrailingZeros32(mask)
-	a0 := base[first]
-	same, consecutive := true, true
-	for m := mask & (mask - 1); m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		a := base[l]
-		same = same && a == a0
-		consecutive = consecutive && a == a0+size*uint64(l-first)
+		consecutive = consecutive && a == a0+size*T(l-first)
 	}
 	return same || consecutive
 }
