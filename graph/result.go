@@ -84,8 +84,7 @@ func checkMemory(need uint64) error {
 	if !ok || need <= avail.Bytes {
 		return nil
 	}
-	return fmt.Errorf("need %s, but only %s of memory is available (%s)",
-		FormatBytes(need), FormatBytes(avail.Bytes), avail.From)
+	return &memlimit.Error{Need: need, Avail: avail}
 }
 
 // FormatBytes formats a byte count with a binary unit, e.g. "5.38 GiB".

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/display"
+	"github.com/pathnotes/pathnotes/internal/memlimit"
 	"github.com/pathnotes/pathnotes/kernel/notebook"
 )
 
@@ -65,6 +66,9 @@ func Run(args []string, newSession NewSession) error {
 		return err
 	}
 
+	// As in the kernel: the garbage collector works harder before a memory
+	// limit (or the RAM) is reached rather than after.
+	memlimit.SetGoLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	failed := 0

@@ -71,6 +71,7 @@ func (s *Session) runtimeError(err error) *CellError {
 	var p interp.Panic
 	if errors.As(err, &p) {
 		var de depthError
+		var me memoryError
 		var re runtime.Error
 		value := p.Value
 		if rv, ok := value.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
@@ -83,6 +84,8 @@ func (s *Session) runtimeError(err error) *CellError {
 			switch {
 			case errors.As(v, &de):
 				e.Name, e.Value = "StackOverflow", de.Error()
+			case errors.As(v, &me):
+				e.Name, e.Value = "MemoryError", me.Error()
 			case errors.As(v, &re):
 				e.Name, e.Value = "RuntimeError", v.Error()
 			default:

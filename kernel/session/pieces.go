@@ -246,6 +246,9 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 				"the interpreter (yaegi) failed on a construct it does not support: %s%s", msg, gapHint(msg))}
 		}
 	}()
+	if err := s.checkArrays(n); err != nil {
+		return nil, err
+	}
 	prog, err = s.in.CompileAST(n)
 	forgetRoots(s.in)
 	if declaresVars(n) {

@@ -74,6 +74,8 @@ func (h *hooks) symbols() interp.Exports {
 		"Show":      reflect.ValueOf(h.showFor),
 		"Context":   reflect.ValueOf(h.context),
 		"NotePanic": reflect.ValueOf(h.notePanic),
+		"MakeLen":   reflect.ValueOf(h.makeLen),
+		"Grow":      reflect.ValueOf(h.grow),
 	}}
 }
 

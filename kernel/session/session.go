@@ -187,6 +187,7 @@ func (s *Session) reset() error {
 		}},
 		s.hooks.symbols(),
 		s.goexitSymbols(),
+		repeatSymbols(),
 	}
 	loads = append(loads, s.hooks.guardSymbols(s.opts.Symbols)...)
 	for i, syms := range loads {
@@ -241,12 +242,14 @@ func (s *Session) reset() error {
 	return nil
 }
 
-// runGeneratedDecls compiles declarations written by the session itself.
+// runGeneratedDecls compiles declarations written by the session itself,
+// whose allocations are checked as a cell's are (memory.go).
 func (s *Session) runGeneratedDecls(ctx context.Context, src string) error {
 	f, err := s.parseFile(src)
 	if err != nil {
 		return err
 	}
+	guardAllocs(f)
 	return s.compileRun(ctx, f)
 }
 
