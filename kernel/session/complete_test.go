@@ -183,7 +183,15 @@ func TestIsComplete(t *testing.T) {
 		{"s := \"unterminated", "invalid", ""},
 		{"func f() {}\nf()", "complete", ""},
 		{"%time f()", "complete", ""},
-		{"%%html\n<b", "complete", ""},
+		// A cell magic ends with a blank line (IPython's rule): its first
+		// line alone must not run an empty cell.
+		{"%%bash", "incomplete", ""},
+		{"%%html\n<b", "incomplete", ""},
+		{"%%bash\necho hi\n", "incomplete", ""},
+		{"%%bash\nfor f in *; do\n  echo $f", "incomplete", "  "},
+		{"%%bash\necho hi\n\n", "complete", ""},
+		{"%%time\n\n", "complete", ""},
+		{"\n%%cuda\n__global__ void k() {}\n  \n", "complete", ""},
 		{"x := 1 ++ 2", "invalid", ""},
 		{"é := \"日本\"", "complete", ""},
 	}
