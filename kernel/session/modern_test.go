@@ -300,3 +300,19 @@ func TestTaglessSwitchCases(t *testing.T) {
 		{"tagged switches keep their lists", []string{"switch x := 2; x {\ncase 1, 2:\n\tfmt.Print(\"two\")\n}"}, "", "two"},
 	})
 }
+
+// TestImportIter checks that package iter, which the interpreter lacks and
+// the session implements, imports as the other standard packages do, under
+// its name or another, and that its types serve range-over-func loops.
+func TestImportIter(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "import \"iter\"\nfunc evens(n int) iter.Seq[int] {\n\treturn func(yield func(int) bool) {\n\t\tfor i := 0; i < n; i += 2 {\n\t\t\tif !yield(i) {\n\t\t\t\treturn\n\t\t\t}\n\t\t}\n\t}\n}")
+	if got := run(t, s, "sum := 0\nfor v := range evens(10) { sum += v }\nsum"); got != "20" {
+		t.Errorf("sum over iter.Seq = %s, want 20", got)
+	}
+	run(t, s, "import \"iter\"") // again: nothing to do
+	run(t, s, "import it \"iter\"\nvar pairs it.Seq2[int, string] = func(yield func(int, string) bool) { yield(1, \"a\") }")
+	if got := run(t, s, "n := 0\nfor k, v := range pairs { n += k + len(v) }\nn"); got != "2" {
+		t.Errorf("range over it.Seq2 = %s, want 2", got)
+	}
+}
