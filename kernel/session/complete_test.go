@@ -20,7 +20,13 @@ func (e Edge) Reverse() Edge { return Edge{e.To, e.From} }
 func shortest(n int) int { return n }
 var e1 Edge
 sb := &strings.Builder{}
-d := time.Second`)
+d := time.Second
+type Point struct{ X, Y float64 }
+func (p Point) Norm() float64 { return p.X*p.X + p.Y*p.Y }
+func (p *Point) Scale(k float64) { p.X *= k; p.Y *= k }
+pt := Point{1, 2}
+pp := &Point{3, 4}
+var sbv strings.Builder`)
 	tests := []struct {
 		name       string
 		code       string
@@ -40,6 +46,11 @@ d := time.Second`)
 		{"method of a compiled type", "sb.Wri", -1, []string{"WriteString", "WriteByte"}, nil, 3, -1},
 		{"method of a compiled value type", "d.Se", -1, []string{"Seconds"}, nil, 2, -1},
 		{"fields and methods of an interpreted type", "e1.", -1, []string{"From", "To", "Reverse"}, nil, 3, -1},
+		// Values whose type the cell did not write: methods with value and
+		// pointer receivers, as Go lets an addressable variable call them.
+		{"methods of a value of an interpreted type", "pt.", -1, []string{"X", "Y", "Norm", "Scale"}, nil, 3, -1},
+		{"methods of a pointer to an interpreted type", "pp.N", -1, []string{"Norm"}, nil, 3, -1},
+		{"pointer methods of a compiled value", "sbv.Wri", -1, []string{"WriteString"}, nil, 4, -1},
 		{"name declared in the cell being written", "longVariableName := 1\nlongV", -1, []string{"longVariableName"}, nil, 22, -1},
 		{"non-ASCII before the cursor", "s := \"日本語\"; str", -1, []string{"strings"}, nil, 12, -1},
 		{"cursor in the middle", "strings.Spl(x)", 11, []string{"Split"}, nil, 8, -1},

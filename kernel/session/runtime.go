@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -74,6 +75,7 @@ func (h *hooks) symbols() interp.Exports {
 		"Show":      reflect.ValueOf(h.showFor),
 		"Context":   reflect.ValueOf(h.context),
 		"NotePanic": reflect.ValueOf(h.notePanic),
+		"NoteType":  reflect.ValueOf(h.noteType),
 		"MakeLen":   reflect.ValueOf(h.makeLen),
 		"Grow":      reflect.ValueOf(h.grow),
 	}}
@@ -288,4 +290,17 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
+}
+
+// noteType records that ptr, a nil *T, points to the cell's type name.
+func (h *hooks) noteType(name string, ptr any) {
+	t := reflect.TypeOf(ptr)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return
+	}
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	if !slices.Contains(h.s.typeNames[t.Elem()], name) {
+		h.s.typeNames[t.Elem()] = append(h.s.typeNames[t.Elem()], name)
+	}
 }

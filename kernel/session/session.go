@@ -55,6 +55,10 @@ type Session struct {
 
 	piece     *running   // the piece of a cell that runs now, nil between pieces
 	panicNote *panicNote // the latest panic of a value of a cell's type
+
+	// typeNames are the names of the types cells declared, by their
+	// reflect type (several when yaegi gives types of the same fields one).
+	typeNames map[reflect.Type][]string
 }
 
 // New starts a session with the standard library, opts.Symbols and the
@@ -221,6 +225,7 @@ func (s *Session) reset() error {
 	s.imports = map[string]string{}
 	s.defined = map[string]string{}
 	s.decls = map[string]*userDecl{}
+	s.typeNames = map[reflect.Type][]string{}
 	s.types = nil
 	s.stdDefined = false
 	s.mu.Unlock()
