@@ -213,3 +213,30 @@ func TestIsComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpQuery checks IPython's x? and x?? in a cell: the documentation
+// Inspect gives, as the cell's result.
+func TestHelpQuery(t *testing.T) {
+	s, err := New(kernelOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run(t, s, "func twice(n int) int {\n\treturn 2 * n\n}")
+	for _, c := range []struct{ code, want string }{
+		{"cpu.FloydWarshall?", "func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.AllPairs, error)\n\nFloydWarshall solves"},
+		{" ?cpu.FloydWarshall\n", "func FloydWarshall(ctx context.Context"},
+		{"twice?", "func twice(n int) int"},
+		{"twice??", "func twice(n int) int {\n\treturn 2 * n\n}"},
+	} {
+		if got := run(t, s, c.code); !strings.HasPrefix(strings.TrimSpace(got), c.want) {
+			t.Errorf("%q shows %q, want it to start with %q", c.code, got, c.want)
+		}
+	}
+	if e := cellError(t, s, "nosuch?"); e.Name != "NameError" || !strings.Contains(e.Value, "no documentation for nosuch") {
+		t.Errorf("nosuch?: %s: %s", e.Name, e.Value)
+	}
+	if e := cellError(t, s, "x := twice(1) ?"); e.Name != "SyntaxError" {
+		t.Errorf("a ? after Go code: %s: %s, want a SyntaxError", e.Name, e.Value)
+	}
+}

@@ -230,8 +230,13 @@ func (h *hooks) text(v any, str func() string) {
 	h.setResult(TextBundle(str()))
 }
 
-// show shows the values of a trailing expression.
+// show shows the values of a trailing expression. A call that returns
+// values and a nil error, r.Path(0, 2) or cpu.FloydWarshall(...), shows
+// the values alone, as the cell would show them in a variable.
 func (h *hooks) show(vals ...any) {
+	if n := len(vals); n >= 2 && vals[n-1] == nil {
+		vals = vals[:n-1]
+	}
 	if len(vals) == 1 && isNil(vals[0]) {
 		h.setResult(nil)
 		return

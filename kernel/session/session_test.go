@@ -37,9 +37,11 @@ func TestCells(t *testing.T) {
 		{"a type declared again unchanged is kept",
 			[]string{"type P struct{ X int }\nfunc (p P) Get() int { return p.X }", "type P struct{ X int }\nfunc (p P) Get() int { return p.X }\nP{7}.Get()"},
 			[]string{"", "7"}},
+		// A nil error is left out, as the cell would show the value alone;
+		// an error is shown beside the values.
 		{"multiple return values",
-			[]string{"import \"strconv\"\nstrconv.Atoi(\"3\")"},
-			[]string{"3 <nil>"}},
+			[]string{"import \"strconv\"\nstrconv.Atoi(\"3\")", "func two() (int, string) { return 1, \"a\" }\ntwo()", "strconv.Atoi(\"x\")"},
+			[]string{"3", `1 "a"`, `0 strconv.Atoi: parsing "x": invalid syntax`}},
 		{"a print call shows no byte count",
 			[]string{"fmt.Println(\"hi\")", "fmt.Printf(\"%d\\n\", 1)"},
 			[]string{"", ""}},
