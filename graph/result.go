@@ -137,6 +137,9 @@ func NewSingleSource(n, source int, withPred bool) (*SingleSource, error) {
 	if source < 0 || source >= n {
 		return nil, fmt.Errorf("graph: source %d out of range 0..%d", source, n-1)
 	}
+	if err := checkBytes(uint64(n) * 8); err != nil {
+		return nil, fmt.Errorf("graph: the distances and predecessors of %d vertices %w", n, err)
+	}
 	s := &SingleSource{Source: source, Dist: make([]int32, n)}
 	for i := range s.Dist {
 		s.Dist[i] = Inf

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/traefik/yaegi/interp"
+
+	"github.com/pathnotes/pathnotes/internal/memlimit"
 )
 
 // compileError turns an error of the parser or of yaegi's compiler into a
@@ -72,6 +74,7 @@ func (s *Session) runtimeError(err error) *CellError {
 	if errors.As(err, &p) {
 		var de depthError
 		var me memoryError
+		var le *memlimit.Error
 		var re runtime.Error
 		value := p.Value
 		if rv, ok := value.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
@@ -86,6 +89,8 @@ func (s *Session) runtimeError(err error) *CellError {
 				e.Name, e.Value = "StackOverflow", de.Error()
 			case errors.As(v, &me):
 				e.Name, e.Value = "MemoryError", me.Error()
+			case errors.As(v, &le): // a compiled function's panic of a size check (graph's Dense)
+				e.Name, e.Value = "MemoryError", v.Error()
 			case errors.As(v, &re):
 				e.Name, e.Value = "RuntimeError", v.Error()
 			default:

@@ -172,6 +172,21 @@ func TestMemoryErrors(t *testing.T) {
 	}
 }
 
+// TestCompiledMemoryPanic checks that a compiled function's panic of a
+// failed size check (graph's Dense of a graph whose matrix does not fit) is
+// a MemoryError too.
+func TestCompiledMemoryPanic(t *testing.T) {
+	s, err := New(kernelOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run(t, s, "g, _ := graph.NewBuilder(3_000_000).Build()")
+	if e := cellError(t, s, "w := g.Dense()"); e.Name != "MemoryError" || !strings.Contains(e.Value, "graph: Dense: graph: 1 n×n int32 matrices for n=3000000 need 32.7 TiB") {
+		t.Errorf("g.Dense() of 3e6 vertices: %s: %s", e.Name, e.Value)
+	}
+}
+
 // TestCheckedAllocationsKeepTheirMeaning checks that the checks the session
 // puts around make and append change no result: sizes with side effects
 // are evaluated once, appends of every form give what Go gives.
