@@ -68,7 +68,8 @@ var translations = []struct{ from, to string }{
 // runtimeError turns the error of a failed run (usually a yaegi Panic) into
 // a CellError with the interpreted call stack as traceback.
 func (s *Session) runtimeError(err error) *CellError {
-	trace := s.takeTrace()
+	chain := s.takeChain()
+	trace := s.traceLines(chain, nil)
 	e := &CellError{Name: "RuntimeError", Value: err.Error()}
 	var p interp.Panic
 	if errors.As(err, &p) {
@@ -105,8 +106,14 @@ func (s *Session) runtimeError(err error) *CellError {
 			e.Name, e.Value = "panic", describeNoted(n, value)
 		}
 		for _, t := range translations {
-			if strings.HasPrefix(e.Value, t.from) {
-				e.Name, e.Value = "RuntimeError", t.to+" ("+e.Value+")"
+			if !strings.HasPrefix(e.Value, t.from) {
+				continue
+			}
+			e.Name, e.Value = "RuntimeError", t.to+" ("+e.Value+")"
+			if strings.HasSuffix(t.to, "index out of range") {
+				if d := s.indexDetail(chain); d != "" {
+					e.Value = t.to + d
+				}
 			}
 		}
 	} else {
