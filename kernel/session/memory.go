@@ -33,9 +33,9 @@ import (
 //     _pnrt.MakeLen(T(nil), n), which returns n.
 //   - append(s, ...) with s free of side effects: before the statement,
 //     if cap(s)-len(s) < k { _pnrt.Grow(s, k) }, k the number of values (or
-//     len(t) for append(s, t...)): a comparison per append, and a call only
-//     when the slice grows, which checks the array that append will
-//     allocate.
+//     len(t) for append(s, t...); len(s) == cap(s) for one value): a
+//     comparison per append, and a call only when the slice grows, which
+//     checks the array that append will allocate.
 //   - array types: an array of a constant length larger than the memory
 //     left is refused when the cell is compiled (checkArrays), which covers
 //     new([N]T), var a [N]T and [N]T{} (pointers to such arrays are not
@@ -163,8 +163,15 @@ func checkRepeat(pkg string, n, count int) {
 	}
 }
 
+// allocChecks turns the checks of make and append on; BenchmarkAllocChecks
+// turns them off to measure what they cost.
+var allocChecks = true
+
 // guardAllocs inserts the checks of make and append (see above) in n.
 func guardAllocs(n ast.Node) {
+	if !allocChecks {
+		return
+	}
 	var lists []*[]ast.Stmt
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
@@ -323,8 +330,14 @@ func checkAppend(call *ast.CallExpr) ast.Stmt {
 		}
 		k = builtinCall(pos, "len", t)
 	}
-	room := &ast.BinaryExpr{X: builtinCall(pos, "cap", s), Op: token.SUB, OpPos: pos, Y: builtinCall(pos, "len", s)}
-	return &ast.IfStmt{If: pos, Cond: &ast.BinaryExpr{X: room, Op: token.LSS, OpPos: pos, Y: k},
+	// len(s) == cap(s) for one value, cap(s)-len(s) < k otherwise: the
+	// interpreter pays for each operation.
+	var full ast.Expr = &ast.BinaryExpr{X: builtinCall(pos, "len", s), Op: token.EQL, OpPos: pos, Y: builtinCall(pos, "cap", s)}
+	if len(call.Args) != 2 || call.Ellipsis.IsValid() {
+		room := &ast.BinaryExpr{X: builtinCall(pos, "cap", s), Op: token.SUB, OpPos: pos, Y: builtinCall(pos, "len", s)}
+		full = &ast.BinaryExpr{X: room, Op: token.LSS, OpPos: pos, Y: k}
+	}
+	return &ast.IfStmt{If: pos, Cond: full,
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: hookCall(pos, "Grow", s, k)}}}}
 }
 

@@ -246,3 +246,37 @@ func TestAppendGrowthUnderLimit(t *testing.T) {
 		t.Errorf("want two MemoryErrors from append and a live session:\n%s", text)
 	}
 }
+
+// BenchmarkAllocChecks measures what the checks of make and append cost
+// interpreted loops that allocate, with the checks and without: a million
+// appends of one value, a million makes of 3 elements with a size in a
+// variable, and 100,000 makes of 2,000 elements (the size above
+// makeCheckFrom, so that each make calls the check).
+//
+//	go test -run XXX -bench AllocChecks ./kernel/session
+func BenchmarkAllocChecks(b *testing.B) {
+	loops := []struct{ name, code string }{
+		{"append", "func f%d() { var s []int; for i := 0; i < 1000000; i++ { s = append(s, i) }; sink = s }\nf%d()"},
+		{"make-small", "func f%d() { k := 3; for i := 0; i < 1000000; i++ { b := make([]int, k); b[0] = i } }\nf%d()"},
+		{"make-2000", "func f%d() { k := 2000; for i := 0; i < 100000; i++ { b := make([]int, k); b[0] = i } }\nf%d()"},
+	}
+	s := newSession(b)
+	run(b, s, "var sink []int")
+	defer func() { allocChecks = true }()
+	n := 0
+	for _, l := range loops {
+		for _, checked := range []bool{true, false} {
+			name := l.name + "/unchecked"
+			if checked {
+				name = l.name + "/checked"
+			}
+			b.Run(name, func(b *testing.B) {
+				allocChecks = checked
+				for range b.N {
+					n++
+					run(b, s, fmt.Sprintf(l.code, n, n))
+				}
+			})
+		}
+	}
+}
