@@ -172,7 +172,7 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 // beside the blocks' scratch (at most n), and trims the blocks to the
 // batch. It reports the memory needed when not even one source fits.
 func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut int, err error) {
-	free, _, err := r.dev.ctx.MemInfo()
+	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}

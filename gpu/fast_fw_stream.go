@@ -10,7 +10,7 @@ import (
 // budget is the device memory a run may use: what is free, capped by
 // limit when it is set (Options.DeviceMemory).
 func (r *run) budget(limit uint64) (uint64, error) {
-	free, _, err := r.dev.ctx.MemInfo()
+	free, _, err := r.memFree()
 	if err != nil {
 		return 0, r.fail(err, "reading free device memory")
 	}
