@@ -32,7 +32,7 @@ type Stats struct {
 	// host clock. Prepare, HostToDevice, Kernel, DeviceToHost and Result
 	// split the call; what Wall holds beyond them is the time between
 	// those parts (launches, waits).
-	Prepare, Result time.Duration
+	Prepare, Result            time.Duration
 	Launches                   int
 	BytesToDevice, BytesToHost uint64
 	// Devices is how many devices shared the run (Options.Devices), and
