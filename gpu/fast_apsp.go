@@ -55,7 +55,9 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 
 // apspBatched is apsp-batched's body on the started group grp, whose name
 // the result carries: g's weights must be non-negative, its paths checked
-// by the caller to stay within graph.MaxDistance, tun resolved.
+// by the caller to stay within graph.MaxDistance, tun resolved. The
+// result's host memory is made (and, when large, page-locked) while the
+// first batch runs.
 func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	runs := grp.runs
 	name := runs[0].what
@@ -63,13 +65,15 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	if err := graph.CheckMatrixSize(n, opts.matrices()); err != nil {
 		return nil, fmt.Errorf("%s: host memory: %w", name, err)
 	}
-	res := &graph.AllPairs{N: n, Dist: make([]int32, n*n), Labels: slices.Clone(g.Labels()), Solver: name}
+	res := &graph.AllPairs{N: n, Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: name}
 	if opts.Pred {
-		res.Pred = make([]int32, n*n)
+		res.Pred = []int32{}
 	}
 	if n == 0 {
 		return res, nil
 	}
+	host := runs[0].newHostResult(opts.matrices(), n, n)
+	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
@@ -78,28 +82,39 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[c] = r.apspRows(g, res, c*n/len(runs), (c+1)*n/len(runs), tun)
+			errs[c] = r.apspRows(g, host, c*n/len(runs), (c+1)*n/len(runs), tun)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if err := checkResult(res.Dist, n, false, name); err != nil {
-		return nil, err
+	mats := host.wait()
+	res.Dist = mats[0]
+	if opts.Pred {
+		res.Pred = mats[1]
+	}
+	if err := host.release(); err != nil {
+		return nil, runs[0].fail(err, "copying the result from the device")
 	}
 	return res, nil
 }
 
+// apspPipe is the fewest batches a large result is cut into, so that the
+// copy of one batch's rows back to the host overlaps the next batch's
+// kernels.
+const apspPipe = 4
+
 // apspRows solves the sources lo..hi-1 of g on r's device in batches,
-// writing their rows of res; r.progress gets the sources of each batch.
-func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fastTuning) error {
+// writing their rows of the result h (with predecessors when h has two
+// matrices); r.progress gets the sources of each batch. Each batch's rows
+// are checked on the device (ff_finish: poison, range, predecessors) and
+// copied back on a stream of their own while the next batch runs, into
+// one of two output buffers that the batches take in turn.
+func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning) error {
 	n := g.N()
-	pred := res.Pred != nil
-	matrices := 1
-	if pred {
-		matrices = 2
-	}
+	matrices := len(h.mats)
+	pred := matrices > 1
 	gr, err := r.uploadCSR(g)
 	if err != nil {
 		return err
@@ -116,8 +131,12 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
 	}
-	perSource := uint64(n) * uint64(2+1+matrices-1) * 4 // packed slab (2), distances, predecessors
-	batch, blocks, err := r.batchSize(n, min(tun.Batch, hi-lo), blocks, perSource)
+	perSource := uint64(n) * uint64(2+2*matrices) * 4 // packed slab (2), two sets of output rows
+	want := min(tun.Batch, hi-lo)
+	if want == 0 && uint64(hi-lo)*uint64(n)*4*uint64(matrices) >= regMinBytes {
+		want = ceilDiv(hi-lo, apspPipe)
+	}
+	batch, blocks, err := r.batchSize(n, want, blocks, perSource)
 	if err != nil {
 		return err
 	}
@@ -126,9 +145,11 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 	if err != nil {
 		return err
 	}
-	dist, pb, err := r.allocOut(batch*n, pred)
-	if err != nil {
-		return err
+	var out [2][2]buffer // distances and predecessors, twice
+	for i := range out {
+		if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
+			return err
+		}
 	}
 	scratch, err := r.alloc(blocks * apspScratch * n)
 	if err != nil {
@@ -138,8 +159,31 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 	if err != nil {
 		return err
 	}
-	for first := lo; first < hi; first += batch {
+	c := r.dev.ctx
+	cs, err := c.NewStream()
+	if err != nil {
+		return r.fail(err, "creating a stream")
+	}
+	defer c.DestroyStream(cs)
+	var copied [2]eventHandle
+	computed, err := r.event()
+	if err != nil {
+		return err
+	}
+	for i := range copied {
+		if copied[i], err = r.event(); err != nil {
+			return err
+		}
+	}
+	var pending []pendingFetch
+	for b, first := 0, lo; first < hi; b, first = b+1, first+batch {
 		count := min(batch, hi-first)
+		o := out[b%2]
+		if b >= 2 { // the copy of batch b-2 out of these buffers is done
+			if err := c.WaitEvent(0, copied[b%2]); err != nil {
+				return r.fail(err, "waiting for a copy")
+			}
+		}
 		err := r.kernels(func() error {
 			if err := r.fill(next, 0); err != nil {
 				return err
@@ -149,20 +193,43 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			return r.unpack(slab, count*n, dist, pb)
+			return r.unpack(slab, count*n, o[0], o[1])
 		})
 		if err != nil {
 			return err
 		}
-		if err := r.download(res.Dist[first*n:(first+count)*n], buffer{dist.ptr, count * n}); err != nil {
+		// The output buffers addressed as the whole n×n matrix, so that
+		// rows keep their numbers.
+		shift := DevicePtr(first) * DevicePtr(n) * 4
+		d, p := buffer{o[0].ptr - shift, n * n}, buffer{}
+		if pred {
+			p = buffer{o[1].ptr - shift, n * n}
+		}
+		if err := r.ffFinish(g, n, n, first, first+count, ffGen, d, p); err != nil {
 			return err
 		}
-		if pred {
-			if err := r.download(res.Pred[first*n:(first+count)*n], buffer{pb.ptr, count * n}); err != nil {
+		if err := c.RecordOn(computed, 0); err != nil {
+			return r.fail(err, "recording an event")
+		}
+		if err := c.WaitEvent(cs, computed); err != nil {
+			return r.fail(err, "waiting for the kernels")
+		}
+		for k := range matrices {
+			f, err := r.queueFetch(h, k, o[k].ptr-shift, n, first, first+count, cs)
+			if err != nil {
 				return err
 			}
+			pending = append(pending, f)
+		}
+		if err := c.RecordOn(copied[b%2], cs); err != nil {
+			return r.fail(err, "recording an event")
 		}
 		r.report(count, n)
+	}
+	for _, f := range pending {
+		if err := r.fetched(f); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -74,6 +74,7 @@ type hostResult struct {
 	ready       []chan struct{} // per band (of every matrix): closed once registered, or failed to
 	registered  []bool
 	made        chan struct{} // closed when mats are allocated
+	pinOnce     sync.Once
 	pin         runtime.Pinner
 	released    bool
 }
@@ -145,11 +146,13 @@ func (h *hostResult) bandRows(b int) []int32 {
 // them may run after the calls that queue them return.
 func (h *hostResult) wait() [][]int32 {
 	<-h.made
-	for _, m := range h.mats {
-		if len(m) > 0 {
-			h.pin.Pin(&m[0])
+	h.pinOnce.Do(func() {
+		for _, m := range h.mats {
+			if len(m) > 0 {
+				h.pin.Pin(&m[0])
+			}
 		}
-	}
+	})
 	return h.mats
 }
 
@@ -179,30 +182,45 @@ func (h *hostResult) release() error {
 	return err
 }
 
-// fetch queues the copy of rows lo..hi-1 of matrix k from the device
-// matrix at src, whose rows are devPitch values apart, on stream s, and
-// returns once the copy is done. The time between events recorded on s
-// around it is added to Stats.DeviceToHost.
+// fetch copies rows lo..hi-1 of matrix k from the device matrix at src,
+// whose rows are devPitch values apart, on stream s, and returns once the
+// copy is done. The copy's device time is added to Stats.DeviceToHost.
 func (r *run) fetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s streamHandle) error {
-	if hi <= lo || h.width == 0 {
-		return nil
+	f, err := r.queueFetch(h, k, src, devPitch, lo, hi, s)
+	if err != nil {
+		return err
 	}
+	return r.fetched(f)
+}
+
+// pendingFetch is a copy back that queueFetch queued: its events and size.
+type pendingFetch struct {
+	start, stop eventHandle
+	bytes       uint64
+}
+
+// queueFetch queues the copy of fetch on stream s and returns without
+// waiting for it, on the registered and pageable paths (the staged one
+// needs the host, and returns once it is done); fetched waits for it. The
+// result's memory must not be read before.
+func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s streamHandle) (pendingFetch, error) {
 	c := r.dev.ctx
-	start, err := r.event()
-	if err != nil {
-		return err
+	f := pendingFetch{bytes: uint64(max(hi-lo, 0)) * uint64(h.width) * 4}
+	var err error
+	if f.start, err = r.event(); err != nil {
+		return f, err
 	}
-	stop, err := r.event()
-	if err != nil {
-		return err
+	if f.stop, err = r.event(); err != nil {
+		return f, err
 	}
-	if err := c.RecordOn(start, s); err != nil {
-		return r.fail(err, "recording an event")
+	if err := c.RecordOn(f.start, s); err != nil {
+		return f, r.fail(err, "recording an event")
 	}
 	mats := h.wait()
 	w := h.width
-	switch h.path {
-	case viaRegistered, viaPageable:
+	switch {
+	case hi <= lo || w == 0:
+	case h.path == viaRegistered || h.path == viaPageable:
 		bands := ceilDiv(h.rows, h.band)
 		for row := lo; row < hi; {
 			end := min(hi, (row/h.band+1)*h.band)
@@ -212,25 +230,30 @@ func (r *run) fetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s
 			}
 			dst := asBytes(mats[k][row*w : end*w])
 			if err := c.CopyOut2DAsync(dst, 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, end-row, s); err != nil {
-				return r.fail(err, "copying rows %d..%d from the device", row, end-1)
+				return f, r.fail(err, "copying rows %d..%d from the device", row, end-1)
 			}
 			row = end
 		}
 	default:
 		if err := r.fetchStaged(mats[k], src, devPitch, w, lo, hi, s); err != nil {
-			return err
+			return f, err
 		}
 	}
-	if err := c.RecordOn(stop, s); err != nil {
-		return r.fail(err, "recording an event")
+	if err := c.RecordOn(f.stop, s); err != nil {
+		return f, r.fail(err, "recording an event")
 	}
-	dt, err := c.Elapsed(start, stop)
+	return f, nil
+}
+
+// fetched waits for a queued copy back and accounts for it.
+func (r *run) fetched(f pendingFetch) error {
+	dt, err := r.dev.ctx.Elapsed(f.start, f.stop)
 	if err != nil {
-		return r.fail(err, "copying %s from the device (after kernel %s)", graph.FormatBytes(uint64(hi-lo)*uint64(w)*4), r.last)
+		return r.fail(err, "copying %s from the device (after kernel %s)", graph.FormatBytes(f.bytes), r.last)
 	}
 	r.stats.DeviceToHost += dt
-	r.stats.BytesToHost += uint64(hi-lo) * uint64(w) * 4
-	r.fetched = time.Now()
+	r.stats.BytesToHost += f.bytes
+	r.fetchedAt = time.Now()
 	return nil
 }
 

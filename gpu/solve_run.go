@@ -97,10 +97,10 @@ type run struct {
 	events []eventHandle
 	last   string // the kernel launched last, for error messages
 	// prepared is set by the first copy to the device (Stats.Prepare ends
-	// there), fetched by the end of the last copy back (Stats.Result
+	// there), fetchedAt by the end of the last copy back (Stats.Result
 	// starts there).
-	prepared bool
-	fetched  time.Time
+	prepared  bool
+	fetchedAt time.Time
 
 	progress func(done, total int) // Options.Progress
 }
@@ -145,11 +145,11 @@ func (r *run) end() {
 		}
 		d.spareEvents = append(d.spareEvents, r.events...)
 	}
+	r.stats.Wall = time.Since(r.start)
+	if !r.fetchedAt.IsZero() {
+		r.stats.Result = time.Since(r.fetchedAt)
+	}
 	if r.out != nil {
-		r.stats.Wall = time.Since(r.start)
-		if !r.fetched.IsZero() {
-			r.stats.Result = time.Since(r.fetched)
-		}
 		*r.out = r.stats
 	}
 }
@@ -263,7 +263,7 @@ func (r *run) download(host []int32, b buffer) error {
 		return r.fail(err, "copying %s from the device (after kernel %s)", graph.FormatBytes(uint64(len(host))*4), r.last)
 	}
 	r.stats.BytesToHost += uint64(len(host)) * 4
-	r.fetched = time.Now()
+	r.fetchedAt = time.Now()
 	return nil
 }
 
