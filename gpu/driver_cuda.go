@@ -58,6 +58,16 @@ static int pathnotes_copy2d(int in, void *host, size_t hpitch, CUdeviceptr dev, 
 	return (int)cuMemcpy2DAsync(&c, (CUstream)s);
 }
 
+// pathnotes_launch launches f with the n kernel arguments in args (each in
+// the low bytes of its 64-bit slot), building the parameter array in C.
+static int pathnotes_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                            unsigned shared, void *s, unsigned long long *args, int n) {
+	void *params[64];
+	if (n > 64) return (int)CUDA_ERROR_INVALID_VALUE;
+	for (int i = 0; i < n; i++) params[i] = &args[i];
+	return (int)cuLaunchKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shared, (CUstream)s, params, 0);
+}
+
 static const char *pathnotes_error_string(int code) {
 	const char *s = 0;
 	if (cuGetErrorString((CUresult)code, &s) != CUDA_SUCCESS) return 0;
@@ -398,7 +408,12 @@ func (c *cudaCtx) Launch(ctx context.Context, f funcHandle, grid, block Dim3, sh
 	return c.LaunchOn(ctx, 0, f, grid, block, shared, args)
 }
 
-// LaunchOn enqueues the kernel on stream s.
+// LaunchOn enqueues the kernel on stream s. The kernel's parameter array
+// is built in C (pathnotes_launch): gorgonia.org/cu's Launch stores
+// pointers into fresh C memory through Go pointer writes, whose write
+// barrier reads the memory's old, uninitialised contents, and the
+// garbage collector stops the process when those happen to look like a
+// pointer into a freed part of its heap ("found bad pointer in Go heap").
 func (c *cudaCtx) LaunchOn(_ context.Context, s streamHandle, f funcHandle, grid, block Dim3, shared int, args []uint64) error {
 	fn, err := c.function(f)
 	if err != nil {
@@ -408,12 +423,17 @@ func (c *cudaCtx) LaunchOn(_ context.Context, s streamHandle, f funcHandle, grid
 	if err != nil {
 		return err
 	}
-	params := make([]unsafe.Pointer, len(args))
-	for i := range args {
-		params[i] = unsafe.Pointer(&args[i])
+	cf := *(*unsafe.Pointer)(unsafe.Pointer(&fn)) // cu.Function is a struct of one CUfunction
+	var argp *C.ulonglong
+	if len(args) > 0 {
+		argp = (*C.ulonglong)(unsafe.Pointer(&args[0]))
 	}
 	return c.do("cuLaunchKernel", func() error {
-		return fn.Launch(grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, shared, st, params)
+		if r := C.pathnotes_launch(cf, C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z), C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
+			C.uint(shared), cuStream(st), argp, C.int(len(args))); r != 0 {
+			return cuCode(r)
+		}
+		return nil
 	})
 }
 

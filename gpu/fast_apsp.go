@@ -72,7 +72,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	if n == 0 {
 		return res, nil
 	}
-	host := runs[0].newHostResult(opts.matrices(), n, n)
+	host := runs[0].newHostResult(opts.matrices(), n, n, false)
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
 	errs := make([]error, len(runs))
@@ -145,8 +145,10 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 	if err != nil {
 		return err
 	}
-	var out [2][2]buffer // distances and predecessors, twice
-	for i := range out {
+	// Distances and predecessors, twice when there are several batches
+	// (batch b writes set b%2 while set (b-1)%2 is copied back).
+	var out [2][2]buffer
+	for i := range min(2, ceilDiv(hi-lo, batch)) {
 		if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
 			return err
 		}
@@ -165,26 +167,56 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 		return r.fail(err, "creating a stream")
 	}
 	defer c.DestroyStream(cs)
-	var copied [2]eventHandle
-	computed, err := r.event()
+	batches := ceilDiv(hi-lo, batch)
+	flags, err := r.alloc(3 * batches)
 	if err != nil {
 		return err
 	}
+	if err := r.fill(flags, graph.Inf); err != nil {
+		return err
+	}
+	var copied [2]eventHandle
 	for i := range copied {
 		if copied[i], err = r.event(); err != nil {
 			return err
 		}
 	}
-	var pending []pendingFetch
-	for b, first := 0, lo; first < hi; b, first = b+1, first+batch {
-		count := min(batch, hi-first)
-		o := out[b%2]
-		if b >= 2 { // the copy of batch b-2 out of these buffers is done
-			if err := c.WaitEvent(0, copied[b%2]); err != nil {
-				return r.fail(err, "waiting for a copy")
-			}
+	kstart, kstop := make([]eventHandle, batches), make([]eventHandle, batches)
+	for b := range batches {
+		if kstart[b], err = r.event(); err != nil {
+			return err
 		}
-		err := r.kernels(func() error {
+		if kstop[b], err = r.event(); err != nil {
+			return err
+		}
+	}
+	// The output buffers of batch b, addressed as the whole n×n matrix so
+	// that rows keep their numbers.
+	rows := func(b int) (first, count int, d, p buffer) {
+		first = lo + b*batch
+		count = min(batch, hi-first)
+		shift := DevicePtr(first) * DevicePtr(n) * 4
+		d = buffer{out[b%2][0].ptr - shift, n * n}
+		if pred {
+			p = buffer{out[b%2][1].ptr - shift, n * n}
+		}
+		return
+	}
+	var pending []pendingFetch
+	// Batch b's kernels are queued before batch b-1's rows are copied
+	// back, so that the copy (and, on the staged path, the host's part of
+	// it) runs while the device works on b.
+	for b := 0; b <= batches; b++ {
+		if b < batches {
+			first, count, d, p := rows(b)
+			if b >= 2 { // the copy of batch b-2 out of these buffers is done
+				if err := c.WaitEvent(0, copied[b%2]); err != nil {
+					return r.fail(err, "waiting for a copy")
+				}
+			}
+			if err := c.Record(kstart[b]); err != nil {
+				return r.fail(err, "recording an event")
+			}
 			if err := r.fill(next, 0); err != nil {
 				return err
 			}
@@ -193,42 +225,54 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			return r.unpack(slab, count*n, o[0], o[1])
-		})
-		if err != nil {
-			return err
+			if err := r.unpack(slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
+				return err
+			}
+			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, buffer{flags.ptr + DevicePtr(12*b), 3}, 0); err != nil {
+				return err
+			}
+			if err := c.Record(kstop[b]); err != nil {
+				return r.fail(err, "recording an event")
+			}
 		}
-		// The output buffers addressed as the whole n×n matrix, so that
-		// rows keep their numbers.
-		shift := DevicePtr(first) * DevicePtr(n) * 4
-		d, p := buffer{o[0].ptr - shift, n * n}, buffer{}
-		if pred {
-			p = buffer{o[1].ptr - shift, n * n}
+		if b == 0 {
+			continue
 		}
-		if err := r.ffFinish(g, n, n, first, first+count, ffGen, d, p); err != nil {
-			return err
-		}
-		if err := c.RecordOn(computed, 0); err != nil {
-			return r.fail(err, "recording an event")
-		}
-		if err := c.WaitEvent(cs, computed); err != nil {
+		first, count, d, p := rows(b - 1)
+		if err := c.WaitEvent(cs, kstop[b-1]); err != nil {
 			return r.fail(err, "waiting for the kernels")
 		}
-		for k := range matrices {
-			f, err := r.queueFetch(h, k, o[k].ptr-shift, n, first, first+count, cs)
+		for k, m := range []buffer{d, p}[:matrices] {
+			f, err := r.queueFetch(h, k, m.ptr, n, first, first+count, cs)
 			if err != nil {
 				return err
 			}
 			pending = append(pending, f)
 		}
-		if err := c.RecordOn(copied[b%2], cs); err != nil {
+		if err := c.RecordOn(copied[(b-1)%2], cs); err != nil {
 			return r.fail(err, "recording an event")
 		}
 		r.report(count, n)
 	}
+	for b := range batches {
+		dt, err := c.Elapsed(kstart[b], kstop[b])
+		if err != nil {
+			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+		}
+		r.stats.Kernel += dt
+	}
 	for _, f := range pending {
 		if err := r.fetched(f); err != nil {
 			return err
+		}
+	}
+	f := make([]int32, 3*batches)
+	if err := r.readInts(f, flags); err != nil {
+		return err
+	}
+	for b := range batches {
+		if v := [3]int32(f[3*b : 3*b+3]); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
+			return r.ffVerdict(g, v, n, ffGen, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
 		}
 	}
 	return nil

@@ -24,6 +24,9 @@ const (
 	ffStage = 16 << 20
 )
 
+// ffPhase1Block is the block of ff_phase1, which closes the primary tile.
+var ffPhase1Block = Dim3{256, 1, 1}
+
 // ffMode is one of fw-fast's kernel sets.
 type ffMode struct {
 	suffix string // kernel name suffix in ptx/fwfast.cu
@@ -115,7 +118,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if n == 0 {
 		return res, nil
 	}
-	host := r.newHostResult(matrices, n, n)
+	host := r.newHostResult(matrices, n, n, true)
 	defer host.release()
 	d, err := r.alloc(ld * ld)
 	if err != nil {
@@ -135,13 +138,14 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		quarter := nb <= ffQuarterMax
 		for s := range nb {
 			args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, Dim3{1024, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
 				return err
 			}
 			switch {
 			case nb == 1:
 			case quarter:
-				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim3{nb, 2, 4}, Dim3{256, 1, 1}, 0, args...); err != nil {
+				// With predecessors a block takes two quarters in turn.
+				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim3{nb, 2, 4 / matrices}, Dim3{256, 1, 1}, 0, args...); err != nil {
 					return err
 				}
 				if err := r.launch(ptx.FWFast, "ff_qrest_"+mode.suffix, Dim3{2 * nb, 2 * nb, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
@@ -233,21 +237,50 @@ func (r *run) ffFinish(g *graph.Graph, n, ld, lo, hi int, mode ffMode, d, p buff
 	if err := r.fill(flags, graph.Inf); err != nil {
 		return err
 	}
-	if err := r.launch(ptx.FWFast, "ff_finish", Dim3{min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1}, Dim3{256, 1, 1}, 0,
-		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(mode.inf)), d.arg(), p.arg(), flags.arg()); err != nil {
+	if err := r.ffCheck(n, ld, lo, hi, mode, d, p, flags, 0); err != nil {
 		return err
 	}
 	var f [3]int32
 	if err := r.readInts(f[:], flags); err != nil {
 		return err
 	}
+	return r.ffVerdict(g, f, n, mode, func(m int, i int) ([]int32, error) {
+		row := make([]int32, n)
+		src := d
+		if m == 1 {
+			src = p
+		}
+		err := r.readInts(row, buffer{src.ptr + DevicePtr(i)*DevicePtr(ld)*4, n})
+		return row, err
+	})
+}
+
+// ffCheck queues ff_finish on rows lo..hi-1 of d and p (addressed as the
+// whole matrix of side ld) on stream s, with its three flags in flags
+// (set to graph.Inf before).
+func (r *run) ffCheck(n, ld, lo, hi int, mode ffMode, d, p, flags buffer, s streamHandle) error {
+	return r.launchOn(s, ptx.FWFast, "ff_finish", Dim3{min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1}, Dim3{256, 1, 1}, 0,
+		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(mode.inf)), d.arg(), p.arg(), flags.arg())
+}
+
+// ffVerdict turns ff_finish's flags into the run's error: the negative
+// cycle, or the first bad value of the flagged row, which row(m, i) reads
+// (m = 0 distances, 1 predecessors).
+func (r *run) ffVerdict(g *graph.Graph, f [3]int32, n int, mode ffMode, row func(m, i int) ([]int32, error)) error {
+	bad := func(m int, what string, i int32, isBad func(int32) bool) error {
+		vals, err := row(m, int(i))
+		if err != nil {
+			return err
+		}
+		return r.ffBadRow(vals, what, int(i), isBad)
+	}
 	switch {
 	case f[1] != graph.Inf:
 		return negativeCycle(r.ctx, g, nil, int(f[1]))
 	case f[0] != graph.Inf:
-		return r.ffBadRow(d, "dist", int(f[0]), n, ld, func(v int32) bool { return ffBadDist(v, mode.inf) })
+		return bad(0, "dist", f[0], func(v int32) bool { return ffBadDist(v, mode.inf) })
 	case f[2] != graph.Inf:
-		return r.ffBadRow(p, "pred", int(f[2]), n, ld, func(v int32) bool { return v < graph.Nil || v >= int32(n) })
+		return bad(1, "pred", f[2], func(v int32) bool { return v < graph.Nil || v >= int32(n) })
 	}
 	return nil
 }
@@ -261,13 +294,9 @@ func ffBadDist(v, inf int32) bool {
 	return v != graph.Inf && (v > graph.MaxDistance || v < -graph.MaxDistance)
 }
 
-// ffBadRow reads row i of the padded matrix m and reports its first value
-// that bad says no result may hold.
-func (r *run) ffBadRow(m buffer, what string, i, n, ld int, bad func(int32) bool) error {
-	row := make([]int32, n)
-	if err := r.readInts(row, buffer{m.ptr + DevicePtr(i)*DevicePtr(ld)*4, n}); err != nil {
-		return err
-	}
+// ffBadRow reports the first value of row i that bad says no result may
+// hold.
+func (r *run) ffBadRow(row []int32, what string, i int, bad func(int32) bool) error {
 	for j, v := range row {
 		if !bad(v) {
 			continue

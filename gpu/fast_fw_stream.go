@@ -91,7 +91,7 @@ func (r *run) fwFastStreamed(g *graph.Graph, opts Options, mode ffMode, budget u
 			sd, sp := S.args(ld)
 			for s := s0; s < s0+S.h; s++ {
 				args := []uint64{i32(ld), i32(s), sd, sp}
-				if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, Dim3{1024, 1, 1}, 0, args...); err != nil {
+				if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
 					return err
 				}
 				if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {

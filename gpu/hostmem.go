@@ -34,12 +34,14 @@ func asBytes(v []int32) []byte {
 
 // How a result comes back from the device into Go memory.
 const (
-	// viaAuto picks viaRegistered from regMinBytes of results on, else
-	// viaStaged.
+	// viaAuto picks viaRegistered where the caller allows it (the
+	// device's work before the copy hides the registration) and the
+	// result has regMinBytes, viaPageable below stagedMinBytes, and
+	// viaStaged otherwise.
 	viaAuto = iota
-	// viaRegistered page-locks the result's own memory (HostRegister),
-	// band by band while the kernels run, and the device copies straight
-	// into it.
+	// viaRegistered page-locks each of the result's matrices
+	// (HostRegister, one call each, on a goroutine of its own while the
+	// kernels run), and the device copies straight into them.
 	viaRegistered
 	// viaStaged copies through the device's two page-locked staging
 	// buffers, which all cores copy into the result while the device
@@ -50,100 +52,74 @@ const (
 	viaPageable
 )
 
-// resultPath is how results come back (viaAuto but in benchmarks that
-// compare the paths).
+// resultPath is how results come back (viaAuto but in tests and
+// benchmarks that compare the paths).
 var resultPath = viaAuto
 
-// regMinBytes is the result size from which viaAuto registers it.
-const regMinBytes = 64 << 20
-
-// bandBytes is the size of the bands in which a result is registered
-// (several goroutines register bands at once) and copied.
-const bandBytes = 64 << 20
+// Result sizes (all matrices) for viaAuto. On an H200 (16 cores, driver
+// 580) cuMemHostRegister took 0.33 ms for 4 MiB, 2.1 ms for 64 MiB and
+// 33 ms for 1 GiB, and unregistering a third of that; copying into
+// registered memory ran at 55 GB/s, into pageable memory at 9 to 16
+// GB/s; registering bands of a result on several goroutines at once was
+// ten times slower than one call.
+const (
+	regMinBytes    = 16 << 20
+	stagedMinBytes = 64 << 20
+)
 
 // hostResult is the host memory of a result of rows × width int32
 // matrices, made on a goroutine of its own (so that, with the kernels
 // running, it costs the call nothing) and, on the registered path,
-// page-locked band by band.
+// page-locked there.
 type hostResult struct {
 	ctx         deviceContext
 	rows, width int
 	mats        [][]int32
 	path        int
-	band        int             // rows per band
-	ready       []chan struct{} // per band (of every matrix): closed once registered, or failed to
 	registered  []bool
-	made        chan struct{} // closed when mats are allocated
+	made        chan struct{} // closed when mats are allocated (and registered)
 	pinOnce     sync.Once
 	pin         runtime.Pinner
 	released    bool
 }
 
 // newHostResult starts making count matrices of rows × width values.
-func (r *run) newHostResult(count, rows, width int) *hostResult {
-	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath, made: make(chan struct{})}
+// register allows viaAuto to register them: the device has work to do
+// before the first copy back that takes longer than registering.
+func (r *run) newHostResult(count, rows, width int, register bool) *hostResult {
+	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
+		registered: make([]bool, count), made: make(chan struct{})}
 	total := uint64(count) * uint64(rows) * uint64(width) * 4
 	if h.path == viaAuto {
-		h.path = viaStaged
-		if total >= regMinBytes {
+		switch {
+		case register && total >= regMinBytes:
 			h.path = viaRegistered
+		case total < stagedMinBytes:
+			h.path = viaPageable
+		default:
+			h.path = viaStaged
 		}
 	}
-	h.band = max(1, bandBytes/max(4*width, 1))
-	bands := ceilDiv(rows, h.band)
-	if h.path == viaRegistered {
-		h.ready = make([]chan struct{}, count*bands)
-		h.registered = make([]bool, count*bands)
-		for i := range h.ready {
-			h.ready[i] = make(chan struct{})
-		}
-	}
-	go h.make(bands)
+	go h.make()
 	return h
 }
 
 // make allocates the matrices and, on the registered path, registers
-// their bands on several goroutines in order.
-func (h *hostResult) make(bands int) {
+// them.
+func (h *hostResult) make() {
+	defer close(h.made)
 	for k := range h.mats {
 		h.mats[k] = uninitInt32s(h.rows * h.width)
 	}
-	close(h.made)
-	if h.path != viaRegistered {
-		return
+	if h.path == viaRegistered {
+		for k, m := range h.mats {
+			h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
+		}
 	}
-	var next sync.Mutex
-	i := 0
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 8, len(h.ready)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				next.Lock()
-				b := i
-				i++
-				next.Unlock()
-				if b >= len(h.ready) {
-					return
-				}
-				h.registered[b] = h.ctx.HostRegister(asBytes(h.bandRows(b))) == nil
-				close(h.ready[b])
-			}
-		}()
-	}
-	wg.Wait()
 }
 
-// bandRows is band b (of all matrices' bands, in order) of its matrix.
-func (h *hostResult) bandRows(b int) []int32 {
-	bands := ceilDiv(h.rows, h.band)
-	m, lo := h.mats[b/bands], b%bands*h.band
-	return m[lo*h.width : min(lo+h.band, h.rows)*h.width]
-}
-
-// wait waits for the matrices to be allocated and pins them: copies into
-// them may run after the calls that queue them return.
+// wait waits for the matrices (and their registration) and pins them:
+// copies into them may run after the calls that queue them return.
 func (h *hostResult) wait() [][]int32 {
 	<-h.made
 	h.pinOnce.Do(func() {
@@ -157,8 +133,8 @@ func (h *hostResult) wait() [][]int32 {
 }
 
 // release waits until the device is idle, then unregisters what was
-// registered (on several goroutines) and unpins the matrices. It is safe
-// to call on any path, once.
+// registered and unpins the matrices. It is safe to call on any path,
+// more than once.
 func (h *hostResult) release() error {
 	if h.released {
 		return nil
@@ -166,17 +142,10 @@ func (h *hostResult) release() error {
 	h.released = true
 	<-h.made
 	err := h.ctx.Synchronize()
-	if h.path == viaRegistered {
-		var wg sync.WaitGroup
-		parallelRanges(&wg, len(h.ready), func(lo, hi int) {
-			for b := lo; b < hi; b++ {
-				<-h.ready[b]
-				if h.registered[b] {
-					_ = h.ctx.HostUnregister(asBytes(h.bandRows(b))) // memory stays usable whatever it says
-				}
-			}
-		})
-		wg.Wait()
+	for k, m := range h.mats {
+		if h.registered[k] {
+			_ = h.ctx.HostUnregister(asBytes(m)) // the memory stays usable whatever it says
+		}
 	}
 	h.pin.Unpin()
 	return err
@@ -220,23 +189,14 @@ func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi i
 	w := h.width
 	switch {
 	case hi <= lo || w == 0:
-	case h.path == viaRegistered || h.path == viaPageable:
-		bands := ceilDiv(h.rows, h.band)
-		for row := lo; row < hi; {
-			end := min(hi, (row/h.band+1)*h.band)
-			b := k*bands + row/h.band
-			if h.path == viaRegistered {
-				<-h.ready[b]
-			}
-			dst := asBytes(mats[k][row*w : end*w])
-			if err := c.CopyOut2DAsync(dst, 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, end-row, s); err != nil {
-				return f, r.fail(err, "copying rows %d..%d from the device", row, end-1)
-			}
-			row = end
-		}
-	default:
+	case h.path == viaStaged:
 		if err := r.fetchStaged(mats[k], src, devPitch, w, lo, hi, s); err != nil {
 			return f, err
+		}
+	default:
+		dst := asBytes(mats[k][lo*w : hi*w])
+		if err := c.CopyOut2DAsync(dst, 4*w, src+DevicePtr(lo)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, hi-lo, s); err != nil {
+			return f, r.fail(err, "copying rows %d..%d from the device", lo, hi-1)
 		}
 	}
 	if err := c.RecordOn(f.stop, s); err != nil {

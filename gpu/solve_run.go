@@ -390,9 +390,15 @@ func (r *run) kernels(f func() error) error {
 	return nil
 }
 
-// launch enqueues kernel name of PTX module mod, first checking that the
-// run was not cancelled: host loops call it between launches.
+// launch enqueues kernel name of PTX module mod on the default stream,
+// first checking that the run was not cancelled: host loops call it
+// between launches.
 func (r *run) launch(mod, name string, grid, block Dim3, shared int, args ...uint64) error {
+	return r.launchOn(0, mod, name, grid, block, shared, args...)
+}
+
+// launchOn is launch on stream s.
+func (r *run) launchOn(s streamHandle, mod, name string, grid, block Dim3, shared int, args ...uint64) error {
 	if err := r.ctx.Err(); err != nil {
 		return fmt.Errorf("%s: interrupted after %d launches: %w", r.what, r.stats.Launches, err)
 	}
@@ -404,7 +410,14 @@ func (r *run) launch(mod, name string, grid, block Dim3, shared int, args ...uin
 		return fmt.Errorf("%s: kernel %s: %w", r.what, name, err)
 	}
 	r.last = name
-	if err := r.dev.launch(r.ctx, f, name, grid, block, shared, args); err != nil {
+	// The default stream's launches go through Device.launch, which a
+	// running profiler records.
+	if s == 0 {
+		err = r.dev.launch(r.ctx, f, name, grid, block, shared, args)
+	} else {
+		err = r.dev.ctx.LaunchOn(r.ctx, s, f, grid, block, shared, args)
+	}
+	if err != nil {
 		if r.ctx.Err() != nil && errors.Is(err, r.ctx.Err()) {
 			return fmt.Errorf("%s: interrupted after %d launches, in kernel %s: %w", r.what, r.stats.Launches, name, err)
 		}

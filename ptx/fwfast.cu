@@ -5,8 +5,8 @@
 // internal infinity, so they never improve anything, and no kernel needs a
 // bounds check). Stage r of n/128 has three launches:
 //
-//   ff_phase1   one 1024-thread block closes the primary tile (r, r): 128
-//               sequential steps, the tile held in registers (16 cells per
+//   ff_phase1   one 256-thread block closes the primary tile (r, r): 128
+//               sequential steps, the tile held in registers (64 cells per
 //               thread) and row k / column k of each step exchanged through
 //               shared memory.
 //   ff_panels   the primary row and column, each tile a min-plus product
@@ -21,12 +21,13 @@
 // ff_qpanels and ff_qrest do the same updates with a block per 64 x 64
 // quarter of a tile (mp_quarter), four times the blocks, each a quarter as
 // long. A quarter block of the primary row (column) reads the primary row
-// (column) that the other quarters of its tile write at the same time. That
-// race is harmless: every value read, old or new, is the length of a real
-// path, a value updated by the primary tile's closure can never make a sum
-// lower than the best sum of the old values, and a predecessor is read
-// only from the winning k, whose distance was then not improved, so its
-// predecessor did not change either.
+// (column) that the other quarters of its tile write at the same time. For
+// distances that race is harmless: every value read, old or new, is the
+// length of a real path, and a value updated by the primary tile's
+// closure can never make a sum lower than the best sum of the old values.
+// A predecessor read beside a distance from another block could be the
+// old one of a new distance, so with predecessors the quarters that read
+// each other run in turn in one block (ff_qpanels).
 //
 // On several cards (gpu/fast_fw_multi.go) each card holds a stripe of block
 // rows. The card that owns block row r runs ff_phase1 and the primary-row
@@ -93,8 +94,6 @@ __device__ __forceinline__ void ff_relax(int &c, int &q, int x, int y, int qy)
     }
 }
 
-// ff_phase1 closes primary tile (r, r) with one block of 1024 threads:
-// thread (ty, tx) holds the cells (ty + 32a, tx + 32b), a, b < 4.
 // ffShared1 is phase 1's shared memory: row k, column k and pred row k of
 // two consecutive steps. (Shared arrays are declared in the kernels, so that
 // each kernel's PTX names only its own.)
@@ -108,55 +107,77 @@ struct ffShared2 {
     int a[2][FF_KC][FF_B], b[2][FF_KC][FF_B];
 };
 
+__device__ __forceinline__ int mp_off(int t, int e);
+
+// ff_phase1 closes primary tile (r, r) with one block of 256 threads, each
+// holding 8 x 8 cells in registers: rows mp_off(ty, a), columns
+// mp_off(tx, b) (the layout of mp_tile). Its 128 steps are sequential, and
+// over all stages they are n steps on the critical path of the whole run,
+// so a step must be short: the threads that own row k and column k put
+// them in shared memory, one barrier, and every thread relaxes its 64
+// cells (a block of 1024 threads with 16 cells each took 61 us a stage at
+// n = 1024 on an H200, most of the run; the barrier of 32 warps and their
+// shared-memory traffic were the step's cost).
 template <int MODE, bool PRED>
 __device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
 {
     auto &rowK = sh.rowK, &colK = sh.colK, &rowP = sh.rowP;
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
     const size_t base = (size_t)r * FF_B;
-    int c[4][4], q[4][4];
+    int c[8][8], q[8][8];
 #pragma unroll
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < 8; a++)
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
-            const size_t ij = (base + ty + 32 * a) * ld + base + tx + 32 * b;
+        for (int b = 0; b < 8; b++) {
+            const size_t ij = (base + mp_off(ty, a)) * ld + base + mp_off(tx, b);
             c[a][b] = d[ij];
             q[a][b] = PRED ? pred[ij] : 0;
         }
+    // Step k = half * 64 + t4 * 4 + e is row a = half * 4 + e of the
+    // threads with ty = t4, and column b = a of those with tx = t4.
 #pragma unroll
-    for (int kb = 0; kb < 4; kb++) {
-        for (int kk = 0; kk < 32; kk++) {
-            const int k = kb * 32 + kk, buf = k & 1;
-            if (ty == kk) {
+    for (int half = 0; half < 2; half++) {
+        for (int t4 = 0; t4 < 16; t4++) {
 #pragma unroll
-                for (int b = 0; b < 4; b++) {
-                    rowK[buf][tx + 32 * b] = c[kb][b];
-                    if (PRED)
-                        rowP[buf][tx + 32 * b] = q[kb][b];
+            for (int e = 0; e < 4; e++) {
+                const int a0 = half * 4 + e, buf = e & 1;
+                if (ty == t4) {
+#pragma unroll
+                    for (int b = 0; b < 8; b++) {
+                        rowK[buf][mp_off(tx, b)] = c[a0][b];
+                        if (PRED)
+                            rowP[buf][mp_off(tx, b)] = q[a0][b];
+                    }
                 }
+                if (tx == t4) {
+#pragma unroll
+                    for (int a = 0; a < 8; a++)
+                        colK[buf][mp_off(ty, a)] = c[a][a0];
+                }
+                // One barrier per step: step k+1 writes the other buffer,
+                // and step k+2 comes after every thread passed the barrier
+                // of step k+1, so after its reads of step k.
+                __syncthreads();
+                int rk[8], ck[8], pk[8];
+#pragma unroll
+                for (int b = 0; b < 8; b++) {
+                    rk[b] = rowK[buf][mp_off(tx, b)];
+                    ck[b] = colK[buf][mp_off(ty, b)];
+                    pk[b] = PRED ? rowP[buf][mp_off(tx, b)] : 0;
+                }
+#pragma unroll
+                for (int a = 0; a < 8; a++)
+#pragma unroll
+                    for (int b = 0; b < 8; b++)
+                        ff_relax<MODE, PRED>(c[a][b], q[a][b], ck[a], rk[b], pk[b]);
             }
-            if (tx == kk) {
-#pragma unroll
-                for (int a = 0; a < 4; a++)
-                    colK[buf][ty + 32 * a] = c[a][kb];
-            }
-            // One barrier per step is enough: step k+1 writes the other
-            // buffer, and step k+2 comes after every thread passed the
-            // barrier of step k+1, so after its reads of step k.
-            __syncthreads();
-#pragma unroll
-            for (int a = 0; a < 4; a++)
-#pragma unroll
-                for (int b = 0; b < 4; b++)
-                    ff_relax<MODE, PRED>(c[a][b], q[a][b], colK[buf][ty + 32 * a], rowK[buf][tx + 32 * b],
-                                         PRED ? rowP[buf][tx + 32 * b] : 0);
         }
     }
 #pragma unroll
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < 8; a++)
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
-            const size_t ij = (base + ty + 32 * a) * ld + base + tx + 32 * b;
+        for (int b = 0; b < 8; b++) {
+            const size_t ij = (base + mp_off(ty, a)) * ld + base + mp_off(tx, b);
             d[ij] = c[a][b];
             if (PRED)
                 pred[ij] = q[a][b];
@@ -431,16 +452,27 @@ __device__ void mp_quarter(int ld, int ti, int tj, int tk, int qi, int qj, int *
 
 // ff_qpanels: block (x, y, q) updates quarter q of tile (r, x) of the
 // primary row (y = 0) or of tile (x, r) of the primary column (y = 1).
+// With predecessors, the quarters that read each other's cells are one
+// block's, in turn: block (x, 0, q) updates the quarters (0, q) and then
+// (1, q) of tile (r, x), block (x, 1, q) the quarters (q, 0) and then
+// (q, 1) of tile (x, r), so that the second reads the first's distances
+// and predecessors together, both new. (Read from another block, a new
+// distance could come with its old predecessor, and tie for the minimum:
+// the distance stays right, the predecessor would not.)
 template <int MODE, bool PRED>
 __device__ __forceinline__ void ff_qpanels(int ld, int r, int *d, int *pred, ffSharedQ &sh)
 {
-    const int x = blockIdx.x, qi = blockIdx.z >> 1, qj = blockIdx.z & 1;
+    const int x = blockIdx.x, z = blockIdx.z;
     if (x == r)
         return;
-    if (blockIdx.y == 0)
-        mp_quarter<MODE, PRED>(ld, r, x, r, qi, qj, d, pred, d, pred, sh);
-    else
-        mp_quarter<MODE, PRED>(ld, x, r, r, qi, qj, d, pred, d, pred, sh);
+    for (int pass = 0; pass < (PRED ? 2 : 1); pass++) {
+        if (pass)
+            __syncthreads(); // the first quarter's writes are seen by the second's reads
+        if (blockIdx.y == 0)
+            mp_quarter<MODE, PRED>(ld, r, x, r, PRED ? pass : z >> 1, PRED ? z : z & 1, d, pred, d, pred, sh);
+        else
+            mp_quarter<MODE, PRED>(ld, x, r, r, PRED ? z : z >> 1, PRED ? pass : z & 1, d, pred, d, pred, sh);
+    }
 }
 
 // ff_qrest: block (x, y) updates quarter (y % 2, x % 2) of tile (y / 2, x /
@@ -509,13 +541,13 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
 }
 
 // The launchable kernels, one per mode and phase: ld is the padded side,
-// r the stage; MINB is the blocks per SM that mp_tile's registers must allow. Block shapes: phase 1 (1024), panels (256) on an (nb, 2)
+// r the stage; MINB is the blocks per SM that mp_tile's registers must allow. Block shapes: phase 1 (256), panels (256) on an (nb, 2)
 // grid, rest (256) on an (nb, nb) grid; for a stripe of h block rows from
 // y0, stripe_col (256) on an (h, 1) grid and stripe_rest (256) on (nb, h);
-// for small matrices qpanels (256) on an (nb, 2, 4) grid and qrest (256) on
-// (2 nb, 2 nb).
+// for small matrices qpanels (256) on an (nb, 2, 4) grid (nb, 2, 2 with
+// predecessors) and qrest (256) on (2 nb, 2 nb).
 #define FF_KERNELS(suffix, MODE, PRED, MINB)                                                            \
-    extern "C" __global__ void __launch_bounds__(1024) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
+    extern "C" __global__ void __launch_bounds__(256) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ ffShared1 sh;                                                                   \
         ff_phase1<MODE, PRED>(ld, r, d, pred, sh);                                                 \
