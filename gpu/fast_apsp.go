@@ -56,8 +56,8 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 // apspBatched is apsp-batched's body on the started group grp, whose name
 // the result carries: g's weights must be non-negative, its paths checked
 // by the caller to stay within graph.MaxDistance, tun resolved. The
-// result's host memory is made (and, when large, page-locked) while the
-// first batch runs.
+// result's host memory is allocated (not zeroed) while the first batch
+// runs.
 func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	runs := grp.runs
 	name := runs[0].what
@@ -100,10 +100,13 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	return res, nil
 }
 
-// apspPipe is the fewest batches a large result is cut into, so that the
-// copy of one batch's rows back to the host overlaps the next batch's
-// kernels.
-const apspPipe = 4
+// apspPipe is the fewest batches a result of apspPipeBytes or more is
+// cut into, so that the copy of one batch's rows back to the host
+// overlaps the next batch's kernels.
+const (
+	apspPipe      = 4
+	apspPipeBytes = 64 << 20
+)
 
 // apspRows solves the sources lo..hi-1 of g on r's device in batches,
 // writing their rows of the result h (with predecessors when h has two
@@ -133,7 +136,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 	}
 	perSource := uint64(n) * uint64(2+2*matrices) * 4 // packed slab (2), two sets of output rows
 	want := min(tun.Batch, hi-lo)
-	if want == 0 && uint64(hi-lo)*uint64(n)*4*uint64(matrices) >= regMinBytes {
+	if want == 0 && uint64(hi-lo)*uint64(n)*4*uint64(matrices) >= apspPipeBytes {
 		want = ceilDiv(hi-lo, apspPipe)
 	}
 	batch, blocks, err := r.batchSize(n, want, blocks, perSource)

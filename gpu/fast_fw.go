@@ -66,7 +66,9 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // multiple of 128, the primary row and column computed as one min-plus
 // product with the closed primary tile, and all other tiles as a
 // register-tiled min-plus product (8×8 cells per thread), whose inner
-// statement Hopper GPUs run as one VIADDMNMX instruction. Graphs without
+// statement Hopper GPUs run as one VIADDMNMX instruction; up to
+// ffQuarterMax block rows (n ≤ 4096) a block takes a 64×64 quarter of a
+// tile instead, which keeps more SMs busy. Graphs without
 // negative arcs take the fast kernels: distances only, or predecessors
 // packed into the low byte of each value while distances stay below 2^22;
 // other graphs (negative arcs, larger distances with predecessors) take
@@ -74,9 +76,9 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // explicitly, at about half the speed. A negative cycle is reported as a
 // *graph.NegativeCycleError. Device memory: the padded matrix (two with
 // predecessors) and the graph's arcs, which the device turns into the
-// matrix itself. Host memory: the result, allocated while the kernels run
-// and, from 64 MiB on, page-locked there so that the device copies
-// straight into it.
+// matrix itself. Host memory: the result, allocated (not zeroed) and
+// touched while the kernels run, and filled by 2D copies from the padded
+// matrix (through the staging buffers from 16 MiB of results on).
 //
 // With several devices in opts.Devices, each card holds a stripe of block
 // rows (and needs only its share of the memory, plus the primary row of

@@ -34,14 +34,13 @@ func asBytes(v []int32) []byte {
 
 // How a result comes back from the device into Go memory.
 const (
-	// viaAuto picks viaRegistered where the caller allows it (the
-	// device's work before the copy hides the registration) and the
-	// result has regMinBytes, viaPageable below stagedMinBytes, and
-	// viaStaged otherwise.
+	// viaAuto picks viaPageable below stagedMinBytes of results and
+	// viaStaged from there on.
 	viaAuto = iota
 	// viaRegistered page-locks each of the result's matrices
-	// (HostRegister, one call each, on a goroutine of its own while the
-	// kernels run), and the device copies straight into them.
+	// (HostRegister, one call each, while the kernels run), and the
+	// device copies straight into them. Measured, not picked: see
+	// stagedMinBytes.
 	viaRegistered
 	// viaStaged copies through the device's two page-locked staging
 	// buffers, which all cores copy into the result while the device
@@ -56,47 +55,43 @@ const (
 // benchmarks that compare the paths).
 var resultPath = viaAuto
 
-// Result sizes (all matrices) for viaAuto. On an H200 (16 cores, driver
-// 580) cuMemHostRegister took 0.33 ms for 4 MiB, 2.1 ms for 64 MiB and
-// 33 ms for 1 GiB, and unregistering a third of that; copying into
-// registered memory ran at 55 GB/s, into pageable memory at 9 to 16
-// GB/s; registering bands of a result on several goroutines at once was
-// ten times slower than one call.
-const (
-	regMinBytes    = 16 << 20
-	stagedMinBytes = 64 << 20
-)
+// stagedMinBytes is the result size (all matrices) from which viaAuto
+// copies through the staging buffers. On an H200 (16 cores, driver 580)
+// the driver's own path copied 4 MiB in 0.29 ms and 64 MiB in 4.9 ms,
+// the staging buffers 1 GiB in 38 ms; registering the result's memory
+// made the copy itself run at 55 GB/s, but cuMemHostRegister of memory
+// the process had not touched yet took 0.7 s for 1 GiB inside a
+// benchmark and about 23 s for 16 GiB (it faults the pages in on one
+// core), and unregistering cost half the copy.
+const stagedMinBytes = 16 << 20
 
 // hostResult is the host memory of a result of rows × width int32
 // matrices, made on a goroutine of its own (so that, with the kernels
-// running, it costs the call nothing) and, on the registered path,
-// page-locked there.
+// running, it costs the call nothing).
 type hostResult struct {
 	ctx         deviceContext
 	rows, width int
 	mats        [][]int32
 	path        int
 	registered  []bool
-	made        chan struct{} // closed when mats are allocated (and registered)
+	made        chan struct{} // closed when mats are allocated (and touched, and registered)
+	touch       bool
 	pinOnce     sync.Once
 	pin         runtime.Pinner
 	released    bool
 }
 
 // newHostResult starts making count matrices of rows × width values.
-// register allows viaAuto to register them: the device has work to do
-// before the first copy back that takes longer than registering.
-func (r *run) newHostResult(count, rows, width int, register bool) *hostResult {
+// touch asks for their pages to be touched before the first copy into
+// them: right where the device's work before that copy hides it (fw-fast's
+// kernels); apsp-batched copies its first rows back after one batch, and
+// touching 10.8 GB first made its call 0.26 s slower (p2p-Gnutella30, H200).
+func (r *run) newHostResult(count, rows, width int, touch bool) *hostResult {
 	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
-		registered: make([]bool, count), made: make(chan struct{})}
-	total := uint64(count) * uint64(rows) * uint64(width) * 4
+		registered: make([]bool, count), made: make(chan struct{}), touch: touch}
 	if h.path == viaAuto {
-		switch {
-		case register && total >= regMinBytes:
-			h.path = viaRegistered
-		case total < stagedMinBytes:
-			h.path = viaPageable
-		default:
+		h.path = viaPageable
+		if uint64(count)*uint64(rows)*uint64(width)*4 >= stagedMinBytes {
 			h.path = viaStaged
 		}
 	}
@@ -104,13 +99,29 @@ func (r *run) newHostResult(count, rows, width int, register bool) *hostResult {
 	return h
 }
 
-// make allocates the matrices and, on the registered path, registers
-// them.
+// pageValues is the int32 values of a 4 KiB page.
+const pageValues = 1024
+
+// make allocates the matrices, touches every page of them on every core
+// if asked (a copy into memory the process has not touched yet faults its
+// pages in one at a time: 2.8 ms instead of 0.29 for 4 MiB in a
+// benchmark), and on the registered path registers them.
 func (h *hostResult) make() {
 	defer close(h.made)
+	var wg sync.WaitGroup
 	for k := range h.mats {
-		h.mats[k] = uninitInt32s(h.rows * h.width)
+		m := uninitInt32s(h.rows * h.width)
+		h.mats[k] = m
+		if !h.touch {
+			continue
+		}
+		parallelRanges(&wg, ceilDiv(len(m), pageValues), func(lo, hi int) {
+			for p := lo; p < hi; p++ {
+				m[p*pageValues] = 0
+			}
+		})
 	}
+	wg.Wait()
 	if h.path == viaRegistered {
 		for k, m := range h.mats {
 			h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
