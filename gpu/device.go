@@ -269,10 +269,13 @@ func (d *Device) takeSpare(bytes uint64) (spareBuf, bool) {
 	return b, true
 }
 
-// keepSpare keeps b for a later run if it is small enough, freeing the
-// oldest spares to make room; otherwise it frees b. d.mu is held.
+// keepSpare keeps b for a later run if it is small enough and the device a
+// card, freeing the oldest spares to make room; otherwise it frees b.
+// d.mu is held.
 func (d *Device) keepSpare(b spareBuf) {
-	if b.bytes > spareMax {
+	// The emulator allocates in a moment, and spares would only grow its
+	// memory (each growth copies all of it).
+	if _, emu := d.ctx.(*emuContext); emu || b.bytes > spareMax {
 		_ = d.ctx.Free(b.ptr) // nothing left to do about a failed free
 		return
 	}
