@@ -143,23 +143,25 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
 				return err
 			}
-			switch {
-			case nb == 1:
-			case quarter:
-				// With predecessors a block takes two quarters in turn.
-				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim3{nb, 2, 4 / matrices}, Dim3{256, 1, 1}, 0, args...); err != nil {
+			if nb == 1 {
+				r.report(min((s+1)*ffTile, n), n)
+				continue
+			}
+			// The panels: quarters without predecessors; with them
+			// ff_panels, so that Π is the one every path of fw-fast returns.
+			if quarter && !opts.Pred {
+				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim3{nb, 2, 4}, Dim3{256, 1, 1}, 0, args...); err != nil {
 					return err
 				}
-				if err := r.launch(ptx.FWFast, "ff_qrest_"+mode.suffix, Dim3{2 * nb, 2 * nb, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
-					return err
-				}
-			default:
-				if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 2, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
-					return err
-				}
-				if err := r.launch(ptx.FWFast, "ff_rest_"+mode.suffix, Dim3{nb, nb, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
-					return err
-				}
+			} else if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 2, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+				return err
+			}
+			rest, grid := "ff_rest_", Dim3{nb, nb, 1}
+			if quarter {
+				rest, grid = "ff_qrest_", Dim3{2 * nb, 2 * nb, 1}
+			}
+			if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+				return err
 			}
 			r.report(min((s+1)*ffTile, n), n)
 		}

@@ -25,9 +25,8 @@
 // distances that race is harmless: every value read, old or new, is the
 // length of a real path, and a value updated by the primary tile's
 // closure can never make a sum lower than the best sum of the old values.
-// A predecessor read beside a distance from another block could be the
-// old one of a new distance, so with predecessors the quarters that read
-// each other run in turn in one block (ff_qpanels).
+// With predecessors the panels are ff_panels' (see ff_qpanels); the rest
+// quarters read only the finished panels and give what ff_rest gives.
 //
 // On several cards (gpu/fast_fw_multi.go) each card holds a stripe of block
 // rows. The card that owns block row r runs ff_phase1 and the primary-row
@@ -451,28 +450,21 @@ __device__ void mp_quarter(int ld, int ti, int tj, int tk, int qi, int qj, int *
 }
 
 // ff_qpanels: block (x, y, q) updates quarter q of tile (r, x) of the
-// primary row (y = 0) or of tile (x, r) of the primary column (y = 1).
-// With predecessors, the quarters that read each other's cells are one
-// block's, in turn: block (x, 0, q) updates the quarters (0, q) and then
-// (1, q) of tile (r, x), block (x, 1, q) the quarters (q, 0) and then
-// (q, 1) of tile (x, r), so that the second reads the first's distances
-// and predecessors together, both new. (Read from another block, a new
-// distance could come with its old predecessor, and tie for the minimum:
-// the distance stays right, the predecessor would not.)
-template <int MODE, bool PRED>
-__device__ __forceinline__ void ff_qpanels(int ld, int r, int *d, int *pred, ffSharedQ &sh)
+// primary row (y = 0) or of tile (x, r) of the primary column (y = 1);
+// distances only. (With predecessors the panels take ff_panels: a quarter
+// that read a new distance of another block's quarter with its old
+// predecessor could pick another k on a tie, and Π would no longer be the
+// one every other path of fw-fast, and the distributed one, returns.)
+template <int MODE>
+__device__ __forceinline__ void ff_qpanels(int ld, int r, int *d, ffSharedQ &sh)
 {
     const int x = blockIdx.x, z = blockIdx.z;
     if (x == r)
         return;
-    for (int pass = 0; pass < (PRED ? 2 : 1); pass++) {
-        if (pass)
-            __syncthreads(); // the first quarter's writes are seen by the second's reads
-        if (blockIdx.y == 0)
-            mp_quarter<MODE, PRED>(ld, r, x, r, PRED ? pass : z >> 1, PRED ? z : z & 1, d, pred, d, pred, sh);
-        else
-            mp_quarter<MODE, PRED>(ld, x, r, r, PRED ? z : z >> 1, PRED ? pass : z & 1, d, pred, d, pred, sh);
-    }
+    if (blockIdx.y == 0)
+        mp_quarter<MODE, false>(ld, r, x, r, z >> 1, z & 1, d, nullptr, d, nullptr, sh);
+    else
+        mp_quarter<MODE, false>(ld, x, r, r, z >> 1, z & 1, d, nullptr, d, nullptr, sh);
 }
 
 // ff_qrest: block (x, y) updates quarter (y % 2, x % 2) of tile (y / 2, x /
@@ -544,8 +536,8 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
 // r the stage; MINB is the blocks per SM that mp_tile's registers must allow. Block shapes: phase 1 (256), panels (256) on an (nb, 2)
 // grid, rest (256) on an (nb, nb) grid; for a stripe of h block rows from
 // y0, stripe_col (256) on an (h, 1) grid and stripe_rest (256) on (nb, h);
-// for small matrices qpanels (256) on an (nb, 2, 4) grid (nb, 2, 2 with
-// predecessors) and qrest (256) on (2 nb, 2 nb).
+// for small matrices qpanels (256, distances only) on an (nb, 2, 4) grid and
+// qrest (256) on (2 nb, 2 nb).
 #define FF_KERNELS(suffix, MODE, PRED, MINB)                                                            \
     extern "C" __global__ void __launch_bounds__(256) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
@@ -574,11 +566,6 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
         __shared__ __align__(16) ffShared2 sh;                                                     \
         ff_stripe_rest<MODE, PRED>(ld, r, y0, d, pred, bd, bpred, sh);                             \
     }                                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) ff_qpanels_##suffix(int ld, int r, int *d, int *pred) \
-    {                                                                                              \
-        __shared__ __align__(16) ffSharedQ sh;                                                     \
-        ff_qpanels<MODE, PRED>(ld, r, d, pred, sh);                                                \
-    }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256) ff_qrest_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ __align__(16) ffSharedQ sh;                                                     \
@@ -589,6 +576,16 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
 // 7% faster than one for distances and 20% for packed predecessors on an
 // H100; the general kernels with predecessors keep 64 more registers per
 // thread, which would spill, so they ask for one.
+// ff_qpanels, for the modes without predecessors.
+#define FF_QPANELS(suffix, MODE)                                                                   \
+    extern "C" __global__ void __launch_bounds__(256) ff_qpanels_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffSharedQ sh;                                                     \
+        ff_qpanels<MODE>(ld, r, d, sh);                                                            \
+    }
+FF_QPANELS(dist, MODE_DIST)
+FF_QPANELS(gen, MODE_GEN)
+
 FF_KERNELS(dist, MODE_DIST, false, 2)
 FF_KERNELS(pack, MODE_PACK, true, 2)
 FF_KERNELS(gen, MODE_GEN, false, 2)
