@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -76,7 +77,37 @@ type fastTuning struct {
 	// this many, 8 bytes an entry in all); what overflows it joins the
 	// next step's worklist. 0 means 1024; at most 4096.
 	LocalQueue int
+	// Wide is the worklist size above which sssp-fast and bf-fast leave
+	// the narrow grid for the wide one (every block the device holds, no
+	// local rounds) at the next launch; they go back below Wide/16. 0
+	// means 32768, a negative value never.
+	Wide int
+	// WideDelta is sssp-fast's bucket width on the wide grid; 0 means
+	// autoWideDelta(g).
+	WideDelta int
+	// WideBlock is the threads per block of the wide grid, a multiple of
+	// 32 up to 1024; 0 means 256.
+	WideBlock int
+	// Preread and WidePreread say whether the narrow and the wide grid
+	// read a target's distance before the atomic that lowers it: 1 yes,
+	// -1 no, 0 the default (yes on both).
+	Preread, WidePreread int
+	// Switches bounds the changes between the narrow and the wide grid in
+	// one run, so that a worklist hovering around the bounds cannot make
+	// every launch a short one; 0 means 4.
+	Switches int
+	// Trace, when set, receives the counts of the run (sweeps only: the
+	// counting slows the kernel down).
+	Trace *frontierTrace
 }
+
+// maxWideBlock is the largest block of sssp_wide (its launch bounds in
+// ptx/sssp.cu); a wider WideBlock runs the wide grid on sssp_run.
+const maxWideBlock = 256
+
+// wideBack divides Wide into the worklist size below which a run on the
+// wide grid goes back to the narrow one.
+const wideBack = 16
 
 // maxLocalQueue is LQ_MAX of ptx/sssp.cu: two halves of it and two
 // counters stay within the 48 KB of shared memory a block gets without
@@ -105,14 +136,20 @@ func autoDelta(g *graph.Graph) int {
 	if g == nil || g.M() == 0 {
 		return 1
 	}
-	var sum float64
-	for _, w := range g.Weights() {
-		sum += float64(max(w, 0))
-	}
-	meanW := sum / float64(g.M())
+	meanW := float64(max(g.ArcStats().WeightSum, 0)) / float64(g.M())
 	meanDeg := float64(g.M()) / float64(g.N())
 	d := 256 * meanW / meanDeg
 	return int(max(1, min(d, float64(graph.MaxDistance))))
+}
+
+// autoWideDelta is sssp-fast's default bucket width on the wide grid:
+// 16 times the mean arc weight over the mean out-degree, at least 1. A
+// worklist that outgrows the narrow grid belongs to a graph of few hops
+// between vertices (random graphs, R-MAT), where the work done, not the
+// number of steps, sets the time, and narrow buckets relax each arc
+// about once.
+func autoWideDelta(g *graph.Graph) int {
+	return max(1, autoDelta(g)/16)
 }
 
 // autoGroup is the default lanes per worklist vertex: a whole warp (32)
@@ -142,11 +179,7 @@ func hubs(g *graph.Graph) bool {
 		return false
 	}
 	deg := float64(g.M()) / float64(g.N())
-	maxDeg := 0
-	for u := range g.N() {
-		maxDeg = max(maxDeg, g.OutDegree(u))
-	}
-	return float64(maxDeg) > 8*max(deg, 1)
+	return float64(g.ArcStats().MaxOutDegree) > 8*max(deg, 1)
 }
 
 // maxSteps bounds fastTuning.Steps so that a launch's last step number
@@ -176,11 +209,28 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	if t.Steps == 0 {
 		t.Steps = 4096
 	}
+	if t.WideDelta == 0 {
+		t.WideDelta = autoWideDelta(g)
+	}
+	if t.WideBlock == 0 {
+		t.WideBlock = 256
+	}
+	if t.Wide == 0 {
+		t.Wide = 32768
+	}
+	if t.Switches == 0 {
+		t.Switches = 4
+	}
+	t.Preread, t.WidePreread = cmp.Or(t.Preread, 1), cmp.Or(t.WidePreread, 1)
 	switch {
 	case t.Delta < 1:
 		return t, fmt.Errorf("%s: delta %d, want at least 1", what, t.Delta)
 	case t.Block < 32 || t.Block > 1024 || t.Block%32 != 0:
 		return t, fmt.Errorf("%s: block of %d threads, want a multiple of 32 in 32..1024", what, t.Block)
+	case t.WideBlock < 32 || t.WideBlock > 1024 || t.WideBlock%32 != 0:
+		return t, fmt.Errorf("%s: wide block of %d threads, want a multiple of 32 in 32..1024", what, t.WideBlock)
+	case t.WideDelta < 1:
+		return t, fmt.Errorf("%s: wide delta %d, want at least 1", what, t.WideDelta)
 	case t.Group < 1 || t.Group > 32 || t.Group&(t.Group-1) != 0:
 		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
 	case t.LocalQueue < 0 || t.LocalQueue > maxLocalQueue:
@@ -205,20 +255,42 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	}
 	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)
+	t.WideDelta = min(t.WideDelta, math.MaxInt32)
 	return t, nil
 }
 
 // The words of a run's state array (ST_* in ptx/sssp.cu).
 const (
-	stNear   = 0 // three worklist counters
-	stDone   = 7 // 0 running, 1 finished, 2 negative cycle
-	stNeg    = 8 // 1 + a vertex still on the worklist at round n
-	stMin    = 9 // two slots of the least pending far distance
-	stThr    = 13
-	stWords  = 20
-	doneOK   = 1
-	doneNegC = 2
+	stNear    = 0 // three worklist counters
+	stFar     = 3 // two far-pile counters
+	stFarSel  = 5 // which far pile is current
+	stStep    = 6 // steps done
+	stDone    = 7 // 0 running, 1 finished, 2 negative cycle
+	stNeg     = 8 // 1 + a vertex still on the worklist at round n
+	stMin     = 9 // two slots of the least pending far distance
+	stBar     = 11
+	stHeavy   = 16 // three counters of heavy worklist entries
+	stWords   = 20
+	doneOK    = 1
+	doneNegC  = 2
+	traceSize = 4 // TR_* counters of ptx/sssp.cu, 64 bits each
 )
+
+// frontierTrace receives what a traced sssp-fast or bf-fast run did, for
+// the sweeps (fastTuning.Trace): the device's counters (TR_* in
+// ptx/sssp.cu) and the host loop's.
+type frontierTrace struct {
+	// Expanded is how many times a vertex relaxed its out-arcs, Arcs how
+	// many arcs those expansions looked at.
+	Expanded, Arcs uint64
+	// LocalRounds is the local rounds run, summed over blocks; Spilled the
+	// improvements a full local queue sent to the worklist instead.
+	LocalRounds, Spilled uint64
+	// Steps and WideSteps are the steps run in all and on the wide grid;
+	// Launches and Switches the persistent launches and the changes
+	// between the narrow and the wide grid.
+	Steps, WideSteps, Launches, Switches int
+}
 
 // residentBlocks returns how many blocks of kernel with threads threads
 // the device runs at once: occupancy × multiprocessors on a card. The
@@ -244,12 +316,84 @@ func (r *run) residentBlocks(kernel string, threads, shared int) (int, error) {
 type frontier struct {
 	dist                                      buffer // n packed int64 words (2n int32)
 	relaxed, stamp, infar, q0, q1, f0, f1, st buffer
+	trace                                     buffer // traceSize int64 counters, when traced
 }
 
 // frontierVectors is how many n-vectors of int32 a single-source run
 // allocates: the packed distances (2), the seven bookkeeping vectors and
 // the unpacked distances and predecessors.
 const frontierVectors = 11
+
+// gridShape is one of the two grids a single-source run launches sssp_run
+// on: its entry point, blocks, threads per block, dynamic shared memory,
+// and the arguments that differ between them.
+type gridShape struct {
+	kernel          string
+	blocks, threads int
+	shared          int
+	delta, local    int
+	preread         int // 1: read a target's distance before the atomic
+}
+
+// shapes returns the narrow grid (one block per multiprocessor, local
+// rounds) and the wide one (every block the device holds) for g.
+//
+// Without the distance read before the atomic, an atomicMin with the same
+// distance and a lower predecessor word would replace the predecessor of a
+// vertex that reached that distance earlier, and along zero-weight arcs
+// (a zero-weight cycle, or one back to the source) the predecessors could
+// close a cycle: the read is what lets a relaxation write only after it
+// has seen a larger distance. So it stays on unless every weight is
+// positive, where a predecessor's distance is always below its vertex's.
+func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wide gridShape, err error) {
+	n := g.N()
+	if g.ArcStats().MinWeight <= 0 {
+		tun.Preread, tun.WidePreread = 1, 1
+	}
+	delta, wideDelta := tun.Delta, tun.WideDelta
+	if negative {
+		delta, wideDelta = math.MaxInt32, math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
+	}
+	narrow = gridShape{kernel: "sssp_run", threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
+		preread: flag(tun.Preread)}
+	if narrow.blocks, err = r.residentBlocks(narrow.kernel, narrow.threads, narrow.shared); err != nil {
+		return
+	}
+	if tun.Blocks > 0 {
+		narrow.blocks = min(narrow.blocks, tun.Blocks)
+	} else {
+		narrow.blocks = min(narrow.blocks, max(r.dev.info.SMs, 1))
+	}
+	wide = gridShape{kernel: "sssp_wide", threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread)}
+	if wide.threads > maxWideBlock {
+		wide.kernel = "sssp_run"
+	}
+	if wide.blocks, err = r.residentBlocks(wide.kernel, wide.threads, 0); err != nil {
+		return
+	}
+	for _, s := range []*gridShape{&narrow, &wide} {
+		s.blocks = max(min(s.blocks, ceilDiv(n, s.threads)), 1)
+	}
+	return narrow, wide, nil
+}
+
+// flag is 1 for a positive tunable and 0 otherwise.
+func flag(v int) int {
+	if v > 0 {
+		return 1
+	}
+	return 0
+}
+
+// workOf is work() of ptx/sssp.cu on the host: what the next step of the
+// run whose state is st has to look at.
+func workOf(st []int32) int {
+	it := int(st[stStep])
+	if cur := int(st[stNear+it%3] + st[stHeavy+it%3]); cur > 0 {
+		return cur
+	}
+	return int(st[stFar+st[stFarSel]])
+}
 
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
@@ -273,60 +417,83 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			return nil, err
 		}
 	}
-	thr := tun.Delta
-	if negative {
-		thr = math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
-	}
 	state := make([]int32, stWords)
 	state[stNear] = 1
 	state[stMin], state[stMin+1] = graph.Inf, graph.Inf
-	state[stThr] = int32(thr)
 	if f.st, err = r.upload(state); err != nil {
 		return nil, err
+	}
+	if tun.Trace != nil {
+		if f.trace, err = r.alloc(2 * traceSize); err != nil {
+			return nil, err
+		}
+		if err := r.fill(f.trace, 0); err != nil {
+			return nil, err
+		}
 	}
 	dist, pred, err := r.allocOut(n, opts.Pred)
 	if err != nil {
 		return nil, err
 	}
-	shared := tun.localShared()
-	blocks, err := r.residentBlocks("sssp_run", tun.Block, shared)
+	narrow, wide, err := r.shapes(g, negative, tun)
 	if err != nil {
 		return nil, err
 	}
-	if tun.Blocks > 0 {
-		blocks = min(blocks, tun.Blocks)
-	} else {
-		blocks = min(blocks, max(r.dev.info.SMs, 1))
-	}
-	blocks = min(blocks, max(ceilDiv(n, tun.Block), 1))
 	negcheck := 0
 	if negative {
 		negcheck = 1
 	}
-	block := Dim3{tun.Block, 1, 1}
+	var tr frontierTrace
 	err = r.kernels(func() error {
 		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
 			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
 			return err
 		}
+		isWide := false
 		for {
-			if err := r.launch(ptx.SSSP, "sssp_run", Dim3{blocks, 1, 1}, block, shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			s, lo, hi := narrow, 0, math.MaxInt32
+			if isWide {
+				s = wide
+			}
+			if tun.Wide > 0 && tr.Switches < tun.Switches {
+				if isWide {
+					lo = tun.Wide / wideBack
+				} else {
+					hi = tun.Wide
+				}
+			}
+			before := int(state[stStep])
+			if err := r.launch(ptx.SSSP, s.kernel, Dim3{s.blocks, 1, 1}, Dim3{s.threads, 1, 1}, s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
-				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(tun.Local), i32(tun.LocalQueue)); err != nil {
+				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
+				i32(s.local), i32(tun.LocalQueue), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
 				return err
 			}
+			tr.Launches++
+			if isWide {
+				tr.WideSteps += int(state[stStep]) - before
+			}
 			if state[stDone] != 0 {
 				break
+			}
+			if w := workOf(state); isWide && w < lo || !isWide && w > hi {
+				isWide = !isWide
+				tr.Switches++
 			}
 		}
 		return r.unpack(f.dist, n, dist, pred)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if tun.Trace != nil {
+		if err := r.readTrace(&tr, f.trace, int(state[stStep])); err != nil {
+			return nil, err
+		}
+		*tun.Trace = tr
 	}
 	if state[stDone] == doneNegC {
 		start := make([]int32, n)
@@ -336,6 +503,18 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 		return nil, negativeCycle(r.ctx, g, start, int(state[stNeg])-1)
 	}
 	return finishSingle(r, g, source, dist, pred, opts.Pred)
+}
+
+// readTrace fills tr with the device's counters in b and the run's steps.
+func (r *run) readTrace(tr *frontierTrace, b buffer, steps int) error {
+	words := make([]int32, 2*traceSize)
+	if err := r.readInts(words, b); err != nil {
+		return err
+	}
+	c := func(k int) uint64 { return uint64(uint32(words[2*k])) | uint64(uint32(words[2*k+1]))<<32 }
+	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled = c(0), c(1), c(2), c(3)
+	tr.Steps = steps
+	return nil
 }
 
 // allocOut allocates count int32 distances and, with pred, predecessors.
