@@ -125,8 +125,9 @@ func TestFWFastTooLarge(t *testing.T) {
 	t.Log(ferr)
 }
 
-// TestLargeDownload copies a 40 MiB buffer back through the staging
-// buffers (not a multiple of their size) and checks every value, and
+// TestLargeDownload copies a 96 MiB buffer to the device and back, both
+// ways through the staging buffers in chunks (not a multiple of their
+// size), and checks every value, and
 // checks that the parallel result scan finds the first bad cell.
 func TestLargeDownload(t *testing.T) {
 	dev := emulator(t)
