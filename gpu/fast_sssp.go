@@ -408,14 +408,16 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	}
 	defer r.end()
 	n := g.N()
+	// One allocation for the packed distances and the seven vectors:
+	// each allocation costs the driver time on a graph of millions.
 	var f frontier
-	if f.dist, err = r.alloc(2 * n); err != nil {
+	all, err := r.alloc(9 * n)
+	if err != nil {
 		return nil, err
 	}
-	for _, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
-		if *b, err = r.alloc(n); err != nil {
-			return nil, err
-		}
+	f.dist = buffer{all.ptr, 2 * n}
+	for k, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
+		*b = buffer{all.ptr + DevicePtr(4*(2+k)*n), n}
 	}
 	state := make([]int32, stWords)
 	state[stNear] = 1
