@@ -503,8 +503,9 @@ __device__ __forceinline__ void run_body(int n, const int *__restrict__ off, con
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
     unsigned target = barbase;
     const int last = it + steps;
+    const bool watch = solo > 0 || lo > 0 || hi < INF; // work() costs a memory round trip per step
     for (int more = 1, first = 1; more && it < last; first = 0) {
-        const int now = work(p, it, fs);
+        const int now = watch ? work(p, it, fs) : 0;
         if (!first && (now < lo || now > hi))
             break;
         if (solo > 0 && now <= solo) {
