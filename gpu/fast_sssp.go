@@ -79,14 +79,15 @@ type fastTuning struct {
 	LocalQueue int
 	// Wide is the worklist size above which sssp-fast and bf-fast leave
 	// the narrow grid for the wide one (every block the device holds, no
-	// local rounds) at the next launch; they go back below Wide/16. 0
-	// means 32768, a negative value never.
+	// local rounds) at the next launch; they go back when a split finds
+	// fewer than Wide/16 vertices left in the far pile. 0 means 32768, a
+	// negative value never.
 	Wide int
 	// WideDelta is sssp-fast's bucket width on the wide grid; 0 means
 	// autoWideDelta(g).
 	WideDelta int
 	// WideBlock is the threads per block of the wide grid, a multiple of
-	// 32 up to 1024; 0 means 256.
+	// 32 up to 1024; 0 means 512.
 	WideBlock int
 	// Preread and WidePreread say whether the narrow and the wide grid
 	// read a target's distance before the atomic that lowers it: 1 yes,
@@ -105,8 +106,8 @@ type fastTuning struct {
 // ptx/sssp.cu); a wider WideBlock runs the wide grid on sssp_run.
 const maxWideBlock = 256
 
-// wideBack divides Wide into the worklist size below which a run on the
-// wide grid goes back to the narrow one.
+// wideBack divides Wide into the far pile below which a run on the wide
+// grid goes back to the narrow one.
 const wideBack = 16
 
 // maxLocalQueue is LQ_MAX of ptx/sssp.cu: two halves of it and two
@@ -213,7 +214,7 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 		t.WideDelta = autoWideDelta(g)
 	}
 	if t.WideBlock == 0 {
-		t.WideBlock = 256
+		t.WideBlock = 512
 	}
 	if t.Wide == 0 {
 		t.Wide = 32768
@@ -386,13 +387,14 @@ func flag(v int) int {
 }
 
 // workOf is work() of ptx/sssp.cu on the host: what the next step of the
-// run whose state is st has to look at.
-func workOf(st []int32) int {
+// run whose state is st has to look at, and whether it is a split (then
+// the far pile, all that is left of the run).
+func workOf(st []int32) (work int, split bool) {
 	it := int(st[stStep])
 	if cur := int(st[stNear+it%3] + st[stHeavy+it%3]); cur > 0 {
-		return cur
+		return cur, false
 	}
-	return int(st[stFar+st[stFarSel]])
+	return int(st[stFar+st[stFarSel]]), true
 }
 
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
@@ -481,7 +483,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if state[stDone] != 0 {
 				break
 			}
-			if w := workOf(state); isWide && w < lo || !isWide && w > hi {
+			if w, split := workOf(state); isWide && split && w > 0 && w < lo || !isWide && w > hi {
 				isWide = !isWide
 				tr.Switches++
 			}

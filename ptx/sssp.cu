@@ -135,10 +135,26 @@ __device__ __forceinline__ void step_barrier(int *st, unsigned &target)
         __syncthreads();
 }
 
-// push adds v to a worklist through its counter.
+// claim adds one to *count for each lane of the warp that calls it at
+// once and returns this lane's old value: one atomic per warp (its lowest
+// active lane's), each lane's slot its rank among the active lanes. A
+// counter that every relaxation of a wide step bumps would otherwise take
+// millions of atomics on one address, which the memory system serialises.
+// All lanes that call it together must pass the same counter.
+__device__ __forceinline__ int claim(int *count)
+{
+    const unsigned mask = __activemask();
+    const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+    int base = 0;
+    if (lane == leader)
+        base = atomicAdd(count, __popc(mask));
+    return __shfl_sync(mask, base, leader) + __popc(mask & ((1u << lane) - 1));
+}
+
+// push adds v to a worklist through its counter (see claim).
 __device__ __forceinline__ void push(int *q, int *count, int v)
 {
-    q[atomicAdd(count, 1)] = v;
+    q[claim(count)] = v;
 }
 
 // problem is one single-source problem's device arrays and parameters.
@@ -178,7 +194,7 @@ __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, in
 {
     const int slot = (it + 1) % 3;
     if (is_heavy(p, t))
-        q[p.n - 1 - atomicAdd(p.st + ST_HEAVY + slot, 1)] = t;
+        q[p.n - 1 - claim(p.st + ST_HEAVY + slot)] = t;
     else
         push(q, p.st + ST_NEAR + slot, t);
 }
@@ -190,7 +206,7 @@ __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, in
 __device__ __forceinline__ void queue_near(const problem &p, int t, int it, int *nxt, int *lq, int *lcnt)
 {
     if (lq && !is_heavy(p, t)) {
-        const int i = atomicAdd(lcnt, 1);
+        const int i = claim(lcnt);
         if (i < p.lcap) {
             lq[i] = t;
             return;
@@ -377,12 +393,19 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         return 0;
     }
     int *far = fs ? p.f1 : p.f0, *keep = fs ? p.f0 : p.f1;
+    // The least pending far distance: each thread's, then each warp's
+    // (every lane of every warp is here), one atomic per warp.
     int *least = st + ST_MIN + it % 2;
+    int mine = INF;
     for (int i = tid; i < nfar; i += nthreads) {
         const int v = vload(far + i), d = dist_at(p.dist, v);
         if (d < vload(p.relaxed + v))
-            atomicMin(least, d);
+            mine = min(mine, d);
     }
+    for (int o = 16; o > 0; o >>= 1)
+        mine = min(mine, __shfl_xor_sync(0xffffffffu, mine, o));
+    if ((threadIdx.x & 31) == 0 && mine < INF)
+        atomicMin(least, mine);
     step_barrier<GRID>(st, target);
     const int base = vload(least);
     thr = threshold(base, p.delta);
@@ -417,12 +440,15 @@ __device__ __forceinline__ int opaque(int x)
 }
 
 // work is what step `it` has to look at: the worklist's entries, or when
-// it is empty the far pile that the step splits.
-__device__ __forceinline__ int work(const problem &p, int it, int fs)
+// it is empty (split is then set) the far pile that the step splits, then
+// all that is left of the run. The far pile's count is read only then: in
+// a near step the blocks that have started it already add to it.
+__device__ __forceinline__ int work(const problem &p, int it, int fs, bool &split)
 {
     const volatile int *vst = p.st;
     const int ncur = vst[ST_NEAR + it % 3] + vst[ST_HEAVY + it % 3];
-    return ncur > 0 ? ncur : vst[ST_FAR + fs];
+    split = ncur == 0;
+    return split ? vst[ST_FAR + fs] : ncur;
 }
 
 // init_vertex resets one vertex's distance and bookkeeping.
@@ -452,12 +478,15 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // of the grid works on the one problem, steps separated by grid_barrier, so
 // the grid must not exceed the blocks the device keeps resident at once.
 // It returns after `steps` steps, when done, or before a step whose work()
-// lies outside lo..hi (never before its first step): the host relaunches
+// is above hi or, splitting a far pile that is not empty, below lo (never
+// before its first step): the
+// host relaunches
 // it until st[ST_DONE] is set, reading st once per launch, and may change
 // the grid, the block, delta and the other arguments from one launch to
 // the next. That is how a run goes wide: a narrow grid of one block per
 // multiprocessor (cheap grid barriers, local rounds) while the worklist is
-// small, and every block the device holds while it is large. Each launch
+// small, and every block the device holds from when it is large until
+// all that is left of the run (the far pile at a split) is small. Each launch
 // takes its threshold afresh from the bucket's lower end and its own delta;
 // a threshold that changes within a bucket only moves improved vertices
 // between the worklist and the far pile, where they wait for the next
@@ -505,8 +534,9 @@ __device__ __forceinline__ void run_body(int n, const int *__restrict__ off, con
     const int last = it + steps;
     const bool watch = solo > 0 || lo > 0 || hi < INF; // work() costs a memory round trip per step
     for (int more = 1, first = 1; more && it < last; first = 0) {
-        const int now = watch ? work(p, it, fs) : 0;
-        if (!first && (now < lo || now > hi))
+        bool split = false;
+        const int now = watch ? work(p, it, fs, split) : 0;
+        if (!first && (now > hi || (split && now > 0 && now < lo)))
             break;
         if (solo > 0 && now <= solo) {
             // Block 0's steps rewrite the words work() just read: wait
@@ -517,7 +547,7 @@ __device__ __forceinline__ void run_body(int n, const int *__restrict__ off, con
                 for (int go = 1; go;) {
                     go = opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none));
                     it += go;
-                    go = go && it < last && work(p, it, fs) <= solo;
+                    go = go && it < last && work(p, it, fs, split) <= solo;
                 }
                 if (threadIdx.x == 0)
                     st[ST_STEP] = it;
