@@ -3,6 +3,8 @@ package gpu
 import (
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -71,7 +73,7 @@ const ffStreamSlots = 4
 // the budget leaves no room for four of one block row): while the compute
 // stream updates one, a second is copied in on a stream of its own and a
 // third copied out on another, each copy straight between the host
-// matrix (page-locked band by band, on a goroutine, as the first pass
+// matrix (page-locked band by band, on goroutines, as the first pass
 // reaches it) and the padded band (2D copies), with the conversion of
 // graph.Inf to the kernels' infinity and back done in place on the device.
 // A band's copy out starts as soon as the pass has updated it, except for
@@ -486,48 +488,67 @@ func (s *ffStream) stripeStage(b *ffSlot, st int, bd, bp uint64) error {
 	return r.launchOn(s.compute, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim3{s.ld / ffTile, h, 1}, Dim3{256, 1, 1}, 0, args...)
 }
 
-// hostBands page-locks (registers) matrices band by band on a goroutine
-// of its own, in band order, so that the first copies need not wait for
+// hostBands page-locks (registers) matrices band by band on goroutines
+// of their own, in band order, so that the first copies need not wait for
 // the whole matrices; wait(b) returns once band b of every matrix is
-// registered. A band that cannot be registered is copied from pageable
-// memory (pinned against the collector), more slowly: the run goes on.
+// registered. Each band is registered in pieces of at most regPiece
+// bytes, several at once (the driver pins pages on several cores). A
+// piece that cannot be registered is copied from pageable memory (pinned
+// against the collector), more slowly: the run goes on.
 type hostBands struct {
-	ctx   deviceContext
-	mats  [][]int32
-	band  int // values per band
-	ready []chan struct{}
-	done  [][]bool // [matrix][band] registered
-	pin   runtime.Pinner
+	ctx    deviceContext
+	mats   [][]int32
+	band   int // values per band
+	pieces []hostPiece
+	ready  []chan struct{}
+	pin    runtime.Pinner
+	wg     sync.WaitGroup
 }
+
+// hostPiece is one registration: values of a band of a matrix.
+type hostPiece struct {
+	band int
+	mem  []int32
+	ok   bool // registered
+}
+
+// regPiece is the most bytes one registration takes (64 MiB), regWorkers
+// the most registrations at once.
+const (
+	regPiece   = 64 << 20
+	regWorkers = 8
+)
 
 // registerBands starts registering bands of band values of each matrix,
 // bands of them.
 func registerBands(ctx deviceContext, mats [][]int32, band, bands int) *hostBands {
-	h := &hostBands{ctx: ctx, mats: mats, band: band, ready: make([]chan struct{}, bands), done: make([][]bool, len(mats))}
-	for i := range h.ready {
-		h.ready[i] = make(chan struct{})
+	h := &hostBands{ctx: ctx, mats: mats, band: band, ready: make([]chan struct{}, bands)}
+	left := make([]atomic.Int32, bands)
+	for b := range bands {
+		h.ready[b] = make(chan struct{})
+		for _, m := range mats {
+			part := m[min(b*band, len(m)):min((b+1)*band, len(m))]
+			for lo := 0; lo < len(part); lo += regPiece / 4 {
+				h.pieces = append(h.pieces, hostPiece{band: b, mem: part[lo:min(lo+regPiece/4, len(part))]})
+				left[b].Add(1)
+			}
+		}
+		if left[b].Load() == 0 {
+			close(h.ready[b])
+		}
 	}
-	for k, m := range mats {
-		h.done[k] = make([]bool, bands)
+	for _, m := range mats {
 		if len(m) > 0 {
 			h.pin.Pin(&m[0])
 		}
 	}
-	go func() {
-		for b := range bands {
-			for k := range mats {
-				h.done[k][b] = ctx.HostRegister(bytesOf(h.part(k, b))) == nil
-			}
-			close(h.ready[b])
+	h.each(func(p *hostPiece) {
+		p.ok = ctx.HostRegister(bytesOf(p.mem)) == nil
+		if left[p.band].Add(-1) == 0 {
+			close(h.ready[p.band])
 		}
-	}()
+	})
 	return h
-}
-
-// part returns band b of matrix k.
-func (h *hostBands) part(k, b int) []int32 {
-	m := h.mats[k]
-	return m[min(b*h.band, len(m)):min((b+1)*h.band, len(m))]
 }
 
 // wait blocks until band b is registered (or given up on).
@@ -536,13 +557,29 @@ func (h *hostBands) wait(b int) { <-h.ready[b] }
 // release unregisters what was registered (after the copies that use it;
 // the caller has synchronised) and unpins the matrices.
 func (h *hostBands) release() {
-	for b := range h.ready {
-		<-h.ready[b]
-		for k := range h.mats {
-			if h.done[k][b] {
-				_ = h.ctx.HostUnregister(bytesOf(h.part(k, b))) // nothing left to do about a failed unregister
-			}
+	h.wg.Wait()
+	h.each(func(p *hostPiece) {
+		if p.ok {
+			_ = h.ctx.HostUnregister(bytesOf(p.mem)) // nothing left to do about a failed unregister
 		}
-	}
+	})
+	h.wg.Wait()
 	h.pin.Unpin()
+}
+
+// each calls f on every piece in order, regWorkers at a time, on
+// goroutines counted in h.wg.
+func (h *hostBands) each(f func(p *hostPiece)) {
+	var next atomic.Int64
+	for range min(regWorkers, runtime.GOMAXPROCS(0), len(h.pieces)) {
+		h.wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(h.pieces) {
+					return
+				}
+				f(&h.pieces[i])
+			}
+		})
+	}
 }
