@@ -93,6 +93,12 @@ type fastTuning struct {
 	// read a target's distance before the atomic that lowers it: 1 yes,
 	// -1 no, 0 the default (yes on both).
 	Preread, WidePreread int
+	// Async makes local work asynchronous: 1 a ring in shared memory
+	// (of twice LocalQueue entries) from which each warp takes what to
+	// relax next, with no block barrier between hops, for as long as the
+	// ring holds work (Local only turns it on); -1 rounds separated by
+	// block barriers; 0 the default (rounds).
+	Async int
 	// Switches bounds the changes between the narrow and the wide grid in
 	// one run, so that a worklist hovering around the bounds cannot make
 	// every launch a short one; 0 means 4.
@@ -115,13 +121,14 @@ const wideBack = 16
 // opting in.
 const maxLocalQueue = 4096
 
-// localShared is the dynamic shared memory of sssp_run for t: two counters
-// and two halves of LocalQueue entries when local rounds are on.
+// localShared is the dynamic shared memory of sssp_run for t when local
+// rounds are on: four counters and two halves of LocalQueue entries (or
+// the asynchronous ring of as many).
 func (t fastTuning) localShared() int {
 	if t.Local <= 0 {
 		return 0
 	}
-	return 4 * (2 + 2*t.LocalQueue)
+	return 4 * (4 + 2*t.LocalQueue)
 }
 
 // autoDelta is sssp-fast's default bucket width: 256 times the mean arc
@@ -333,6 +340,7 @@ type gridShape struct {
 	blocks, threads int
 	shared          int
 	delta, local    int
+	async           int // 1: local work through the asynchronous ring
 	preread         int // 1: read a target's distance before the atomic
 }
 
@@ -356,7 +364,7 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 		delta, wideDelta = math.MaxInt32, math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
 	}
 	narrow = gridShape{kernel: "sssp_run", threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
-		preread: flag(tun.Preread)}
+		async: flag(tun.Async), preread: flag(tun.Preread)}
 	if narrow.blocks, err = r.residentBlocks(narrow.kernel, narrow.threads, narrow.shared); err != nil {
 		return
 	}
@@ -470,7 +478,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if err := r.launch(ptx.SSSP, s.kernel, Dim3{s.blocks, 1, 1}, Dim3{s.threads, 1, 1}, s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(s.local), i32(tun.LocalQueue), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
+				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {

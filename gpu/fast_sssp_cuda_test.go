@@ -85,9 +85,11 @@ var fastTestGraphs = []*fastGraph{
 }
 
 // TestFastSingleSource checks sssp-fast and bf-fast against cpu.Dijkstra
-// on large graphs under several schedules, predecessors verified; the last
-// three go wide at small worklists (one switching at almost every launch),
-// without the distance read before the atomic where the weights allow.
+// on large graphs under several schedules, predecessors verified. Of the
+// last six, three go wide at small worklists (one switching at almost
+// every launch, two without the distance read before the atomic where the
+// weights allow), and three run local work through the asynchronous ring
+// (one that overflows all the time).
 func TestFastSingleSource(t *testing.T) {
 	testDevice(t)
 	ctx := context.Background()
@@ -96,7 +98,9 @@ func TestFastSingleSource(t *testing.T) {
 		{Local: 4}, {Local: 64, LocalQueue: 16, Solo: -1}, {Local: 8, Block: 1024, LocalQueue: maxLocalQueue},
 		{Local: 2, Heavy: 16, Group: 1, Solo: -1, Steps: 50},
 		{Wide: 256, Switches: 1000, Steps: 5}, {Wide: 1000, Preread: -1, WidePreread: -1, WideBlock: 1024, WideDelta: 1},
-		{Wide: 64, WideBlock: 128, Local: 64, LocalQueue: maxLocalQueue, Preread: -1, Switches: 50}}
+		{Wide: 64, WideBlock: 128, Local: 64, LocalQueue: maxLocalQueue, Preread: -1, Switches: 50},
+		{Async: 1, Local: 1}, {Async: 1, LocalQueue: maxLocalQueue, Preread: -1, Group: 2, Block: 512},
+		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -238,40 +242,40 @@ type sweepPoint struct {
 
 // fastSweep lists the schedules a sweep tries on g, each a change from
 // the defaults (see fastTuning): the narrow grid only; the distance read
-// before the atomic off on either grid; local rounds K ∈ {8, 32, 64} and
-// off, local queues of 2048 and 4096 entries; narrow blocks of 128 and
-// 512 threads; solo mode; the narrow delta (sssp-fast) at a quarter, half,
-// twice and four times the default; the wide delta at 1, 4, 8, 32, 64
-// and 256 times the mean weight over the mean degree; wide blocks of 128,
-// 512 and 1024 threads; the wide bound at 8192, 16384 and 131072 entries.
-// Earlier rounds' other points are in docs/gpu-benchmarks.md and
-// fastTuning's comment.
+// before the atomic off (on the narrow grid; with positive weights only);
+// local rounds K ∈ {8, 32} with queues of 2048 and 4096 entries; the
+// asynchronous ring of 2048, 4096 and 8192 entries, with and without the
+// read, with two lanes per vertex; the narrow delta (sssp-fast) at half
+// and twice the default; the wide delta at 1, 4, 64 and 256 times the mean
+// weight over the mean degree; wide blocks of 256 and 1024 threads; the
+// wide bound at 8192 and 131072 entries. Earlier rounds' other points are
+// in docs/gpu-benchmarks.md and fastTuning's comment.
 func fastSweep(g *graph.Graph, bf bool) []sweepPoint {
 	out := []sweepPoint{{"default", fastTuning{}}, {"wide=off", fastTuning{Wide: -1}},
-		{"preread=off", fastTuning{Preread: -1}}, {"wide-preread=off", fastTuning{WidePreread: -1}}}
-	for _, k := range []int{8, 32, 64} {
-		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), fastTuning{Local: k}})
-	}
-	out = append(out, sweepPoint{"local=off", fastTuning{Local: -1}},
-		sweepPoint{"queue=2048", fastTuning{LocalQueue: 2048}}, sweepPoint{"queue=4096", fastTuning{LocalQueue: 4096}},
-		sweepPoint{"local=32,queue=4096,preread=off", fastTuning{Local: 32, LocalQueue: 4096, Preread: -1}},
-		sweepPoint{"block=128", fastTuning{Block: 128}}, sweepPoint{"block=512", fastTuning{Block: 512}},
-		sweepPoint{"solo=2-blocks", fastTuning{Solo: 512}})
+		{"preread=off", fastTuning{Preread: -1}},
+		{"local=32,queue=4096,preread=off", fastTuning{Local: 32, LocalQueue: 4096, Preread: -1}},
+		{"local=8,queue=2048", fastTuning{Local: 8, LocalQueue: 2048}},
+		{"async", fastTuning{Async: 1}}, {"async,queue=2048", fastTuning{Async: 1, LocalQueue: 2048}},
+		{"async,queue=4096", fastTuning{Async: 1, LocalQueue: 4096}},
+		{"async,preread=off", fastTuning{Async: 1, Preread: -1}},
+		{"async,queue=2048,preread=off", fastTuning{Async: 1, LocalQueue: 2048, Preread: -1}},
+		{"async,queue=4096,preread=off", fastTuning{Async: 1, LocalQueue: 4096, Preread: -1}},
+		{"async,queue=2048,preread=off,group=2", fastTuning{Async: 1, LocalQueue: 2048, Preread: -1, Group: 2}}}
 	if !bf {
 		d := autoDelta(g)
-		for _, f := range []float64{0.25, 0.5, 2, 4} {
+		for _, f := range []float64{0.5, 2} {
 			dl := max(1, int(min(float64(d)*f, 1<<29)))
 			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", dl), fastTuning{Delta: dl}})
 		}
-		for _, f := range []int{1, 4, 8, 32, 64, 256} {
+		for _, f := range []int{1, 4, 64, 256} {
 			dl := max(1, d*f/256)
 			out = append(out, sweepPoint{fmt.Sprintf("wide-delta=%d", dl), fastTuning{WideDelta: dl}})
 		}
 	}
-	for _, blk := range []int{128, 512, 1024} {
+	for _, blk := range []int{256, 1024} {
 		out = append(out, sweepPoint{fmt.Sprintf("wide-block=%d", blk), fastTuning{WideBlock: blk}})
 	}
-	for _, w := range []int{8192, 16384, 131072} {
+	for _, w := range []int{8192, 131072} {
 		out = append(out, sweepPoint{fmt.Sprintf("wide=%d", w), fastTuning{Wide: w}})
 	}
 	return out
@@ -279,8 +283,8 @@ func fastSweep(g *graph.Graph, bf bool) []sweepPoint {
 
 // bfSweep names the points of fastSweep that bf-fast is timed at: it
 // shares sssp-fast's engine, and these are the ones that differ.
-var bfSweep = map[string]bool{"default": true, "wide=off": true, "preread=off": true, "wide-preread=off": true,
-	"local=32,queue=4096,preread=off": true, "wide-block=512": true}
+var bfSweep = map[string]bool{"default": true, "wide=off": true, "preread=off": true,
+	"local=32,queue=4096,preread=off": true, "async,queue=2048,preread=off": true, "wide-block=1024": true}
 
 // BenchmarkFastSSSP sweeps sssp-fast's and bf-fast's tunables on the
 // target graphs, from vertex 0, distances only (as pathnotes bench times

@@ -91,8 +91,11 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // with buckets of width 1 on the wide grid, without the distance read
 // before the atomic on either grid, with a wide grid of sssp_run's
 // 512-thread blocks, with narrow buckets that make many splits (the run
-// going back to the narrow grid when a far pile is small), and with solo
-// steps on the narrow one. The last
+// going back to the narrow grid when a far pile is small), with local
+// work through the asynchronous ring (rings of 2 and 4 entries that
+// overflow all the time, one lane and whole warps per vertex, with heavy
+// vertices and switching grids), and with solo steps on the narrow one.
+// The last
 // schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
@@ -112,6 +115,9 @@ var tunings = []fastTuning{
 	{Wide: 3, WideBlock: 64, Preread: -1, WidePreread: -1, Switches: 1000, Block: 32, Group: 1, Local: 4, LocalQueue: 2, Heavy: 2},
 	{Wide: 1, WideBlock: 512, Switches: 7, Steps: 2, Block: 32, Solo: 2, Delta: 5},
 	{Wide: 32, WideBlock: 64, Switches: 1000, Delta: 20, WideDelta: 3, Block: 32, Group: 2, Local: 3},
+	{Async: 1, Block: 64, Group: 1, Solo: -1},
+	{Async: 1, Block: 96, Group: 4, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
+	{Async: 1, Block: 32, Group: 32, LocalQueue: 1, Preread: -1, Delta: 1 << 29},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -242,7 +248,8 @@ func ringWithChord(t *testing.T, n int) *graph.Graph {
 // worklists outgrow a small wide bound: every vertex is reached, so each
 // is expanded at least once and its arcs looked at; the run goes wide and,
 // with sssp-fast's narrow buckets (far piles that shrink at the end), comes
-// back, within its switch budget.
+// back, within its switch budget; local work runs in rounds, and through
+// the asynchronous ring.
 func TestEmuFrontierTrace(t *testing.T) {
 	g, err := graph.Grid(20, 30, graph.WeightRange{Min: 1, Max: 9}, 3)
 	if err != nil {
@@ -251,9 +258,11 @@ func TestEmuFrontierTrace(t *testing.T) {
 	for _, s := range []struct {
 		solve    frontierSolver
 		switches int
-	}{{ssspFastTuned, 2}, {bfFastTuned, 1}} {
+		async    int
+	}{{ssspFastTuned, 2, 0}, {bfFastTuned, 1, 0}, {ssspFastTuned, 2, 1}} {
 		var tr frontierTrace
-		tun := fastTuning{Wide: 32, Switches: 3, Block: 32, WideBlock: 64, Local: 2, LocalQueue: 4, Delta: 4, WideDelta: 4, Trace: &tr}
+		tun := fastTuning{Wide: 32, Switches: 3, Block: 64, WideBlock: 64, Local: 2, LocalQueue: 4, Delta: 4, WideDelta: 4,
+			Async: s.async, Trace: &tr}
 		if _, err := s.solve(context.Background(), g, 0, Options{Device: emulator(t)}, tun); err != nil {
 			t.Fatal(err)
 		}

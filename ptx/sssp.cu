@@ -165,8 +165,9 @@ struct problem {
     int *relaxed, *stamp, *infar, *q0, *q1, *f0, *f1, *st;
     int delta, group, heavy;
     bool negcheck;
-    int local, lcap; // local rounds per grid step (0: none), local queue entries
-    int *lq;         // shared: two counters, then two halves of lcap entries
+    int local, lcap; // local rounds per grid step (0: none), local queue entries (a half's, or the ring's)
+    int *lq;         // shared: two counters, then two halves of lcap entries; or the ring's (see local_async)
+    bool async;      // local work through local_async's ring instead of rounds
     bool preread;    // read a target's distance before the atomic that lowers it
     unsigned long long *trace; // TR_* counters, or null
 };
@@ -312,6 +313,85 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
     }
 }
 
+// local_async is the asynchronous form of local rounds: the block's
+// improvements below the threshold go to a ring in shared memory (lq + 4,
+// lcap entries, each slot -1 until written; lq[0] the entries taken,
+// lq[1] those claimed by producers, lq[2] the warps busy), and each warp
+// takes up to 32/group of them at a time, relaxes them and adds what they
+// improve, with no block barrier: a warp that follows a chain of
+// improvements does not wait for the others at every hop. What does not
+// fit the ring goes to the worklist. The step's local work ends when the
+// ring is empty and no warp is busy: busy counts the warps still on their
+// share of the step's worklist (all at first) and, for a moment, each
+// warp that takes entries, which it then holds until it has relaxed them;
+// entries are added only by busy warps, and a warp leaves only after it
+// has seen no busy warp and, after that, an empty ring (the fences order
+// a warp's additions before its release of busy, and a reader's check of
+// busy before its second look at the ring).
+__device__ void local_async(const problem &p, int it, int thr, int *nxt, int *far, int *nfar)
+{
+    int *ctl = p.lq, *ring = p.lq + 4;
+    volatile int *vctl = ctl, *vring = ring;
+    const int lane = threadIdx.x & 31, group = p.group, sub = lane & (group - 1), per = 32 / group;
+    __syncwarp();
+    if (lane == 0) {
+        __threadfence_block();
+        atomicSub(ctl + 2, 1); // this warp's share of the worklist is done
+    }
+    for (;;) {
+        int h = 0, c = 0;
+        if (lane == 0) {
+            for (;;) {
+                h = vctl[0];
+                const int t = min(vctl[1], p.lcap);
+                if (h < t) {
+                    c = min(per, t - h);
+                    atomicAdd(ctl + 2, 1);
+                    if (atomicCAS(ctl, h, h + c) == h)
+                        break;
+                    atomicSub(ctl + 2, 1);
+                    continue;
+                }
+                if (vctl[2] == 0) {
+                    __threadfence_block();
+                    if (vctl[0] >= min(vctl[1], p.lcap)) {
+                        c = -1;
+                        break;
+                    }
+                }
+            }
+        }
+        c = __shfl_sync(0xffffffffu, c, 0);
+        if (c < 0)
+            return;
+        h = __shfl_sync(0xffffffffu, h, 0);
+        if (lane == 0)
+            trace_add(p, TR_LOCAL, 1);
+        const int e = lane / group;
+        int u = 0, du = 0, beg = 0, end = 0;
+        bool go = false;
+        if (sub == 0 && e < c) {
+            while ((u = vring[h + e]) < 0)
+                ; // claimed by its producer, written in a moment
+            go = expand(p, u, du, beg, end);
+        }
+        if (group > 1) {
+            u = __shfl_sync(0xffffffffu, u, 0, group);
+            du = __shfl_sync(0xffffffffu, du, 0, group);
+            go = __shfl_sync(0xffffffffu, (int)go, 0, group);
+            beg = __shfl_sync(0xffffffffu, beg, 0, group);
+            end = __shfl_sync(0xffffffffu, end, 0, group);
+        }
+        if (go)
+            relax_arcs(p, u, du, beg + sub, end, group, it, thr, nxt, far, nfar, ring, ctl + 1);
+        __syncwarp();
+        if (lane == 0) {
+            __threadfence_block();
+            atomicSub(ctl + 2, 1);
+        }
+    }
+}
+
 // sssp_step runs step `it` of p with threads tid of nthreads: the grid's
 // (GRID) or one block's. It returns 1, or 0 without doing anything when
 // the run is over (an int: the emulator does not take the predicate
@@ -354,10 +434,22 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         if (leader)
             st[ST_FAR + (fs ^ 1)] = 0;
         int *far = fs ? p.f1 : p.f0, *nfar = st + ST_FAR + fs;
-        // The local queue's half 0 is reset before any thread can push.
+        // The local queue's half 0 (or the ring) is reset before any
+        // thread can push.
         const bool local = GRID && p.local > 0;
-        int *lq = local ? p.lq + 2 : nullptr, *lcnt = p.lq;
-        if (local) {
+        int *lq = nullptr, *lcnt = p.lq;
+        if (local && p.async) {
+            lq = p.lq + 4;
+            lcnt = p.lq + 1;
+            for (int i = threadIdx.x; i < p.lcap; i += blockDim.x)
+                lq[i] = -1;
+            if (threadIdx.x == 0) {
+                p.lq[0] = p.lq[1] = 0;
+                p.lq[2] = blockDim.x / 32;
+            }
+            __syncthreads();
+        } else if (local) {
+            lq = p.lq + 2;
             if (threadIdx.x == 0)
                 lcnt[0] = 0;
             __syncthreads();
@@ -381,7 +473,9 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
             __syncthreads();
         }
         relax_list(p, cur, ncur, tid, nthreads, it, thr, nxt, far, nfar, lq, lcnt);
-        if (local)
+        if (local && p.async)
+            local_async(p, it, thr, nxt, far, nfar);
+        else if (local)
             local_rounds(p, it, thr, nxt, far, nfar);
         step_barrier<GRID>(st, target);
         return 1;
@@ -507,7 +601,8 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 //
 // local > 0 turns on local rounds in grid steps (up to local rounds per
 // step, see the top of this file) with a queue of lcap entries per half in
-// the dynamic shared memory, which the host sizes (2 + 2 lcap ints).
+// the dynamic shared memory, which the host sizes (2 + 2 lcap ints); with
+// async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints).
 // barbase is the grid barrier's count of arrivals when the launch starts
 // (the host reads it from st after the launch before). trace, when not
 // null, receives the TR_* counters.
@@ -521,12 +616,13 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 __device__ __forceinline__ void run_body(int n, const int *__restrict__ off, const int *__restrict__ tgt,
                                          const int *__restrict__ w, long long *dist, int *relaxed, int *stamp, int *infar,
                                          int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group, int steps,
-                                         int negcheck, int solo, int heavy, int local, int lcap, int preread, int lo, int hi,
-                                         unsigned barbase, unsigned long long *trace)
+                                         int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo,
+                                         int hi, unsigned barbase, unsigned long long *trace)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                       negcheck != 0, local, min(lcap, LQ_MAX), lbuf, preread != 0, trace};
+                       negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
+                       preread != 0, trace};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
@@ -569,11 +665,11 @@ __device__ __forceinline__ void run_body(int n, const int *__restrict__ off, con
 #define RUN_PARAMS                                                                                                        \
     int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,           \
         int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,          \
-        int steps, int negcheck, int solo, int heavy, int local, int lcap, int preread, int lo, int hi, unsigned barbase, \
-        unsigned long long *trace
+        int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,        \
+        unsigned barbase, unsigned long long *trace
 #define RUN_ARGS                                                                                                        \
     n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, steps, negcheck, solo, heavy, local, \
-        lcap, preread, lo, hi, barbase, trace
+        lcap, async, preread, lo, hi, barbase, trace
 
 extern "C" __global__ void __launch_bounds__(1024, 1) sssp_run(RUN_PARAMS) { run_body(RUN_ARGS); }
 
@@ -618,7 +714,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
         }
         __syncthreads();
         const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                           false, 0, 0, nullptr, true, nullptr};
+                           false, 0, 0, nullptr, false, true, nullptr};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
         for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
