@@ -153,7 +153,7 @@ func (s *ffStream) open() error {
 	if s.res.Pred != nil {
 		mats = append(mats, s.res.Pred)
 	}
-	s.regs = registerBands(r.dev.ctx, mats, s.h*ffTile*s.n, s.P)
+	s.regs = registerBands(r.dev.ctx, mats, s.n, s.h*ffTile, s.P, regPiece)
 	return nil
 }
 
@@ -353,8 +353,7 @@ func (s *ffStream) load(sl *ffSlot, b int) error {
 	if err := ctx.WaitEvent(s.in, sl.free); err != nil {
 		return r.fail(err, "waiting for an event")
 	}
-	lo, hi := s.rows(b)
-	if err := s.copyBand(sl.d, s.res.Dist, lo, hi, true); err != nil {
+	if err := s.copyBand(sl.d, 0, b, true); err != nil {
 		return err
 	}
 	if s.mode.inf != graph.Inf {
@@ -363,7 +362,7 @@ func (s *ffStream) load(sl *ffSlot, b int) error {
 		}
 	}
 	if sl.p.n > 0 {
-		if err := s.copyBand(sl.p, s.res.Pred, lo, hi, true); err != nil {
+		if err := s.copyBand(sl.p, 1, b, true); err != nil {
 			return err
 		}
 	}
@@ -388,12 +387,11 @@ func (s *ffStream) store(sl *ffSlot) error {
 			return err
 		}
 	}
-	lo, hi := s.rows(sl.band)
-	if err := s.copyBand(sl.d, s.res.Dist, lo, hi, false); err != nil {
+	if err := s.copyBand(sl.d, 0, sl.band, false); err != nil {
 		return err
 	}
 	if sl.p.n > 0 {
-		if err := s.copyBand(sl.p, s.res.Pred, lo, hi, false); err != nil {
+		if err := s.copyBand(sl.p, 1, sl.band, false); err != nil {
 			return err
 		}
 	}
@@ -404,21 +402,42 @@ func (s *ffStream) store(sl *ffSlot) error {
 	return nil
 }
 
-// copyBand queues the copy of matrix rows lo..hi-1 of host to (in) or
-// from the band buffer b, whose rows are ld values apart.
-func (s *ffStream) copyBand(b buffer, host []int32, lo, hi int, in bool) error {
+// copyBand queues the copy of band b of host matrix k (0 distances, 1
+// predecessors) to (in) or from the band buffer buf, whose rows are ld
+// values apart: one 2D copy per registered piece (a copy must not span two
+// registrations), or row by row from a piece the driver would not
+// register.
+func (s *ffStream) copyBand(buf buffer, k, b int, in bool) error {
 	r := s.r
-	part := bytesOf(host[lo*s.n : hi*s.n])
-	var err error
-	if in {
-		err = r.dev.ctx.CopyIn2DAsync(b.ptr, 4*s.ld, part, 4*s.n, 4*s.n, hi-lo, s.in)
-		r.stats.BytesToDevice += uint64(len(part))
-	} else {
-		err = r.dev.ctx.CopyOut2DAsync(part, 4*s.n, b.ptr, 4*s.ld, 4*s.n, hi-lo, s.out)
-		r.stats.BytesToHost += uint64(len(part))
-	}
-	if err != nil {
-		return r.fail(err, "copying rows %d..%d of a %d×%d matrix", lo, hi-1, s.n, s.n)
+	lo, _ := s.rows(b)
+	for _, p := range s.regs.of(k, b) {
+		dev := buf.ptr + DevicePtr(4*(p.row0-lo)*s.ld)
+		rows := len(p.mem) / s.n
+		host := bytesOf(p.mem)
+		var err error
+		switch {
+		case in && p.ok:
+			err = r.dev.ctx.CopyIn2DAsync(dev, 4*s.ld, host, 4*s.n, 4*s.n, rows, s.in)
+		case p.ok:
+			err = r.dev.ctx.CopyOut2DAsync(host, 4*s.n, dev, 4*s.ld, 4*s.n, rows, s.out)
+		default:
+			for i := 0; i < rows && err == nil; i++ {
+				row, at := host[4*i*s.n:4*(i+1)*s.n], dev+DevicePtr(4*i*s.ld)
+				if in {
+					err = r.dev.ctx.CopyInAsync(at, row, s.in)
+				} else {
+					err = r.dev.ctx.CopyOutAsync(row, at, s.out)
+				}
+			}
+		}
+		if err != nil {
+			return r.fail(err, "copying rows %d..%d of a %d×%d matrix", p.row0, p.row0+rows-1, s.n, s.n)
+		}
+		if in {
+			r.stats.BytesToDevice += uint64(len(host))
+		} else {
+			r.stats.BytesToHost += uint64(len(host))
+		}
 	}
 	return nil
 }
@@ -488,50 +507,57 @@ func (s *ffStream) stripeStage(b *ffSlot, st int, bd, bp uint64) error {
 	return r.launchOn(s.compute, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim3{s.ld / ffTile, h, 1}, Dim3{256, 1, 1}, 0, args...)
 }
 
-// hostBands page-locks (registers) matrices band by band on goroutines
-// of their own, in band order, so that the first copies need not wait for
-// the whole matrices; wait(b) returns once band b of every matrix is
-// registered. Each band is registered in pieces of at most regPiece
-// bytes, several at once (the driver pins pages on several cores). A
-// piece that cannot be registered is copied from pageable memory (pinned
-// against the collector), more slowly: the run goes on.
+// hostBands page-locks (registers) n-wide matrices band by band on
+// goroutines of their own, in band order, so that the first copies need
+// not wait for the whole matrices; wait(b) returns once band b of every
+// matrix is registered. Each band is registered in pieces of whole rows,
+// at most regPiece bytes each, several at once (the driver pins pages on
+// several cores). A piece that cannot be registered is copied from
+// pageable memory (pinned against the collector), more slowly: the run
+// goes on.
 type hostBands struct {
 	ctx    deviceContext
-	mats   [][]int32
-	band   int // values per band
 	pieces []hostPiece
+	span   [][][2]int // [matrix][band]: the band's pieces, from and to
 	ready  []chan struct{}
 	pin    runtime.Pinner
 	wg     sync.WaitGroup
 }
 
-// hostPiece is one registration: values of a band of a matrix.
+// hostPiece is one registration: rows of a band of a matrix.
 type hostPiece struct {
-	band int
-	mem  []int32
-	ok   bool // registered
+	band, row0 int
+	mem        []int32
+	ok         bool // registered
 }
 
-// regPiece is the most bytes one registration takes (64 MiB), regWorkers
-// the most registrations at once.
-const (
-	regPiece   = 64 << 20
-	regWorkers = 8
-)
+// regPiece is the most bytes one registration of a streamed run takes
+// (64 MiB; a variable so that tests can make bands of several pieces),
+// regWorkers the most registrations at once.
+var regPiece = 64 << 20
 
-// registerBands starts registering bands of band values of each matrix,
-// bands of them.
-func registerBands(ctx deviceContext, mats [][]int32, band, bands int) *hostBands {
-	h := &hostBands{ctx: ctx, mats: mats, band: band, ready: make([]chan struct{}, bands)}
+const regWorkers = 8
+
+// registerBands starts registering the n-wide matrices mats in bands of
+// band rows, bands of them, in pieces of at most piece bytes (one row at
+// least).
+func registerBands(ctx deviceContext, mats [][]int32, n, band, bands, piece int) *hostBands {
+	h := &hostBands{ctx: ctx, ready: make([]chan struct{}, bands), span: make([][][2]int, len(mats))}
+	per := max(1, piece/(4*max(n, 1))) // rows per piece
 	left := make([]atomic.Int32, bands)
+	for k := range mats {
+		h.span[k] = make([][2]int, bands)
+	}
 	for b := range bands {
 		h.ready[b] = make(chan struct{})
-		for _, m := range mats {
-			part := m[min(b*band, len(m)):min((b+1)*band, len(m))]
-			for lo := 0; lo < len(part); lo += regPiece / 4 {
-				h.pieces = append(h.pieces, hostPiece{band: b, mem: part[lo:min(lo+regPiece/4, len(part))]})
+		for k, m := range mats {
+			h.span[k][b][0] = len(h.pieces)
+			for r0 := b * band; r0 < min((b+1)*band, n); r0 += per {
+				r1 := min(r0+per, (b+1)*band, n)
+				h.pieces = append(h.pieces, hostPiece{band: b, row0: r0, mem: m[r0*n : r1*n]})
 				left[b].Add(1)
 			}
+			h.span[k][b][1] = len(h.pieces)
 		}
 		if left[b].Load() == 0 {
 			close(h.ready[b])
@@ -550,6 +576,9 @@ func registerBands(ctx deviceContext, mats [][]int32, band, bands int) *hostBand
 	})
 	return h
 }
+
+// of returns the pieces of band b of matrix k.
+func (h *hostBands) of(k, b int) []hostPiece { return h.pieces[h.span[k][b][0]:h.span[k][b][1]] }
 
 // wait blocks until band b is registered (or given up on).
 func (h *hostBands) wait(b int) { <-h.ready[b] }

@@ -25,11 +25,14 @@ func streamCap(n, matrices, slots, h int) uint64 {
 // predecessors included: with two and three band buffers of one block
 // row (three bands, n not a multiple of the tile), and with four buffers
 // for five bands, where each pass copies some bands out and
-// keeps the last ones for the next. A cap too small even for streaming is
+// keeps the last ones for the next; the host matrices are registered (and
+// copied) in pieces of a few rows. A cap too small even for streaming is
 // an error that says what it needs.
 func TestFWFastStreamed(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
+	defer func(p int) { regPiece = p }(regPiece)
+	regPiece = 40 * 300 * 4 // bands of 128 rows in pieces of 40 and 8 rows
 	small := multiGraphs(t, 300)
 	for _, c := range []struct {
 		n, slots, h, passes int
@@ -109,6 +112,38 @@ func TestFWFastStreamedNegativeCycle(t *testing.T) {
 		t.Fatalf("streamed: %v", err)
 	}
 	if err := got.Verify(z); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestRegisterBands checks the pieces in which a streamed run registers
+// its host matrices: whole rows, at most the piece size, covering each
+// band of each matrix in order, all registered and released.
+func TestRegisterBands(t *testing.T) {
+	dev := emulator(t)
+	const n, band, bands = 50, 16, 4 // the last band has 2 rows
+	mats := [][]int32{make([]int32, n*n), make([]int32, n*n)}
+	h := registerBands(dev.ctx, mats, n, band, bands, 5*n*4+7)
+	for b := range bands {
+		h.wait(b)
+		for k := range mats {
+			row := b * band
+			for _, p := range h.of(k, b) {
+				if !p.ok || p.band != b || p.row0 != row || len(p.mem) > 5*n || len(p.mem)%n != 0 || &p.mem[0] != &mats[k][row*n] {
+					t.Fatalf("matrix %d band %d: piece at row %d of %d values (registered %v), want row %d", k, b, p.row0, len(p.mem), p.ok, row)
+				}
+				row += len(p.mem) / n
+			}
+			if want := min((b+1)*band, n); row != want {
+				t.Errorf("matrix %d band %d: pieces end at row %d, want %d", k, b, row, want)
+			}
+		}
+	}
+	h.release()
+	if err := dev.ctx.HostRegister(bytesOf(mats[0][:n])); err != nil {
+		t.Errorf("registering again after release: %v", err)
+	}
+	if err := dev.ctx.HostUnregister(bytesOf(mats[0][:n])); err != nil {
 		t.Error(err)
 	}
 }
