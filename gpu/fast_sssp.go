@@ -75,7 +75,8 @@ type fastTuning struct {
 	Local int
 	// LocalQueue is the entries of that shared-memory queue (two halves of
 	// this many, 8 bytes an entry in all); what overflows it joins the
-	// next step's worklist. 0 means 1024; at most 4096.
+	// next step's worklist. 0 means 1024, and 4096 on graphs without hubs
+	// of mean out-degree above meshDegree; at most 4096.
 	LocalQueue int
 	// Wide is the worklist size above which sssp-fast and bf-fast leave
 	// the narrow grid for the wide one (every block the device holds, no
@@ -91,13 +92,19 @@ type fastTuning struct {
 	WideBlock int
 	// Preread and WidePreread say whether the narrow and the wide grid
 	// read a target's distance before the atomic that lowers it: 1 yes,
-	// -1 no, 0 the default (yes on both).
+	// -1 no, 0 the default (no on the narrow grid, where a hop's latency
+	// counts: grid 6.7 ms without against 7.6 with, road-like 3.1 against
+	// 3.5; yes on the wide one, where most arcs do not improve and the
+	// read saves their atomics). It is always on unless every weight is
+	// positive (see shapes).
 	Preread, WidePreread int
 	// Async makes local work asynchronous: 1 a ring in shared memory
 	// (of twice LocalQueue entries) from which each warp takes what to
 	// relax next, with no block barrier between hops, for as long as the
 	// ring holds work (Local only turns it on); -1 rounds separated by
-	// block barriers; 0 the default (rounds).
+	// block barriers; 0 the default (the ring, on graphs without hubs:
+	// grid 9.8 ms with rounds against 6.7 with the ring, road-like 4.2
+	// against 3.1, on an H200).
 	Async int
 	// Switches bounds the changes between the narrow and the wide grid in
 	// one run, so that a worklist hovering around the bounds cannot make
@@ -151,13 +158,35 @@ func autoDelta(g *graph.Graph) int {
 }
 
 // autoWideDelta is sssp-fast's default bucket width on the wide grid:
-// 16 times the mean arc weight over the mean out-degree, at least 1. A
-// worklist that outgrows the narrow grid belongs to a graph of few hops
-// between vertices (random graphs, R-MAT), where the work done, not the
-// number of steps, sets the time, and narrow buckets relax each arc
-// about once.
-func autoWideDelta(g *graph.Graph) int {
+// 16 times the mean arc weight over the mean out-degree (4 times on
+// graphs with hubs), at least 1. A worklist that outgrows the narrow grid
+// belongs to a graph of few hops between vertices (random graphs,
+// R-MAT), where the work done, not the number of steps, sets the time,
+// and narrow buckets relax each arc about once. Measured on an H200
+// (BenchmarkFastSSSP, kernel ms): out-degree 7 with 10^7 vertices 20.3,
+// 20.2, 33.9 at 4, 16 and 64 times; R-MAT scale 20 4.8, 3.5, 4.1-4.6,
+// 3.7 at 1, 4, 16 and 64 times.
+func autoWideDelta(g *graph.Graph, skewed bool) int {
+	if skewed {
+		return max(1, autoDelta(g)/64)
+	}
 	return max(1, autoDelta(g)/16)
+}
+
+// meshDegree is the mean out-degree up to which a graph without hubs is
+// taken for a mesh or road network, whose asynchronous local work runs in
+// a ring of 2048 entries (grid 6.7 ms, road-like 264k 3.1 ms on an H200);
+// denser ones, such as [Musap 2016]'s graphs of out-degree 7, take 8192
+// (10^7 vertices: 19.5 ms against 23.2 with 2048), so that a block
+// follows a vertex's many improvements further before the grid barrier.
+const meshDegree = 4.5
+
+// meanDegree is g's mean out-degree (0 without vertices).
+func meanDegree(g *graph.Graph) float64 {
+	if g == nil || g.N() == 0 {
+		return 0
+	}
+	return float64(g.M()) / float64(g.N())
 }
 
 // autoGroup is the default lanes per worklist vertex: a whole warp (32)
@@ -218,7 +247,7 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 		t.Steps = 4096
 	}
 	if t.WideDelta == 0 {
-		t.WideDelta = autoWideDelta(g)
+		t.WideDelta = autoWideDelta(g, skewed)
 	}
 	if t.WideBlock == 0 {
 		t.WideBlock = 512
@@ -229,7 +258,7 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	if t.Switches == 0 {
 		t.Switches = 4
 	}
-	t.Preread, t.WidePreread = cmp.Or(t.Preread, 1), cmp.Or(t.WidePreread, 1)
+	t.Preread, t.WidePreread = cmp.Or(t.Preread, -1), cmp.Or(t.WidePreread, 1)
 	switch {
 	case t.Delta < 1:
 		return t, fmt.Errorf("%s: delta %d, want at least 1", what, t.Delta)
@@ -257,9 +286,15 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	}
 	if t.LocalQueue == 0 {
 		t.LocalQueue = 1024
+		if !skewed && meanDegree(g) > meshDegree {
+			t.LocalQueue = 4096
+		}
 	}
 	if t.Local == 0 && !skewed {
 		t.Local = 16
+	}
+	if t.Async == 0 && !skewed {
+		t.Async = 1
 	}
 	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)
