@@ -241,50 +241,30 @@ type sweepPoint struct {
 }
 
 // fastSweep lists the schedules a sweep tries on g, each a change from
-// the defaults (see fastTuning): the narrow grid only; the distance read
-// before the atomic off (on the narrow grid; with positive weights only);
-// local rounds K ∈ {8, 32} with queues of 2048 and 4096 entries; the
-// asynchronous ring of 2048, 4096 and 8192 entries, with and without the
-// read, with two lanes per vertex; the narrow delta (sssp-fast) at half
-// and twice the default; the wide delta at 1, 4, 64 and 256 times the mean
-// weight over the mean degree; wide blocks of 256 and 1024 threads; the
-// wide bound at 8192 and 131072 entries. Earlier rounds' other points are
-// in docs/gpu-benchmarks.md and fastTuning's comment.
+// the defaults (see fastTuning): the narrow grid only; no local work;
+// local rounds instead of the asynchronous ring; the ring at 2048 and 8192
+// entries; the distance read before the atomic on the narrow grid, and
+// off on the wide one; the wide delta at 4 and 16 times the mean weight
+// over the mean degree. The earlier rounds' points and what they measured
+// are in docs/gpu-benchmarks.md.
 func fastSweep(g *graph.Graph, bf bool) []sweepPoint {
 	out := []sweepPoint{{"default", fastTuning{}}, {"wide=off", fastTuning{Wide: -1}},
-		{"preread=off", fastTuning{Preread: -1}},
-		{"local=32,queue=4096,preread=off", fastTuning{Local: 32, LocalQueue: 4096, Preread: -1}},
-		{"local=8,queue=2048", fastTuning{Local: 8, LocalQueue: 2048}},
-		{"async", fastTuning{Async: 1}}, {"async,queue=2048", fastTuning{Async: 1, LocalQueue: 2048}},
-		{"async,queue=4096", fastTuning{Async: 1, LocalQueue: 4096}},
-		{"async,preread=off", fastTuning{Async: 1, Preread: -1}},
-		{"async,queue=2048,preread=off", fastTuning{Async: 1, LocalQueue: 2048, Preread: -1}},
-		{"async,queue=4096,preread=off", fastTuning{Async: 1, LocalQueue: 4096, Preread: -1}},
-		{"async,queue=2048,preread=off,group=2", fastTuning{Async: 1, LocalQueue: 2048, Preread: -1, Group: 2}}}
+		{"local=off", fastTuning{Local: -1}}, {"rounds", fastTuning{Async: -1}},
+		{"ring=2048", fastTuning{LocalQueue: 1024}}, {"ring=8192", fastTuning{LocalQueue: 4096}},
+		{"preread=on", fastTuning{Preread: 1}}, {"wide-preread=off", fastTuning{WidePreread: -1}}}
 	if !bf {
 		d := autoDelta(g)
-		for _, f := range []float64{0.5, 2} {
-			dl := max(1, int(min(float64(d)*f, 1<<29)))
-			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", dl), fastTuning{Delta: dl}})
-		}
-		for _, f := range []int{1, 4, 64, 256} {
+		for _, f := range []int{4, 16} {
 			dl := max(1, d*f/256)
 			out = append(out, sweepPoint{fmt.Sprintf("wide-delta=%d", dl), fastTuning{WideDelta: dl}})
 		}
-	}
-	for _, blk := range []int{256, 1024} {
-		out = append(out, sweepPoint{fmt.Sprintf("wide-block=%d", blk), fastTuning{WideBlock: blk}})
-	}
-	for _, w := range []int{8192, 131072} {
-		out = append(out, sweepPoint{fmt.Sprintf("wide=%d", w), fastTuning{Wide: w}})
 	}
 	return out
 }
 
 // bfSweep names the points of fastSweep that bf-fast is timed at: it
 // shares sssp-fast's engine, and these are the ones that differ.
-var bfSweep = map[string]bool{"default": true, "wide=off": true, "preread=off": true,
-	"local=32,queue=4096,preread=off": true, "async,queue=2048,preread=off": true, "wide-block=1024": true}
+var bfSweep = map[string]bool{"default": true, "rounds": true, "preread=on": true}
 
 // BenchmarkFastSSSP sweeps sssp-fast's and bf-fast's tunables on the
 // target graphs, from vertex 0, distances only (as pathnotes bench times
