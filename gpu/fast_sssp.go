@@ -225,9 +225,17 @@ const maxSteps = 1 << 24
 
 // resolve fills t's zero fields with the defaults for g (block is the
 // default threads per block; 0 picks it by the degrees, as for sssp-fast
-// and bf-fast) and checks the others.
-func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning, error) {
+// and bf-fast; bf: the defaults of bf-fast's engine) and checks the
+// others. On a mesh (no hubs, mean out-degree at most meshDegree) the run
+// stays on the narrow grid: sssp-fast's worklists there never outgrew it
+// (grid 6.79 ms with the wide grid allowed, 6.79 without; road-like 3.05
+// and 2.97), while bf-fast's hover around the bound and went wide in some
+// runs and not in others (grid 13 to 42 ms); bf-fast keeps rounds there,
+// 32 of them on 4096-entry halves (grid 10.2 and 10.6 ms in two runs,
+// against 26.2 with the ring, road-like 3.6 and 3.8 against 3.8).
+func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fastTuning, error) {
 	skewed := hubs(g)
+	mesh := !skewed && meanDegree(g) <= meshDegree
 	if t.Delta == 0 {
 		t.Delta = autoDelta(g)
 	}
@@ -252,7 +260,10 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	if t.WideBlock == 0 {
 		t.WideBlock = 512
 	}
-	if t.Wide == 0 {
+	switch {
+	case t.Wide == 0 && mesh:
+		t.Wide = -1
+	case t.Wide == 0:
 		t.Wide = 32768
 	}
 	if t.Switches == 0 {
@@ -286,15 +297,21 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	}
 	if t.LocalQueue == 0 {
 		t.LocalQueue = 1024
-		if !skewed && meanDegree(g) > meshDegree {
+		if !skewed && (!mesh || bf) {
 			t.LocalQueue = 4096
 		}
 	}
 	if t.Local == 0 && !skewed {
 		t.Local = 16
+		if mesh && bf {
+			t.Local = 32
+		}
 	}
 	if t.Async == 0 && !skewed {
 		t.Async = 1
+		if mesh && bf {
+			t.Async = -1
+		}
 	}
 	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)
@@ -443,7 +460,7 @@ func workOf(st []int32) (work int, split bool) {
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
 func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun fastTuning) (*graph.SingleSource, error) {
-	tun, err := tun.resolve(g, name, 0)
+	tun, err := tun.resolve(g, name, 0, negative)
 	if err != nil {
 		return nil, err
 	}
@@ -585,40 +602,63 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 	return r.launch(ptx.SSSP, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
 }
 
-// SSSPFast runs variant "sssp-fast", pathnotes' work-efficient
-// single-source shortest paths for non-negative weights: near-far
-// worklists (a two-bucket form of delta-stepping) on one persistent grid.
+// SSSPFast runs variant "sssp-fast", pathnotes' fastest single-source
+// shortest paths for non-negative weights. It picks its engine by the
+// graph's out-degrees (flagFrontier):
 //
-// Each step relaxes the out-arcs of the vertices on the current worklist
-// (a group of lanes shares a vertex's arcs: a warp on graphs with hubs, else
-// the mean out-degree rounded up to a power of two; a whole block shares
-// those of a vertex with very many arcs); an improved
-// target below the threshold joins the next worklist, one at or above it
-// the far pile. When the worklist runs dry, the threshold becomes the least
-// pending far distance plus delta (by default 128 × mean weight / mean
-// out-degree) and the far pile is split. Steps are separated by a
-// grid-wide barrier, so the grid holds only blocks the device keeps
-// resident (by default one 1024-thread block per multiprocessor, at most
-// one per 1024 vertices). While a step has few vertices to look at (at
-// most two passes of one block, by default), block 0 runs
-// the steps alone with block barriers, which cost a fraction of a
-// grid-wide one, and the other blocks wait until the worklist grows: a
-// grid or road network spends most of its thousands of steps on such
-// narrow wavefronts. A tuning that is off by default lets a block also
-// follow the vertices it improves below the threshold through a queue in
-// its shared memory for some rounds within a grid step,
-// with block barriers only, so that a deep shortest-path tree needs fewer
-// grid-wide barriers. The host relaunches the kernel every 4096 steps, reading one
-// flag, which is when ctx is checked: there is no host round trip per
-// step. A distance and its predecessor travel packed in one 64-bit word
-// lowered with atomicMin, so predecessors (opts.Pred) come from the arcs
-// that set the final distances and never form cycles, zero-weight arcs
-// included. Weights must be non-negative.
+// On graphs without hubs whose mean out-degree is above meshDegree (such
+// as [Musap 2016]'s random graphs of out-degree 7, where most vertices are
+// a few hops from the source and the frontier soon holds a good part of
+// the graph), it runs the flag frontier Bellman-Ford of bf-flag ([Bodra]
+// §2.1.3, see BFFlag), stopping at the first pass that changes nothing:
+// one thread per vertex scans the flags in order, so a frontier of
+// millions costs no queue. On an H200 it took 1.27 to 9.98 ms on those
+// graphs of 1 to 10 million vertices, where the worklist engine below took
+// 2.2 to 20.7 and dijkstra-martin 2.2 to 14.2.
+//
+// On other graphs it runs near-far worklists (a two-bucket form of
+// delta-stepping) on one persistent grid. Each step relaxes the out-arcs
+// of the vertices on the current worklist (a group of lanes shares a
+// vertex's arcs: a warp on graphs with hubs, else the mean out-degree
+// rounded up to a power of two; a whole block shares those of a vertex
+// with very many arcs); an improved target below the threshold joins the
+// next worklist, one at or above it the far pile. When the worklist runs
+// dry, the threshold becomes the least pending far distance plus delta
+// and the far pile is split. Steps are separated by a grid-wide barrier:
+// the grid is narrow (one block per multiprocessor) while the worklist is
+// small, and on graphs with hubs it goes wide (every block the device
+// holds, narrower buckets) while the worklist is large. On graphs without
+// hubs (meshes, road networks) each block also follows the vertices it
+// improves below the threshold within a step, through a ring in its
+// shared memory from which its warps take work without block barriers, so
+// that a shortest-path tree thousands of arcs deep needs few grid-wide
+// barriers. The host relaunches the kernel every 4096 steps (and to change
+// grids), reading a few words, which is when ctx is checked. A distance
+// and its predecessor travel packed in one 64-bit word lowered with
+// atomicMin, so predecessors (opts.Pred) come from the arcs that set the
+// final distances and never form cycles, zero-weight arcs included.
 func SSSPFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
+	if flagFrontier(g) {
+		return runBF(ctx, g, source, opts, bfKernels{name: VariantSSSPFast, relax: "bf_relax_flag", update: "bf_update_flag",
+			grid: strideGrid, flag: true, nonNegative: true, early: true})
+	}
 	return ssspFastTuned(ctx, g, source, opts, fastTuning{})
 }
 
-// ssspFastTuned is SSSPFast with explicit tunables, for sweeps.
+// flagFrontier is SSSPFast's rule for the flag frontier Bellman-Ford: no
+// hubs (see hubs) and a mean out-degree above meshDegree. Measured on an
+// H200 (pathnotes bench, kernel ms, sssp-fast's worklists against the flag
+// frontier): out-degree 7 with 1, 2, 4, 6, 8, 10 million vertices 2.20,
+// 4.28, 8.34, 12.8, 16.2, 20.7 against 1.27, 1.90, 3.85, 6.03, 7.64, 9.98;
+// below the bound the flag frontier loses badly (grid 6.7 against 66,
+// road-like 264k 3.0 against 32), and with hubs too (R-MAT scale 20 3.5
+// against 67, p2p-Gnutella30 0.26 against 0.76).
+func flagFrontier(g *graph.Graph) bool {
+	return g != nil && g.N() > 0 && !hubs(g) && meanDegree(g) > meshDegree
+}
+
+// ssspFastTuned is SSSPFast's worklist engine with explicit tunables, for
+// sweeps (whatever the graph).
 func ssspFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun fastTuning) (*graph.SingleSource, error) {
 	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun)
 }

@@ -8,6 +8,7 @@ package gpu
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -270,5 +271,93 @@ func TestEmuFrontierTrace(t *testing.T) {
 			tr.WideSteps >= tr.Steps || tr.Switches < s.switches || tr.Switches > 3 || tr.Launches <= tr.Switches || tr.LocalRounds < 1 {
 			t.Errorf("trace %+v on %d vertices and %d arcs", tr, g.N(), g.M())
 		}
+	}
+}
+
+// TestEmuSSSPFastEngines checks SSSPFast's choice of engine and the flag
+// frontier engine's results: graphs without hubs of mean out-degree above
+// meshDegree (one of notebook 02's, and one with duplicate arcs,
+// self-loops, zero weights, large weights and unreachable vertices) take
+// it, a grid, a road-like graph and an R-MAT graph (hubs) do not; every
+// result matches the CPU with its predecessors verified and names
+// sssp-fast, and negative arcs are refused.
+func TestEmuSSSPFastEngines(t *testing.T) {
+	ctx := context.Background()
+	dev := emulator(t)
+	deg7, err := graph.ConstantDegree(3000, 7, graph.WeightRange{Min: 1, Max: 10}, 2016)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.NewBuilder(300).Duplicates(graph.KeepAll)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for u := range 280 { // vertices 280..299 have no in-arcs: unreachable from the others
+		for k := range 6 {
+			v := rng.IntN(280)
+			if k == 0 {
+				v = u // a self-loop
+			}
+			w := int32(rng.IntN(4)) // zero weights among them
+			if k == 5 {
+				w = graph.MaxDistance / 400
+			}
+			b.AddArc(u, v, w)
+			if k == 1 {
+				b.AddArc(u, v, w+1) // a duplicate
+			}
+		}
+	}
+	awkward, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, err := graph.Grid(30, 40, graph.WeightRange{Min: 1, Max: 9}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	road, err := graph.RoadLike(1200, 3000, graph.WeightRange{Min: 1, Max: 50}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rmat, err := graph.RMAT(11, 8, graph.Graph500, graph.WeightRange{Min: 0, Max: 50}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+		flag bool
+	}{{"out-degree 7", deg7, true}, {"awkward", awkward, true}, {"grid", grid, false}, {"road-like", road, false}, {"R-MAT", rmat, false}} {
+		if got := flagFrontier(c.g); got != c.flag {
+			t.Errorf("%s: flagFrontier = %v, want %v", c.name, got, c.flag)
+		}
+		for _, s := range []int{0, c.g.N() / 2, c.g.N() - 1} {
+			want, err := cpu.Dijkstra(ctx, c.g, s, cpu.DijkstraOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st Stats
+			got, err := SSSPFast(ctx, c.g, s, Options{Device: dev, Pred: true, Stats: &st})
+			switch {
+			case err != nil:
+				t.Errorf("%s from %d: %v", c.name, s, err)
+			case !got.SameDistances(want):
+				t.Errorf("%s from %d: distances differ from the CPU:\n%s", c.name, s, got.Diff(want, 5))
+			case got.Solver != VariantSSSPFast || st.Variant != VariantSSSPFast:
+				t.Errorf("%s from %d: solver %q, stats %q", c.name, s, got.Solver, st.Variant)
+			default:
+				if err := got.Verify(c.g); err != nil {
+					t.Errorf("%s from %d: %v", c.name, s, err)
+				}
+			}
+		}
+	}
+	arcs := deg7.Arcs()
+	arcs[10].Weight = -1
+	neg, err := graph.FromArcs(deg7.N(), arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SSSPFast(ctx, neg, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -1") {
+		t.Errorf("a negative arc on the flag frontier's graphs: %v", err)
 	}
 }

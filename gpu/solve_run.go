@@ -271,12 +271,15 @@ func (r *run) download(host []int32, b buffer) error {
 	return nil
 }
 
-// stagedCopy is the size (in int32 values, 32 MiB) from which upload and
+// stagedCopy is the size (in int32 values, 4 MiB) from which upload and
 // download copy through page-locked staging buffers, stagedChunk the part
 // of a staging buffer (8 MiB) that one copy fills: small enough that the
-// bus and the cores overlap from the first chunk on.
+// bus and the cores overlap from the first chunk on. On an H200's host
+// the driver took 6 GB/s from ordinary Go memory (the CSR of a 1024²
+// grid, 37 MB, in 6.0 ms) and the staged copy 21.6 GB/s (600 MB in
+// 27.8 ms).
 const (
-	stagedCopy  = 8 << 20
+	stagedCopy  = 1 << 20
 	stagedChunk = 2 << 20
 )
 
