@@ -225,7 +225,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 			}
 			if err := r.launch(ptx.SSSP, "apsp_batch", Dim3{min(blocks, count), 1, 1}, Dim3{tun.Block, 1, 1}, 0,
 				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), next.arg(),
-				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy), 0); err != nil {
+				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
 			if err := r.unpack(slab, count*n, out[b%2][0], out[b%2][1]); err != nil {

@@ -140,9 +140,12 @@ __device__ __forceinline__ void step_barrier(int *st, unsigned &target)
 // active lane's), each lane's slot its rank among the active lanes. A
 // counter that every relaxation of a wide step bumps would otherwise take
 // millions of atomics on one address, which the memory system serialises.
-// All lanes that call it together must pass the same counter.
-__device__ __forceinline__ int claim(int *count)
+// All lanes that call it together must pass the same counter. Without agg
+// (apsp_batch's counters, in shared memory) each lane adds its own one.
+__device__ __forceinline__ int claim(int *count, bool agg)
 {
+    if (!agg)
+        return atomicAdd(count, 1);
     const unsigned mask = __activemask();
     const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
     int base = 0;
@@ -152,9 +155,9 @@ __device__ __forceinline__ int claim(int *count)
 }
 
 // push adds v to a worklist through its counter (see claim).
-__device__ __forceinline__ void push(int *q, int *count, int v)
+__device__ __forceinline__ void push(int *q, int *count, int v, bool agg)
 {
-    q[claim(count)] = v;
+    q[claim(count, agg)] = v;
 }
 
 // problem is one single-source problem's device arrays and parameters.
@@ -169,6 +172,7 @@ struct problem {
     int *lq;         // shared: two counters, then two halves of lcap entries; or the ring's (see local_async)
     bool async;      // local work through local_async's ring instead of rounds
     bool preread;    // read a target's distance before the atomic that lowers it
+    bool agg;        // counters in global memory: claim slots one atomic per warp
     unsigned long long *trace; // TR_* counters, or null
 };
 
@@ -195,9 +199,9 @@ __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, in
 {
     const int slot = (it + 1) % 3;
     if (is_heavy(p, t))
-        q[p.n - 1 - claim(p.st + ST_HEAVY + slot)] = t;
+        q[p.n - 1 - claim(p.st + ST_HEAVY + slot, p.agg)] = t;
     else
-        push(q, p.st + ST_NEAR + slot, t);
+        push(q, p.st + ST_NEAR + slot, t, p.agg);
 }
 
 // queue_near queues t, improved in step it below the threshold: on the
@@ -207,7 +211,7 @@ __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, in
 __device__ __forceinline__ void queue_near(const problem &p, int t, int it, int *nxt, int *lq, int *lcnt)
 {
     if (lq && !is_heavy(p, t)) {
-        const int i = claim(lcnt);
+        const int i = claim(lcnt, p.agg);
         if (i < p.lcap) {
             lq[i] = t;
             return;
@@ -236,7 +240,7 @@ __device__ __forceinline__ void relax_arcs(const problem &p, int u, int du, int 
         if (nd < thr)
             queue_near(p, t, it, nxt, lq, lcnt);
         else if (atomicExch(p.infar + t, 1) == 0)
-            push(far, nfar, t);
+            push(far, nfar, t, p.agg);
     }
 }
 
@@ -487,8 +491,8 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         return 0;
     }
     int *far = fs ? p.f1 : p.f0, *keep = fs ? p.f0 : p.f1;
-    // The least pending far distance: each thread's, then each warp's
-    // (every lane of every warp is here), one atomic per warp.
+    // The least pending far distance: each thread's, then with agg each
+    // warp's (every lane of every warp is here), one atomic per warp.
     int *least = st + ST_MIN + it % 2;
     int mine = INF;
     for (int i = tid; i < nfar; i += nthreads) {
@@ -496,9 +500,10 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         if (d < vload(p.relaxed + v))
             mine = min(mine, d);
     }
-    for (int o = 16; o > 0; o >>= 1)
-        mine = min(mine, __shfl_xor_sync(0xffffffffu, mine, o));
-    if ((threadIdx.x & 31) == 0 && mine < INF)
+    if (p.agg)
+        for (int o = 16; o > 0; o >>= 1)
+            mine = min(mine, __shfl_xor_sync(0xffffffffu, mine, o));
+    if ((!p.agg || (threadIdx.x & 31) == 0) && mine < INF)
         atomicMin(least, mine);
     step_barrier<GRID>(st, target);
     const int base = vload(least);
@@ -512,7 +517,7 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
             if (atomicMax(p.stamp + v, it + 1) < it + 1)
                 push_vertex(p, nxt, it, v);
         } else {
-            push(keep, st + ST_FAR + (fs ^ 1), v);
+            push(keep, st + ST_FAR + (fs ^ 1), v, p.agg);
         }
     }
     fs ^= 1;
@@ -622,7 +627,7 @@ __device__ __forceinline__ void run_body(int n, const int *__restrict__ off, con
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
                        negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
-                       preread != 0, trace};
+                       preread != 0, true, trace};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
@@ -676,17 +681,14 @@ extern "C" __global__ void __launch_bounds__(1024, 1) sssp_run(RUN_PARAMS) { run
 extern "C" __global__ void __launch_bounds__(256, 8) sssp_wide(RUN_PARAMS) { run_body(RUN_ARGS); }
 
 // apsp_batch solves sources first .. first+count-1 into the rows of slab
-// (count x n packed words, source first+r in row r): each block takes the
-// next job j from *next, solves source order[j] (first+j when order is
-// null) by sssp_step's block form with its own scratch (7n ints per
+// (count x n packed words): each block takes the next source from *next
+// and runs sssp_step's block form on it with its own scratch (7n ints per
 // block: relaxed, stamp, infar, two worklists, two far piles), then takes
-// another, until the batch is done. order lists each batch's sources in
-// the order to start them, the costliest first, so that the batch does not
-// end with one block alone on a long search that started last; the
-// sources of a batch are always first .. first+count-1, in some order.
+// another, until the batch is done. Its counters are in shared memory,
+// whose atomics are cheap: it claims worklist slots one lane at a time.
 extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
                                       long long *slab, int first, int count, int *scratch, int *next, int delta, int group,
-                                      int heavy, const int *__restrict__ order)
+                                      int heavy)
 {
     __shared__ int st[ST_WORDS];
     __shared__ int job;
@@ -699,8 +701,8 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
         const int j = job;
         if (j >= count)
             return;
-        const int src = order ? order[j] : first + j;
-        long long *dist = slab + (size_t)(src - first) * n;
+        const int src = first + j;
+        long long *dist = slab + (size_t)j * n;
         for (int v = threadIdx.x; v < n; v += blockDim.x)
             init_vertex(v, dist, relaxed, stamp, infar);
         if (threadIdx.x < ST_WORDS)
@@ -714,7 +716,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
         }
         __syncthreads();
         const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                           false, 0, 0, nullptr, false, true, nullptr};
+                           false, 0, 0, nullptr, false, true, false, nullptr};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
         for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
