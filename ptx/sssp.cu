@@ -610,19 +610,15 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints).
 // barbase is the grid barrier's count of arrivals when the launch starts
 // (the host reads it from st after the launch before). trace, when not
-// null, receives the TR_* counters.
-//
-// It has two entry points that differ only in their launch bounds:
-// sssp_run for blocks of up to 1024 threads with registers enough not to
-// spill (the narrow grid: one block per multiprocessor), sssp_wide for
-// blocks of up to 256 threads, eight of which fit a multiprocessor at once
-// (the wide grid: every thread the device holds, for worklists of hundreds
-// of thousands of vertices whose relaxations wait on memory).
-__device__ __forceinline__ void run_body(int n, const int *__restrict__ off, const int *__restrict__ tgt,
-                                         const int *__restrict__ w, long long *dist, int *relaxed, int *stamp, int *infar,
-                                         int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group, int steps,
-                                         int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo,
-                                         int hi, unsigned barbase, unsigned long long *trace)
+// null, receives the TR_* counters. The launch bounds ask for blocks of up
+// to 1024 threads, one of them per multiprocessor at least, which gives
+// the compiler registers enough not to spill (without the 1, ptxas
+// planned for two and spilled).
+extern "C" __global__ void __launch_bounds__(1024, 1)
+    sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
+             int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
+             int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,
+             unsigned barbase, unsigned long long *trace)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
@@ -666,19 +662,6 @@ __device__ __forceinline__ void run_body(int n, const int *__restrict__ off, con
     if (tid == 0)
         st[ST_STEP] = it;
 }
-
-#define RUN_PARAMS                                                                                                        \
-    int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,           \
-        int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,          \
-        int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,        \
-        unsigned barbase, unsigned long long *trace
-#define RUN_ARGS                                                                                                        \
-    n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, steps, negcheck, solo, heavy, local, \
-        lcap, async, preread, lo, hi, barbase, trace
-
-extern "C" __global__ void __launch_bounds__(1024, 1) sssp_run(RUN_PARAMS) { run_body(RUN_ARGS); }
-
-extern "C" __global__ void __launch_bounds__(256, 8) sssp_wide(RUN_PARAMS) { run_body(RUN_ARGS); }
 
 // apsp_batch solves sources first .. first+count-1 into the rows of slab
 // (count x n packed words): each block takes the next source from *next
