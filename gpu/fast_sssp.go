@@ -88,24 +88,25 @@ type fastTuning struct {
 	// autoWideDelta(g).
 	WideDelta int
 	// WideBlock is the threads per block of the wide grid, a multiple of
-	// 32 up to 1024; 0 means 512 (R-MAT scale 20 4.2 ms against 6.1 with
-	// 256, out-degree 7 with 10^7 vertices 20.1 against 21.9, on an H200).
+	// 32 up to 1024; 0 means 512 (R-MAT scale 20 4.6 ms against 6.4 with
+	// 256, out-degree 7 with 10^7 vertices 20.2 against 21.9, on an H200).
 	WideBlock int
 	// Preread and WidePreread say whether the narrow and the wide grid
 	// read a target's distance before the atomic that lowers it: 1 yes,
 	// -1 no, 0 the default (no on the narrow grid, where a hop's latency
-	// counts: grid 6.7 ms without against 7.6 with, road-like 3.1 against
-	// 3.5; yes on the wide one, where most arcs do not improve and the
-	// read saves their atomics). It is always on unless every weight is
-	// positive (see shapes).
+	// counts: grid 6.8 ms without against 7.6 with, road-like 3.05
+	// against 3.40; yes on the wide one, where most arcs do not improve
+	// and the read saves their atomics: 10^7 vertices of out-degree 7
+	// 20.6 with against 26.6 without). It is always on unless every
+	// weight is positive (see shapes).
 	Preread, WidePreread int
 	// Async makes local work asynchronous: 1 a ring in shared memory
 	// (of twice LocalQueue entries) from which each warp takes what to
 	// relax next, with no block barrier between hops, for as long as the
 	// ring holds work (Local only turns it on); -1 rounds separated by
-	// block barriers; 0 the default (the ring, on graphs without hubs:
-	// grid 9.8 ms with rounds against 6.7 with the ring, road-like 4.2
-	// against 3.1, on an H200).
+	// block barriers; 0 the default (the ring, on graphs without hubs but
+	// bf-fast's meshes: grid 8.9 ms with rounds against 6.8 with the ring,
+	// road-like 3.8 against 3.05, on an H200).
 	Async int
 	// Switches bounds the changes between the narrow and the wide grid in
 	// one run, so that a worklist hovering around the bounds cannot make
@@ -171,11 +172,12 @@ func autoWideDelta(g *graph.Graph, skewed bool) int {
 }
 
 // meshDegree is the mean out-degree up to which a graph without hubs is
-// taken for a mesh or road network, whose asynchronous local work runs in
-// a ring of 2048 entries (grid 6.7 ms, road-like 264k 3.1 ms on an H200);
-// denser ones, such as [Musap 2016]'s graphs of out-degree 7, take 8192
-// (10^7 vertices: 19.5 ms against 23.2 with 2048), so that a block
-// follows a vertex's many improvements further before the grid barrier.
+// taken for a mesh or road network: its worklists stay on the narrow grid
+// and its asynchronous local work runs in a ring of 2048 entries (grid
+// 6.8 ms against 7.7 with 8192, road-like 264k 3.0 against 3.3, on an
+// H200); above it, the worklist engine's ring has 8192 (10^7 vertices of
+// out-degree 7: 20.6 ms against 24.7 with 2048), and sssp-fast takes the
+// flag frontier instead (flagFrontier).
 const meshDegree = 4.5
 
 // meanDegree is g's mean out-degree (0 without vertices).
@@ -229,7 +231,8 @@ const maxSteps = 1 << 24
 // and 2.97), while bf-fast's hover around the bound and went wide in some
 // runs and not in others (grid 13 to 42 ms); bf-fast keeps rounds there,
 // 32 of them on 4096-entry halves (grid 10.2 and 10.6 ms in two runs,
-// against 26.2 with the ring, road-like 3.6 and 3.8 against 3.8).
+// against 26.2 with 16 rounds on 1024-entry halves; road-like 3.6 and 3.8
+// against 3.6).
 func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fastTuning, error) {
 	skewed := hubs(g)
 	mesh := !skewed && meanDegree(g) <= meshDegree
