@@ -262,6 +262,26 @@ __device__ __forceinline__ bool expand(const problem &p, int u, int &du, int &be
     return true;
 }
 
+// relax_entry relaxes vertex u's out-arcs with a group of p.group lanes,
+// if u is not skipped by expand: the group's first lane holds u (has),
+// expands it and hands what it read to the others.
+__device__ __forceinline__ void relax_entry(const problem &p, int u, bool has, int it, int thr, int *nxt, int *far,
+                                            int *nfar, int *lq, int *lcnt)
+{
+    const int group = p.group, sub = threadIdx.x & (group - 1);
+    int du = 0, beg = 0, end = 0;
+    bool go = has && expand(p, u, du, beg, end);
+    if (group > 1) {
+        u = __shfl_sync(0xffffffffu, u, 0, group);
+        du = __shfl_sync(0xffffffffu, du, 0, group);
+        go = __shfl_sync(0xffffffffu, (int)go, 0, group);
+        beg = __shfl_sync(0xffffffffu, beg, 0, group);
+        end = __shfl_sync(0xffffffffu, end, 0, group);
+    }
+    if (go)
+        relax_arcs(p, u, du, beg + sub, end, group, it, thr, nxt, far, nfar, lq, lcnt);
+}
+
 // relax_list relaxes the out-arcs of list's count vertices with threads
 // tid of nthreads, a group of lanes per vertex; an entry whose distance is
 // not below relaxed[] is skipped. The loop runs the same trips in every
@@ -274,21 +294,8 @@ __device__ __forceinline__ void relax_list(const problem &p, const int *list, in
     const int group = p.group, sub = lane & (group - 1);
     for (int e0 = (tid & ~31) / group; e0 < count; e0 += nthreads / group) {
         const int e = e0 + lane / group;
-        int u = 0, du = 0, beg = 0, end = 0;
-        bool go = false;
-        if (sub == 0 && e < count) {
-            u = vload(list + e);
-            go = expand(p, u, du, beg, end);
-        }
-        if (group > 1) {
-            u = __shfl_sync(0xffffffffu, u, 0, group);
-            du = __shfl_sync(0xffffffffu, du, 0, group);
-            go = __shfl_sync(0xffffffffu, (int)go, 0, group);
-            beg = __shfl_sync(0xffffffffu, beg, 0, group);
-            end = __shfl_sync(0xffffffffu, end, 0, group);
-        }
-        if (go)
-            relax_arcs(p, u, du, beg + sub, end, group, it, thr, nxt, far, nfar, lq, lcnt);
+        const bool has = sub == 0 && e < count;
+        relax_entry(p, has ? vload(list + e) : 0, has, it, thr, nxt, far, nfar, lq, lcnt);
     }
 }
 
@@ -372,22 +379,12 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
         if (lane == 0)
             trace_add(p, TR_LOCAL, 1);
         const int e = lane / group;
-        int u = 0, du = 0, beg = 0, end = 0;
-        bool go = false;
-        if (sub == 0 && e < c) {
+        const bool has = sub == 0 && e < c;
+        int u = 0;
+        if (has)
             while ((u = vring[h + e]) < 0)
                 ; // claimed by its producer, written in a moment
-            go = expand(p, u, du, beg, end);
-        }
-        if (group > 1) {
-            u = __shfl_sync(0xffffffffu, u, 0, group);
-            du = __shfl_sync(0xffffffffu, du, 0, group);
-            go = __shfl_sync(0xffffffffu, (int)go, 0, group);
-            beg = __shfl_sync(0xffffffffu, beg, 0, group);
-            end = __shfl_sync(0xffffffffu, end, 0, group);
-        }
-        if (go)
-            relax_arcs(p, u, du, beg + sub, end, group, it, thr, nxt, far, nfar, ring, ctl + 1);
+        relax_entry(p, u, has, it, thr, nxt, far, nfar, ring, ctl + 1);
         __syncwarp();
         if (lane == 0) {
             __threadfence_block();
