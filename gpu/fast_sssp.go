@@ -10,7 +10,7 @@ import (
 	"github.com/pathnotes/pathnotes/ptx"
 )
 
-// VariantSSSPFast is pathnotes' own work-efficient single-source variant.
+// VariantSSSPFast is pathnotes' own fast single-source variant.
 const VariantSSSPFast = "sssp-fast"
 
 // fastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
@@ -32,7 +32,10 @@ const VariantSSSPFast = "sssp-fast"
 // on only without hubs. Solo mode lost or tied everywhere (grid 16.2 with
 // it against 15.3 without, R-MAT 4.3 against 3.9) and is off by default.
 // An asynchronous worklist without per-step barriers was tried and lost
-// badly on the grid (165 ms at best).
+// badly on the grid (165 ms at best); the asynchronous ring of local work
+// (Async) keeps the per-step barriers and drops only the block's. The
+// later sweeps, on an H200, set the wide grid's and the ring's defaults;
+// their numbers are beside each field and in docs/gpu-benchmarks.md.
 type fastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means autoDelta(g).
@@ -70,8 +73,9 @@ type fastTuning struct {
 	// may run on its own within a grid step, following the vertices it has
 	// just improved through a queue in its shared memory with block
 	// barriers only, before the grid-wide barrier; 0 means 16 on graphs
-	// without hubs (see autoGroup) and none on others, a negative value
-	// none.
+	// without hubs (see autoGroup; 32 for bf-fast on meshes, see
+	// meshDegree) and none on others, a negative value none. With Async
+	// the local work runs through the ring instead, not in rounds.
 	Local int
 	// LocalQueue is the entries of that shared-memory queue (two halves of
 	// this many, 8 bytes an entry in all); what overflows it joins the
