@@ -2,6 +2,8 @@
 // document; they are the performance goals of docs/design.md).
 //
 //   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
+//                                                    (on graphs without hubs of mean out-degree
+//                                                    above 4.5, bellmanford.cu's flag kernels)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
 //                                                    frontier Bellman-Ford, negative cycles
 //   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
@@ -43,7 +45,15 @@
 // improvement is followed by a queueing of its vertex, locally or on the
 // worklist (where stamp[] only drops a second entry for the same step,
 // which reads the distance when it runs), and relaxed[] only skips a
-// vertex whose current distance it has already relaxed from.
+// vertex whose current distance it has already relaxed from. With async
+// the block's local work goes through a ring instead, from which its warps
+// take entries without block barriers (local_async).
+//
+// The host launches sssp_run on a narrow grid (one block per
+// multiprocessor) or a wide one (every block the device holds) and may
+// change grid, delta and the other arguments between launches (see
+// sssp_run).
+//
 // A worklist entry is handled by a group of `group` lanes (a power of two
 // up to 32) that stride over its arcs, so high-degree vertices do not stall
 // a whole warp on one lane; a heavy vertex (more than `heavy` out-arcs, the
