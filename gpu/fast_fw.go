@@ -244,6 +244,9 @@ func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, e
 	}
 	tiles := ceilDiv(n, 64)
 	blocks := max(min(per*r.dev.info.SMs, tiles*tiles), 1)
+	if ffSmallBlocks > 0 {
+		blocks = ffSmallBlocks
+	}
 	bar, err := r.alloc(2)
 	if err != nil {
 		return false, err
@@ -270,12 +273,15 @@ func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, e
 // launch; ffSmallPredMax the same with predecessors. ffSmallPerSM caps
 // ff_small's blocks a multiprocessor (below its occupancy: fewer blocks
 // at each grid barrier). ffHalfPanels makes the quarter-tile path take
-// ff_hpanels for the panels without predecessors too.
+// ff_hpanels for the panels without predecessors too. ffSmallBlocks, when
+// above 0, is ff_small's grid (tests: a grid too large to be all on the
+// device at once).
 var (
 	ffSmallMax     = 2048
 	ffSmallPredMax = 0
 	ffSmallPerSM   = 2
 	ffHalfPanels   = false
+	ffSmallBlocks  = 0
 )
 
 // ffQuarterMax is the most block rows (of 128) for which fw-fast runs its
