@@ -57,6 +57,19 @@ func TestFWFastLarge(t *testing.T) {
 	}
 }
 
+// TestFWFastDevicePaths runs fw-fast's modes on the card by every path
+// through the stages (ffPaths), ff_small's abort included: a grid of 8
+// blocks a multiprocessor and one more cannot all be on the card at once.
+func TestFWFastDevicePaths(t *testing.T) {
+	dev := testDevice(t)
+	for _, p := range ffPaths(8 * dev.info.SMs) {
+		t.Run(p.name, func(t *testing.T) {
+			setFFPath(t, p)
+			fwFastModes(t, dev, []int{65, 129, 1000, 2049})
+		})
+	}
+}
+
 // TestFWFastDeviceFullTiles runs fw-fast's modes on the card with the
 // 128-wide tile kernels at sizes where it would take the quarter-tile
 // ones, and brings results back by each path.
