@@ -596,7 +596,7 @@ __device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShar
 // barrier, and an abort flag. A block that waits more than FF_SPIN_MAX
 // polls (the grid was not all resident) sets the flag, and every block
 // leaves; the host then runs the stages with a launch each.
-#define FF_SPIN_MAX (1 << 22)
+#define FF_SPIN_MAX (1 << 20)
 
 // ff_grid_sync is barrier number phase (from 1) of the grid; false when
 // the run was aborted. Every thread of the block gets the same answer.
