@@ -68,7 +68,10 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // register-tiled min-plus product (8×8 cells per thread), whose inner
 // statement Hopper GPUs run as one VIADDMNMX instruction; up to
 // ffQuarterMax block rows (n ≤ 4096) a block takes a 64×64 quarter of a
-// tile instead, which keeps more SMs busy. Graphs without
+// tile instead, which keeps more SMs busy, and up to ffSmallMax vertices
+// (without predecessors) one launch of ff_small runs every stage with
+// 64×64 tiles, its blocks meeting at a grid barrier between the phases.
+// Graphs without
 // negative arcs take the fast kernels: distances only, or predecessors
 // packed into the low byte of each value while distances stay below 2^22;
 // other graphs (negative arcs, larger distances with predecessors) take

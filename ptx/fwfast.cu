@@ -19,14 +19,18 @@
 // For small matrices (a few thousand vertices) a 128 x 128 tile per block
 // leaves most SMs idle and each stage waits on a few long blocks; there
 // ff_qpanels and ff_qrest do the same updates with a block per 64 x 64
-// quarter of a tile (mp_quarter), four times the blocks, each a quarter as
+// quarter of a tile (mp_rect), four times the blocks, each a quarter as
 // long. A quarter block of the primary row (column) reads the primary row
 // (column) that the other quarters of its tile write at the same time. For
 // distances that race is harmless: every value read, old or new, is the
 // length of a real path, and a value updated by the primary tile's
 // closure can never make a sum lower than the best sum of the old values.
-// With predecessors the panels are ff_panels' (see ff_qpanels); the rest
-// quarters read only the finished panels and give what ff_rest gives.
+// With predecessors the panels are ff_hpanels: a block per half of a
+// panel tile, split so that it reads only its own half (see ff_hpanels),
+// which gives ff_panels' Π; the rest quarters read only the finished
+// panels and give what ff_rest gives. Smaller still (n up to about 2048),
+// ff_small runs every stage in one launch with 64 x 64 tiles and a grid
+// barrier between the phases (see ff_small).
 //
 // On several cards (gpu/fast_fw_multi.go) each card holds a stripe of block
 // rows. The card that owns block row r runs ff_phase1 and the primary-row
