@@ -95,10 +95,48 @@ func (v *BlockedFWView) reads(i, j int) bool {
 const (
 	bfwMargin   = 28  // room for the tile numbers at the top and left
 	bfwSide     = 360 // the matrix's side at most
-	bfwLegend   = 22  // height of each legend line
+	bfwLegend   = 22  // height of each legend entry
+	bfwLine     = 16  // height of a line of text
 	bfwTop      = 20  // the heading's line
 	bfwMinWidth = 540 // room for the heading and the legend
 )
+
+// bfwKey is one entry of the schematic's legend: a swatch filled as the
+// tiles it stands for are drawn, and what they are.
+type bfwKey struct {
+	class, fill string
+	opacity     float64
+	text        string
+}
+
+// keys lists the legend: every phase's colour when all show, else the
+// shown phase's tiles, the tiles it reads (drawn pale) and those it does
+// not touch (grey), each swatch as its tiles are drawn.
+func (v *BlockedFWView) keys() []bfwKey {
+	if v.phase == 0 {
+		var keys []bfwKey
+		for p := 1; p <= 3; p++ {
+			keys = append(keys, bfwKey{fmt.Sprintf("phase%d", p), blockedFWColors[p], 1, fmt.Sprintf("phase %d: %s", p, v.phaseTiles(p))})
+		}
+		return keys
+	}
+	p, k := v.phase, v.k
+	keys := []bfwKey{{fmt.Sprintf("phase%d", p), blockedFWColors[p], 1, fmt.Sprintf("phase %d updates %s", p, v.phaseTiles(p))}}
+	switch p {
+	case 2:
+		keys = append(keys, bfwKey{"phase1 reads", blockedFWColors[1], 0.3, fmt.Sprintf("read by phase 2: the pivot tile (%d,%d), done in phase 1", k, k)})
+	case 3:
+		keys = append(keys, bfwKey{"phase2 reads", blockedFWColors[2], 0.3, fmt.Sprintf("read by phase 3: pivot row %d and column %d, done in phase 2", k, k)})
+	}
+	for i := range v.tiles() {
+		for j := range v.tiles() {
+			if v.tilePhase(i, j) != p && !v.reads(i, j) {
+				return append(keys, bfwKey{"idle", blockedFWColors[0], 1, fmt.Sprintf("not touched in phase %d", p)})
+			}
+		}
+	}
+	return keys
+}
 
 // SVG draws the schematic. Tiles are <rect class="tile phaseP"> (P = 1, 2
 // or 3, plus "reads" for a tile the shown phase reads and "idle" for one
@@ -112,16 +150,29 @@ func (v *BlockedFWView) SVG() (string, error) {
 	cell := max(1, min(28, bfwSide/v.n))
 	side := cell * v.n
 	nt := v.tiles()
-	legendLines := 3
-	if v.gridX > 0 {
-		legendLines++
+	w := max(bfwMargin+side+8, bfwMinWidth)
+	heading := wrapSVGText(v.heading(), 12, false, float64(w-8))
+	keys := v.keys()
+	var keyLines [][]string
+	lines := 0
+	for _, k := range keys {
+		keyLines = append(keyLines, wrapSVGText(k.text, 12, false, float64(w-bfwMargin-28)))
+		lines += len(keyLines[len(keyLines)-1])
 	}
-	w, h := max(bfwMargin+side+8, bfwMinWidth), bfwTop+bfwMargin+side+8+legendLines*bfwLegend+4
+	var launch []string
+	if v.gridX > 0 {
+		launch = wrapSVGText(v.launchText(), 12, false, float64(w-bfwMargin-8))
+		lines += len(launch)
+	}
+	top := bfwTop + bfwLine*(len(heading)-1)
+	h := top + bfwMargin + side + 8 + lines*bfwLine + (bfwLegend-bfwLine)*len(keys) + 6
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" class="pathnotes-blockedfw" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
 	fmt.Fprintf(&sb, "<title>%s</title>\n", html.EscapeString(v.heading()))
-	fmt.Fprintf(&sb, `<text class="heading" x="4" y="14">%s</text>`+"\n", html.EscapeString(v.heading()))
-	fmt.Fprintf(&sb, `<g transform="translate(0 %d)">`+"\n", bfwTop)
+	for i, line := range heading {
+		fmt.Fprintf(&sb, `<text class="heading" x="4" y="%d">%s</text>`+"\n", 14+bfwLine*i, html.EscapeString(line))
+	}
+	fmt.Fprintf(&sb, `<g transform="translate(0 %d)">`+"\n", top)
 	at := func(i int) int { return bfwMargin + i*cell } // pixel of row or column i
 	for ti := range nt {
 		for tj := range nt {
@@ -159,13 +210,16 @@ func (v *BlockedFWView) SVG() (string, error) {
 		v.drawLaunch(&sb, cell, at)
 	}
 	y := bfwMargin + side + 8
-	for p := 1; p <= 3; p++ {
-		fmt.Fprintf(&sb, `<rect class="key phase%d" x="%d" y="%d" width="14" height="14" fill="%s" stroke="#333"/>`, p, bfwMargin, y, blockedFWColors[p])
-		fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">phase %d: %s</text>`+"\n", bfwMargin+20, y+12, p, v.phaseTiles(p))
-		y += bfwLegend
+	for i, k := range keys {
+		fmt.Fprintf(&sb, `<rect class="key %s" x="%d" y="%d" width="14" height="14" fill="%s" fill-opacity="%g" stroke="#333"/>`,
+			k.class, bfwMargin, y, k.fill, k.opacity)
+		for j, line := range keyLines[i] {
+			fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">%s</text>`+"\n", bfwMargin+20, y+12+j*bfwLine, html.EscapeString(line))
+		}
+		y += bfwLegend + bfwLine*(len(keyLines[i])-1)
 	}
-	if v.gridX > 0 {
-		fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">%s</text>`+"\n", bfwMargin, y+12, html.EscapeString(v.launchText()))
+	for j, line := range launch {
+		fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">%s</text>`+"\n", bfwMargin, y+12+j*bfwLine, html.EscapeString(line))
 	}
 	sb.WriteString("</g>\n</svg>")
 	return sb.String(), nil
@@ -211,13 +265,17 @@ func (v *BlockedFWView) heading() string {
 // phaseTiles describes what phase p updates and what it reads.
 func (v *BlockedFWView) phaseTiles(p int) string {
 	k := v.k
-	switch p {
-	case 1:
+	switch {
+	case p == 1:
 		return fmt.Sprintf("pivot tile (%d,%d)", k, k)
-	case 2:
+	case p == 2 && v.phase == 0:
 		return fmt.Sprintf("pivot row %d and column %d, which read (%d,%d)", k, k, k, k)
+	case p == 2:
+		return fmt.Sprintf("pivot row %d and column %d", k, k)
+	case v.phase == 0:
+		return fmt.Sprintf("the rest, which read row %d and column %d", k, k)
 	}
-	return fmt.Sprintf("the rest, which read row %d and column %d", k, k)
+	return "the rest"
 }
 
 // launchText counts what the launch covers.

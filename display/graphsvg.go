@@ -49,8 +49,9 @@ func (v *GraphView) SVG() (string, error) {
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans, Arial, sans-serif">`,
 		d.w, height, d.w, height)
 	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="#ffffff"/>`)
-	if v.title != "" {
-		fmt.Fprintf(&sb, `<text class="title" x="%.1f" y="18" text-anchor="middle" font-size="14" font-weight="bold">%s</text>`, d.w/2, html.EscapeString(v.title))
+	for i, line := range d.title {
+		fmt.Fprintf(&sb, `<text class="title" x="%.1f" y="%d" text-anchor="middle" font-size="%d" font-weight="bold">%s</text>`,
+			d.w/2, 18+titleLine*i, titleFont, html.EscapeString(line))
 	}
 
 	// Layers, bottom to top: plain arcs, highlighted arcs, weights,
@@ -70,9 +71,15 @@ func (v *GraphView) SVG() (string, error) {
 		kind arcKind
 	}
 	var labels []weightLabel
+	shapes := make([]arcShape, len(d.arcs))
+	drawn := make([]bool, len(d.arcs))
+	for i, a := range d.arcs {
+		shapes[i], drawn[i] = d.arcGeometry(a, present[[2]int{a.v, a.u}] && !a.twoWay)
+	}
+	d.placeWeights(shapes, drawn)
 	for _, i := range order {
 		a := d.arcs[i]
-		geo, ok := d.arcGeometry(a, present[[2]int{a.v, a.u}] && !a.twoWay)
+		geo, ok := shapes[i], drawn[i]
 		if !ok {
 			continue
 		}
@@ -166,6 +173,89 @@ type arcShape struct {
 	path  string    // SVG path data of the line, ending at the arrowhead's base
 	arrow [3]r2.Vec // the arrowhead, its tip on the target's circle
 	label r2.Vec    // where the weight goes
+	// The line as a quadratic curve from start through ctrl to end (ctrl
+	// halfway for a straight line), for placing weights; loops have none.
+	start, ctrl, end r2.Vec
+	loop             bool
+}
+
+// at is the point of a (non-loop) arc's line at t in [0, 1].
+func (s arcShape) at(t float64) r2.Vec {
+	a := r2.Scale((1-t)*(1-t), s.start)
+	b := r2.Scale(2*t*(1-t), s.ctrl)
+	return r2.Add(r2.Add(a, b), r2.Scale(t*t, s.end))
+}
+
+// weightSpots are where along its arc a weight may go, best first: the
+// middle, then farther out, away from where other arcs cross it.
+var weightSpots = []float64{0.5, 0.42, 0.58, 0.34, 0.66, 0.27, 0.73}
+
+// placeWeights moves each weight along its arc, from the middle towards
+// its ends, to the first spot that keeps clear of the other arcs' lines,
+// the weights placed before it and the vertices: a weight on a crossing
+// reads as the weight of either arc. Where no spot is clear it takes the
+// clearest. Loops keep their weight beside the loop.
+func (d *drawing) placeWeights(shapes []arcShape, drawn []bool) {
+	const samples = 24
+	clear := d.font * 0.9
+	lines := make([][]r2.Vec, len(shapes))
+	for i, sh := range shapes {
+		if !drawn[i] || sh.loop {
+			continue
+		}
+		for k := 0; k <= samples; k++ {
+			lines[i] = append(lines[i], sh.at(float64(k)/samples))
+		}
+	}
+	var placed []r2.Vec
+	for i := range shapes {
+		if !drawn[i] || shapes[i].loop {
+			if drawn[i] {
+				placed = append(placed, shapes[i].label)
+			}
+			continue
+		}
+		best, bestGap := shapes[i].label, -1.0
+		for _, t := range weightSpots {
+			p := shapes[i].at(t)
+			gap := math.Inf(1)
+			for j, line := range lines {
+				if j != i && line != nil {
+					gap = min(gap, distToPolyline(p, line))
+				}
+			}
+			for _, q := range placed {
+				gap = min(gap, r2.Norm(r2.Sub(p, q))-clear)
+			}
+			for _, q := range d.pos {
+				gap = min(gap, r2.Norm(r2.Sub(p, q))-d.radius)
+			}
+			if gap >= clear {
+				best = p
+				break
+			}
+			if gap > bestGap {
+				best, bestGap = p, gap
+			}
+		}
+		shapes[i].label = best
+		placed = append(placed, best)
+	}
+}
+
+// distToPolyline is the distance from p to the nearest segment of line.
+func distToPolyline(p r2.Vec, line []r2.Vec) float64 {
+	best := math.Inf(1)
+	for k := 1; k < len(line); k++ {
+		a, b := line[k-1], line[k]
+		ab := r2.Sub(b, a)
+		t := 0.0
+		if l2 := r2.Dot(ab, ab); l2 > 0 {
+			t = min(1, max(0, r2.Dot(r2.Sub(p, a), ab)/l2))
+		}
+		best = min(best, r2.Norm(r2.Sub(p, r2.Add(a, r2.Scale(t, ab)))))
+	}
+	return best
 }
 
 // arcGeometry shapes arc a: a straight line, a curve bending to its right
@@ -197,7 +287,10 @@ func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
 	if !a.twoWay || a.kind != plainArc {
 		end = r2.Add(tip, r2.Scale(arrowLen*0.8, back)) // the line stops under the arrowhead
 	}
-	shape := arcShape{arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen)}
+	shape := arcShape{arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen), start: start, ctrl: ctrl, end: end}
+	if !reverse {
+		shape.ctrl = r2.Scale(0.5, r2.Add(start, end))
+	}
 	if reverse {
 		shape.path = fmt.Sprintf("M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f", start.X, start.Y, ctrl.X, ctrl.Y, end.X, end.Y)
 		// The quadratic's point at t=1/2 lies halfway to the control point.
@@ -228,6 +321,7 @@ func (d *drawing) loopGeometry(i int, arrowLen float64) arcShape {
 		path:  fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f", start.X, start.Y, c1.X, c1.Y, c2.X, c2.Y, end.X, end.Y),
 		arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen),
 		label: r2.Add(p, r2.Scale(2.9*r+8, out)),
+		loop:  true,
 	}
 }
 

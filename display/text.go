@@ -3,6 +3,12 @@ package display
 import (
 	"strings"
 	"unicode/utf8"
+
+	stdfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
 )
 
 // width is the number of terminal columns s takes, counting one per rune
@@ -86,4 +92,30 @@ func besideText(blocks []string, maxWidth int) (string, bool) {
 		sb.WriteString("\n")
 	}
 	return sb.String(), true
+}
+
+// svgFontScale is how much wider than Liberation Sans, whose metrics
+// gonum has, the fonts that the SVG drawings name may draw a text
+// (DejaVu Sans is the widest of them).
+const svgFontScale = 1.15
+
+// svgTextWidth is the width in pixels of s in a drawing's sans-serif font
+// of the given size, by Liberation Sans's metrics widened by svgFontScale.
+func svgTextWidth(s string, size float64, bold bool) float64 {
+	f := font.Font{Typeface: "Liberation", Variant: "Sans"}
+	if bold {
+		f.Weight = stdfont.WeightBold
+	}
+	sty := text.Style{Font: font.From(f, font.Length(size)), Handler: plot.DefaultTextHandler}
+	return svgFontScale * sty.Width(s).Points()
+}
+
+// wrapSVGText breaks s at spaces into lines no wider than width pixels in
+// a drawing's font of the given size; a word wider than that stands alone.
+func wrapSVGText(s string, size float64, bold bool, width float64) []string {
+	lines := strings.Split(wrapText(s, func(s string) vg.Length { return vg.Length(svgTextWidth(s, size, bold)) }, vg.Length(width)), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	return lines
 }

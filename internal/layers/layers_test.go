@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"internal/fsizetest":  nil,
 	"internal/rlimittest": nil,
 	"internal/testenv":    nil,
+	"internal/plotcheck":  nil,
 	"ptx":                 nil,
 	"gpu/ptxemu":          nil,
 	"gpu/internal/rtc":    nil,
@@ -62,7 +63,7 @@ var allowed = map[string][]string{
 var anywhere = []string{"internal/atomicfile", "internal/memlimit", "internal/pipes", "internal/toolchain"}
 
 // testAnywhere are the test helpers every package's tests may import.
-var testAnywhere = []string{"internal/fsizetest", "internal/rlimittest", "internal/testenv"}
+var testAnywhere = []string{"internal/fsizetest", "internal/rlimittest", "internal/testenv", "internal/plotcheck"}
 
 // testAllowed adds what a package's tests may import beyond allowed: references to check
 // against and test fixtures. A package's external test may always import the package itself.

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	stdfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -249,7 +250,7 @@ func styleValue(style, name string) string {
 func width(t Text) float64 {
 	f := font.Font{Typeface: "Liberation", Variant: "Sans"}
 	if t.Bold {
-		f.Weight = 700
+		f.Weight = stdfont.WeightBold
 	}
 	sty := text.Style{Font: font.From(f, font.Length(t.Size)), Handler: plot.DefaultTextHandler}
 	return sty.Width(t.Text).Points()
