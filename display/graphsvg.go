@@ -56,11 +56,6 @@ func (v *GraphView) SVG() (string, error) {
 
 	// Layers, bottom to top: plain arcs, highlighted arcs, weights,
 	// vertices (a vertex label matters more than a weight it covers).
-	order := make([]int, len(d.arcs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(d.arcs[a].kind, d.arcs[b].kind) })
 	present := make(map[[2]int]bool, len(d.arcs))
 	for _, a := range d.arcs {
 		present[[2]int{a.u, a.v}] = true
@@ -71,37 +66,44 @@ func (v *GraphView) SVG() (string, error) {
 		kind arcKind
 	}
 	var labels []weightLabel
-	shapes := make([]arcShape, len(d.arcs))
-	drawn := make([]bool, len(d.arcs))
-	for i, a := range d.arcs {
-		shapes[i], drawn[i] = d.arcGeometry(a, present[[2]int{a.v, a.u}] && !a.twoWay)
+	strokes := d.strokes(present)
+	shapes := make([]arcShape, len(strokes))
+	drawn := make([]bool, len(strokes))
+	for i, st := range strokes {
+		shapes[i], drawn[i] = st.shape, st.ok
 	}
 	d.placeWeights(shapes, drawn)
+	order := make([]int, len(strokes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(strokes[a].kind, strokes[b].kind) })
 	for _, i := range order {
-		a := d.arcs[i]
+		st := strokes[i]
+		a := d.arcs[st.arc]
 		geo, ok := shapes[i], drawn[i]
 		if !ok {
 			continue
 		}
 		color, strokeW, class := arcColor, 1.3, "arc"
-		switch a.kind {
+		switch st.kind {
 		case treeArc:
 			color, strokeW, class = treeColor, 2.6, "arc tree"
 		case pathArc:
 			color, strokeW, class = pathColor, 3.2, "arc path"
 		}
-		text := weightsText(a.weights)
+		text := weightsText(st.weights)
 		arrow, head := "→", fmt.Sprintf(`<polygon points="%s" fill="%s"/>`, points(geo.arrow[:]), color)
 		if a.twoWay {
 			arrow = "↔"
-			if a.kind == plainArc {
+			if st.kind == plainArc {
 				head = ""
 			}
 		}
 		fmt.Fprintf(&sb, `<g class="%s"><title>%s %s %s: %s</title><path d="%s" fill="none" stroke="%s" stroke-width="%.1f"/>%s</g>`,
 			class, html.EscapeString(d.label(d.verts[a.u])), arrow, html.EscapeString(d.label(d.verts[a.v])), text,
 			geo.path, color, strokeW, head)
-		labels = append(labels, weightLabel{geo.label, text, a.kind})
+		labels = append(labels, weightLabel{geo.label, text, st.kind})
 	}
 
 	if len(d.arcs) <= maxWeightLabels {
@@ -166,6 +168,62 @@ func (v *GraphView) SVG() (string, error) {
 	}
 	sb.WriteString(`</svg>`)
 	return sb.String(), nil
+}
+
+// maxLanes is the most parallel arcs drawn as curves of their own; more
+// share one line, their weights listed on it.
+const maxLanes = 3
+
+// laneGap is the distance between the middles of two parallel arcs.
+const laneGap = 22
+
+// arcStroke is one line of the drawing: an arc, or one of parallel arcs
+// (lane 0 the lightest, which a highlighted path takes), with its weights.
+type arcStroke struct {
+	arc     int
+	weights []int32
+	kind    arcKind
+	shape   arcShape
+	ok      bool
+}
+
+// strokes shapes the lines that draw the arcs: one per arc, bending right
+// when the reverse arc is drawn too, and a curve each for up to maxLanes
+// parallel arcs, spread apart. present holds the drawn (u, v) pairs.
+func (d *drawing) strokes(present map[[2]int]bool) []arcStroke {
+	var out []arcStroke
+	for i, a := range d.arcs {
+		bend := 0.0
+		if a.u != a.v && present[[2]int{a.v, a.u}] && !a.twoWay {
+			bend = d.reverseBend(a)
+		}
+		ws := slices.Sorted(slices.Values(a.weights))
+		if len(ws) < 2 || len(ws) > maxLanes || a.u == a.v {
+			shape, ok := d.arcGeometry(a, bend)
+			out = append(out, arcStroke{i, a.weights, a.kind, shape, ok})
+			continue
+		}
+		for lane, w := range ws {
+			off := (float64(lane) - float64(len(ws)-1)/2) * laneGap
+			if bend != 0 {
+				off = bend + float64(lane)*laneGap
+			}
+			kind := a.kind
+			if lane > 0 && kind == pathArc {
+				kind = plainArc // a shortest path takes the lightest
+			}
+			shape, ok := d.arcGeometry(a, off)
+			out = append(out, arcStroke{i, []int32{w}, kind, shape, ok})
+		}
+	}
+	return out
+}
+
+// reverseBend is how far an arc bends to its right when its reverse is
+// drawn too, so that the two do not overlap.
+func (d *drawing) reverseBend(a drawnArc) float64 {
+	span := r2.Norm(r2.Sub(d.pos[a.v], d.pos[a.u]))
+	return min(max(0.09*span, 7), 20)
 }
 
 // arcShape is where one arc is drawn.
@@ -258,12 +316,13 @@ func distToPolyline(p r2.Vec, line []r2.Vec) float64 {
 	return best
 }
 
-// arcGeometry shapes arc a: a straight line, a curve bending to its right
-// when the reverse arc is drawn too (so the two do not overlap), or a loop
-// on the freest side of its vertex. A plain two-way arc is a straight line
-// from circle to circle (its arrowhead is not drawn). ok is false for vertices
-// too close to draw an arc between.
-func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
+// arcGeometry shapes arc a: a straight line, a curve whose middle lies
+// bend pixels to its right (left when negative), or a loop on the freest
+// side of its vertex. A plain two-way arc is a line from circle to circle
+// (its arrowhead is not drawn). ok is false for vertices too close to
+// draw an arc between.
+func (d *drawing) arcGeometry(a drawnArc, bend float64) (arcShape, bool) {
+	reverse := bend != 0
 	arrowLen := max(6, d.radius*0.6)
 	p, q := d.pos[a.u], d.pos[a.v]
 	if a.u == a.v {
@@ -278,7 +337,7 @@ func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
 	if reverse {
 		along := r2.Scale(1/span, r2.Sub(q, p))
 		right := r2.Vec{X: -along.Y, Y: along.X}
-		ctrl = r2.Add(mid, r2.Scale(min(max(0.18*span, 14), 40), right))
+		ctrl = r2.Add(mid, r2.Scale(2*bend, right)) // the curve's middle is halfway to its control point
 	}
 	start := r2.Add(p, r2.Scale(d.radius, unit(r2.Sub(ctrl, p))))
 	back := unit(r2.Sub(ctrl, q)) // from the target back along the arc

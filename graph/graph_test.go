@@ -41,6 +41,39 @@ func TestBuilderDuplicatesAndLoops(t *testing.T) {
 	}
 }
 
+// KeepLoops keeps every self-loop, and the loops change no distance: the
+// graph gonum sees, which leaves them out, is the one without them.
+func TestBuilderKeepLoops(t *testing.T) {
+	arcs := []Arc{{0, 0, 1}, {0, 1, 2}, {1, 0, 2}, {1, 2, 3}, {1, 2, 4}, {2, 2, 0}}
+	g, err := NewBuilder(3).KeepLoops().Duplicates(KeepAll).AddArcs(arcs).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []int{0, 2} {
+		if _, ok := g.Weight(v, v); !ok {
+			t.Errorf("loop at %d dropped", v)
+		}
+	}
+	if g.M() != len(arcs) {
+		t.Errorf("%d arcs kept, want %d", g.M(), len(arcs))
+	}
+	plain, err := NewBuilder(3).Duplicates(KeepAll).AddArcs(arcs).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := g.Gonum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := plain.Gonum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Edges().Len() != b.Edges().Len() {
+		t.Errorf("gonum sees %d edges with the loops kept, %d without", a.Edges().Len(), b.Edges().Len())
+	}
+}
+
 func TestBuilderErrors(t *testing.T) {
 	_, err := NewBuilder(3).AddArc(0, 1, 1).AddArc(0, 7, 1).Build()
 	if err == nil || !strings.Contains(err.Error(), "arc #2") || !strings.Contains(err.Error(), "vertex 7") {
