@@ -17,6 +17,9 @@ type BlockedFWView struct {
 	n, b, k                      int
 	phase                        int // 0: all
 	gridX, gridY, blockX, blockY int // zero: no launch shown
+	shared                       *[2]int
+	blocks                       bool
+	persistent                   int
 	err                          error
 }
 
@@ -150,9 +153,12 @@ func (v *BlockedFWView) SVG() (string, error) {
 	cell := max(1, min(28, bfwSide/v.n))
 	side := cell * v.n
 	nt := v.tiles()
-	w := max(bfwMargin+side+8, bfwMinWidth)
+	w := max(bfwMargin+side+8+v.panelWidth(), bfwMinWidth)
 	heading := wrapSVGText(v.heading(), 12, false, float64(w-8))
 	keys := v.keys()
+	if v.persistent > 0 {
+		keys = v.persistentKeys()
+	}
 	var keyLines [][]string
 	lines := 0
 	for _, k := range keys {
@@ -165,7 +171,8 @@ func (v *BlockedFWView) SVG() (string, error) {
 		lines += len(launch)
 	}
 	top := bfwTop + bfwLine*(len(heading)-1)
-	h := top + bfwMargin + side + 8 + lines*bfwLine + (bfwLegend-bfwLine)*len(keys) + 6
+	body := max(bfwMargin+side, v.panelHeight())
+	h := top + body + 8 + lines*bfwLine + (bfwLegend-bfwLine)*len(keys) + 6
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" class="pathnotes-blockedfw" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
 	fmt.Fprintf(&sb, "<title>%s</title>\n", html.EscapeString(v.heading()))
@@ -209,7 +216,16 @@ func (v *BlockedFWView) SVG() (string, error) {
 	if v.gridX > 0 {
 		v.drawLaunch(&sb, cell, at)
 	}
-	y := bfwMargin + side + 8
+	tileBox := func(i, j int) (x, y, w, h int) {
+		r0, c0 := i*v.b, j*v.b
+		r1, c1 := min(v.n, r0+v.b), min(v.n, c0+v.b)
+		return at(c0), at(r0), (c1 - c0) * cell, (r1 - r0) * cell
+	}
+	v.drawTileLabels(&sb, tileBox)
+	if v.panelWidth() > 0 {
+		v.drawPanel(&sb, bfwMargin+side+bfwPanelGap, tileBox)
+	}
+	y := body + 8
 	for i, k := range keys {
 		fmt.Fprintf(&sb, `<rect class="key %s" x="%d" y="%d" width="14" height="14" fill="%s" fill-opacity="%g" stroke="#333"/>`,
 			k.class, bfwMargin, y, k.fill, k.opacity)
@@ -255,6 +271,9 @@ func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) i
 // heading names the view: matrix, tiles, round and phase.
 func (v *BlockedFWView) heading() string {
 	nt := v.tiles()
+	if v.persistent > 0 {
+		return fmt.Sprintf("Floyd-Warshall with %d persistent blocks in phase 1: n = %d, %d×%d tiles of %d, stage k = %d", v.persistent, v.n, nt, nt, v.b, v.k)
+	}
 	s := fmt.Sprintf("blocked Floyd-Warshall: n = %d, %d×%d tiles of %d, round k = %d", v.n, nt, nt, v.b, v.k)
 	if v.phase == 0 {
 		return s + ", all phases"
@@ -312,6 +331,7 @@ func (v *BlockedFWView) Text() string {
 	if v.gridX > 0 {
 		lines = append(lines, v.launchText())
 	}
+	lines = append(lines, v.extraText()...)
 	return strings.Join(lines, "\n")
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/internal/plotcheck"
 )
 
@@ -129,6 +130,36 @@ func TestAxesLabelDecadesAndSizes(t *testing.T) {
 	}
 	if got := strings.Join(labels[plotcheck.YTickClass], " "); got != "0.01 0.1 1 10" {
 		t.Errorf("y labels %q, want every decade up to 10", got)
+	}
+}
+
+// Every schematic and drawing keeps its text inside: long headings and
+// legends wrap.
+func TestSchematicsRead(t *testing.T) {
+	g, err := graph.Example("musap-sabcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "a title much longer than the drawing is wide, which used to run past both of its edges"
+	for name, v := range map[string]interface{ SVG() (string, error) }{
+		"graph":      Graph(g).Title(long),
+		"phase 3":    BlockedFW(128, 32, 1).Phase(3).Launch(4, 4, 32, 32),
+		"shared":     BlockedFW(160, 32, 1).Phase(3).Shared(3, 2).Blocks(),
+		"persistent": BlockedFW(160, 32, 1).Persistent(3),
+		"csr":        CSR(g).Title(long),
+		"row reads":  RowReads(4, 1),
+	} {
+		svg, err := v.SVG()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s, err := plotcheck.Read(svg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, problem := range s.Problems() {
+			t.Errorf("%s: %s", name, problem)
+		}
 	}
 }
 
