@@ -121,13 +121,15 @@ func legendSize(leg *plot.Legend, n int) vg.Point {
 func placeLegend(pl *plot.Plot, leg *plotLegend, c draw.Canvas, marks []dataMark, dataCanvas func(draw.Canvas) draw.Canvas) (area, legend draw.Canvas, grow vg.Point) {
 	size := leg.size()
 	box := func(r vg.Rectangle) draw.Canvas { return draw.Canvas{Canvas: c.Canvas, Rectangle: r} }
-	if r, ok := freeCorner(pl, dataCanvas(c), size, marks); ok {
+	// Room for names drawn in a font wider than the one gonum measures
+	// with, as clipMargins keeps for tick labels: a legend in a corner
+	// keeps it free of data too, and one on the right stops short by it.
+	slack := 0.2 * (size.X - leg.names.ThumbnailWidth)
+	if r, ok := freeCorner(pl, dataCanvas(c), vg.Point{X: size.X + slack, Y: size.Y}, marks); ok {
+		r.Max.X -= slack
 		return c, box(r), vg.Point{}
 	}
 	const gap = 10 // points between the plot and a legend beside or below it
-	// Room for names drawn in a font wider than the one gonum measures
-	// with, as clipMargins keeps for tick labels.
-	slack := 0.2 * (size.X - leg.names.ThumbnailWidth)
 	if size.X <= legendBesideShare*(c.Max.X-c.Min.X) {
 		beside := size.X + slack + vg.Points(gap)
 		area = draw.Crop(c, 0, -beside, 0, 0)

@@ -24,9 +24,11 @@ Josip Juraj Strossmayer University of Osijek, Department of Mathematics, 2017), 
 ways — a CPU triple loop and two CUDA programs — and times them on graphs of up to 12,500
 vertices. This notebook follows the thesis in its own order:
 
-1. the weighted digraph of Fig. 2.3 and its two distance matrices (§2.2–2.3);
+1. the multigraph and the digraph of Figs. 2.1–2.2, then the weighted digraph of Fig. 2.3 and its
+   two distance matrices (§2.1–2.3);
 2. Floyd-Warshall one k at a time on the graph of Fig. 3.1: D⁽ᵏ⁾ and Π⁽ᵏ⁾ for k = 0…5 (§3.1);
-3. the blocked algorithm with 2×2 tiles on the graph of Fig. 4.10, phase by phase (§4.5);
+3. the blocked algorithm with 2×2 tiles on the graph of Fig. 4.10, phase by phase, and what each
+   block of the GPU version keeps in shared memory (§4.5, Figs. 4.5–4.9);
 4. the three programs, whether they agree, and the shared-memory budget of the blocked one
    (§4.4–4.5);
 5. the experiments of §5: Tables 1–6 and Figs. 5.1–5.3 rebuilt on this machine, beside the
@@ -35,7 +37,11 @@ vertices. This notebook follows the thesis in its own order:
 Every worked example is asserted cell by cell: a value that differs from the thesis panics, so
 the notebook fails. The thesis's timings appear only as data marked "(thesis)"; whatever is
 marked "(here)" was measured when this notebook last ran.
-''')
+''', emulated=[
+    "§5, The thesis's numbers: the table of printed speed-ups that disagree with the printed times "
+    "(it holds only the thesis's numbers);",
+    "§5, Why v2 is faster: the profile of CUDA v1 and v2, with the emulator's counts.",
+])
 
 md(r'''
 ## Parameters
@@ -74,6 +80,35 @@ code(r'''
 	fmt.Printf("no GPU: the GPU versions run on the emulator (%s) for |V| ≤ %d; their times are emulator wall time on the CPU, not GPU time\n",
 		dev.Info().Name, gpuMaxN)
 ''') + r'''
+''')
+
+md(r'''
+## §2.1 A multigraph and a digraph (Figs. 2.1 and 2.2, Examples 1 and 2)
+
+The thesis's first two examples define the words. Example 1's graph (Fig. 2.1) has the vertices
+a, b, c and four edges, ψ(e₁) = {a, a}, ψ(e₂) = {a, b}, ψ(e₃) = {b, c} and ψ(e₄) = {b, c}: a
+*multigraph* (two edges join b and c) with a *loop* (e₁). Example 2 (Fig. 2.2) is a digraph with
+two vertices u and v, to say that a digraph may hold the arc u→v and the arc v→u, of opposite
+directions. The figures themselves are not in the copy of the thesis used here, so the drawings
+below are schematics built from the examples' text: Fig. 2.1's edges are drawn undirected and
+weighted by their numbers (e₁ weighs 1, …), and Fig. 2.2 has the two arcs that Example 2 names.
+pathnotes' graphs drop loops that are not negative and keep the lightest of parallel arcs, since
+neither changes a distance; `KeepLoops` and `Duplicates(graph.KeepAll)` keep them for a drawing.
+''')
+
+code(r'''
+fig21, err := graph.NewBuilder(0).Undirected().KeepLoops().Duplicates(graph.KeepAll).
+	AddLabeled("a", "a", 1).AddLabeled("a", "b", 2).AddLabeled("b", "c", 3).AddLabeled("b", "c", 4).Build()
+if err != nil {
+	panic(err)
+}
+fig22, err := graph.NewBuilder(0).AddLabeled("u", "v", 1).AddLabeled("v", "u", 2).Build()
+if err != nil {
+	panic(err)
+}
+display.Row(
+	display.Graph(fig21).Title("Fig. 2.1 (schematic from Example 1): edges e₁…e₄ weighted 1…4"),
+	display.Graph(fig22).Title("Fig. 2.2 (schematic from Example 2): the arcs u→v and v→u"))
 ''')
 
 md(r'''
@@ -400,6 +435,36 @@ display.Row(display.BlockedFW(4, 2, 0), display.BlockedFW(4, 2, 1))
 ''')
 
 md(r'''
+### Figs. 4.7–4.9: what each block keeps in shared memory
+
+§4.5 goes on to say which tiles each block of CUDA v2 loads into shared memory, and how the grid
+of each phase is laid out; Figs. 4.7–4.9 draw it (they too are not in the copy used here, so the
+schematics below are drawn from the text, on a matrix of 5 × 5 tiles with round k = 1):
+
+- **phase 1**: one block, and the primary tile alone in shared memory;
+- **phase 2** (Fig. 4.8): the primary tile and the block's own tile; the grid has (B − 1) × 2
+  blocks, where B here counts the tiles along a side: row 0 of the grid takes the tiles in the
+  primary row, row 1 those in the primary column, and a block's x index skips the primary tile by
+  adding min((x + 1)/(k + 1), 1), which is 1 exactly when x ≥ k;
+- **phase 3** (Figs. 4.7 and 4.9): three tiles, "the current block, and the blocks that shared its
+  column and its row with the primary block"; the grid has (B − 1) × (B − 1) blocks, skipping the
+  primary row and column the same way in x and in y. Fig. 4.7's data access is the same picture:
+  tile (i, j) reads the tile (i, k) of the primary column and the tile (k, j) of the primary row.
+
+Each schematic labels the tiles the phase updates with the block (blockIdx.x, blockIdx.y) that takes
+them, and marks the tiles one block holds (A, B, C) beside its shared memory. pathnotes'
+`fw-blocked` lays its grids out the same way, but in phase 3 keeps the block's own cell in a
+register rather than a third tile (the budget below).
+''')
+
+code(r'''
+display.Column(
+	display.BlockedFW(160, 32, 1).Phase(1).Shared(1, 1).Blocks(),
+	display.BlockedFW(160, 32, 1).Phase(2).Shared(3, 1).Blocks(),
+	display.BlockedFW(160, 32, 1).Phase(3).Shared(3, 2).Blocks())
+''')
+
+md(r'''
 ## §4.4–4.5 The three programs
 
 Karaula times three programs, and pathnotes has each as a variant:
@@ -540,8 +605,12 @@ md(r'''
 The thesis's blocked kernels keep their tiles in shared memory: in phase 3, three tiles of D and
 three of Π, 6 × 32 × 32 × 4 B = 24 KiB per block. It notes the two limits this depends on: the
 tiles must fit in a block's shared memory, and a tile has one thread per cell, so its side is
-capped by the threads a block may have. Its Fermi card has 64 KB of on-chip memory per
-multiprocessor, of which a block may use at most 48 KiB, and at most 1024 threads per block.
+capped by the threads a block may have. Of its card, §5 says: "Na njoj je moguće pokrenuti 1024
+niti po bloku i ima 64KB dijeljene memorije" — it runs 1024 threads per block "and has 64KB of
+shared memory". The 1024 threads are right; the 64 KB are not all shared memory. On a Fermi card
+(compute capability 2.0) 64 KB is the on-chip memory of each multiprocessor, split between the L1
+cache and shared memory as 48 KB + 16 KB either way round, so a block may use at most 48 KB of
+shared memory. The thesis's 24 KiB fit either way.
 pathnotes' `fw-blocked` keeps the phase-3 cell it updates in a register instead of a third tile,
 so it needs two tiles of D and one of Π there. The cell sets both budgets against the limits of
 the device in use, when there is one.
@@ -696,6 +765,7 @@ func roundsTo(x float64, p string) bool {
 
 typos := display.NewTable("Printed speed-ups that disagree with the printed times", "table", "|V|", "column", "printed", "from the times")
 var flagged []string // "table/|V|" of each disagreeing speed-up
+typoAt := map[string]bool{} // "table/|V|/column" of each
 for _, c := range classes {
 	for _, r := range c.Rows {
 		rho := 100 * float64(r.E) / float64(r.V*(r.V-1))
@@ -707,6 +777,7 @@ for _, c := range classes {
 			if math.Abs(math.Log10(s.printed/s.derived)) > 0.5 { // more than a factor of √10 apart
 				typos.Add(c.SpeedTable, r.V, s.column, s.printed, s.derived)
 				flagged = append(flagged, fmt.Sprintf("%d/%d", c.SpeedTable, r.V))
+				typoAt[fmt.Sprintf("%d/%d/%s", c.SpeedTable, r.V, s.column)] = true
 			}
 		}
 	}
@@ -870,25 +941,41 @@ func rebuild(c densityClass) *outcome {
 			host, gpuHost, runs, weights.Min, weights.Max, seed))
 		t.Note(fmt.Sprintf("—: not run at scale %g (CPU for |V| ≤ %d, GPU for |V| ≤ %d)", scale, cpuMaxN, gpuMaxN))
 	}
-	xRange := []float64{xs[0], xs[len(xs)-1]}
-	fig := display.NewPlot(fmt.Sprintf("Fig. %s redrawn: %s graphs", c.Fig, c.Name), "|V|", "seconds").LogLog().
-		Line("CPU (thesis)", xs, tc).Line("CUDA v1 (thesis)", xs, t1).Line("CUDA v2 (thesis)", xs, t2).
-		Line("the thesis's 0.05 s GPU floor", xRange, []float64{0.05, 0.05})
-	ups := display.NewPlot(fmt.Sprintf("Fig. %s, speed-ups: %s graphs", c.Fig, c.Name), "|V|", "times faster").LogLog().
-		Line("CPU÷v1 (thesis)", xs, s1).Line("v1÷v2 (thesis)", xs, s2)
+	// The thesis's values dashed, this run's solid, one colour a program.
+	sources := func(p *display.Plot) *display.Plot { return p.Sources("[Karaula 2017]", "here"+gpuTag) }
+	fig := sources(display.NewPlot(fmt.Sprintf("Fig. %s redrawn: %s graphs", c.Fig, c.Name), "|V|", "seconds").LogLog()).
+		Documented("CPU", xs, tc).Documented("CUDA v1", xs, t1).Documented("CUDA v2", xs, t2).
+		Documented("GPU floor of the thesis, 0.05 s", []float64{xs[0], xs[len(xs)-1]}, []float64{0.05, 0.05})
+	ups := sources(display.NewPlot(fmt.Sprintf("Fig. %s, speed-ups: %s graphs", c.Fig, c.Name), "|V|", "times faster").LogLog())
 	for _, s := range []struct {
 		name string
 		ys   []float64
-	}{{"CPU (here)", out.CPU}, {v1, out.V1}, {v2, out.V2}} {
+	}{{"CPU÷v1", s1}, {"v1÷v2", s2}} {
+		// A printed speed-up that disagrees with the printed times (the
+		// typos found above) is drawn apart, as a mark of its own.
+		var x, y []float64
+		for i, v := range s.ys {
+			if typoAt[fmt.Sprintf("%d/%d/%s", c.SpeedTable, c.Rows[i].V, s.name)] {
+				ups.Documented(fmt.Sprintf("%s printed at |V| = %d, a typo", s.name, c.Rows[i].V), xs[i:i+1], s.ys[i:i+1])
+				continue
+			}
+			x, y = append(x, xs[i]), append(y, v)
+		}
+		ups.Documented(s.name, x, y)
+	}
+	for _, s := range []struct {
+		name string
+		ys   []float64
+	}{{"CPU", out.CPU}, {"CUDA v1", out.V1}, {"CUDA v2", out.V2}} {
 		if x, y, _ := both(out.V, s.ys, s.ys); len(x) > 0 {
 			fig.Line(s.name, x, y)
 		}
 	}
 	if x, a, b := both(out.V, out.CPU, out.V1); len(x) > 0 {
-		ups.Speedup("CPU÷v1"+here, x, a, b)
+		ups.Speedup("CPU÷v1", x, a, b)
 	}
 	if x, a, b := both(out.V, out.V1, out.V2); len(x) > 0 {
-		ups.Speedup("v1÷v2"+here, x, a, b)
+		ups.Speedup("v1÷v2", x, a, b)
 	}
 	for _, v := range []any{times, speed, fig, ups} {
 		if err := display.Show(v); err != nil {
@@ -1032,4 +1119,5 @@ md(r'''
 ''')
 
 
+common.references(nb)
 nb.write("01-karaula-fw.ipynb")

@@ -66,6 +66,49 @@ class Notebook:
         print("wrote", path)
 
 
+SOURCES = os.path.join(HERE, "..", "..", "docs", "sources.md")
+
+
+def sources():
+    """Maps each key of docs/sources.md ("[Karaula 2017]") to the bullet
+    lines that describe its document (author, title, kind, year...), each
+    joined into one line."""
+    entries, key, lines = {}, None, []
+    with open(SOURCES, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("## ["):
+                key, lines = line[3:].strip(), []
+                entries[key] = lines
+            elif key and line.startswith("What pathnotes takes"):
+                key = None
+            elif key and line.startswith("- "):
+                lines.append(line[2:].strip())
+            elif key and line.startswith("  ") and lines:
+                lines[-1] += " " + line.strip()
+    return entries
+
+
+def references(nb):
+    """Adds the References cell that ends every notebook: each key of
+    docs/sources.md that the notebook's cells cite, with the document as
+    docs/sources.md describes it."""
+    text = "\n".join(t for _, t in nb.cells)
+    known = sources()
+    cited = [k for k in known if k in text]
+    if not cited:
+        raise SystemExit("%s: the notebook cites no document of docs/sources.md" % nb.prefix)
+    out = ["## References", "",
+           "The documents this notebook cites, by the keys of `docs/sources.md` in this repository, which "
+           "says what pathnotes takes from each (the documents themselves are not stored here).", ""]
+    for k in cited:
+        out.append("**%s**" % k)
+        out.append("")
+        out.extend("- " + line for line in known[k])
+        out.append("")
+    nb.md("\n".join(out))
+
+
 def previous_outputs(path):
     """Maps the source of each code cell of the notebook at path (none if
     there is no file) to its (execution_count, outputs), in cell order for
@@ -112,10 +155,21 @@ HEADER = r'''fmt.Println(display.Build())
 fmt.Println(gpu.Describe())'''
 
 
-def title(nb, text):
-    """Adds the title markdown, ending with HEADER_NOTE, and the HEADER cell."""
+def title(nb, text, emulated=()):
+    """Adds the title markdown, ending with HEADER_NOTE, and the HEADER
+    cell; then, when emulated names cells (by their sections) whose
+    outputs came from the emulator after the card run that the HEADER
+    cell names, a note that says so."""
     nb.md(text.strip("\n") + "\n\n" + HEADER_NOTE)
     nb.code(HEADER)
+    if emulated:
+        nb.md("**Outputs not from that run.** The code of these cells changed after the run on a card that "
+              "the cell above names, and their outputs come from the emulator at `PATHNOTES_SCALE=0.05` "
+              "(the kernels' PTX run on the CPU; its times are not GPU times), until the next run on a card:\n\n"
+              + "\n".join("- " + e for e in emulated) +
+              "\n\nDrawings that do not depend on the device (graphs, schematics) were redrawn by the "
+              "current code; the other outputs, plots included, are the card run's, drawn as pathnotes "
+              "drew them then.")
 
 
 # The Go helpers below are pasted into the first cells of the notebooks that
