@@ -138,7 +138,7 @@ func (v *BlockedFWView) panelHeight() int {
 	switch {
 	case v.shared != nil:
 		tiles, _ := v.sharedSlots(v.shared[0], v.shared[1])
-		return 20 + len(tiles)*(bfwSlot+12)
+		return 20 + bfwLine + len(tiles)*(bfwSlot+12)
 	case v.persistent > 0:
 		return 20 + v.persistent*(bfwSlot/2+12)
 	}
@@ -158,13 +158,17 @@ func (v *BlockedFWView) drawPanel(sb *strings.Builder, left int, tileBox func(i,
 	if v.shared != nil {
 		i, j := v.shared[0], v.shared[1]
 		tiles, what := v.sharedSlots(i, j)
-		fmt.Fprintf(sb, `<text class="panel-heading" x="%d" y="%d">shared memory of the block on (%d,%d)</text>`+"\n", left, 12, i, j)
+		head := wrapSVGText(fmt.Sprintf("shared memory of the block on tile (%d,%d)", i, j), 12, false, bfwPanelWidth)
+		for l, line := range head {
+			fmt.Fprintf(sb, `<text class="panel-heading" x="%d" y="%d">%s</text>`+"\n", left, 12+bfwLine*l, html.EscapeString(line))
+		}
+		shift := bfwLine * (len(head) - 1)
 		for s, t := range tiles {
 			letter := string(rune('A' + s))
 			x, y, w, h := tileBox(t[0], t[1])
 			fmt.Fprintf(sb, `<rect class="shared-tile" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#111" stroke-width="3"/>`+"\n", x, y, w, h)
 			badge(x+w-10, y+10, letter)
-			top := 22 + s*(bfwSlot+12)
+			top := 22 + shift + s*(bfwSlot+12)
 			fill, opacity := blockedFWColors[v.tilePhase(t[0], t[1])], 1.0
 			if v.tilePhase(t[0], t[1]) != v.phase {
 				opacity = 0.3

@@ -59,14 +59,20 @@ var preferredColors = map[string]int{
 }
 
 // preferredColor returns the colour kept for a solver's name, or for a
-// name that starts with one ("fw-hn kernels").
+// name that starts with one ("fw-hn kernels"); a name that starts with
+// "CPU" or "cpu" ("cpu.Dijkstra") is a CPU reference, near black too.
 func preferredColor(name string) (int, bool) {
 	if c, ok := preferredColors[name]; ok {
 		return c, true
 	}
 	head, _, _ := strings.Cut(name, " ")
-	c, ok := preferredColors[head]
-	return c, ok
+	if c, ok := preferredColors[head]; ok {
+		return c, true
+	}
+	if strings.HasPrefix(head, "CPU") || strings.HasPrefix(head, "cpu") {
+		return black, true
+	}
+	return 0, false
 }
 
 // seriesColors remembers the colour each series name got, for the

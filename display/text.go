@@ -96,8 +96,8 @@ func besideText(blocks []string, maxWidth int) (string, bool) {
 
 // svgFontScale is how much wider than Liberation Sans, whose metrics
 // gonum has, the fonts that the SVG drawings name may draw a text
-// (DejaVu Sans is the widest of them).
-const svgFontScale = 1.15
+// (DejaVu Sans, the widest of them, and its bold most of all).
+const svgFontScale = 1.25
 
 // svgTextWidth is the width in pixels of s in a drawing's sans-serif font
 // of the given size, by Liberation Sans's metrics widened by svgFontScale.

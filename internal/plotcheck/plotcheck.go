@@ -36,7 +36,7 @@ const (
 	LegendKeyCls  = "legend-key"
 	AxesAttr      = "data-axes"
 	plotFontScale = 1.2 // how much wider than gonum's measure a browser's font may draw a plot's text
-	svgFontScale  = 1.15
+	svgFontScale  = 1.25 // and a drawing's, whose fonts name DejaVu Sans first
 )
 
 // Text is one <text> element: its class, its content, where it starts (in

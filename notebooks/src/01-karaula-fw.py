@@ -954,14 +954,18 @@ func rebuild(c densityClass) *outcome {
 		// A printed speed-up that disagrees with the printed times (the
 		// typos found above) is drawn apart, as a mark of its own.
 		var x, y []float64
+		var typo []int
 		for i, v := range s.ys {
 			if typoAt[fmt.Sprintf("%d/%d/%s", c.SpeedTable, c.Rows[i].V, s.name)] {
-				ups.Documented(fmt.Sprintf("%s printed at |V| = %d, a typo", s.name, c.Rows[i].V), xs[i:i+1], s.ys[i:i+1])
+				typo = append(typo, i)
 				continue
 			}
 			x, y = append(x, xs[i]), append(y, v)
 		}
 		ups.Documented(s.name, x, y)
+		for _, i := range typo {
+			ups.Documented(fmt.Sprintf("a typo: %s printed at |V| = %d", s.name, c.Rows[i].V), xs[i:i+1], s.ys[i:i+1])
+		}
 	}
 	for _, s := range []struct {
 		name string
