@@ -35,7 +35,7 @@ const (
 	LegendClass   = "legend"
 	LegendKeyCls  = "legend-key"
 	AxesAttr      = "data-axes"
-	plotFontScale = 1.2 // how much wider than gonum's measure a browser's font may draw a plot's text
+	plotFontScale = 1.2  // how much wider than gonum's measure a browser's font may draw a plot's text
 	svgFontScale  = 1.25 // and a drawing's, whose fonts name DejaVu Sans first
 )
 
