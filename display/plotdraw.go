@@ -180,11 +180,11 @@ func (p *Plot) build(w, xAxis vg.Length) (*plot.Plot, *plotLegend, error) {
 		&pl.X.Tick.Label.Font, &pl.Y.Tick.Label.Font, &leg.names.TextStyle.Font, &leg.keys.TextStyle.Font} {
 		f.Variant = "Sans"
 	}
-	// The title wraps at two thirds of the plot's own width (w includes a
-	// legend beside it): gonum centres it by its own measure over the data
-	// area, right of the y axis's labels, and a browser font a fifth wider
-	// (see clipMargins) grows it to the right.
-	pl.Title.Text = wrapText(p.title, pl.Title.TextStyle.Width, 0.65*vg.Length(p.widthCm)*vg.Centimeter)
+	// The title wraps at 70% of the plot's own width (w
+	// includes a legend beside it): gonum centres it by its own measure
+	// over the data area, right of the y axis's labels, and a browser font
+	// a fifth wider (see clipMargins) grows it to the right.
+	pl.Title.Text = wrapText(p.title, pl.Title.TextStyle.Width, 0.7*vg.Length(p.widthCm)*vg.Centimeter)
 	pl.X.Tick.Label.Color, pl.Y.Tick.Label.Color = xTickColor, yTickColor
 	logX, logY := p.logAxes()
 	if xAxis <= 0 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -150,6 +151,10 @@ func tickLabelDigits(v float64, digits int) string {
 // axis labels; with more, it labels round values as any axis does.
 const maxSizeLabels = 16
 
+// maxSizeLabel is the longest label of a size measured, in characters:
+// 8192 and 2e6 are labelled, 2.643e5 is not.
+const maxSizeLabel = 5
+
 // xTicker returns the ticks of a line plot's x axis of the given length:
 // labels at the sizes measured when there are few of them, else the
 // axis's own. sty is the tick labels' style.
@@ -212,8 +217,10 @@ func (t sizeTicks) Ticks(lo, hi float64) []plot.Tick {
 		if v < lo || v > hi {
 			continue
 		}
+		// A size whose label is long (2.643e5) reads worse than the
+		// decade beside it: it gets a tick without a label.
 		tk := plot.Tick{Value: v}
-		if l := tickLabel(v); place(v, l) {
+		if l := tickLabel(v); utf8.RuneCountInString(l) <= maxSizeLabel && place(v, l) {
 			tk.Label = l
 		}
 		ticks = append(ticks, tk)
