@@ -3,6 +3,7 @@ package display
 import (
 	"fmt"
 	"html"
+	"math"
 	"strings"
 )
 
@@ -150,8 +151,11 @@ func (v *BlockedFWView) SVG() (string, error) {
 	if v.err != nil {
 		return "", v.err
 	}
-	cell := max(1, min(28, bfwSide/v.n))
-	side := cell * v.n
+	// A cell's side in pixels, not rounded, so that 6 tiles of 32 (n = 192)
+	// still fill the side; at rounds each row's and column's edge.
+	cell := min(28, float64(bfwSide)/float64(v.n))
+	at := func(i int) int { return bfwMargin + int(math.Round(float64(i)*cell)) } // pixel of row or column i
+	side := at(v.n) - bfwMargin
 	nt := v.tiles()
 	w := max(bfwMargin+side+8+v.panelWidth(), bfwMinWidth)
 	heading := wrapSVGText(v.heading(), 12, false, float64(w-8))
@@ -180,7 +184,6 @@ func (v *BlockedFWView) SVG() (string, error) {
 		fmt.Fprintf(&sb, `<text class="heading" x="4" y="%d">%s</text>`+"\n", 14+bfwLine*i, html.EscapeString(line))
 	}
 	fmt.Fprintf(&sb, `<g transform="translate(0 %d)">`+"\n", top)
-	at := func(i int) int { return bfwMargin + i*cell } // pixel of row or column i
 	for ti := range nt {
 		for tj := range nt {
 			p := v.tilePhase(ti, tj)
@@ -195,7 +198,7 @@ func (v *BlockedFWView) SVG() (string, error) {
 			r0, c0 := ti*v.b, tj*v.b
 			r1, c1 := min(v.n, r0+v.b), min(v.n, c0+v.b)
 			fmt.Fprintf(&sb, `<rect class="%s" data-tile="%d,%d" x="%d" y="%d" width="%d" height="%d" fill="%s" fill-opacity="%g" stroke="#333" stroke-width="1.5"/>`+"\n",
-				class, ti, tj, at(c0), at(r0), (c1-c0)*cell, (r1-r0)*cell, fill, opacity)
+				class, ti, tj, at(c0), at(r0), at(c1)-at(c0), at(r1)-at(r0), fill, opacity)
 		}
 	}
 	if cell >= 6 && v.n <= 128 { // cell lines, where they stay apart
@@ -209,17 +212,17 @@ func (v *BlockedFWView) SVG() (string, error) {
 		sb.WriteString("</g>\n")
 	}
 	for t := range nt {
-		mid := at(t*v.b) + (min(v.n, (t+1)*v.b)-t*v.b)*cell/2
+		mid := (at(t*v.b) + at(min(v.n, (t+1)*v.b))) / 2
 		fmt.Fprintf(&sb, `<text class="tile-label" x="%d" y="%d" text-anchor="middle">%d</text>`+"\n", mid, bfwMargin-8, t)
 		fmt.Fprintf(&sb, `<text class="tile-label" x="%d" y="%d" text-anchor="end" dominant-baseline="middle">%d</text>`+"\n", bfwMargin-6, mid, t)
 	}
 	if v.gridX > 0 {
-		v.drawLaunch(&sb, cell, at)
+		v.drawLaunch(&sb, at)
 	}
 	tileBox := func(i, j int) (x, y, w, h int) {
 		r0, c0 := i*v.b, j*v.b
 		r1, c1 := min(v.n, r0+v.b), min(v.n, c0+v.b)
-		return at(c0), at(r0), (c1 - c0) * cell, (r1 - r0) * cell
+		return at(c0), at(r0), at(c1) - at(c0), at(r1) - at(r0)
 	}
 	v.drawTileLabels(&sb, tileBox)
 	if v.panelWidth() > 0 {
@@ -243,7 +246,7 @@ func (v *BlockedFWView) SVG() (string, error) {
 
 // drawLaunch outlines the launch's blocks and shades the cells no thread
 // takes.
-func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) int) {
+func (v *BlockedFWView) drawLaunch(sb *strings.Builder, at func(int) int) {
 	for by := range v.gridY {
 		for bx := range v.gridX {
 			r0, c0 := by*v.blockY, bx*v.blockX
@@ -252,8 +255,8 @@ func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) i
 			}
 			r1, c1 := min(v.n, r0+v.blockY), min(v.n, c0+v.blockX)
 			fmt.Fprintf(sb, `<rect class="block" data-block="%d,%d" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#111" stroke-width="2" stroke-dasharray="6 3"/>`+"\n",
-				bx, by, at(c0)+1, at(r0)+1, (c1-c0)*cell-2, (r1-r0)*cell-2)
-			if (c1-c0)*cell >= 40 && (r1-r0)*cell >= 16 {
+				bx, by, at(c0)+1, at(r0)+1, at(c1)-at(c0)-2, at(r1)-at(r0)-2)
+			if at(c1)-at(c0) >= 40 && at(r1)-at(r0) >= 16 {
 				fmt.Fprintf(sb, `<text class="block-label" x="%d" y="%d" font-size="10">(%d,%d)</text>`+"\n", at(c0)+4, at(r0)+12, bx, by)
 			}
 		}
@@ -263,7 +266,7 @@ func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) i
 	for _, strip := range [][4]int{{cols, 0, v.n, rows}, {0, rows, v.n, v.n}} { // first column, row; end column, row
 		if strip[0] < strip[2] && strip[1] < strip[3] {
 			fmt.Fprintf(sb, `<rect class="uncovered" x="%d" y="%d" width="%d" height="%d" fill="#b00020" fill-opacity="0.35" stroke="#b00020"/>`+"\n",
-				at(strip[0]), at(strip[1]), (strip[2]-strip[0])*cell, (strip[3]-strip[1])*cell)
+				at(strip[0]), at(strip[1]), at(strip[2])-at(strip[0]), at(strip[3])-at(strip[1]))
 		}
 	}
 }

@@ -233,7 +233,7 @@ func (v *BlockedFWView) drawTileLabels(sb *strings.Builder, tileBox func(i, j in
 func (v *BlockedFWView) persistentKeys() []bfwKey {
 	k, g := v.k, v.persistent
 	return []bfwKey{
-		{"phase1", blockedFWColors[1], 1, fmt.Sprintf("phase 1, step 1: each of the %d blocks computes the pivot tile (%d,%d) in its own shared memory", g, k, k)},
+		{"phase1", blockedFWColors[1], 1, fmt.Sprintf("phase 1, step 1: each of the %d blocks computes the pivot tile (%d,%d) in its own shared memory; block %d (k mod %d) stores it", g, k, k, k%g, g)},
 		{"phase2", blockedFWColors[2], 1, fmt.Sprintf("phase 1, step 2: the blocks share out pivot row %d, then column %d, block b taking tasks b, b + %d, …", k, k, g)},
 		{"phase3", blockedFWColors[3], 1, "phase 2: the rest, one block a tile, not persistent"},
 	}
