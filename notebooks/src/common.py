@@ -151,6 +151,12 @@ if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
 HEADER_NOTE = """The first code cell, right below, names the pathnotes commit that produced this notebook's
 outputs and the GPU behind them: its driver (with the NVIDIA driver's version) and its device."""
 
+# HEADER_NOTE_CLEAN replaces HEADER_NOTE in a notebook handed out without
+# outputs (outputs=False), which has none to vouch for.
+HEADER_NOTE_CLEAN = """The notebook comes without outputs: you make them by running its cells. The first code cell,
+right below, names the pathnotes build you run and the GPU behind it: its driver (with the NVIDIA
+driver's version) and its device."""
+
 HEADER = r'''fmt.Println(display.Build())
 fmt.Println(gpu.Describe())'''
 
@@ -160,7 +166,7 @@ def title(nb, text, emulated=()):
     cell; then, when emulated names cells (by their sections) whose
     outputs came from the emulator after the card run that the HEADER
     cell names, a note that says so."""
-    nb.md(text.strip("\n") + "\n\n" + HEADER_NOTE)
+    nb.md(text.strip("\n") + "\n\n" + (HEADER_NOTE if nb.outputs else HEADER_NOTE_CLEAN))
     nb.code(HEADER)
     if emulated:
         nb.md("**Outputs not from that run.** The code of these cells changed after the run on a card that "
