@@ -14,14 +14,11 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// Caption lines under the drawing: their height, left edge, font size and
-// the widest average character width, in ems, of the fonts the drawing
-// names (DejaVu Sans; Arial is narrower).
+// Caption lines under the drawing: their height, left edge and font size.
 const (
-	noteHeight    = 16
-	noteX         = 6
-	noteFont      = 11
-	noteCharWidth = 0.62
+	noteHeight = 16
+	noteX      = 6
+	noteFont   = 11
 )
 
 // plateWidth is the width of one character of a weight, in ems, that the
@@ -42,7 +39,7 @@ func (v *GraphView) SVG() (string, error) {
 	// or the tree's legend ran off the right edge of a small drawing.
 	var noteLines []string
 	for _, n := range d.notes {
-		noteLines = append(noteLines, wrapWords(n, int((d.w-2*noteX)/(noteCharWidth*noteFont)))...)
+		noteLines = append(noteLines, wrapSVGText(n, noteFont, false, d.w-2*noteX)...)
 	}
 	height := d.h + d.top + float64(len(noteLines))*noteHeight + 4
 	var sb strings.Builder
@@ -452,28 +449,6 @@ func points(ps []r2.Vec) string {
 		parts[i] = fmt.Sprintf("%.1f,%.1f", p.X, p.Y)
 	}
 	return strings.Join(parts, " ")
-}
-
-// wrapWords splits s into lines of at most width characters, at spaces; a
-// word longer than width stands on a line of its own.
-func wrapWords(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
-			line += " " + w
-		default:
-			lines = append(lines, line)
-			line = w
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 // weightsText writes the weights of parallel arcs, lightest first.

@@ -165,14 +165,6 @@ func (p *Plot) AsPNG() *Plot { p.png = true; return p }
 
 // Line adds a line with a marker at each point (xs[i], ys[i]).
 func (p *Plot) Line(name string, xs, ys []float64) *Plot {
-	switch {
-	case len(p.bars) > 0:
-		return p.failf("line %q added to a bar chart (use a plot of its own)", name)
-	case len(xs) != len(ys):
-		return p.failf("line %q has %d x values and %d y values", name, len(xs), len(ys))
-	case len(xs) == 0:
-		return p.failf("line %q has no points", name)
-	}
 	return p.addLine(name, measured, xs, ys)
 }
 
@@ -181,19 +173,23 @@ func (p *Plot) Line(name string, xs, ys []float64) *Plot {
 // markers, and named once in the legend with it. A single point shows as
 // a marker alone.
 func (p *Plot) Documented(name string, xs, ys []float64) *Plot {
-	switch {
-	case len(p.bars) > 0:
-		return p.failf("documented line %q added to a bar chart (use a plot of its own)", name)
-	case len(xs) != len(ys):
-		return p.failf("documented line %q has %d x values and %d y values", name, len(xs), len(ys))
-	case len(xs) == 0:
-		return p.failf("documented line %q has no points", name)
-	}
 	return p.addLine(name, documented, xs, ys)
 }
 
-// addLine keeps a copy of the points.
+// addLine checks a line's points and keeps a copy of them.
 func (p *Plot) addLine(name string, kind seriesKind, xs, ys []float64) *Plot {
+	what := "line"
+	if kind == documented {
+		what = "documented line"
+	}
+	switch {
+	case len(p.bars) > 0:
+		return p.failf("%s %q added to a bar chart (use a plot of its own)", what, name)
+	case len(xs) != len(ys):
+		return p.failf("%s %q has %d x values and %d y values", what, name, len(xs), len(ys))
+	case len(xs) == 0:
+		return p.failf("%s %q has no points", what, name)
+	}
 	p.lines = append(p.lines, series{name: name, kind: kind, xs: append([]float64(nil), xs...), ys: append([]float64(nil), ys...)})
 	return p.check()
 }

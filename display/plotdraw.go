@@ -184,7 +184,8 @@ func (p *Plot) build(w, xAxis vg.Length) (*plot.Plot, *plotLegend, error) {
 	// includes a legend beside it): gonum centres it by its own measure
 	// over the data area, right of the y axis's labels, and a browser font
 	// a fifth wider (see clipMargins) grows it to the right.
-	pl.Title.Text = wrapText(p.title, pl.Title.TextStyle.Width, 0.7*vg.Length(p.widthCm)*vg.Centimeter)
+	titleWidth := func(s string) float64 { return float64(pl.Title.TextStyle.Width(s)) }
+	pl.Title.Text = strings.Join(wrapText(p.title, titleWidth, 0.7*p.widthCm*float64(vg.Centimeter)), "\n")
 	pl.X.Tick.Label.Color, pl.Y.Tick.Label.Color = xTickColor, yTickColor
 	logX, logY := p.logAxes()
 	if xAxis <= 0 {
@@ -368,25 +369,6 @@ func (p *Plot) points(s series, pl *plot.Plot) []plotter.XYs {
 		parts = append(parts, cur)
 	}
 	return parts
-}
-
-// wrapText breaks s into lines, at spaces, no wider than width by the
-// measure width.
-func wrapText(s string, measure func(string) vg.Length, width vg.Length) string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case measure(line+" "+word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	return strings.Join(append(lines, line), "\n")
 }
 
 // fitLegendName shortens a series name, ending it with "…", so that its

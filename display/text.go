@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
-	"gonum.org/v1/plot/vg"
 )
 
 // width is the number of terminal columns s takes, counting one per rune
@@ -113,9 +112,27 @@ func svgTextWidth(s string, size float64, bold bool) float64 {
 // wrapSVGText breaks s at spaces into lines no wider than width pixels in
 // a drawing's font of the given size; a word wider than that stands alone.
 func wrapSVGText(s string, size float64, bold bool, width float64) []string {
-	lines := strings.Split(wrapText(s, func(s string) vg.Length { return vg.Length(svgTextWidth(s, size, bold)) }, vg.Length(width)), "\n")
-	if len(lines) == 1 && lines[0] == "" {
-		return nil
+	return wrapText(s, func(s string) float64 { return svgTextWidth(s, size, bold) }, width)
+}
+
+// wrapText breaks s at spaces into lines no wider than width by measure; a
+// word wider than that stands on a line of its own.
+func wrapText(s string, measure func(string) float64, width float64) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case measure(line+" "+word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
 	}
 	return lines
 }
