@@ -149,38 +149,13 @@ Where the thesis's text puts the hop distance from a to d at 4, matrix (1) and t
 give 3: 4 is the length of the longer walk, not the distance.
 
 The functions `expectMatrix` and `check` are this notebook's assertions. `expectMatrix` reads a
-matrix written the way the thesis prints it (rows split by `|`, ∞, NIL, Π numbered from 1).
+matrix written the way the thesis prints it (rows split by `|`, ∞, NIL, Π numbered from 1) with
+`graph.ParseMatrix`, and panics at the first cell that differs.
 ''')
 
 code(r'''
 // asserted counts the matrix cells checked against the thesis.
 var asserted int
-
-// parseMatrix reads a square matrix written as the thesis prints it: rows
-// separated by "|", cells by spaces, ∞ for "no path", NIL for "no
-// predecessor". With oneBased the numbers are the thesis's vertex numbers
-// 1..n and become pathnotes' 0..n-1.
-func parseMatrix(text string, oneBased bool) []int32 {
-	var cells []int32
-	for _, f := range strings.Fields(strings.ReplaceAll(text, "|", " ")) {
-		switch f {
-		case "∞":
-			cells = append(cells, graph.Inf)
-		case "NIL":
-			cells = append(cells, graph.Nil)
-		default:
-			v, err := strconv.Atoi(f)
-			if err != nil {
-				panic(fmt.Sprintf("matrix %q: cell %q is not a number, ∞ or NIL", text, f))
-			}
-			if oneBased {
-				v--
-			}
-			cells = append(cells, int32(v))
-		}
-	}
-	return cells
-}
 
 // cellText writes one cell the way the thesis prints it.
 func cellText(v int32, oneBased bool) string {
@@ -195,26 +170,30 @@ func cellText(v int32, oneBased bool) string {
 	return strconv.Itoa(int(v))
 }
 
+''' + common.CHECK + r'''
+
 // expectMatrix panics, naming the first cell that differs, unless got (n×n,
 // row-major, n = len(labels)) is the matrix the thesis prints as want.
 func expectMatrix(what string, labels []string, got []int32, want string, oneBased bool) {
-	w := parseMatrix(want, oneBased)
+	w, err := graph.ParseMatrix(want, oneBased)
+	check(err == nil, "%s: %v", what, err)
 	n := len(labels)
-	if len(got) != n*n || len(w) != n*n {
-		panic(fmt.Sprintf("%s: %d cells computed and %d in the thesis, want %d×%d", what, len(got), len(w), n, n))
-	}
+	check(len(got) == n*n && len(w) == n*n, "%s: %d cells computed and %d in the thesis, want %d×%d", what, len(got), len(w), n, n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
-			if g, x := got[i*n+j], w[i*n+j]; g != x {
-				panic(fmt.Sprintf("%s: cell (%s, %s) is %s, the thesis has %s", what, labels[i], labels[j], cellText(g, oneBased), cellText(x, oneBased)))
-			}
+			check(got[i*n+j] == w[i*n+j], "%s: cell (%s, %s) is %s, the thesis has %s",
+				what, labels[i], labels[j], cellText(got[i*n+j], oneBased), cellText(w[i*n+j], oneBased))
 		}
 	}
 	asserted += n * n
 }
+''')
 
-''' + common.CHECK + r'''
+md(r'''
+The claims, one by one:
+''')
 
+code(r'''
 ''' + common.VERTEX + r'''
 
 // walkWeight adds the arc weights along the walk through the named
