@@ -494,43 +494,18 @@ All three must give the same D on every graph: here the three examples above and
 whose |V| is and is not a multiple of 32 (5, 32, 40, 64, 200, 800, 1000, as far as the scale
 allows). Predecessors may rightly differ where two paths tie, so each GPU Π is checked with
 `Verify` — every path weight rebuilt from Π, the thesis's own check, plus the triangle inequality
-on every arc. These runs also load the GPU modules, so that the timings of §5 do not include that.
+on every arc (`VerifyWorkers` spreads the check over the cores). These runs also load the GPU
+modules, so that the timings of §5 do not include that.
 ''')
 
 code(r'''
-import (
-	"sync"
-)
-
-// verifyAll is r.Verify(g) spread over the cores, one row at a time: the
-// large results of §5 need it (a row costs O(|V| + |E|)).
+// verifyAll is r.Verify(g) on every core: the large results of §5 need it
+// (a row costs O(|V| + |E|)).
 func verifyAll(g *graph.Graph, r *graph.AllPairs) error {
-	if r.N != g.N() {
-		return fmt.Errorf("%s result has n=%d, the graph %d", r.Solver, r.N, g.N())
+	if err := r.VerifyWorkers(Ctx(), g, 0); err != nil {
+		return fmt.Errorf("%s: %w", r.Solver, err)
 	}
-	ctx := Ctx()
-	workers := runtime.NumCPU()
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < r.N && ctx.Err() == nil; i += workers {
-				if err := r.Row(i).Verify(g); err != nil {
-					errs[w] = fmt.Errorf("%s: %w", r.Solver, err)
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
+	return nil
 }
 
 ''' + common.SOLVE_GPU + r'''
