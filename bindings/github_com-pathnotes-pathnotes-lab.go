@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/pathnotes/pathnotes/lab/lab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Build":               reflect.ValueOf(lab.Build),
 		"CheckAPSP":           reflect.ValueOf(lab.CheckAPSP),
 		"CheckSSSP":           reflect.ValueOf(lab.CheckSSSP),
 		"DefaultAPSPVariants": reflect.ValueOf(&lab.DefaultAPSPVariants).Elem(),

@@ -40,9 +40,6 @@
 // turns logarithmic unless the caller fixed its scale, and the legend goes
 // where it hides no data.
 //
-// Build names the pathnotes build and its git commit, which the first cell
-// of every sample notebook prints beside the GPU.
-//
 // Views are built with chained calls (display.Graph(g).Path(p)) and never
 // panic: a bad argument is remembered, shown in place of the view, and
 // returned by the view's Err method and by Show.

@@ -19,4 +19,9 @@
 // The timing functions run the student's functions beside the project's
 // own GPU variants and the CPU baseline and give a table of times and
 // speed-ups and plots of them.
+//
+// Build names the pathnotes build and its git commit, which the first cell
+// of every sample notebook prints beside the GPU, and which `pathnotes
+// version` and the benchmark reports record: the build that produced a
+// notebook's outputs or a measurement.
 package lab

@@ -103,12 +103,12 @@ if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
 
 
 # HEADER_NOTE ends every notebook's title, and HEADER is the code cell right
-# after it: the pathnotes build (display.Build, with its commit) and the GPU
+# after it: the pathnotes build (lab.Build, with its commit) and the GPU
 # driver and devices (gpu.Describe) that produced the outputs.
 HEADER_NOTE = """The first code cell, right below, names the pathnotes commit that produced this notebook's
 outputs and the GPU behind them: its driver (with the NVIDIA driver's version) and its device."""
 
-HEADER = r'''fmt.Println(display.Build())
+HEADER = r'''fmt.Println(lab.Build())
 fmt.Println(gpu.Describe())'''
 
 
