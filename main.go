@@ -49,6 +49,7 @@ func commands() []command {
 		{"info", "describe this build, the machine and the GPU driver",
 			func(args []string) error { return cli.Info(os.Stdout, args, infoSections) }},
 		{"bench", "time the GPU variants over sizes and data sets (CUDA events, median of runs)", cli.Bench},
+		{"apsp", "all pairs by fw-fast over many GPUs, one process a GPU (a cluster's launcher, or --local-ranks)", cli.APSP},
 		{"version", "print the version", cli.VersionCommand},
 		{"help", "list the commands", func([]string) error { usage(os.Stdout); return nil }},
 	}

@@ -70,7 +70,7 @@ func TestCommands(t *testing.T) {
 		}
 		seen[c.name] = true
 	}
-	for _, name := range []string{"kernel", "install", "run", "info", "bench", "version", "help"} {
+	for _, name := range []string{"kernel", "install", "run", "info", "bench", "apsp", "version", "help"} {
 		if _, ok := lookup(name); !ok {
 			t.Errorf("command %q is not registered", name)
 		}

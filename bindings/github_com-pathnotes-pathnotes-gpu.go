@@ -21,6 +21,7 @@ func init() {
 		"CompileCUDA":           reflect.ValueOf(gpu.CompileCUDA),
 		"CompilerNames":         reflect.ValueOf(&gpu.CompilerNames).Elem(),
 		"Compilers":             reflect.ValueOf(gpu.Compilers),
+		"Count":                 reflect.ValueOf(gpu.Count),
 		"Default":               reflect.ValueOf(gpu.Default),
 		"Describe":              reflect.ValueOf(gpu.Describe),
 		"DescribeCells":         reflect.ValueOf(gpu.DescribeCells),

@@ -41,12 +41,14 @@ func init() {
 		"KeepFirst":          reflect.ValueOf(graph.KeepFirst),
 		"KeepLast":           reflect.ValueOf(graph.KeepLast),
 		"KeepLightest":       reflect.ValueOf(graph.KeepLightest),
+		"ManifestName":       reflect.ValueOf(constant.MakeFromLiteral("\"manifest.json\"", token.STRING, 0)),
 		"MaxDistance":        reflect.ValueOf(graph.MaxDistance),
 		"MaxTraceN":          reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
 		"NewAllPairs":        reflect.ValueOf(graph.NewAllPairs),
 		"NewBuilder":         reflect.ValueOf(graph.NewBuilder),
 		"NewSingleSource":    reflect.ValueOf(graph.NewSingleSource),
 		"Nil":                reflect.ValueOf(graph.Nil),
+		"OpenAllPairs":       reflect.ValueOf(graph.OpenAllPairs),
 		"Parse":              reflect.ValueOf(graph.Parse),
 		"PredCycle":          reflect.ValueOf(graph.PredCycle),
 		"PredCycleFrom":      reflect.ValueOf(graph.PredCycleFrom),
@@ -57,8 +59,13 @@ func init() {
 		"ReadFileContext":    reflect.ValueOf(graph.ReadFileContext),
 		"RoadLike":           reflect.ValueOf(graph.RoadLike),
 		"SSCA2":              reflect.ValueOf(&graph.SSCA2).Elem(),
+		"TileShare":          reflect.ValueOf(graph.TileShare),
+		"TiledFileName":      reflect.ValueOf(graph.TiledFileName),
+		"TiledFormat":        reflect.ValueOf(constant.MakeFromLiteral("\"pathnotes-tiled-allpairs/1\"", token.STRING, 0)),
 		"Write":              reflect.ValueOf(graph.Write),
 		"WriteFile":          reflect.ValueOf(graph.WriteFile),
+		"WriteManifest":      reflect.ValueOf(graph.WriteManifest),
+		"WriteTile":          reflect.ValueOf(graph.WriteTile),
 
 		// type definitions
 		"AllPairs":           reflect.ValueOf((*graph.AllPairs)(nil)),
@@ -79,6 +86,9 @@ func init() {
 		"RMATParams":         reflect.ValueOf((*graph.RMATParams)(nil)),
 		"ReadOptions":        reflect.ValueOf((*graph.ReadOptions)(nil)),
 		"SingleSource":       reflect.ValueOf((*graph.SingleSource)(nil)),
+		"TiledAllPairs":      reflect.ValueOf((*graph.TiledAllPairs)(nil)),
+		"TiledFile":          reflect.ValueOf((*graph.TiledFile)(nil)),
+		"TiledManifest":      reflect.ValueOf((*graph.TiledManifest)(nil)),
 		"WeightRange":        reflect.ValueOf((*graph.WeightRange)(nil)),
 	}
 }

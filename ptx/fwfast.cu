@@ -156,22 +156,21 @@ __device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
 // a warp's shared-memory reads are 16-byte vectors without bank conflicts.
 __device__ __forceinline__ int mp_off(int t, int e) { return (e < 4 ? 0 : 64) + t * 4 + (e & 3); }
 
-// mp_tile computes tile C = (ti, tj) = min(C, A (x) B) with A = (ti, tk) and
-// B = (tk, tj), k running over the 128 values of stage tk. C and A are read
-// from d, B from bd (and pred[k][j] from bpred), both indexed as the whole
-// matrix: on one card bd is d; a card holding a stripe of block rows passes
-// pointers offset so that global indices land in its stripe and in its copy
-// of the primary row (ff_stripe_*). C may be A or B (the primary row and
-// column): every read of A and B is done before the first write of C. With
-// predecessors, pred[i][j] takes pred[k][j] of the winning k; those reads
-// also come before any write of the tile.
+// mp_prod computes one 128 x 128 tile C = min(C, A (x) B), k running over
+// the 128 columns of A and rows of B: cd (cp, its predecessors) points at
+// C's first cell and ldc is C's row length; ad, lda and bd, bp, ldb the same
+// for A and B, each in a matrix or buffer of its own (fw-fast on one card
+// passes tiles of its matrix, the distributed update panels received from
+// other ranks). C may be A or B (the primary row and column): every read
+// of A and B is done before the first write of C. With predecessors, C's
+// predecessor takes B's of the winning k; those reads also come before any
+// write of the tile.
 template <int MODE, bool PRED>
-__device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const int *bd, const int *bpred,
+__device__ void mp_prod(int *cd, int *cp, int ldc, const int *ad, int lda, const int *bd, const int *bp, int ldb,
                         ffShared2 &sh)
 {
     auto &As = sh.a, &Bs = sh.b;
     const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
-    const size_t i0 = (size_t)ti * FF_B, j0 = (size_t)tj * FF_B, k0 = (size_t)tk * FF_B;
     const bool pack = MODE == MODE_PACK;
     const bool track = PRED && MODE == MODE_GEN;
 
@@ -179,7 +178,7 @@ __device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const
     int kw[8][8]; // winning k, MODE_GEN with predecessors (unused otherwise)
 #pragma unroll
     for (int a = 0; a < 8; a++) {
-        const int *row = d + (i0 + mp_off(ty, a)) * ld + j0;
+        const int *row = cd + (size_t)mp_off(ty, a) * ldc;
         const int4 lo = *(const int4 *)(row + tx * 4), hi = *(const int4 *)(row + 64 + tx * 4);
         c[a][0] = lo.x, c[a][1] = lo.y, c[a][2] = lo.z, c[a][3] = lo.w;
         c[a][4] = hi.x, c[a][5] = hi.y, c[a][6] = hi.z, c[a][7] = hi.w;
@@ -192,13 +191,13 @@ __device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const
         }
     }
 
-    // Staging: A chunk rows i0 + t/2, k columns (t%2)*8 .. +7; B chunk row
+    // Staging: A chunk rows t/2, k columns (t%2)*8 .. +7; B chunk row
     // t/16, columns (t%16)*8 .. +7: two 16-byte loads each per thread.
     const int ar = t >> 1, ak = (t & 1) * 8, br = t >> 4, bc = (t & 15) * 8;
     int4 ra0, ra1, rb0, rb1;
     auto fetch = [&](int ch) {
-        const int *pa = d + (i0 + ar) * ld + k0 + ch * FF_KC + ak;
-        const int *pb = bd + (k0 + ch * FF_KC + br) * ld + j0 + bc;
+        const int *pa = ad + (size_t)ar * lda + ch * FF_KC + ak;
+        const int *pb = bd + (size_t)(ch * FF_KC + br) * ldb + bc;
         ra0 = *(const int4 *)pa, ra1 = *(const int4 *)(pa + 4);
         rb0 = *(const int4 *)pb, rb1 = *(const int4 *)(pb + 4);
     };
@@ -267,7 +266,7 @@ __device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const
 #pragma unroll
         for (int b = 0; b < 8; b++)
             v[b] = pack ? c[a][b] >> 8 : c[a][b];
-        int *row = d + (i0 + mp_off(ty, a)) * ld + j0;
+        int *row = cd + (size_t)mp_off(ty, a) * ldc;
         *(int4 *)(row + tx * 4) = make_int4(v[0], v[1], v[2], v[3]);
         *(int4 *)(row + 64 + tx * 4) = make_int4(v[4], v[5], v[6], v[7]);
     }
@@ -278,7 +277,7 @@ __device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const
 #pragma unroll
             for (int b = 0; b < 8; b++) {
                 const int k = pack ? (c[a][b] & 255) - 1 : kw[a][b];
-                c[a][b] = k < 0 ? -2 : bpred[(k0 + k) * ld + j0 + mp_off(tx, b)];
+                c[a][b] = k < 0 ? -2 : bp[(size_t)k * ldb + mp_off(tx, b)];
             }
         __syncthreads();
 #pragma unroll
@@ -286,8 +285,23 @@ __device__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const
 #pragma unroll
             for (int b = 0; b < 8; b++)
                 if (c[a][b] != -2)
-                    pred[(i0 + mp_off(ty, a)) * ld + j0 + mp_off(tx, b)] = c[a][b];
+                    cp[(size_t)mp_off(ty, a) * ldc + mp_off(tx, b)] = c[a][b];
     }
+}
+
+// mp_tile is mp_prod on tile C = (ti, tj) with A = (ti, tk) and B = (tk, tj),
+// k running over the 128 values of stage tk. C and A are read from d, B
+// from bd (and pred[k][j] from bpred), both indexed as the whole matrix:
+// on one card bd is d; a card holding a stripe of block rows passes
+// pointers offset so that global indices land in its stripe and in its
+// copy of the primary row (ff_stripe_*).
+template <int MODE, bool PRED>
+__device__ __forceinline__ void mp_tile(int ld, int ti, int tj, int tk, int *d, int *pred, const int *bd,
+                                        const int *bpred, ffShared2 &sh)
+{
+    const size_t i0 = (size_t)ti * FF_B * ld, j0 = (size_t)tj * FF_B, k0 = (size_t)tk * FF_B;
+    mp_prod<MODE, PRED>(d + i0 + j0, pred + i0 + j0, ld, d + i0 + k0, ld, bd + k0 * ld + j0, bpred + k0 * ld + j0, ld,
+                        sh);
 }
 
 // ff_panels: block (x, 0) updates tile (r, x) of the primary row, block
@@ -385,6 +399,63 @@ FF_KERNELS(dist, MODE_DIST, false, 2)
 FF_KERNELS(pack, MODE_PACK, true, 2)
 FF_KERNELS(gen, MODE_GEN, false, 2)
 FF_KERNELS(genpred, MODE_GEN, true, 1)
+
+// fw-fast over many GPUs (package dist, docs/scale-out.md): rank (p, q) of a
+// P x Q grid holds the tiles (I, J) with I mod P = p and J mod Q = q, as one
+// local matrix of its tile rows and columns, and receives the pivot panels
+// of each round into buffers of their own. Its diagonal tile is closed by
+// ff_phase1 (r = 0, d pointing at the tile); everything else is
+// ff_dist_update: block (x, y) updates local tile (y, x) with
+// C = min(C, A(y) (x) B(x)), where A(y) is the y-th tile of the column of
+// tiles at a (row length lda) and B(x) the x-th of the row of tiles at b
+// (row length ldb, predecessors bp). A panel that left out the pivot tile
+// has a gap there: the tiles of A past agap (of B past bgap) are one place
+// earlier; -1 for no gap. The tiles of local rows sy0 and sy1 and columns
+// sx0 and sx1 are left alone (-1: none): those of the pivot row and column,
+// and those of the next ones, which the look-ahead updated already. The same kernel updates the pivot row (A the
+// closed diagonal tile, B = C) and the pivot column (A = C, B the diagonal
+// tile) before they are sent, and every other tile with the panels
+// received. Grid (local tile columns, local tile rows), 256 threads.
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_dist_update(int ldc, int *c, int *cp, int lda, const int *a, int agap, int ldb,
+                                               const int *b, const int *bp, int bgap, int sy0, int sy1, int sx0,
+                                               int sx1, ffShared2 &sh)
+{
+    const int x = blockIdx.x, y = blockIdx.y;
+    if (x == sx0 || x == sx1 || y == sy0 || y == sy1)
+        return;
+    const int ay = agap >= 0 && y > agap ? y - 1 : y, bx = bgap >= 0 && x > bgap ? x - 1 : x;
+    const size_t ci = (size_t)y * FF_B * ldc + (size_t)x * FF_B;
+    mp_prod<MODE, PRED>(c + ci, cp + ci, ldc, a + (size_t)ay * FF_B * lda, lda, b + (size_t)bx * FF_B,
+                        bp + (size_t)bx * FF_B, ldb, sh);
+}
+
+#define FF_DIST_KERNELS(suffix, MODE, PRED, MINB)                                                       \
+    extern "C" __global__ void __launch_bounds__(256, MINB)                                        \
+        ff_dist_update_##suffix(int ldc, int *c, int *cp, int lda, const int *a, int agap, int ldb,   \
+                                const int *b, const int *bp, int bgap, int sy0, int sy1, int sx0,     \
+                                int sx1)                                                           \
+    {                                                                                              \
+        __shared__ __align__(16) ffShared2 sh;                                                     \
+        ff_dist_update<MODE, PRED>(ldc, c, cp, lda, a, agap, ldb, b, bp, bgap, sy0, sy1, sx0, sx1, sh); \
+    }
+
+FF_DIST_KERNELS(dist, MODE_DIST, false, 2)
+FF_DIST_KERNELS(pack, MODE_PACK, true, 2)
+FF_DIST_KERNELS(gen, MODE_GEN, false, 2)
+FF_DIST_KERNELS(genpred, MODE_GEN, true, 1)
+
+// ff_dist_copy copies a block of rows x cols values from src (row length
+// lds) to dst (row length ldd): a tile or a panel between a rank's local
+// matrix and the buffers it sends from. cols, lds, ldd and both addresses
+// are multiples of 4 values; each thread moves 16 bytes at a time, block
+// (x, y) rows y, y + gridDim.y, ...
+extern "C" __global__ void ff_dist_copy(int rows, int cols, int lds, const int *src, int ldd, int *dst)
+{
+    for (int r = blockIdx.y; r < rows; r += gridDim.y)
+        for (int j = (blockIdx.x * blockDim.x + threadIdx.x) * 4; j < cols; j += gridDim.x * blockDim.x * 4)
+            *(int4 *)(dst + (size_t)r * ldd + j) = *(const int4 *)(src + (size_t)r * lds + j);
+}
 
 // ff_scatter copies rows row0 .. row0+rows-1 of an n-wide row-major matrix
 // src (a staging buffer) into the padded matrix dst of row length ld,

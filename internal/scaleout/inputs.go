@@ -127,3 +127,24 @@ func machine(l Layout) Machine {
 		Down:      down,
 	}
 }
+
+// A run of pathnotes apsp (package dist) on one host of four H200s (NVLink 4, NV18 between every
+// pair), 2×2 ranks as four processes over NCCL 2.28.9, n = 65536, GNM 60|V| (weights 1..64),
+// distances only, 2026-11-27 (measured): the rounds' time of the slowest rank, with NCCL as it
+// chooses (P2P over NVLink) and with P2P and SHM off (its socket transport on lo), and the link
+// rates the model is given for each. NVLink: 346 GB/s, a PyTorch NCCL broadcast of 256 MiB to 4
+// ranks on such a host (issue 30's measurement; the run's own probe of it timed NCCL's first
+// connection with it and is not used). Sockets on lo: the run's probe, 20 broadcasts of a panel
+// (16 MiB) between 2 ranks after one untimed, 2.26 GB/s down a process column and 2.18 GB/s along
+// a row. One-process fw-fast on the same kind of host, same graph: one card and all four
+// (pathnotes bench, kernel time).
+const (
+	measuredN            = 65536
+	measuredNVLinkRounds = 5.357
+	measuredSocketRounds = 8.831
+	measuredNVLinkBW     = 346e9
+	measuredSocketDown   = 2.26e9
+	measuredSocketAlong  = 2.18e9
+	measuredOneProcess4  = 4.937
+	measuredOneCard      = 18.887
+)

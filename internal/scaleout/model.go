@@ -1,8 +1,21 @@
+// Package scaleout is the model of running pathnotes' solvers on many GPUs over many hosts
+// (docs/scale-out.md): the volumes of 2-D block-cyclic Floyd-Warshall's broadcasts (Layout,
+// which package dist's tests check the real run's traffic against, rank by rank and round by
+// round), a card's measured rate and the links' bandwidths turned into times and efficiencies
+// (Machine, EstimateFW, EstimateBatch), and Tables, which writes the model's tables of
+// docs/scale-out.md. Nothing here touches a GPU or a network.
 package scaleout
 
+// Grid is a P×Q process grid. Rank (p, q), numbered p·Q+q, holds tile (I, J) of the matrix
+// when I mod P = p and J mod Q = q (2-D block-cyclic).
+type Grid struct{ P, Q int }
+
+// Ranks returns P·Q.
+func (g Grid) Ranks() int { return g.P * g.Q }
+
 // Layout is the 2-D block-cyclic distribution of an N×N distance matrix in B×B tiles over a
-// process grid, with or without predecessors (Π). Its byte counts are the ones the simulation
-// must reproduce exactly; its memory is what one rank's card must hold.
+// process grid, with or without predecessors (Π). Its byte counts are the ones the ranks of a
+// run send (package dist's tests compare them); its memory is what one rank's card must hold.
 type Layout struct {
 	N, B int
 	Grid Grid

@@ -39,7 +39,38 @@ func Tables() []Table {
 		{"fw-sensitivity", sensitivityTable()},
 		{"batch", batchTable()},
 		{"batch-volume", volumeTable()},
+		{"fw-measured", measuredTable()},
 	}
+}
+
+// measuredTable: the model beside the measured run of four ranks on one host, with the link
+// rates set to the measured ones.
+func measuredTable() string {
+	g := Grid{2, 2}
+	l := Layout{N: measuredN, B: block, Grid: g}
+	m := machine(l)
+	var rows [][]string
+	for _, r := range []struct {
+		name        string
+		along, down Link
+		measured    float64
+	}{
+		{"NCCL as it chooses (P2P, NVLink)", Link{Name: "NVLink", Bandwidth: measuredNVLinkBW, Latency: hopLatency},
+			Link{Name: "NVLink", Bandwidth: measuredNVLinkBW, Latency: hopLatency}, measuredNVLinkRounds},
+		{"NCCL sockets on lo (P2P, SHM off)", Link{Name: "lo", Bandwidth: measuredSocketAlong, Latency: hopLatency},
+			Link{Name: "lo", Bandwidth: measuredSocketDown, Latency: hopLatency}, measuredSocketRounds},
+	} {
+		m.Along, m.Down = r.along, r.down
+		e := EstimateFW(l, m, measuredN*float64(measuredN)*measuredN/measuredOneCard)
+		rows = append(rows, []string{r.name, fmt.Sprintf("%.3g / %.3g", r.along.Bandwidth/1e9, r.down.Bandwidth/1e9),
+			seconds(e.Update), seconds(e.Pivot + e.Comm), seconds(e.Time), fmt.Sprintf("%.3f", e.Efficiency),
+			seconds(r.measured), fmt.Sprintf("%.3f", e.Single/(4*r.measured)), fmt.Sprintf("%.2f×", r.measured/e.Time)})
+	}
+	rows = append(rows, []string{"one process, 4 cards (fw-fast's stripes, peer copies)", "", "", "", "", "",
+		seconds(measuredOneProcess4), fmt.Sprintf("%.3f", measuredOneCard/(4*measuredOneProcess4)), ""})
+	return table([]string{"4 ranks (2×2), n = 65,536, D", "row / column link (GB/s)", "update per round (model)",
+		"pivot + broadcasts per round (model)", "T_P (model)", "efficiency (model)", "measured", "efficiency (measured)",
+		"measured / model"}, rows)
 }
 
 // table renders a Markdown table.
