@@ -190,7 +190,7 @@ func (k *Kernel) enqueue(ctx context.Context, grid, block Dim3, shared int, args
 		}
 		k.fn, k.epoch = fn, d.epoch
 	}
-	err = d.ctx.Launch(ctx, k.fn, grid, block, shared, vals)
+	err = d.launch(ctx, k.fn, k.Name(), grid, block, shared, vals)
 	switch {
 	case err == nil:
 		d.addPending(launchRecord{kernel: k.Name(), ptxName: k.entry.Name, grid: grid, block: block, shared: shared})

@@ -348,7 +348,7 @@ func (r *run) launch(mod, name string, grid, block Dim3, shared int, args ...uin
 		return fmt.Errorf("%s: kernel %s: %w", r.what, name, err)
 	}
 	r.last = name
-	if err := r.dev.ctx.Launch(r.ctx, f, grid, block, shared, args); err != nil {
+	if err := r.dev.launch(r.ctx, f, name, grid, block, shared, args); err != nil {
 		if r.ctx.Err() != nil && errors.Is(err, r.ctx.Err()) {
 			return fmt.Errorf("%s: interrupted after %d launches, in kernel %s: %w", r.what, r.stats.Launches, name, err)
 		}

@@ -10,7 +10,12 @@ type module struct {
 	name  string
 	vars  []*varDecl // module-scope variables
 	funcs []*function
+	files map[int]string // .file: the source files .loc names, by number
 }
+
+// srcPos is a position in the source the PTX was compiled from, as .loc
+// gives it: a file of the module's .file table and a line (0: unknown).
+type srcPos struct{ file, line int32 }
 
 // varDecl declares a variable in a state space: .global, .const, .shared
 // or .local, at module or function scope.
@@ -75,6 +80,7 @@ type stmt struct {
 	op       string // opcode with modifiers, e.g. "ld.global.u32"
 	args     []operand
 	text     string // the instruction as written, for messages
+	src      srcPos // the source line of the .loc before it, if any
 	label    string
 	regs     []regDecl
 	v        *varDecl

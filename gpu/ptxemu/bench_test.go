@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -58,8 +59,43 @@ func randomMatrix(n int, density float64, seed uint64) []int32 {
 // BenchmarkInterpreter runs fw-blocked on n = 256 and reports the
 // interpreter's speed in warp instructions (each one executed for up to
 // 32 lanes) and thread instructions per second of wall time.
-func BenchmarkInterpreter(b *testing.B) {
+func BenchmarkInterpreter(b *testing.B) { benchBlockedFW(b, false) }
+
+// BenchmarkInterpreterProfiled is BenchmarkInterpreter with profiling on
+// (Device.SetProfiler): the cost of counting sectors and bank conflicts.
+func BenchmarkInterpreterProfiled(b *testing.B) { benchBlockedFW(b, true) }
+
+// BenchmarkProfileCost alternates runs of BenchmarkInterpreter's work
+// without and with profiling and reports the ratio of their times, so
+// that both see the same load of a shared machine.
+func BenchmarkProfileCost(b *testing.B) {
 	const n = 256
+	d, m, addr := blockedFWSetup(b, n)
+	w := randomMatrix(n, 0.05, 1)
+	var off, on time.Duration
+	for i := range 2 * b.N {
+		profiled := i%2 == 1
+		if profiled {
+			d.SetProfiler(func(*Profile) {})
+		}
+		if err := d.WriteInt32(addr, w); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		blockedFW(b, d, m, n, addr)
+		if profiled {
+			on += time.Since(start)
+			d.SetProfiler(nil)
+		} else {
+			off += time.Since(start)
+		}
+	}
+	b.ReportMetric(on.Seconds()/off.Seconds(), "profiled/off")
+}
+
+// blockedFWSetup returns a Device with package ptx's Floyd-Warshall module
+// loaded and an n×n matrix allocated.
+func blockedFWSetup(b testing.TB, n int) (*Device, *Module, uint64) {
 	d := New(Options{})
 	text, err := ptx.PTX(ptx.FloydWarshall)
 	if err != nil {
@@ -69,11 +105,21 @@ func BenchmarkInterpreter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := randomMatrix(n, 0.05, 1)
 	addr, err := d.Alloc(uint64(4 * n * n))
 	if err != nil {
 		b.Fatal(err)
 	}
+	return d, m, addr
+}
+
+func benchBlockedFW(b *testing.B, profiled bool) {
+	const n = 256
+	d, m, addr := blockedFWSetup(b, n)
+	var profiles int
+	if profiled {
+		d.SetProfiler(func(*Profile) { profiles++ })
+	}
+	w := randomMatrix(n, 0.05, 1)
 	before := d.Stats()
 	b.ResetTimer()
 	for range b.N {
@@ -83,6 +129,9 @@ func BenchmarkInterpreter(b *testing.B) {
 		blockedFW(b, d, m, n, addr)
 	}
 	st := d.Stats().Sub(before)
+	if profiled && profiles != int(st.Launches) {
+		b.Fatalf("%d profiles for %d launches", profiles, st.Launches)
+	}
 	b.ReportMetric(float64(st.Instructions)/st.Wall.Seconds()/1e6, "Mwarpinst/s")
 	b.ReportMetric(float64(st.ThreadInstructions)/st.Wall.Seconds()/1e6, "Mthreadinst/s")
 }

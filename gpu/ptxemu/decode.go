@@ -97,6 +97,7 @@ func decodeKernel(m *Module, f *function) (*Kernel, []error) {
 		specials: map[specialKind]int32{}, syms: map[string]symbol{}, sink: -1, sinkPred: -1}
 	d.layout(f)
 	d.scopes = []map[string]regRef{{}}
+	located := false // some instruction has a .loc
 	for i := range f.body {
 		s := &f.body[i]
 		switch s.kind {
@@ -115,10 +116,16 @@ func decodeKernel(m *Module, f *function) (*Kernel, []error) {
 				continue
 			}
 			k.code = append(k.code, in)
+			k.src = append(k.src, s.src)
+			located = located || s.src.line > 0
 		}
 	}
 	// Falling off the end of a kernel ends its threads.
 	k.code = append(k.code, inst{fn: opExit, ctrl: true, guard: -1, line: int32(f.line), text: "(end of kernel " + f.name + ")"})
+	k.src = append(k.src, srcPos{})
+	if !located {
+		k.src = nil
+	}
 	for _, fx := range d.fixups {
 		t, ok := d.labels[fx.label]
 		if !ok {

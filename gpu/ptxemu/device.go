@@ -53,6 +53,9 @@ type Device struct {
 	mem    *memory
 	stats  Stats
 	printf io.Writer // where device-side printf goes (SetPrintfOutput)
+	// profiler receives each launch's Profile while profiling is on
+	// (SetProfiler).
+	profiler func(*Profile)
 }
 
 // New returns a Device with empty memory.
@@ -190,6 +193,9 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, grid, block Dim3, shared
 	k.launches.Add(1)
 	l := &launch{dev: d, k: k, grid: grid, block: block, params: params,
 		sharedBytes: k.dynOffset + sharedBytes, nblocks: grid.Count()}
+	if d.profiler != nil {
+		l.code = k.profiledCode()
+	}
 	stop := context.AfterFunc(ctx, func() { l.stop.Store(true) })
 	st := l.run()
 	stop()
@@ -197,6 +203,9 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, grid, block Dim3, shared
 	st.Launches = 1
 	st.Wall = time.Since(start)
 	d.stats.add(&st)
+	if l.counts != nil {
+		d.profiler(l.profile(&st))
+	}
 	if f := l.fault.Load(); f != nil {
 		return st, f
 	}

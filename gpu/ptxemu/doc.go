@@ -108,7 +108,18 @@
 // stored per state space, atomics, barriers and warp synchronisations.
 // Their Wall field, and anything timed around a launch, is the
 // interpreter's time on the CPU: it says nothing about how long the kernel
-// takes on a GPU. %clock and %clock64 count the warp's instructions (there
+// takes on a GPU.
+//
+// With Device.SetProfiler, each launch also yields a Profile: what a
+// profiler such as Nsight Compute counts on a card for the memory system.
+// Global loads, stores and atomics count their warp-level requests and the
+// distinct 32-byte sectors each touches (4 for 32 consecutive words, 32
+// for words 128 bytes apart); shared accesses their wavefronts on 32 banks
+// of 4 bytes and the conflicts among them; branches count when they split
+// a warp; each memory instruction keeps its own counts, with the source
+// line its .loc names. A profiled launch runs a copy of the kernel's code
+// whose memory instructions and branches count before they execute, so
+// that unprofiled launches pay nothing (profile.go). %clock and %clock64 count the warp's instructions (there
 // are no cycles); %globaltimer is the host clock in nanoseconds.
 //
 // Floating-point results are IEEE 754 with round to nearest even, exactly

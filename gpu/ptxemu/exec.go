@@ -32,7 +32,8 @@ type execFn func(w *warp, in *inst, mask uint32)
 // warp's predicate masks.
 type inst struct {
 	fn       execFn
-	ctrl     bool // fn sets the pc itself (branches, barriers, exits, warp-synchronous instructions)
+	ctrl     bool  // fn sets the pc itself (branches, barriers, exits, warp-synchronous instructions)
+	acc      uint8 // what a profile counts of it: accLoad, accStore, accAtomic, accBranch, or 0
 	guard    int32
 	guardNeg bool
 
@@ -99,6 +100,11 @@ type warp struct {
 	gLo, gLen [allocCache]uint64
 	local     []byte // per lane frames of the kernel's local memory
 	st        *Stats
+
+	// prof holds the counts per instruction of a profiled launch (nil
+	// otherwise), lanes the scratch of its counters.
+	prof  []pcCount
+	lanes *[2]laneAddrs
 }
 
 // r returns register i's lanes.

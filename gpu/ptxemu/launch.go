@@ -23,6 +23,11 @@ type launch struct {
 	fault atomic.Pointer[Fault]
 
 	printf printfOutput // device-side printf, written out when the launch ends
+
+	// code is the kernel's code, or its counting copy when the launch is
+	// profiled; counts then holds each worker's counts per instruction.
+	code   []inst
+	counts [][]pcCount
 }
 
 // blockState is the memory of one block in flight: its warps (register
@@ -41,6 +46,14 @@ type blockState struct {
 func (l *launch) run() Stats {
 	workers := min(l.dev.opts.Workers, l.nblocks)
 	stats := make([]Stats, workers)
+	if l.code == nil {
+		l.code = l.k.code
+	} else {
+		l.counts = make([][]pcCount, workers)
+		for i := range l.counts {
+			l.counts[i] = make([]pcCount, len(l.code))
+		}
+	}
 	var wg sync.WaitGroup
 	for i := range workers {
 		wg.Add(1)
@@ -70,6 +83,13 @@ func (l *launch) worker(id int, st *Stats) {
 	nw := (b.threads + 31) / 32
 	for _, w := range b.warps[:nw] {
 		w.blk, w.st = b, st
+		w.code, w.prof = l.code, nil
+		if l.counts != nil {
+			w.prof = l.counts[id]
+			if w.lanes == nil {
+				w.lanes = new([2]laneAddrs)
+			}
+		}
 		w.gLo, w.gLen = [allocCache]uint64{}, [allocCache]uint64{}
 		if n := 32 * l.k.localBytes; cap(w.local) < n {
 			w.local = make([]byte, n)

@@ -22,7 +22,8 @@ type Module struct {
 	// that the host writes it as cudaMemcpyToSymbol does; each launch
 	// copies it into constBank first (0 when the module has no .const).
 	constAddr uint64
-	vars      []*varDecl // module-scope .shared and .local variables
+	vars      []*varDecl     // module-scope .shared and .local variables
+	files     map[int]string // .file: source files by number, for .loc
 }
 
 // Kernel is a decoded .entry of a Module, ready to launch.
@@ -31,7 +32,8 @@ type Kernel struct {
 	mod        *Module
 	dev        *Device
 	code       []inst
-	nregs      int // register slots: declared, constants, special registers
+	src        []srcPos // per instruction, where .loc gives it; nil without .loc
+	nregs      int      // register slots: declared, constants, special registers
 	npreds     int
 	consts     []constReg
 	specials   []specialReg
@@ -43,6 +45,8 @@ type Kernel struct {
 	localBytes int // per thread
 	maxntid    []int
 	reqntid    []int
+
+	profCode []inst // code with counting wrappers (profile.go), built at the first profiled launch
 
 	poolMu   sync.Mutex
 	pool     []*blockState
@@ -151,7 +155,7 @@ func (d *Device) Load(name, text string) (*Module, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	m := &Module{name: name, dev: d, kernels: map[string]*Kernel{}, globals: map[string]allocation{}, constOff: map[string]int{}, constSize: map[string]int{}}
+	m := &Module{name: name, dev: d, kernels: map[string]*Kernel{}, globals: map[string]allocation{}, constOff: map[string]int{}, constSize: map[string]int{}, files: pm.files}
 	var errs []error
 	report := func(err error) {
 		var ue *UnsupportedError

@@ -97,7 +97,7 @@ func decodeAtom(d *decoder, s *stmt, m *modset, in *inst) error {
 		}
 	}
 	in.t, in.size = t, t.size
-	in.fn = opAtom
+	in.fn, in.acc = opAtom, accAtomic
 	return nil
 }
 

@@ -32,7 +32,7 @@ func decodeBra(d *decoder, s *stmt, m *modset, in *inst) error {
 		return unsupported(s, "indirect branches")
 	}
 	d.fixups = append(d.fixups, fixup{at: len(d.k.code), label: s.args[0].word, line: s.line})
-	in.fn, in.ctrl = opBra, true
+	in.fn, in.ctrl, in.acc = opBra, true, accBranch
 	return nil
 }
 

@@ -103,6 +103,10 @@ func decodeLdSt(d *decoder, s *stmt, m *modset, in *inst) error {
 		in.vec = append(in.vec, r)
 	}
 	in.d = in.vec[0]
+	in.acc = accLoad
+	if store {
+		in.acc = accStore
+	}
 	switch {
 	case store && n == 1 && t.size == 4 && in.space == spaceGlobal && in.a >= 0 && !in.addr32:
 		in.fn = opStGlobal32

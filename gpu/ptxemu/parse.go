@@ -16,6 +16,9 @@ type parser struct {
 	// declsOnly skips function bodies (ParseDecls): the declarations of
 	// PTX whose instructions the interpreter does not know.
 	declsOnly bool
+	// loc is the source position of the last .loc, which the
+	// instructions after it get.
+	loc srcPos
 }
 
 func parse(name, src string) (*module, error) { return parseModule(name, src, false) }
@@ -114,6 +117,41 @@ func (p *parser) restOfLine(line int) {
 	}
 }
 
+// fileDirective reads `.file N "name"` (and skips the timestamp and size
+// that may follow) into the module's file table.
+func (p *parser) fileDirective() {
+	t := p.next()
+	idx, err := parseInt(p.peek().text)
+	if err == nil && p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind == tokString && p.toks[p.pos+1].line == t.line {
+		if p.mod.files == nil {
+			p.mod.files = map[int]string{}
+		}
+		p.mod.files[int(idx)] = p.toks[p.pos+1].text
+	}
+	p.restOfLine(t.line)
+}
+
+// locDirective reads `.loc FILE LINE [COLUMN]` (and skips what may follow,
+// such as inlined_at): the instructions after it come from that line.
+func (p *parser) locDirective() {
+	t := p.next()
+	var nums [2]int64
+	ok := true
+	for i := range nums {
+		if p.eof() || p.peek().line != t.line {
+			ok = false
+			break
+		}
+		v, err := parseInt(p.next().text)
+		ok = ok && err == nil
+		nums[i] = v
+	}
+	if ok {
+		p.loc = srcPos{file: int32(nums[0]), line: int32(nums[1])}
+	}
+	p.restOfLine(t.line)
+}
+
 func (p *parser) module() error {
 	for !p.eof() {
 		t := p.peek()
@@ -140,9 +178,10 @@ func (p *parser) module() error {
 			if n != 64 {
 				return p.errorf(t, ".address_size %d: only 64-bit addressing is supported", n)
 			}
-		case ".file", ".loc":
-			p.next()
-			p.restOfLine(t.line)
+		case ".file":
+			p.fileDirective()
+		case ".loc":
+			p.locDirective()
 		case ".section":
 			if err := p.skipSection(); err != nil {
 				return err

@@ -46,9 +46,10 @@ func (p *parser) body(f *function) error {
 				return err
 			}
 			f.body = append(f.body, stmt{kind: stmtVar, line: t.line, v: v})
-		case t.text == ".loc" || t.text == ".file":
-			p.next()
-			p.restOfLine(t.line)
+		case t.text == ".loc":
+			p.locDirective()
+		case t.text == ".file":
+			p.fileDirective()
 		case t.text == ".pragma":
 			p.next()
 			for !p.eof() && !p.is(";") {
@@ -63,6 +64,7 @@ func (p *parser) body(f *function) error {
 			if err != nil {
 				return err
 			}
+			s.src = p.loc
 			f.body = append(f.body, s)
 		}
 	}

@@ -13,7 +13,8 @@ import (
 
 // registerCellMagics gives session s the %%cuda and %%ptx cell magics:
 // a cell of CUDA C or PTX whose kernels a Go cell then launches with
-// gpu.Launch, gpu.GetKernel and gpu.GetVar.
+// gpu.Launch, gpu.GetKernel and gpu.GetVar; and %%profile, which profiles
+// the kernels a cell launches (profile.go).
 func registerCellMagics(s *session.Session) error {
 	for _, m := range []session.Magic{{
 		Name:  "cuda",
@@ -28,7 +29,7 @@ func registerCellMagics(s *session.Session) error {
 		Usage: "%%ptx [--name MODULE]",
 		Help:  "load the cell's PTX text on the GPU (or the emulator; no CUDA toolkit needed) and register its kernels and variables, as %%cuda does",
 		Run:   runPTXMagic,
-	}} {
+	}, profileMagic} {
 		if err := s.RegisterMagic(m); err != nil {
 			return err
 		}

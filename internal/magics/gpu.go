@@ -1,7 +1,7 @@
 // Package magics joins cell sessions to the gpu package: the %gpu line
-// magic and the %%cuda and %%ptx cell magics, which Register adds to a
-// session, and the device-side printf of the kernels those cells load,
-// which goes to the cells' output.
+// magic and the %%cuda, %%ptx and %%profile cell magics, which Register
+// adds to a session, and the device-side printf of the kernels those cells
+// load, which goes to the cells' output.
 package magics
 
 import (
@@ -14,8 +14,8 @@ import (
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
-// Register gives session s the %gpu line magic and the %%cuda and %%ptx
-// cell magics. `%gpu` prints what `pathnotes info` prints about the GPU
+// Register gives session s the %gpu line magic and the %%cuda, %%ptx and
+// %%profile cell magics. `%gpu` prints what `pathnotes info` prints about the GPU
 // driver and devices, then the modules of %%cuda and %%ptx cells and the
 // CUDA compilers; `%gpu variants` lists the GPU variants with their launch
 // shapes and sources. It also makes the running cell's context that of

@@ -929,6 +929,22 @@ measuredHere["medium"] = rebuild(classes[2])
 ''')
 
 md(r'''
+### Why v2 is faster: a profile
+
+The times say that CUDA v2 wins; a profile of the launches says why. The `%%profile` cell below
+runs both versions on one 128-vertex graph and shows their kernels side by side. v1's `fw_hn`
+reads d[i][k], d[k][j] and d[i][j] from global memory for every k, coalesced (4 sectors for a
+warp's 32 words, one for the d[i][k] all its lanes share) but n times over; v2's phase kernels
+read each tile from global memory once per round and then B = 32 times from shared memory,
+without bank conflicts. On the emulator the counts are those Nsight Compute takes on a card
+(docs/cell-kernels.md compares them); on a card the table gives registers and occupancy.
+''')
+
+code(r'''
+''' + common.profile_fw(["gpu.VariantFWHN", "gpu.VariantFWBlocked"], "CUDA v1 (fw-hn) and CUDA v2 (fw-blocked) on one graph, every launch profiled.") + r'''
+''')
+
+md(r'''
 ### What carries over
 
 Three of the thesis's observations can be set against this run. First, its CUDA v2 beat the CPU

@@ -964,6 +964,23 @@ t3
 ''')
 
 md(r'''
+### Why: a profile of Naive, Tiled and Tiled Shared
+
+The `%%profile` cell runs three of the versions on one 128-vertex graph and shows their kernels
+side by side. Naive (`fw_row`) gives each thread a row, so a warp's 32 lanes read 32 different
+rows: 32 sectors for 128 useful bytes, which the table marks as not coalesced. Tiled
+(`fw_tiled_global_*`) gives consecutive j to consecutive threads (4 sectors a warp) but reads
+global memory at every step of the round; Tiled Shared (`fw_blocked_*`) loads each tile once per
+round and reads it from shared memory, without bank conflicts. On the emulator the counts are
+those Nsight Compute takes on a card (docs/cell-kernels.md compares them); on a card the table
+gives registers and occupancy.
+''')
+
+code(r'''
+''' + common.profile_fw(["gpu.VariantFWRow", "gpu.VariantFWTiledGlobal", "gpu.VariantFWBlocked"], "Naive, Tiled and Tiled Shared on one graph, every launch profiled.") + r'''
+''')
+
+md(r'''
 ### Figure 6 redrawn, and the ratios
 
 Figure 6 of the report plots Table 3. The plot below puts the report's

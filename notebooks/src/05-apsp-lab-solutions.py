@@ -586,6 +586,53 @@ if onEmu {
 ''')
 
 md(r'''
+## Why: what each version does to memory
+
+The table says which version is fastest; a profile says why. The cell below runs each version
+once on a 128-vertex graph with every launch profiled (`gpu.Profile`; a `%%profile` cell does the
+same for a whole cell) and shows the kernels side by side, each kernel's launches summed. The
+naive kernel reads d[i][k] (one word for the whole warp: one sector) and d[k][j] and d[i][j]
+(coalesced: 4 sectors for 32 words), but the whole matrix again for every k; the tiled version in
+global memory reads as much; the shared-memory version loads each tile once per round and then
+reads it B = 32 times from shared memory, without bank conflicts. On the emulator the counts are
+those Nsight Compute takes on a card (docs/cell-kernels.md compares them); on a card the table
+gives registers and occupancy, and the counters need Nsight Compute.
+''')
+
+code(r'''
+whyN := 128
+gWhy, err := graph.GNM(whyN, 16*whyN, graph.WeightRange{Min: 1, Max: 100}, seed)
+if err != nil {
+	panic(err)
+}
+var profiled []*gpu.LaunchProfile
+moved := map[string]uint64{} // 32-byte sectors of global memory loaded and stored (emulator)
+for _, v := range versions {
+	d, err := dev.GraphMatrix(gWhy)
+	if err != nil {
+		panic(err)
+	}
+	launches, err := gpu.Profile(func() error { return v.Func(dev, d, whyN) })
+	d.Free()
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range launches {
+		if p.Counts != nil {
+			moved[v.Name] += p.Counts.Global[gpu.AccessLoad].Sectors + p.Counts.Global[gpu.AccessStore].Sectors
+		}
+	}
+	profiled = append(profiled, launches...)
+}
+if moved["tiled shared"] > 0 {
+	fmt.Printf("Global memory moved at n = %d: naive %s, tiled global %s, tiled shared %s: the shared-memory tiles move %.0f× less than the global ones.\n",
+		whyN, graph.FormatBytes(32*moved["naive"]), graph.FormatBytes(32*moved["tiled global"]), graph.FormatBytes(32*moved["tiled shared"]),
+		float64(moved["tiled global"])/float64(moved["tiled shared"]))
+}
+display.Profile(profiled...)
+''')
+
+md(r'''
 ## What differs from the handout
 
 - **Hardware.** The handout's Tesla M2050 (Fermi, 2010) is gone, and so is CUDA's emulation mode;

@@ -256,6 +256,37 @@ display.Row(times.Plot(), times.SpeedupPlot())
 ''')
 
 md(r'''
+## Why: what your kernels do to memory
+
+A `%%profile` cell runs its Go code with every kernel launch profiled and shows the kernels side by
+side: global requests and the 32-byte sectors they touch (4 per warp when its 32 words are
+consecutive, up to 32 when they are not), shared-memory bank conflicts, divergent branches and
+occupancy. The cell below runs each of your versions once on a 128-vertex graph. Which kernel
+moves the most sectors, and which of its lines? Does your shared-memory version have bank
+conflicts? Without a GPU the emulator counts what Nsight Compute counts on a card; on a card the
+table gives registers and occupancy.
+''')
+
+code(r'''
+%%profile
+whyN := 128
+gWhy, err := graph.GNM(whyN, 16*whyN, graph.WeightRange{Min: 1, Max: 100}, seed)
+if err != nil {
+	panic(err)
+}
+for _, v := range versions {
+	d, err := dev.GraphMatrix(gWhy)
+	if err != nil {
+		panic(err)
+	}
+	if err := v.Func(dev, d, whyN); err != nil {
+		fmt.Printf("%s: %v\n", v.Name, err)
+	}
+	d.Free()
+}
+''')
+
+md(r'''
 ## Questions (the handout's §2 and §4.1)
 
 Answer from your measurements; `times.At(name, n)` gives a time in seconds, `times.Speedup(name)`

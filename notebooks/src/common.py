@@ -258,3 +258,24 @@ default:
 	fmt.Println("WHAT on", gpuHost)
 }""".replace("WHAT", what)
 
+
+
+def profile_fw(variants, why):
+    """A %%profile cell that runs the Floyd-Warshall variants (Go
+    expressions naming them) on one 128-vertex graph, on the device the
+    notebook opened (dev, noGPU); why is the comment that opens it."""
+    return r'''%%profile
+// ''' + why + r'''
+if noGPU != "" {
+	fmt.Println(noGPU + ": nothing to profile")
+} else {
+	gp, err := graph.GNM(128, 16*128, graph.WeightRange{Min: 1, Max: 100}, 1)
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range []string{''' + ", ".join(variants) + r'''} {
+		if _, err := gpu.AllPairs(Ctx(), v, gp, gpu.Options{Device: dev}); err != nil {
+			panic(err)
+		}
+	}
+}'''

@@ -108,8 +108,10 @@ func (clangCompiler) compile(ctx context.Context, name, source string, opts Comp
 }
 
 // clangFlags translates the nvcc flags that cells written for nvcc use
-// and clang spells otherwise: -use_fast_math is -ffast-math, and
-// --expt-relaxed-constexpr is what clang does anyway. Others pass as they
+// and clang spells otherwise: -use_fast_math is -ffast-math, -lineinfo
+// (the .loc lines that name the source line of each instruction) is
+// -gline-tables-only, and --expt-relaxed-constexpr is what clang does
+// anyway. Others pass as they
 // are, and clang rejects those it does not know.
 func clangFlags(flags []string) []string {
 	var out []string
@@ -117,6 +119,8 @@ func clangFlags(flags []string) []string {
 		switch strings.TrimLeft(f, "-") {
 		case "use_fast_math":
 			out = append(out, "-ffast-math")
+		case "lineinfo", "generate-line-info":
+			out = append(out, "-gline-tables-only")
 		case "expt-relaxed-constexpr":
 		default:
 			out = append(out, f)
