@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/traefik/yaegi/interp"
 
@@ -113,12 +114,19 @@ func main() {
 		if errors.Is(err, flag.ErrHelp) {
 			return
 		}
-		fmt.Fprintf(os.Stderr, "pathnotes %s: %v\n", name, err)
+		fmt.Fprintln(os.Stderr, errorLine(name, err))
 		if errors.Is(err, cli.ErrUsage) {
 			os.Exit(2)
 		}
 		os.Exit(1)
 	}
+}
+
+// errorLine is the line that reports a command's error: "pathnotes NAME:
+// ERROR", without saying NAME twice when the error starts with it, as the
+// errors of the packages behind the commands do ("install: ...").
+func errorLine(name string, err error) string {
+	return "pathnotes " + name + ": " + strings.TrimPrefix(err.Error(), name+": ")
 }
 
 // lookup finds the command called name.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,4 +124,24 @@ func keys(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestErrorLine checks that a command's error names the command once, as
+// `pathnotes install` does when it cannot write the kernelspec.
+func TestErrorLine(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := cli.Install([]string{"--prefix", notDir})
+	if err == nil {
+		t.Fatal("install into a file succeeded")
+	}
+	line := errorLine("install", err)
+	if !strings.HasPrefix(line, "pathnotes install: ") || strings.Contains(line, "install: install:") {
+		t.Errorf("error line %q", line)
+	}
+	if got := errorLine("run", errors.New("2 of 3 notebooks failed")); got != "pathnotes run: 2 of 3 notebooks failed" {
+		t.Errorf("errorLine = %q", got)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/internal/scaleout"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // inProcess runs f as every rank of a grid, each a goroutine with its own
@@ -266,6 +268,56 @@ func TestNegativeCycleEveryRank(t *testing.T) {
 			first = err.Error()
 		} else if err.Error() != first {
 			t.Errorf("rank %d reports %q, rank 0 %q", id, err, first)
+		}
+	}
+}
+
+// TestEveryKernelRuns runs the grid with every kind of weights, with and
+// without Π, under a profiler, and checks that each of fwfast's ff_dist_
+// kernels was launched: package gpu's TestEmuEveryKernelRuns, which runs
+// every other kernel of the embedded PTX, leaves these to this package.
+func TestEveryKernelRuns(t *testing.T) {
+	neg, err := shifted(130, 400, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var graphs []*graph.Graph
+	for _, w := range []graph.WeightRange{{Min: 1, Max: 50}, {Min: 1, Max: 1 << 20}} {
+		g, err := graph.GNM(130, 400, w, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, g)
+	}
+	graphs = append(graphs, neg)
+	launches, err := gpu.Profile(func() error {
+		for _, g := range graphs {
+			for _, pred := range []bool{false, true} {
+				if _, _, err := runGrid(t, g, Grid{2, 1}, pred); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]bool{}
+	for _, l := range launches {
+		ran[l.Kernel] = true
+	}
+	text, err := ptx.PTX("fwfast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels := regexp.MustCompile(`\.entry (ff_dist_\w+)\(`).FindAllStringSubmatch(text, -1)
+	if len(kernels) == 0 {
+		t.Fatal("fwfast's PTX has no ff_dist_ kernels")
+	}
+	for _, k := range kernels {
+		if !ran[k[1]] {
+			t.Errorf("kernel %s never ran", k[1])
 		}
 	}
 }

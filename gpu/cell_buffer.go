@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/internal/memlimit"
 )
 
 // The cell API: device buffers, PTX modules and kernel launches for
@@ -274,6 +275,9 @@ func download[T int32 | uint32 | float32 | float64](b *Buffer, t ElemType) ([]T,
 	if b.typ != t {
 		return nil, fmt.Errorf("gpu: To%ss on %s: the buffer holds %s, not %s (use To%ss)", title(t), b, b.typ, t, title(b.typ))
 	}
+	if err := memlimit.Check(uint64(b.n) * uint64(unsafe.Sizeof(T(0)))); err != nil {
+		return nil, fmt.Errorf("gpu: To%ss on %s: the host copy would %w", title(t), b, err)
+	}
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
 	out := make([]T, b.n)
@@ -360,6 +364,9 @@ func (b *Buffer) Fill(v float64) error {
 	}
 	if b.typ != Float64 {
 		return b.dev.cellErr(b.dev.ctx.Memset32(b.ptr, uint32(word), uint64(b.n)), "filling %s", b)
+	}
+	if err := memlimit.Check(uint64(b.n) * 8); err != nil {
+		return fmt.Errorf("gpu: filling %s: the host copy would %w", b, err)
 	}
 	data := make([]float64, b.n)
 	for i := range data {

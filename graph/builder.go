@@ -210,6 +210,12 @@ func (b *Builder) Build() (*Graph, error) {
 	if len(b.labels) > 0 && len(b.labels) < b.n {
 		return nil, fmt.Errorf("graph: %d labels for %d vertices (label every vertex or none)", len(b.labels), b.n)
 	}
+	if b.n > math.MaxInt32 {
+		return nil, fmt.Errorf("graph: %d vertices is more than int32 vertex ids allow (%d)", b.n, math.MaxInt32)
+	}
+	if err := checkBytes(uint64(b.n+1) * 4); err != nil {
+		return nil, fmt.Errorf("graph: the CSR offsets of %d vertices %w", b.n, err)
+	}
 	arcs := make([]Arc, 0, len(b.arcs)*2)
 	for _, a := range b.arcs {
 		arcs = append(arcs, a)

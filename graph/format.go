@@ -199,10 +199,14 @@ func idsBelow(v []byte, ids [][]byte) bool {
 // errTruncatedGzip is the error of a gzip stream that ends early.
 var errTruncatedGzip = errors.New("truncated gzip stream: the compressed data ends early (an incomplete download or copy?)")
 
-// gzipError names the error of a damaged gzip stream.
+// gzipError names the error of a damaged gzip stream; compress/gzip's own
+// errors ("gzip: invalid checksum") name it already.
 func gzipError(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return errTruncatedGzip
+	}
+	if strings.HasPrefix(err.Error(), "gzip: ") {
+		return err
 	}
 	return fmt.Errorf("gzip: %w", err)
 }

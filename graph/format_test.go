@@ -612,4 +612,18 @@ func TestReadTruncatedGzip(t *testing.T) {
 	if _, err := Read(bytes.NewReader(raw), ReadOptions{Name: "x.gz"}); err != nil {
 		t.Errorf("the whole file: %v", err)
 	}
+	// A damaged checksum (the trailer's first 4 bytes) and a damaged
+	// stream are named once as gzip's.
+	bad := bytes.Clone(raw)
+	bad[len(bad)-8] ^= 0xff
+	if _, err := Read(bytes.NewReader(bad), ReadOptions{Name: "x.gz"}); err == nil || err.Error() != "x.gz: gzip: invalid checksum" {
+		t.Errorf("a bad checksum: %v, want x.gz: gzip: invalid checksum", err)
+	}
+	bad = bytes.Clone(raw)
+	for i := 20; i < 40; i++ {
+		bad[i] = 0xff
+	}
+	if _, err := Read(bytes.NewReader(bad), ReadOptions{Name: "x.gz"}); err == nil || !strings.Contains(err.Error(), "x.gz: gzip: flate: corrupt input") || strings.Count(err.Error(), "gzip:") != 1 {
+		t.Errorf("a damaged stream: %v, want one gzip: and flate's error", err)
+	}
 }

@@ -226,8 +226,15 @@ func (g *Graph) Reverse() *Graph {
 // Dense returns the n×n row-major weight matrix W of the documents: 0 on the
 // diagonal (or a negative self-loop's weight), the lightest arc weight where
 // there is an arc, Inf elsewhere. It is the starting matrix of Floyd-Warshall.
+//
+// A matrix that would not fit in the memory left (CheckMatrixSize) is a
+// panic whose value is CheckMatrixSize's error, rather than the end of the
+// process; call CheckMatrixSize(g.N(), 1) first to get the error instead.
 func (g *Graph) Dense() []int32 {
 	n := g.N()
+	if err := CheckMatrixSize(n, 1); err != nil {
+		panic(fmt.Errorf("graph: Dense: %w", err))
+	}
 	w := make([]int32, n*n)
 	for i := range w {
 		w[i] = Inf

@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -146,5 +147,44 @@ func TestReadOutgrowsMemory(t *testing.T) {
 	// Within the memory left, the same checks pass.
 	if g, err := Read(strings.NewReader("p sp 10 300\n"+arcLines("a ", 300)), ReadOptions{}); err != nil || g.N() != 10 {
 		t.Fatalf("small file under the checks: %v, %v", g, err)
+	}
+}
+
+// TestHugeSizesRefused checks the sizes a cell can ask of package graph
+// directly, under 1 GiB of memory: a builder of 500 million vertices, a
+// single-source result of as many, and the dense matrix of a graph of
+// 40,000 vertices (6 GiB). Each is an error (a panic of the error for
+// Dense, which has no error to return) rather than the end of the process.
+func TestHugeSizesRefused(t *testing.T) {
+	withMemory(t, 1<<30)
+	if _, err := NewBuilder(500_000_000).Build(); err == nil || !strings.Contains(err.Error(), "graph: the CSR offsets of 500000000 vertices need 1.86 GiB, but only 1 GiB") {
+		t.Errorf("Build of 5e8 vertices: %v", err)
+	}
+	if _, err := NewBuilder(3_000_000_000).Build(); err == nil || !strings.Contains(err.Error(), "more than int32 vertex ids allow") {
+		t.Errorf("Build of 3e9 vertices: %v", err)
+	}
+	if _, err := NewSingleSource(500_000_000, 0, true); err == nil || !strings.Contains(err.Error(), "graph: the distances and predecessors of 500000000 vertices need 3.73 GiB") {
+		t.Errorf("NewSingleSource of 5e8 vertices: %v", err)
+	}
+	g, err := NewBuilder(40_000).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			err, _ := recover().(error)
+			var me *memlimit.Error
+			if !errors.As(err, &me) || !strings.Contains(err.Error(), "graph: Dense: graph: 1 n×n int32 matrices for n=40000 need 5.96 GiB") {
+				t.Errorf("Dense of 40000 vertices panicked with %v, want a *memlimit.Error", err)
+			}
+		}()
+		g.Dense()
+	}()
+	small, err := NewBuilder(3).AddArc(0, 1, 5).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := small.Dense(); len(w) != 9 || w[1] != 5 {
+		t.Errorf("Dense of 3 vertices = %v", w)
 	}
 }

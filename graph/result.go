@@ -84,8 +84,7 @@ func checkMemory(need uint64) error {
 	if !ok || need <= avail.Bytes {
 		return nil
 	}
-	return fmt.Errorf("need %s, but only %s of memory is available (%s)",
-		FormatBytes(need), FormatBytes(avail.Bytes), avail.From)
+	return &memlimit.Error{Need: need, Avail: avail}
 }
 
 // FormatBytes formats a byte count with a binary unit, e.g. "5.38 GiB".
@@ -137,6 +136,9 @@ type SingleSource struct {
 func NewSingleSource(n, source int, withPred bool) (*SingleSource, error) {
 	if source < 0 || source >= n {
 		return nil, fmt.Errorf("graph: source %d out of range 0..%d", source, n-1)
+	}
+	if err := checkBytes(uint64(n) * 8); err != nil {
+		return nil, fmt.Errorf("graph: the distances and predecessors of %d vertices %w", n, err)
 	}
 	s := &SingleSource{Source: source, Dist: make([]int32, n)}
 	for i := range s.Dist {

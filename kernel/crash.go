@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"runtime/metrics"
 
 	"github.com/pathnotes/pathnotes/internal/memlimit"
 )
@@ -14,33 +13,28 @@ import (
 // The Go runtime writes its fatal errors (out of memory, concurrent map
 // writes, stack exhaustion) to file descriptor 2, which the capture (stdio,
 // nil when there is none) sends to the cells through a pipe that nobody
-// reads once the process is dying. GuardProcess has the runtime write them
-// also to logPath (the kernel's log file) when it is set, and otherwise to
-// the standard error the process had before the capture, which Jupyter
-// shows in its own log. The runtime prints the line naming the error
-// ("fatal error: out of memory") before it counts as crashing, so that line
-// reaches them only when the capture forwards it in time (Go issue 76859);
-// the goroutine traces that follow always do, and show the failing
-// allocation (runtime.mallocgc with the size asked for) and the frames of
-// the code that asked.
+// reads once the process is dying. GuardProcess starts the crash monitor
+// (crashmonitor.go), which writes the error's headline ("fatal error: out
+// of memory") and the cell that was running to the standard error the
+// process had before the capture, which Jupyter shows in its own log, and
+// to logPath (the kernel's log file) when it is set; and then the goroutine
+// traces, which show the failing allocation (runtime.mallocgc with the size
+// asked for) and the frames of the code that asked, to logPath or, without
+// one, to that standard error. When the monitor cannot start, the runtime
+// writes the traces there itself, and the headline reaches them only when
+// the capture forwards it in time.
 //
 // Unless GOMEMLIMIT is set, it also sets the Go runtime's soft memory limit
 // below the process's cgroup memory limit and address-space and data
-// rlimits, so that the garbage collector works harder before the limit
-// is reached rather than after. Problems are logged, never fatal.
+// rlimits, or below the machine's RAM when it has none
+// (memlimit.SetGoLimit), so that the garbage collector works harder before
+// the limit is reached rather than after. Problems are logged, never fatal.
 func GuardProcess(stdio *StdioCapture, logPath string, log *slog.Logger) {
-	crashOutput(stdio, logPath, log)
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+	if err := startMonitor(stdio, logPath); err != nil {
+		log.Warn("no crash monitor: the line naming a fatal error may not reach the log", "err", err)
+		crashOutput(stdio, logPath, log)
 	}
-	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-	metrics.Read(sample)
-	held := uint64(0)
-	if sample[0].Value.Kind() == metrics.KindUint64 {
-		held = sample[0].Value.Uint64()
-	}
-	if limit, ok := memlimit.GoLimit(held); ok {
-		debug.SetMemoryLimit(int64(min(limit.Bytes, 1<<62)))
+	if limit, ok := memlimit.SetGoLimit(); ok {
 		log.Info("Go memory limit set", "limit", memlimit.FormatBytes(limit.Bytes), "under", limit.From)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pathnotes/pathnotes/internal/rlimittest"
 )
@@ -27,40 +28,47 @@ var crashSink []byte
 
 // TestFatalErrorsReachTheLog runs the test binary again as a kernel would
 // run: standard output and error captured, then a fatal runtime error. The
-// crash's goroutine traces must reach the standard error from before the
-// capture, or the log file when there is one; without GuardProcess they
-// are lost in the capture. (The "fatal error: ..." line itself is written
-// before the runtime counts as crashing, so it reaches them only when the
-// capture forwards it in time: see GuardProcess.)
+// error's headline ("fatal error: ...") and the cell that was running must
+// reach the standard error from before the capture, and the log file when
+// there is one; the crash's goroutine traces must reach the log file, or
+// that standard error when there is none. Without GuardProcess all of it is
+// lost in the capture.
 func TestFatalErrorsReachTheLog(t *testing.T) {
 	if mode := os.Getenv(crashModeEnv); mode != "" {
 		crashChild(t, mode)
 		return
 	}
 	logPath := filepath.Join(t.TempDir(), "kernel.log")
-	// make([]byte, 30<<30) under ulimit -v, as in a cell: the trace shows
-	// the 0x780000000-byte request and the frame that made it.
+	// make([]byte, 30<<30) under ulimit -v: the trace shows the
+	// 0x780000000-byte request and the frame that made it.
 	oomTrace := []string{"runtime.mallocgc(0x780000000", "kernel.crashChild("}
 	stackTrace := []string{"runtime.newstack(", "kernel.recurse("}
+	// A cell that doubles a string, which the session does not check: the
+	// kernel's many goroutines make a trace larger than a default pipe
+	// buffer, which must not hang the dying process.
+	cellTrace := []string{"runtime.concatstrings(", "yaegi/interp."}
+	const oomLine, stackLine = "fatal error: out of memory", "fatal error: stack overflow"
+	cellLines := []string{oomLine, "while running Cell In[1]:", "    s := \"pathnotes\"", "    for {"}
 	for _, c := range []struct {
 		mode, guard, log string
 		trace            []string // frames the crash output shows
-		where            string   // "stderr", "log" or "lost"
+		head             []string // lines of the monitor's summary
+		where            string   // where the trace goes: "stderr", "log" or "lost"
 	}{
-		{"oom", "1", "", oomTrace, "stderr"},
-		// The same allocation in a cell that the interpreter runs: the
-		// kernel's many goroutines make a trace larger than a default pipe
-		// buffer, which must not hang the dying process.
-		{"cell", "1", "", []string{"runtime.mallocgc(0x780000000", "reflect.MakeSlice(", "yaegi/interp."}, "stderr"},
-		{"stack", "1", logPath, stackTrace, "log"},
-		{"oom", "0", "", oomTrace, "lost"},
+		{"oom", "1", "", oomTrace, []string{"runtime: out of memory: cannot allocate 32212254720-byte block", oomLine, "(no cell was running)"}, "stderr"},
+		{"cell", "1", "", cellTrace, cellLines, "stderr"},
+		{"cell", "1", logPath, cellTrace, cellLines, "log"},
+		{"stack", "1", logPath, stackTrace, []string{stackLine}, "log"},
+		{"oom", "0", "", oomTrace, nil, "lost"},
 	} {
+		os.Remove(logPath)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestFatalErrorsReachTheLog$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashModeEnv+"="+c.mode, crashGuardEnv+"="+c.guard, crashLogEnv+"="+c.log)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
+		cmd.WaitDelay = 10 * time.Second // the monitor holds standard error until it has written
 		err := cmd.Run()
-		what := c.mode + " guard=" + c.guard
+		what := c.mode + " guard=" + c.guard + " log=" + c.log
 		if _, ok := err.(*exec.ExitError); !ok {
 			t.Fatalf("%s: child did not die: %v\nstderr:\n%s", what, err, stderr.String())
 		}
@@ -78,6 +86,17 @@ func TestFatalErrorsReachTheLog(t *testing.T) {
 			}
 			if got, want := strings.Contains(logged, frame), c.where == "log"; got != want {
 				t.Errorf("%s: %q in the log file: %v, want %v:\n%s", what, frame, got, want, logged)
+			}
+		}
+		if c.where == "lost" && strings.Contains(stderr.String(), "pathnotes kernel:") {
+			t.Errorf("%s: a crash summary without GuardProcess:\n%s", what, stderr.String())
+		}
+		for _, line := range c.head {
+			if got, want := strings.Contains(stderr.String(), line), true; got != want {
+				t.Errorf("%s: %q on the real stderr: %v, want %v:\n%s", what, line, got, want, stderr.String())
+			}
+			if got, want := strings.Contains(logged, line), c.log != ""; got != want {
+				t.Errorf("%s: %q in the log file: %v, want %v:\n%s", what, line, got, want, logged)
 			}
 		}
 	}
@@ -128,7 +147,7 @@ func crashChild(t *testing.T, mode string) {
 	case "cell":
 		c := connect(t, startKernel(t, ""), testKey)
 		rlimittest.LimitAddressSpace(t, 512<<20)
-		c.execute("b := make([]byte, 30<<30)", nil)
+		c.execute("s := \"pathnotes\"\nfor {\n\ts += s\n}", nil)
 	case "oom":
 		rlimittest.LimitAddressSpace(t, 512<<20)
 		crashSink = make([]byte, 30<<30)

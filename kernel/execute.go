@@ -70,6 +70,7 @@ func (k *Kernel) execute(ctx context.Context, m *Message) (abortQueued int) {
 	k.cellMu.Lock()
 	k.cancelCell = cancel
 	k.cellMu.Unlock()
+	noteCell(count, req.Code)
 	result, err := k.run(session.WithExecutionCount(cellCtx, count), m, req.Code, out)
 	var exprs map[string]any
 	if err == nil {

@@ -24,6 +24,7 @@ type StdioCapture struct {
 	sink   func(name, text string) // nil: text goes to the original stderr
 	fds    []*capturedFD
 	stderr *os.File // the process's stderr before the capture
+	tee    *os.File // gets a copy of what descriptor 2 brings: the crash monitor's; nil for none
 }
 
 // capturedFD is one redirected descriptor.
@@ -57,6 +58,30 @@ func CaptureStdio() (*StdioCapture, error) {
 // OriginalStderr returns the process's standard error as it was before the
 // capture, where the kernel's log belongs.
 func (c *StdioCapture) OriginalStderr() *os.File { return c.stderr }
+
+// stderrReader opens a reader of its own of the pipe that descriptor 2
+// writes to (through /proc/self/fd, so that it shares no file status with
+// the capture's), for the crash monitor (crashmonitor.go).
+func (c *StdioCapture) stderrReader() (*os.File, error) {
+	for _, cf := range c.fds {
+		if cf.fd != 2 {
+			continue
+		}
+		rc, err := cf.r.SyscallConn()
+		if err != nil {
+			return nil, err
+		}
+		var f *os.File
+		cerr := rc.Control(func(fd uintptr) {
+			f, err = os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", fd), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		})
+		if cerr != nil {
+			return nil, cerr
+		}
+		return f, err
+	}
+	return nil, errors.New("standard error is not captured")
+}
 
 // captureFDs redirects each descriptor of fds into a pipe read by the
 // capture, naming its text as the map says.
@@ -141,11 +166,47 @@ func (c *StdioCapture) forward(cf *capturedFD) {
 func (c *StdioCapture) readOnce(cf *capturedFD, fd int) (n int, open bool) {
 	cf.mu.Lock()
 	defer cf.mu.Unlock()
-	n, open = pipes.ReadReady(fd, cf.buf)
+	buf := cf.buf
+	if cf.fd == 2 {
+		if k := c.copyToTee(fd, len(buf)); k > 0 {
+			buf = buf[:k] // no byte leaves the pipe before its copy
+		}
+	}
+	n, open = pipes.ReadReady(fd, buf)
 	if n > 0 {
-		c.emit(cf, cf.buf[:n])
+		c.emit(cf, buf[:n])
 	}
 	return n, open
+}
+
+// setTee makes the capture copy what descriptor 2 brings to w, before it
+// passes it on: the crash monitor's, which keeps the text of a fatal error
+// that the capture read but the dying process could not pass on.
+func (c *StdioCapture) setTee(w *os.File) {
+	c.mu.Lock()
+	c.tee = w
+	c.mu.Unlock()
+}
+
+// copyToTee copies up to max bytes of what the pipe fd holds to the tee,
+// without taking them out of the pipe and without waiting, and returns how
+// many it copied: 0 when there is no tee, the pipe is empty or the tee is
+// full. Copying before reading leaves no moment when a byte is neither in
+// the pipe nor in the tee.
+func (c *StdioCapture) copyToTee(fd, max int) int {
+	c.mu.Lock()
+	tee := c.tee
+	c.mu.Unlock()
+	if tee == nil {
+		return 0
+	}
+	rc, err := tee.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(teeFD uintptr) { n = teePipe(fd, int(teeFD), max) })
+	return n
 }
 
 // closeTimeout bounds the wait for forward to end at Close.

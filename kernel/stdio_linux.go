@@ -26,3 +26,16 @@ func growPipe(w *os.File) {
 		}
 	}
 }
+
+// teePipe copies up to max bytes from pipe from to pipe to without taking
+// them out of from and without waiting (tee(2)); 0 when none could be.
+func teePipe(from, to, max int) int {
+	n, err := syscall.Tee(from, to, max, spliceNonblock)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// spliceNonblock is SPLICE_F_NONBLOCK.
+const spliceNonblock = 2

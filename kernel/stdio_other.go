@@ -27,3 +27,9 @@ func (c *StdioCapture) Close() error { return nil }
 func (c *StdioCapture) setSink(func(name, text string)) {}
 
 func (c *StdioCapture) sync() {}
+
+func (c *StdioCapture) stderrReader() (*os.File, error) {
+	return nil, fmt.Errorf("capture stdio: not supported on %s", runtime.GOOS)
+}
+
+func (c *StdioCapture) setTee(*os.File) {}

@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -26,6 +28,9 @@ import (
 	"time"
 
 	"github.com/go-zeromq/zmq4"
+
+	"github.com/pathnotes/pathnotes/internal/memlimit"
+	"github.com/pathnotes/pathnotes/internal/rlimittest"
 )
 
 // tortureState is the value of the variable torture that every torture
@@ -551,4 +556,86 @@ func TestTortureBackgroundPrinter(t *testing.T) {
 	}
 	assertAlive(t, c, "a goroutine printing all along")
 	c.execute("close(stop)", nil)
+}
+
+// hogLimitEnv runs TestTortureMemoryHogs's cells in a child process whose
+// address space is limited to 6 GiB.
+const hogLimitEnv = "PATHNOTES_TEST_HOG_LIMIT"
+
+// maxMemoryErrorReply bounds the time from a cell's request to its
+// MemoryError reply (docs/reliability.md): the check collects the garbage
+// and returns free memory to the system once before it refuses.
+const maxMemoryErrorReply = 5 * time.Second
+
+// TestTortureMemoryHogs runs cells that ask for more memory than there is,
+// which Go's runtime answers by ending the process ("fatal error: out of
+// memory"), with no limit (the machine's memory) and, in a child process,
+// under a 6 GiB address-space limit: each must get a MemoryError reply
+// within maxMemoryErrorReply, and the kernel must keep its state.
+func TestTortureMemoryHogs(t *testing.T) {
+	if os.Getenv(hogLimitEnv) == "1" {
+		rlimittest.LimitAddressSpaceTo(t, 6<<30)
+		tortureMemoryHogs(t)
+		return
+	}
+	t.Run("no limit", tortureMemoryHogs)
+	t.Run("6 GiB limit", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("the address-space limit is read through Linux's /proc")
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTortureMemoryHogs$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), hogLimitEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestTortureMemoryHogs") {
+			t.Fatalf("under a 6 GiB limit: %v\n%s", err, out)
+		}
+		t.Logf("the child under a 6 GiB limit:\n%s", out)
+	})
+}
+
+// tortureMemoryHogs sends the cells of TestTortureMemoryHogs to a kernel.
+func tortureMemoryHogs(t *testing.T) {
+	_, c := startTorture(t)
+	// 30 GiB, unless the machine has that much to spare: then twice what
+	// it has.
+	size := uint64(30 << 30)
+	if avail, ok := memlimit.Available(); ok && avail.Bytes >= size-memlimit.Headroom(size) {
+		size = 2 * avail.Bytes
+	}
+	c.execute("import \"strings\"", nil)
+	cells := []string{
+		fmt.Sprintf("b := make([]byte, %d)", size),
+		"b := make([]int64, 1<<40)",
+		"n := 1 << 40\nb := make([]float64, 0, n)",
+		"func grow(n int) []int32 { return make([]int32, n) }\nx := grow(1 << 40)",
+		"p := new([1 << 43]byte)",
+		"var arr [1 << 40]int64",
+		"s := strings.Repeat(\"pathnotes\", 1<<40)",
+		"ch := make(chan [4096]byte, 1<<32)",
+	}
+	if os.Getenv(hogLimitEnv) == "1" {
+		// Less than the machine has, more than the limit leaves.
+		cells = append(cells, "b := make([]byte, 5<<30)")
+	}
+	for _, code := range cells {
+		start := time.Now()
+		reply, outs := c.execute(code, nil)
+		took := time.Since(start)
+		r := content(t, reply)
+		if r["status"] != "error" || r["ename"] != "MemoryError" || !strings.Contains(fmt.Sprint(r["evalue"]), "need ") {
+			t.Errorf("%q: reply %v, want a MemoryError", code, r)
+		}
+		published := false
+		for _, m := range outs {
+			published = published || m.Header.MsgType == "error" && content(t, m)["ename"] == "MemoryError"
+		}
+		if !published {
+			t.Errorf("%q: no MemoryError on iopub: %v", code, types(outs))
+		}
+		if took > maxMemoryErrorReply {
+			t.Errorf("%q: the MemoryError took %v", code, took)
+		}
+		t.Logf("%v for %q: %v", took.Round(time.Millisecond), code, r["evalue"])
+		assertAlive(t, c, code)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/display"
+	"github.com/pathnotes/pathnotes/internal/memlimit"
 	"github.com/pathnotes/pathnotes/kernel/notebook"
 )
 
@@ -65,6 +66,9 @@ func Run(args []string, newSession NewSession) error {
 		return err
 	}
 
+	// As in the kernel: the garbage collector works harder before a memory
+	// limit (or the RAM) is reached rather than after.
+	memlimit.SetGoLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	failed := 0
@@ -92,6 +96,9 @@ func RunNotebook(ctx context.Context, path, dir string, timeout time.Duration, n
 		return err
 	}
 	dest := filepath.Join(dir, filepath.Base(path))
+	if err := checkDest(dest, path); err != nil {
+		return err
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -122,4 +129,22 @@ func RunNotebook(ctx context.Context, path, dir string, timeout time.Duration, n
 	}
 	fmt.Fprintf(os.Stderr, "pathnotes run: %s: %s in %v; wrote %s\n", path, notebook.Summary(nb), time.Since(start).Round(time.Millisecond), dest)
 	return nil
+}
+
+// checkDest refuses to write the run of notebook src to dest when dest is a
+// symbolic link to another file: the notebook would replace that file, not
+// the link. A link to src itself (a linked notebook run where it lies) is
+// written through, which updates the notebook as a run in place should.
+func checkDest(dest, src string) error {
+	st, err := os.Lstat(dest)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return nil // no file yet, or a file that the run replaces
+	}
+	target, _ := os.Readlink(dest)
+	if d, err := os.Stat(dest); err == nil {
+		if s, err := os.Stat(src); err == nil && os.SameFile(d, s) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is a symbolic link to %s: refusing to write the notebook through it, which would replace that file; remove the link or choose another --out", dest, target)
 }

@@ -91,7 +91,9 @@ func (s System) Available() (Budget, bool) {
 // room left under the cgroup's limit and the rlimits, less SoftLimit's
 // headroom. What other code holds (C libraries, the executable's mappings,
 // address space reserved but unused) is thus left out of the Go runtime's
-// share. ok is false when the process has no such limit.
+// share. A process with no such limit gets SoftLimit of the machine's RAM
+// (MemTotal): the runtime then collects harder before the machine runs
+// out, not after. ok is false when neither is known.
 func (s System) GoLimit(goBytes uint64) (Budget, bool) {
 	var least Budget
 	ok := false
@@ -101,6 +103,9 @@ func (s System) GoLimit(goBytes uint64) (Budget, bool) {
 		}
 	}
 	if !ok {
+		if total, ok := s.kbFields("/proc/meminfo")["MemTotal"]; ok {
+			return Budget{SoftLimit(total), "MemTotal " + FormatBytes(total)}, true
+		}
 		return Budget{}, false
 	}
 	return Budget{SoftLimit(goBytes + least.Bytes), least.From}, true

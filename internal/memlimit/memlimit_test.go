@@ -39,11 +39,17 @@ func TestMemAvailableOnly(t *testing.T) {
 	if !ok || b.Bytes != 20*gib || b.From != "MemAvailable" {
 		t.Fatalf("Available = %v, %v; want 20 GiB from MemAvailable", b, ok)
 	}
-	if l, ok := s.GoLimit(0); ok {
-		t.Fatalf("GoLimit = %v, want none: MemAvailable is not a limit on the process", l)
+	// MemAvailable is not a limit on the process: the Go limit comes from
+	// the RAM (MemTotal 62.5 GiB), whatever the runtime holds.
+	if l, ok := s.GoLimit(5 * gib); !ok || l.Bytes != SoftLimit(65536000<<10) || l.From != "MemTotal 62.5 GiB" {
+		t.Fatalf("GoLimit = %v, %v; want %s from MemTotal", l, ok, FormatBytes(SoftLimit(65536000<<10)))
 	}
-	if _, ok := (System{Root: t.TempDir(), Rlimit: noRlimit}).Available(); ok {
+	empty := System{Root: t.TempDir(), Rlimit: noRlimit}
+	if _, ok := empty.Available(); ok {
 		t.Fatal("Available with no files and no rlimits reported a budget")
+	}
+	if l, ok := empty.GoLimit(0); ok {
+		t.Fatalf("GoLimit with no files and no rlimits = %v", l)
 	}
 }
 
@@ -98,8 +104,8 @@ func TestCgroupV1(t *testing.T) {
 	if b, ok := s.Available(); !ok || b.From != "MemAvailable" {
 		t.Fatalf("unlimited v1 group: Available = %v, %v", b, ok)
 	}
-	if l, ok := s.GoLimit(0); ok {
-		t.Fatalf("unlimited v1 group: GoLimit = %v", l)
+	if l, ok := s.GoLimit(0); !ok || !strings.HasPrefix(l.From, "MemTotal") {
+		t.Fatalf("unlimited v1 group: GoLimit = %v, %v; want one from MemTotal", l, ok)
 	}
 }
 

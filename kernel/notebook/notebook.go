@@ -95,8 +95,12 @@ func Read(path string) (*Notebook, error) {
 	return nb, nil
 }
 
-// Parse decodes a notebook. Only nbformat 4 is accepted.
+// Parse decodes a notebook. Only nbformat 4 is accepted, and cells of at
+// most MaxCellSource bytes of source.
 func Parse(b []byte) (*Notebook, error) {
+	if err := checkSources(b); err != nil {
+		return nil, err
+	}
 	var nb Notebook
 	if err := json.Unmarshal(b, &nb); err != nil {
 		return nil, err
@@ -258,11 +262,116 @@ func (nb *Notebook) UnmarshalJSON(b []byte) error {
 	if err := take(m, "metadata", &nb.Metadata, "notebook"); err != nil {
 		return err
 	}
-	if err := take(m, "cells", &nb.Cells, "notebook"); err != nil {
+	var cells []json.RawMessage
+	if err := take(m, "cells", &cells, "notebook"); err != nil {
 		return err
+	}
+	nb.Cells = make([]*Cell, len(cells))
+	for i, raw := range cells {
+		nb.Cells[i] = new(Cell)
+		if err := json.Unmarshal(raw, nb.Cells[i]); err != nil {
+			return fmt.Errorf("notebook: cell %d: %w", i+1, err)
+		}
 	}
 	nb.extra = m
 	return nil
+}
+
+// MaxCellSource is the most bytes of source (as the file holds it, in
+// JSON) a cell may have: Read refuses a notebook with a larger one before
+// decoding it, since a session would then need many times that memory to
+// run the cell. The kernel runs cells of tens of megabytes (its tests send
+// 20 MB).
+const MaxCellSource = 64 << 20
+
+// SourceError is a cell whose source is larger than MaxCellSource.
+type SourceError struct {
+	Cell  int // 1 for the first cell
+	Bytes int // the size of its source's strings in the file, at least
+}
+
+func (e *SourceError) Error() string {
+	return fmt.Sprintf("notebook: cell %d: its source takes %s in the file, more than the %s a cell may hold (notebook.MaxCellSource): split the cell or read the data from a file",
+		e.Cell, formatBytes(e.Bytes), formatBytes(MaxCellSource))
+}
+
+// checkSources measures the source of each cell in the JSON of a notebook
+// without decoding it, in one pass that allocates nothing, and returns a
+// SourceError for the first cell whose source is larger than MaxCellSource:
+// decoding takes several passes and copies over each field, which a cell
+// of a gigabyte makes slow and large. It knows the shape of a notebook only
+// (cells in the top-level "cells", each source a string or a list of
+// strings); JSON it cannot follow is left to the decoder.
+func checkSources(b []byte) error {
+	depth := 0
+	var key1, key3 []byte // the latest key of the notebook object and of a cell
+	inCells, cell, size := false, 0, 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			end := stringEnd(b, i)
+			j := end + 1
+			for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
+				j++
+			}
+			switch {
+			case j < len(b) && b[j] == ':': // a key
+				if depth == 1 {
+					key1 = b[i+1 : end]
+				} else if depth == 3 && inCells {
+					key3, size = b[i+1:end], 0
+				}
+			case inCells && (depth == 3 || depth == 4) && string(key3) == "source":
+				if size += end - i - 1; size > MaxCellSource {
+					return &SourceError{Cell: cell, Bytes: size}
+				}
+			}
+			i = end
+		case '{', '[':
+			depth++
+			if depth == 2 && b[i] == '[' && string(key1) == "cells" {
+				inCells, cell = true, 0
+			} else if depth == 3 && inCells && b[i] == '{' {
+				cell++
+				key3 = nil
+			}
+		case '}', ']':
+			if depth == 2 {
+				inCells = false
+			}
+			depth--
+		}
+	}
+	return nil
+}
+
+// stringEnd returns the index of the quote that ends the JSON string
+// starting at b[start], or len(b) when it does not end.
+func stringEnd(b []byte, start int) int {
+	for i := start + 1; i < len(b); {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		q := i + k
+		escapes := 0
+		for p := q - 1; p > start && b[p] == '\\'; p-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+	return len(b)
+}
+
+// formatBytes formats a size in MiB or GiB.
+func formatBytes(n int) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // MarshalJSON implements json.Marshaler.

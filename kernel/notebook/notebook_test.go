@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +66,7 @@ func TestRoundTrip(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ json, want string }{
 		{`{"nbformat": 3, "cells": []}`, "nbformat 3"},
-		{`{"nbformat": 4, "cells": [{"cell_type": "sql", "source": ""}]}`, `unknown cell_type "sql"`},
+		{`{"nbformat": 4, "cells": [{"cell_type": "code", "source": ""}, {"cell_type": "sql", "source": ""}]}`, `notebook: cell 2: cell: unknown cell_type "sql"`},
 		{`{"nbformat": 4, "cells": [{"cell_type": "code", "source": "", "outputs": [{"output_type": "pager"}]}]}`, `unknown output_type "pager"`},
 		{`{"nbformat": 4, "cells": [{"cell_type": "code", "source": [1]}]}`, "source"},
 		{`[]`, "notebook"},
@@ -73,6 +75,56 @@ func TestParseErrors(t *testing.T) {
 		if _, err := Parse([]byte(tt.json)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%s): error %v, want one mentioning %q", tt.json, err, tt.want)
 		}
+	}
+}
+
+// TestHugeCell checks that a notebook holding a cell larger than
+// MaxCellSource is refused when it is read, naming the cell and the sizes,
+// without decoding the cell: the heap grows by less than three times the
+// file, and that a source as a list of lines counts whole.
+func TestHugeCell(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.ipynb")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(`{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "source": "x := 1", "metadata": {}, "outputs": []}, {"cell_type": "code", "metadata": {}, "outputs": [], "source": "s := \"`)
+	line := strings.Repeat("abcdefgh", 128)
+	for n := 0; n < MaxCellSource+(1<<20); n += len(line) {
+		w.WriteString(line)
+	}
+	w.WriteString(`\""}]}`)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = Read(path)
+	runtime.ReadMemStats(&after)
+	var se *SourceError
+	if !errors.As(err, &se) || se.Cell != 2 || !strings.Contains(err.Error(), "huge.ipynb: notebook: cell 2: its source takes 65.0 MiB in the file, more than the 64.0 MiB a cell may hold") {
+		t.Fatalf("Read: %v, want a SourceError for cell 2", err)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > uint64(st.Size())+(1<<20) {
+		t.Errorf("reading a %d MiB notebook allocated %d MiB", st.Size()>>20, grown>>20)
+	}
+	lines := `{"nbformat": 4, "cells": [{"cell_type": "markdown", "source": "` + strings.Repeat("m", 1<<20) + `"}, ` +
+		`{"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout", "text": "` + strings.Repeat("o", MaxCellSource/2) + `"}], ` +
+		`"source": ["` + strings.Repeat("a\\\"", MaxCellSource/4) + `", "` + strings.Repeat("b", MaxCellSource/2) + `"]}]}`
+	if err := checkSources([]byte(lines)); !errors.As(err, &se) || se.Cell != 2 {
+		t.Errorf("a source of two lines of 3/4 (escaped quotes) and 1/2 of the limit: %v, want a SourceError for cell 2", err)
+	}
+	ok := `{"nbformat": 4, "cells": [{"cell_type": "code", "metadata": {"source": "` + strings.Repeat("x", MaxCellSource/2) + `"}, ` +
+		`"outputs": [{"output_type": "stream", "name": "stdout", "text": "` + strings.Repeat("o", MaxCellSource/2) + `"}], "source": "` + strings.Repeat("c", MaxCellSource/2+1) + `"}]}`
+	if err := checkSources([]byte(ok)); err != nil {
+		t.Errorf("large outputs and metadata beside a source under the limit: %v", err)
 	}
 }
 

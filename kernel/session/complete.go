@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -140,7 +141,17 @@ func (s *Session) memberNames(recv string) []string {
 		if d := s.decls[recv]; d != nil && d.typ != "" {
 			names = append(names, s.methodsOf(strings.TrimPrefix(d.typ, "*"))...)
 		}
-		return names
+		if v.IsValid() {
+			t := dynamicType(v)
+			if t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			for _, name := range s.typeNames[t] {
+				names = append(names, s.methodsOf(name)...)
+			}
+		}
+		slices.Sort(names)
+		return slices.Compact(names)
 	}
 	if d := s.decls[recv]; d != nil && d.kind == "type" {
 		return s.methodsOf(recv) // method expressions T.M
@@ -189,6 +200,13 @@ func valueMembers(v reflect.Value) []string {
 	var names []string
 	for i := 0; i < t.NumMethod(); i++ {
 		names = append(names, t.Method(i).Name)
+	}
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		// A variable is addressable: the methods of *T are its methods too.
+		pt := reflect.PointerTo(t)
+		for i := 0; i < pt.NumMethod(); i++ {
+			names = append(names, pt.Method(i).Name)
+		}
 	}
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()

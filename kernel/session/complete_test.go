@@ -20,7 +20,13 @@ func (e Edge) Reverse() Edge { return Edge{e.To, e.From} }
 func shortest(n int) int { return n }
 var e1 Edge
 sb := &strings.Builder{}
-d := time.Second`)
+d := time.Second
+type Point struct{ X, Y float64 }
+func (p Point) Norm() float64 { return p.X*p.X + p.Y*p.Y }
+func (p *Point) Scale(k float64) { p.X *= k; p.Y *= k }
+pt := Point{1, 2}
+pp := &Point{3, 4}
+var sbv strings.Builder`)
 	tests := []struct {
 		name       string
 		code       string
@@ -40,6 +46,11 @@ d := time.Second`)
 		{"method of a compiled type", "sb.Wri", -1, []string{"WriteString", "WriteByte"}, nil, 3, -1},
 		{"method of a compiled value type", "d.Se", -1, []string{"Seconds"}, nil, 2, -1},
 		{"fields and methods of an interpreted type", "e1.", -1, []string{"From", "To", "Reverse"}, nil, 3, -1},
+		// Values whose type the cell did not write: methods with value and
+		// pointer receivers, as Go lets an addressable variable call them.
+		{"methods of a value of an interpreted type", "pt.", -1, []string{"X", "Y", "Norm", "Scale"}, nil, 3, -1},
+		{"methods of a pointer to an interpreted type", "pp.N", -1, []string{"Norm"}, nil, 3, -1},
+		{"pointer methods of a compiled value", "sbv.Wri", -1, []string{"WriteString"}, nil, 4, -1},
 		{"name declared in the cell being written", "longVariableName := 1\nlongV", -1, []string{"longVariableName"}, nil, 22, -1},
 		{"non-ASCII before the cursor", "s := \"日本語\"; str", -1, []string{"strings"}, nil, 12, -1},
 		{"cursor in the middle", "strings.Spl(x)", 11, []string{"Split"}, nil, 8, -1},
@@ -183,7 +194,15 @@ func TestIsComplete(t *testing.T) {
 		{"s := \"unterminated", "invalid", ""},
 		{"func f() {}\nf()", "complete", ""},
 		{"%time f()", "complete", ""},
-		{"%%html\n<b", "complete", ""},
+		// A cell magic ends with a blank line (IPython's rule): its first
+		// line alone must not run an empty cell.
+		{"%%bash", "incomplete", ""},
+		{"%%html\n<b", "incomplete", ""},
+		{"%%bash\necho hi\n", "incomplete", ""},
+		{"%%bash\nfor f in *; do\n  echo $f", "incomplete", "  "},
+		{"%%bash\necho hi\n\n", "complete", ""},
+		{"%%time\n\n", "complete", ""},
+		{"\n%%cuda\n__global__ void k() {}\n  \n", "complete", ""},
 		{"x := 1 ++ 2", "invalid", ""},
 		{"é := \"日本\"", "complete", ""},
 	}
@@ -192,5 +211,32 @@ func TestIsComplete(t *testing.T) {
 		if status != tt.status || indent != tt.indent {
 			t.Errorf("IsComplete(%q) = %q, %q; want %q, %q", tt.code, status, indent, tt.status, tt.indent)
 		}
+	}
+}
+
+// TestHelpQuery checks IPython's x? and x?? in a cell: the documentation
+// Inspect gives, as the cell's result.
+func TestHelpQuery(t *testing.T) {
+	s, err := New(kernelOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run(t, s, "func twice(n int) int {\n\treturn 2 * n\n}")
+	for _, c := range []struct{ code, want string }{
+		{"cpu.FloydWarshall?", "func FloydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions) (*graph.AllPairs, error)\n\nFloydWarshall solves"},
+		{" ?cpu.FloydWarshall\n", "func FloydWarshall(ctx context.Context"},
+		{"twice?", "func twice(n int) int"},
+		{"twice??", "func twice(n int) int {\n\treturn 2 * n\n}"},
+	} {
+		if got := run(t, s, c.code); !strings.HasPrefix(strings.TrimSpace(got), c.want) {
+			t.Errorf("%q shows %q, want it to start with %q", c.code, got, c.want)
+		}
+	}
+	if e := cellError(t, s, "nosuch?"); e.Name != "NameError" || !strings.Contains(e.Value, "no documentation for nosuch") {
+		t.Errorf("nosuch?: %s: %s", e.Name, e.Value)
+	}
+	if e := cellError(t, s, "x := twice(1) ?"); e.Name != "SyntaxError" {
+		t.Errorf("a ? after Go code: %s: %s, want a SyntaxError", e.Name, e.Value)
 	}
 }

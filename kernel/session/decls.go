@@ -113,10 +113,30 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 	}
 	s.noteDecls(f, full, base)
 	s.mu.Unlock()
+	s.noteTypes(ctx, f)
 	if runMain {
 		return s.runGenerated(ctx, "_pnmain()")
 	}
 	return nil
+}
+
+// noteTypes records the reflect types of the (not generic) types that f
+// declares, so that completion finds the methods of a value of one of
+// them: an interpreted type has no methods in reflection (valueMembers).
+func (s *Session) noteTypes(ctx context.Context, f *ast.File) {
+	var b strings.Builder
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			for _, spec := range g.Specs {
+				if ts := spec.(*ast.TypeSpec); ts.TypeParams == nil && ts.Name.Name != "_" {
+					fmt.Fprintf(&b, "%s.NoteType(%q, (*%s)(nil))\n", runtimeName, ts.Name.Name, ts.Name.Name)
+				}
+			}
+		}
+	}
+	if b.Len() > 0 {
+		s.runGenerated(ctx, b.String()) // best effort: completion lists fewer methods without it
+	}
 }
 
 // compileDecls compiles and runs a file of declarations.

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/traefik/yaegi/interp"
+
+	"github.com/pathnotes/pathnotes/internal/memlimit"
 )
 
 // compileError turns an error of the parser or of yaegi's compiler into a
@@ -66,11 +68,14 @@ var translations = []struct{ from, to string }{
 // runtimeError turns the error of a failed run (usually a yaegi Panic) into
 // a CellError with the interpreted call stack as traceback.
 func (s *Session) runtimeError(err error) *CellError {
-	trace := s.takeTrace()
+	chain := s.takeChain()
+	trace := s.traceLines(chain, nil)
 	e := &CellError{Name: "RuntimeError", Value: err.Error()}
 	var p interp.Panic
 	if errors.As(err, &p) {
 		var de depthError
+		var me memoryError
+		var le *memlimit.Error
 		var re runtime.Error
 		value := p.Value
 		if rv, ok := value.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
@@ -83,6 +88,10 @@ func (s *Session) runtimeError(err error) *CellError {
 			switch {
 			case errors.As(v, &de):
 				e.Name, e.Value = "StackOverflow", de.Error()
+			case errors.As(v, &me):
+				e.Name, e.Value = "MemoryError", me.Error()
+			case errors.As(v, &le): // a compiled function's panic of a size check (graph's Dense)
+				e.Name, e.Value = "MemoryError", v.Error()
 			case errors.As(v, &re):
 				e.Name, e.Value = "RuntimeError", v.Error()
 			default:
@@ -97,8 +106,14 @@ func (s *Session) runtimeError(err error) *CellError {
 			e.Name, e.Value = "panic", describeNoted(n, value)
 		}
 		for _, t := range translations {
-			if strings.HasPrefix(e.Value, t.from) {
-				e.Name, e.Value = "RuntimeError", t.to+" ("+e.Value+")"
+			if !strings.HasPrefix(e.Value, t.from) {
+				continue
+			}
+			e.Name, e.Value = "RuntimeError", t.to+" ("+e.Value+")"
+			if strings.HasSuffix(t.to, "index out of range") {
+				if d := s.indexDetail(chain); d != "" {
+					e.Value = t.to + d
+				}
 			}
 		}
 	} else {

@@ -21,7 +21,14 @@ func TestRuntimeErrors(t *testing.T) {
 		{"panic with an int", "panic(42)", "panic", "42 (int)", ""},
 		{"panic with an error", "panic(fmt.Errorf(\"bad %d\", 7))", "panic", "bad 7", ""},
 		{"nil map", "var nm map[string]int\nnm[\"a\"] = 1", "RuntimeError", "assignment to entry in nil map", "in main (Cell In[2], line 2)"},
-		{"index out of range", "xs := []int{1, 2}\ni := 5\n_ = xs[i]", "RuntimeError", "index out of range", ""},
+		// Compiled Go names the index and the length; the session can where
+		// the statement is top-level code of the cell.
+		{"index out of range", "xs := []int{1, 2}\ni := 5\n_ = xs[i]", "RuntimeError", "runtime error: index out of range [5] with length 2", ""},
+		{"constant index out of range", "ys := []int{1, 2, 3, 4}\nys[21]", "RuntimeError", "runtime error: index out of range [21] with length 4", ""},
+		{"index of a field", "type box struct{ Items []string }\nb := box{[]string{\"a\"}}\nk := 2\nfmt.Println(b.Items[k-1+len(b.Items)])", "RuntimeError", "index out of range [2] with length 1", ""},
+		{"string index out of range", "word := \"go\"\n_ = word[len(word)]", "RuntimeError", "index out of range [2] with length 2", ""},
+		// In a block, i is the loop's, not the session's: no guess.
+		{"index out of range in a loop", "i := 7\nzs := []int{1, 2}\nfor i := 0; i <= 2; i++ {\n\t_ = zs[i]\n}", "RuntimeError", "runtime error: index out of range (reflect: slice index out of range)", ""},
 		{"division by zero", "zero := 0\n_ = 10 / zero", "RuntimeError", "integer divide by zero", ""},
 		{"nil pointer", "type node struct{ next *node; v int }\nvar np *node\n_ = np.v", "RuntimeError", "nil pointer dereference", ""},
 		{"panic in a function shows the call stack", "func inner() { panic(\"deep\") }\nfunc outer() { inner() }\n\nouter()", "panic", "deep", "in inner (Cell In[2], line 1)"},

@@ -5,17 +5,22 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"maps"
 	"strings"
 )
 
 // runImports imports the packages of a cell that the session has not
-// imported yet under the same name.
+// imported yet under the same name. A standard package that only the
+// session implements (iter, which yaegi 0.16.1 lacks; see stdgeneric.go)
+// is not imported into the interpreter: its name is noted, and the uses
+// of its names are renamed.
 func (s *Session) runImports(ctx context.Context, code string, p piece) error {
 	f, err := s.parseFile(span(code, p))
 	if err != nil {
 		return err
 	}
 	var keep []ast.Spec
+	own := map[string]string{} // name → path of the session's own packages imported
 	for _, d := range f.Decls {
 		for _, spec := range d.(*ast.GenDecl).Specs {
 			is := spec.(*ast.ImportSpec)
@@ -38,10 +43,17 @@ func (s *Session) runImports(ctx context.Context, code string, p piece) error {
 					"%s: import %q: the name %s is taken by the import of %q in this session; name the import (import x %q) or use %%reset",
 					pos, importPath(is), name, prev, importPath(is))}
 			}
+			if path := importPath(is); stdPackages[path] && s.pkgs[path] == nil {
+				own[name] = path
+				continue
+			}
 			keep = append(keep, spec)
 		}
 	}
 	if len(keep) == 0 {
+		s.mu.Lock()
+		maps.Copy(s.imports, own)
+		s.mu.Unlock()
 		return nil
 	}
 	f.Decls = []ast.Decl{&ast.GenDecl{TokPos: f.Package, Tok: token.IMPORT, Lparen: f.Package, Specs: keep, Rparen: f.Package}}
@@ -54,6 +66,7 @@ func (s *Session) runImports(ctx context.Context, code string, p piece) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	maps.Copy(s.imports, own)
 	for _, spec := range keep {
 		is := spec.(*ast.ImportSpec)
 		name, _ := s.importName(is)
@@ -79,6 +92,9 @@ func (s *Session) importName(is *ast.ImportSpec) (string, error) {
 	}
 	if p == runtimePath {
 		return "session", nil
+	}
+	if stdPackages[p] {
+		return p, nil
 	}
 	pos := s.in.FileSet().Position(is.Pos())
 	return "", &CellError{Name: "CompileError", Value: fmt.Sprintf(

@@ -12,12 +12,18 @@ import (
 // "incomplete" when more lines could complete it (an open bracket, a raw
 // string or comment, a line ending in an operator), with indent a
 // suggestion for the next line; or "invalid" when no further line can fix a
-// syntax error. Magic lines and shell (!) lines are complete.
+// syntax error. Line magics and shell (!) lines are complete; a cell magic
+// (%%bash) is complete once its last line is blank, as IPython has it, so
+// that its first line alone is not run.
 func (s *Session) IsComplete(code string) (status, indent string) {
-	if strings.TrimSpace(code) == "" {
+	t := strings.TrimSpace(code)
+	if t == "" {
 		return "complete", ""
 	}
-	if t := strings.TrimSpace(code); strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") {
+	if strings.HasPrefix(t, "%%") {
+		return cellMagicComplete(code)
+	}
+	if strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") {
 		return "complete", ""
 	}
 
@@ -86,4 +92,23 @@ func scanBrackets(src string, onErr func(msg string), each func(tok token.Token,
 // atEnd reports whether a parse error says the code stopped too early.
 func atEnd(msg string) bool {
 	return strings.Contains(msg, "found 'EOF'") || strings.Contains(msg, "found '}'") && strings.HasPrefix(msg, "expected operand")
+}
+
+// cellMagicComplete answers IsComplete for a cell magic as IPython does: a
+// newline is added when the code does not end in one (spaces aside), and
+// the cell is complete when its last line is blank; otherwise more lines
+// come, indented as the last one.
+func cellMagicComplete(code string) (status, indent string) {
+	if !strings.HasSuffix(strings.TrimRight(code, " \t"), "\n") {
+		code += "\n"
+	}
+	lines := strings.SplitAfter(code, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	last := lines[len(lines)-1]
+	if strings.TrimSpace(last) == "" {
+		return "complete", ""
+	}
+	return "incomplete", last[:len(last)-len(strings.TrimLeft(last, " \t"))]
 }

@@ -50,8 +50,8 @@ func TestVarOfEarlierVariableErrors(t *testing.T) {
 func TestVarInitCycle(t *testing.T) {
 	s := newSession(t)
 	for _, c := range []struct{ code, want string }{
-		{"var u = v\nvar v = u", "cell:1:5: initialization cycle: u refers to v refers to u"},
-		{"var a = 1\nvar x = y + a\nvar y = z * 2\nvar z = x", "cell:2:5: initialization cycle: x refers to y refers to z refers to x"},
+		{"var u = v\nvar v = u", "line 1, column 5: initialization cycle: u refers to v refers to u"},
+		{"var a = 1\nvar x = y + a\nvar y = z * 2\nvar z = x", "line 2, column 5: initialization cycle: x refers to y refers to z refers to x"},
 	} {
 		_, err := s.Execute(context.Background(), c.code, newRecorder())
 		if err == nil || !strings.Contains(err.Error(), c.want) {

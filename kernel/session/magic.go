@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // runCell runs the magics at the start of a cell, then its Go code. A cell
@@ -17,6 +19,12 @@ import (
 // Go code after them keeps its line numbers in error messages, and its lines
 // that start with ! are shell commands (see runMixed).
 func (s *Session) runCell(ctx context.Context, code string, out Output) (*Bundle, error) {
+	if name, detail, ok := helpQuery(code); ok {
+		if b, found := s.Inspect(name, utf8.RuneCountInString(name), detail); found {
+			return b, nil
+		}
+		return nil, &CellError{Name: "NameError", Value: fmt.Sprintf("no documentation for %s: it names nothing this session knows", name)}
+	}
 	lines := strings.SplitAfter(code, "\n")
 	var result *Bundle
 	for i, line := range lines {
@@ -255,3 +263,32 @@ func mimeMagic(name, mime string) Magic {
 		},
 	}
 }
+
+// helpQuery reports whether code is IPython's request for help on a name,
+// x? or ?x (x?? or ??x for more detail: the source of a cell's function),
+// and returns the name and the detail level. x is a name or a selector
+// (cpu.FloydWarshall, g.Dense); a ? in Go code is a syntax error, so
+// nothing else is taken for one.
+func helpQuery(code string) (name string, detail int, ok bool) {
+	t := strings.TrimSpace(code)
+	for _, q := range []string{"??", "?"} {
+		if n, ok := strings.CutSuffix(t, q); ok {
+			t = n
+		} else if n, ok := strings.CutPrefix(t, q); ok {
+			t = n
+		} else {
+			continue
+		}
+		if q == "??" {
+			detail = 1
+		}
+		break
+	}
+	if t == strings.TrimSpace(code) || !selectorName.MatchString(t) {
+		return "", 0, false
+	}
+	return t, detail, true
+}
+
+// selectorName matches a name or a chain of selectors: x, pkg.Name, v.f.M.
+var selectorName = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*(\.[\p{L}_][\p{L}\p{N}_]*)*$`)

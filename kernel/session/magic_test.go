@@ -39,7 +39,7 @@ func TestMagics(t *testing.T) {
 		{name: "cell time", code: "%%time\nx := 2\nx * 21", result: "42", stdout: "Wall time: "},
 		{name: "cell time keeps line numbers", code: "%%time\nok := 1\n_ = nope", check: func(t *testing.T, s *Session, _ *Bundle) {
 			e := cellError(t, s, "%%time\nok := 1\n_ = nope")
-			if !strings.Contains(e.Value, "cell:3:") {
+			if !strings.Contains(e.Value, "line 3, ") {
 				t.Errorf("error %q not on line 3", e.Value)
 			}
 		}},

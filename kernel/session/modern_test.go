@@ -196,10 +196,10 @@ func TestRewritesKeepLines(t *testing.T) {
 	tests := []struct {
 		name, code, want string
 	}{
-		{"compile error after a range over int", "for i := range 3 {\n\t_ = i\n}\nx := undefinedName", "cell:4:6: undefined: undefinedName"},
-		{"compile error in a range over int", "for i := range 3 {\n\t_ = i\n\ty := alsoUndefined\n}", "cell:3:7: undefined: alsoUndefined"},
-		{"compile error in a range over func", iterDecls + "for v := range count(2) {\n\t_ = v\n\tnotThere()\n}", "cell:" + lineOf(iterDecls, 3) + ":2: undefined: notThere"},
-		{"compile error after inferred call", "func Id[T, U any](x T, f func(T) U) U { return f(x) }\n_ = Id(1, func(i int) string { return \"\" })\nvar z int = \"s\"", "cell:3:"},
+		{"compile error after a range over int", "for i := range 3 {\n\t_ = i\n}\nx := undefinedName", "line 4, column 6: undefined: undefinedName"},
+		{"compile error in a range over int", "for i := range 3 {\n\t_ = i\n\ty := alsoUndefined\n}", "line 3, column 7: undefined: alsoUndefined"},
+		{"compile error in a range over func", iterDecls + "for v := range count(2) {\n\t_ = v\n\tnotThere()\n}", "line " + lineOf(iterDecls, 3) + ", column 2: undefined: notThere"},
+		{"compile error after inferred call", "func Id[T, U any](x T, f func(T) U) U { return f(x) }\n_ = Id(1, func(i int) string { return \"\" })\nvar z int = \"s\"", "line 3, "},
 		// A panic in the body of a rewritten loop is on the body's line.
 		{"runtime panic in a range over func", iterDecls + "for v := range count(2) {\n\tvar m map[int]int\n\tm[v] = 1\n}", "Cell In[1], line " + lineOf(iterDecls, 3) + ", column 2:"},
 		{"runtime panic after a range over func", iterDecls + "for v := range count(2) {\n\t_ = v\n}\nvar m map[string]int\nm[\"a\"] = 1", "Cell In[1], line " + lineOf(iterDecls, 5) + ", column 1:"},
@@ -257,7 +257,7 @@ func TestModernErrors(t *testing.T) {
 		{"goto out of a range over func", iterDecls + "func f() { for v := range count(2) { _ = v; goto end }\nend: }", "range over a function: its body leaves it"},
 		{"too many variables", iterDecls + "for k, v := range count(2) { _, _ = k, v }", "range over a function: the iterator gives 1 value(s) an iteration"},
 		{"standard names in errors", "slices.Max([]int{})", "slices.Max: empty list"},
-		{"missing standard function", "x := slices.Undefined(1)", "cell:1:13: undefined: slices.Undefined (the session's package slices has All, AppendSeq, Backward"},
+		{"missing standard function", "x := slices.Undefined(1)", "line 1, column 13: undefined: slices.Undefined (the session's package slices has All, AppendSeq, Backward"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -299,4 +299,20 @@ func TestTaglessSwitchCases(t *testing.T) {
 		{"init statement", []string{"switch y := 4; {\ncase y == 1, y == 4:\n\tfmt.Print(y)\n}"}, "", "4"},
 		{"tagged switches keep their lists", []string{"switch x := 2; x {\ncase 1, 2:\n\tfmt.Print(\"two\")\n}"}, "", "two"},
 	})
+}
+
+// TestImportIter checks that package iter, which the interpreter lacks and
+// the session implements, imports as the other standard packages do, under
+// its name or another, and that its types serve range-over-func loops.
+func TestImportIter(t *testing.T) {
+	s := newSession(t)
+	run(t, s, "import \"iter\"\nfunc evens(n int) iter.Seq[int] {\n\treturn func(yield func(int) bool) {\n\t\tfor i := 0; i < n; i += 2 {\n\t\t\tif !yield(i) {\n\t\t\t\treturn\n\t\t\t}\n\t\t}\n\t}\n}")
+	if got := run(t, s, "sum := 0\nfor v := range evens(10) { sum += v }\nsum"); got != "20" {
+		t.Errorf("sum over iter.Seq = %s, want 20", got)
+	}
+	run(t, s, "import \"iter\"") // again: nothing to do
+	run(t, s, "import it \"iter\"\nvar pairs it.Seq2[int, string] = func(yield func(int, string) bool) { yield(1, \"a\") }")
+	if got := run(t, s, "n := 0\nfor k, v := range pairs { n += k + len(v) }\nn"); got != "2" {
+		t.Errorf("range over it.Seq2 = %s, want 2", got)
+	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -119,6 +120,32 @@ func (s *Session) runCode(ctx context.Context, code string) (*Bundle, error) {
 		}
 	}
 	return result, nil
+}
+
+// cellPositions writes the cell positions of err, when it is a *CellError,
+// as tracebacks write them: "cell:3:5" (cellPos) becomes "Cell In[4], line
+// 3, column 5", so that compile errors and runtime errors name places
+// alike.
+func (s *Session) cellPositions(err error) error {
+	var ce *CellError
+	s.mu.Lock()
+	cell := s.cell
+	s.mu.Unlock()
+	if !errors.As(err, &ce) || cell == nil {
+		return err
+	}
+	form := func(pos string) string {
+		line, col, hasCol := strings.Cut(strings.TrimPrefix(pos, cellName+":"), ":")
+		if hasCol {
+			return fmt.Sprintf("Cell In[%d], line %s, column %s", cell.number, line, col)
+		}
+		return fmt.Sprintf("Cell In[%d], line %s", cell.number, line)
+	}
+	ce.Value = cellPos.ReplaceAllStringFunc(ce.Value, form)
+	for i, l := range ce.Traceback {
+		ce.Traceback[i] = cellPos.ReplaceAllStringFunc(l, form)
+	}
+	return err
 }
 
 // span returns the cell text of a piece, preceded by a line directive that
@@ -246,6 +273,9 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 				"the interpreter (yaegi) failed on a construct it does not support: %s%s", msg, gapHint(msg))}
 		}
 	}()
+	if err := s.checkArrays(n); err != nil {
+		return nil, err
+	}
 	prog, err = s.in.CompileAST(n)
 	forgetRoots(s.in)
 	if declaresVars(n) {

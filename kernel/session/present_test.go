@@ -93,3 +93,32 @@ func TestGlobalFromMultiValueCall(t *testing.T) {
 		t.Fatalf("got %s", got)
 	}
 }
+
+// TestValueWithNilError checks that a call returning a value and a nil
+// error shows the value as the cell shows it in a variable, as its last
+// line and under %time: r.Path(0, 2) the path alone, a solver's result its
+// presented matrix.
+func TestValueWithNilError(t *testing.T) {
+	s, err := New(kernelOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	run(t, s, "g, _ := graph.GNM(4, 12, graph.WeightRange{Min: 1, Max: 5}, 1)\nr, _ := cpu.FloydWarshall(Ctx(), g, cpu.FWOptions{Pred: true})\np, _ := r.Path(0, 2)")
+	if got, want := run(t, s, "r.Path(0, 2)"), run(t, s, "p"); got != want {
+		t.Errorf("r.Path(0, 2) shows %q, want %q as p does", got, want)
+	}
+	want, err := s.Execute(context.Background(), "r", newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []string{"cpu.FloydWarshall(Ctx(), g, cpu.FWOptions{Pred: true})", "%time cpu.FloydWarshall(Ctx(), g, cpu.FWOptions{Pred: true})"} {
+		b, err := s.Execute(context.Background(), code, newRecorder())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil || b.Data["text/html"] == nil || b.Data["text/html"] != want.Data["text/html"] || b.Data["text/plain"] != want.Data["text/plain"] {
+			t.Errorf("%s shows %v, want the bundle of r: %v", code, b, want)
+		}
+	}
+}

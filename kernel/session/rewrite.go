@@ -16,7 +16,9 @@ import (
 //   - every go statement recovers panics of the goroutine it starts, which
 //     would also kill the kernel, and reports them on stderr;
 //   - top-level statements of a cell are each preceded by _pnrt.Check(n),
-//     which stops what is left of cell n once it has been interrupted.
+//     which stops what is left of cell n once it has been interrupted;
+//   - the sizes of make and append are checked before they allocate
+//     (memory.go).
 //
 // Generated nodes take the position of the code they belong to: yaegi
 // resolves imports by the file name of each node's position.
@@ -25,6 +27,7 @@ import (
 // collects first and rewrites after, so that generated code is not itself
 // rewritten.
 func instrument(n ast.Node) {
+	guardAllocs(n)
 	var bodies []*ast.BlockStmt
 	var lists []*[]ast.Stmt
 	ast.Inspect(n, func(n ast.Node) bool {

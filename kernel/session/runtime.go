@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -74,6 +75,9 @@ func (h *hooks) symbols() interp.Exports {
 		"Show":      reflect.ValueOf(h.showFor),
 		"Context":   reflect.ValueOf(h.context),
 		"NotePanic": reflect.ValueOf(h.notePanic),
+		"NoteType":  reflect.ValueOf(h.noteType),
+		"MakeLen":   reflect.ValueOf(h.makeLen),
+		"Grow":      reflect.ValueOf(h.grow),
 	}}
 }
 
@@ -226,8 +230,13 @@ func (h *hooks) text(v any, str func() string) {
 	h.setResult(TextBundle(str()))
 }
 
-// show shows the values of a trailing expression.
+// show shows the values of a trailing expression. A call that returns
+// values and a nil error, r.Path(0, 2) or cpu.FloydWarshall(...), shows
+// the values alone, as the cell would show them in a variable.
 func (h *hooks) show(vals ...any) {
+	if n := len(vals); n >= 2 && vals[n-1] == nil {
+		vals = vals[:n-1]
+	}
 	if len(vals) == 1 && isNil(vals[0]) {
 		h.setResult(nil)
 		return
@@ -286,4 +295,17 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
+}
+
+// noteType records that ptr, a nil *T, points to the cell's type name.
+func (h *hooks) noteType(name string, ptr any) {
+	t := reflect.TypeOf(ptr)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return
+	}
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	if !slices.Contains(h.s.typeNames[t.Elem()], name) {
+		h.s.typeNames[t.Elem()] = append(h.s.typeNames[t.Elem()], name)
+	}
 }

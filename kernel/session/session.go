@@ -55,6 +55,10 @@ type Session struct {
 
 	piece     *running   // the piece of a cell that runs now, nil between pieces
 	panicNote *panicNote // the latest panic of a value of a cell's type
+
+	// typeNames are the names of the types cells declared, by their
+	// reflect type (several when yaegi gives types of the same fields one).
+	typeNames map[reflect.Type][]string
 }
 
 // New starts a session with the standard library, opts.Symbols and the
@@ -187,6 +191,7 @@ func (s *Session) reset() error {
 		}},
 		s.hooks.symbols(),
 		s.goexitSymbols(),
+		repeatSymbols(),
 	}
 	loads = append(loads, s.hooks.guardSymbols(s.opts.Symbols)...)
 	for i, syms := range loads {
@@ -220,6 +225,7 @@ func (s *Session) reset() error {
 	s.imports = map[string]string{}
 	s.defined = map[string]string{}
 	s.decls = map[string]*userDecl{}
+	s.typeNames = map[reflect.Type][]string{}
 	s.types = nil
 	s.stdDefined = false
 	s.mu.Unlock()
@@ -241,12 +247,14 @@ func (s *Session) reset() error {
 	return nil
 }
 
-// runGeneratedDecls compiles declarations written by the session itself.
+// runGeneratedDecls compiles declarations written by the session itself,
+// whose allocations are checked as a cell's are (memory.go).
 func (s *Session) runGeneratedDecls(ctx context.Context, src string) error {
 	f, err := s.parseFile(src)
 	if err != nil {
 		return err
 	}
+	guardAllocs(f)
 	return s.compileRun(ctx, f)
 }
 

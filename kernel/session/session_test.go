@@ -37,9 +37,11 @@ func TestCells(t *testing.T) {
 		{"a type declared again unchanged is kept",
 			[]string{"type P struct{ X int }\nfunc (p P) Get() int { return p.X }", "type P struct{ X int }\nfunc (p P) Get() int { return p.X }\nP{7}.Get()"},
 			[]string{"", "7"}},
+		// A nil error is left out, as the cell would show the value alone;
+		// an error is shown beside the values.
 		{"multiple return values",
-			[]string{"import \"strconv\"\nstrconv.Atoi(\"3\")"},
-			[]string{"3 <nil>"}},
+			[]string{"import \"strconv\"\nstrconv.Atoi(\"3\")", "func two() (int, string) { return 1, \"a\" }\ntwo()", "strconv.Atoi(\"x\")"},
+			[]string{"3", `1 "a"`, `0 strconv.Atoi: parsing "x": invalid syntax`}},
 		{"a print call shows no byte count",
 			[]string{"fmt.Println(\"hi\")", "fmt.Printf(\"%d\\n\", 1)"},
 			[]string{"", ""}},
@@ -130,15 +132,15 @@ func TestCompileErrors(t *testing.T) {
 		kind       string
 		want       []string // substrings of the error value
 	}{
-		{"undefined in a statement", "x := 1\n_ = x\ny := undefinedName + 1", "CompileError", []string{"cell:3:6:", "undefined: undefinedName"}},
-		{"undefined after a declaration", "func f() {}\n\nvar q = 2\nq = zz", "CompileError", []string{"cell:4:5:", "undefined: zz"}},
-		{"error inside a function", "import \"strings\"\n\nfunc g() int {\n\treturn strings.Nope()\n}", "CompileError", []string{"cell:4:9:"}},
-		{"syntax error", "a := 1\nb := (a +\n}", "SyntaxError", []string{"cell:3:1:"}},
-		{"trailing expression", "v := 2\nv + undefinedToo", "CompileError", []string{"cell:2:5:", "undefined: undefinedToo"}},
+		{"undefined in a statement", "x := 1\n_ = x\ny := undefinedName + 1", "CompileError", []string{"Cell In[1], line 3, column 6: undefined: undefinedName"}},
+		{"undefined after a declaration", "func f() {}\n\nvar q = 2\nq = zz", "CompileError", []string{"line 4, column 5:", "undefined: zz"}},
+		{"error inside a function", "import \"strings\"\n\nfunc g() int {\n\treturn strings.Nope()\n}", "CompileError", []string{"line 4, column 9:"}},
+		{"syntax error", "a := 1\nb := (a +\n}", "SyntaxError", []string{"line 3, column 1:"}},
+		{"trailing expression", "v := 2\nv + undefinedToo", "CompileError", []string{"line 2, column 5:", "undefined: undefinedToo"}},
 		// Columns count bytes, as Go's own error messages do.
-		{"non-ASCII before the error", "s := \"ééé\"; t := nope", "CompileError", []string{"cell:1:21:", "undefined: nope"}},
-		{"unknown package", "import \"no/such/pkg\"", "CompileError", []string{"cell:1:8:", "no such package"}},
-		{"type declared twice in a cell", "type T struct{ A int }\ntype T struct{ B string }", "CompileError", []string{"cell:2:6:", "T redeclared"}},
+		{"non-ASCII before the error", "s := \"ééé\"; t := nope", "CompileError", []string{"line 1, column 21:", "undefined: nope"}},
+		{"unknown package", "import \"no/such/pkg\"", "CompileError", []string{"line 1, column 8:", "no such package"}},
+		{"type declared twice in a cell", "type T struct{ A int }\ntype T struct{ B string }", "CompileError", []string{"line 2, column 6:", "T redeclared"}},
 		{"method redefinition", "type U struct{}\nfunc (U) M() int { return 1 }\n", "", nil},
 		{"type redefinition", "type T struct{ A int }", "", nil},
 	}
@@ -147,9 +149,9 @@ func TestCompileErrors(t *testing.T) {
 			s := newSession(t)
 			if tt.kind == "" { // a redefinition in a later cell
 				run(t, s, tt.code)
-				again, want := "\nfunc (U) M() int { return 2 }", "cell:2:1: method U.M is already defined differently"
+				again, want := "\nfunc (U) M() int { return 2 }", "line 2, column 1: method U.M is already defined differently"
 				if strings.HasPrefix(tt.code, "type T") {
-					again, want = "\ntype T struct{ B string }", "cell:2:6: type T is already defined differently"
+					again, want = "\ntype T struct{ B string }", "line 2, column 6: type T is already defined differently"
 				}
 				e := cellError(t, s, again)
 				if !strings.Contains(e.Value, want) || !strings.Contains(e.Value, "%reset") {
@@ -185,7 +187,7 @@ func TestYaegiGaps(t *testing.T) {
 		// a loop over a function that leaves to an outer label is not.
 		{"range over int", "n := 0\nfor i := range 3 { n += i }\nn", "3", ""},
 		{"range over func", "func seq(yield func(int) bool) { yield(1) }\nn := 0\nfor v := range seq { n += v }\nn", "1", ""},
-		{"range over func to an outer label", "func seq(yield func(int) bool) { yield(1) }\nOuter:\nfor range 2 { for v := range seq { _ = v; break Outer } }", "", "cell:3:15: range over a function: its body leaves it"},
+		{"range over func to an outer label", "func seq(yield func(int) bool) { yield(1) }\nOuter:\nfor range 2 { for v := range seq { _ = v; break Outer } }", "", "line 3, column 15: range over a function: its body leaves it"},
 		// clear is missing.
 		{"clear builtin", "m := map[int]int{1: 1}\nclear(m)", "", "clear is not available"},
 		// The session implements slices, maps and cmp, and writes out the

@@ -58,8 +58,14 @@ func scriptMagic(name string) func(context.Context, *Session, string, string, Ou
 // Go between two shell lines runs as a cell of its own, then the shell line,
 // in the cell's order, until the first error. The bundle is that of a
 // trailing Go expression of the last stretch of Go; Go error positions stay
-// those of the cell.
+// those of the cell, written "Cell In[4], line 3, column 5".
 func (s *Session) runMixed(ctx context.Context, code string, out Output) (*Bundle, error) {
+	b, err := s.runSegments(ctx, code)
+	return b, s.cellPositions(err)
+}
+
+// runSegments runs the Go and shell segments of code in turn.
+func (s *Session) runSegments(ctx context.Context, code string) (*Bundle, error) {
 	segs := splitShell(code)
 	if len(segs) == 1 && !segs[0].shell {
 		return s.runCode(ctx, code)

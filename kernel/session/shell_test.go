@@ -285,7 +285,7 @@ func TestShellBangBetweenGo(t *testing.T) {
 	// A Go error keeps the cell's line number and stops the cell.
 	rec, _, err = execute(t, s, "a := 1\n!echo one\n_ = nope\n!echo two")
 	var ce *CellError
-	if !errors.As(err, &ce) || !strings.Contains(ce.Value, "cell:3:") {
+	if !errors.As(err, &ce) || !strings.Contains(ce.Value, "line 3, ") {
 		t.Fatalf("error %v, want one on cell line 3", err)
 	}
 	if rec.stdout() != "one\n" {

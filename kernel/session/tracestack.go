@@ -245,7 +245,7 @@ func (s *Session) traceLines(ch *panicChain, bottom *panicFrame) []string {
 		if f.name == "main" && len(shown) > 0 {
 			continue // top-level code the session generated (the call of a pasted main)
 		}
-		sf := shownFrame{fn: strings.TrimPrefix(strings.ReplaceAll(f.name, "._pnmain", ".main"), "main.")}
+		sf := shownFrame{fn: localFuncName(strings.TrimPrefix(strings.ReplaceAll(f.name, "._pnmain", ".main"), "main."))}
 		if !strings.HasPrefix(f.pos, "cell:") {
 			sf.pos = f.pos // a local package's file: yaegi's position names it
 		}
@@ -315,4 +315,24 @@ func sourceLines(f shownFrame) []string {
 		fmt.Sprintf("    %s | %s", num, text),
 		fmt.Sprintf("    %s | %s^", strings.Repeat(" ", len(num)), pad.String()),
 	}
+}
+
+// localFuncName names a function of a local package by the package's name,
+// as the cell does, instead of the import path the session gives the
+// package's version in the interpreter: "local/kit@4.Boom" is "kit.Boom"
+// (see localPkgs.add).
+func localFuncName(name string) string {
+	rest, ok := strings.CutPrefix(name, localPrefix+"/")
+	if !ok {
+		return name
+	}
+	pkg, fn, ok := strings.Cut(rest, ".")
+	if !ok {
+		return name
+	}
+	pkg, _, _ = strings.Cut(pkg, "@")
+	if pkg == localPrefix+"_" {
+		pkg = localPrefix
+	}
+	return pkg + "." + fn
 }
