@@ -109,7 +109,12 @@
 //
 // # What yaegi 0.16.1 lacks
 //
-// The session works around, or explains, the gaps users meet:
+// The session works around, or explains, the gaps users meet. Those it
+// closes by rewriting the cell's Go (range over integers and functions, the
+// generic functions of slices, maps and cmp, type arguments, late
+// variables, min and max, switch cases, v, err := in nested blocks) are
+// the passes of package internal/rewrite, kept in one registry there
+// (passes.go), each with its test table; the others are the session's own:
 //   - min and max are defined by the session as generic functions;
 //   - a type or a method cannot be redefined (yaegi keeps the first
 //     definition silently): declaring it again unchanged is accepted, a

@@ -12,6 +12,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/pathnotes/pathnotes/internal/memlimit"
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // compileError turns an error of the parser or of yaegi's compiler into a
@@ -33,21 +34,16 @@ func compileError(err error) *CellError {
 		return e
 	}
 	msg := err.Error()
-	return &CellError{Name: "CompileError", Value: msg + gapHint(msg)}
+	return &CellError{Name: "CompileError", Value: msg + hint(msg)}
 }
 
-// gapHint explains compile errors that come from features yaegi 0.16.1 lacks.
-func gapHint(msg string) string {
-	switch {
-	case strings.Contains(msg, "nil type"):
-		return " (the interpreter could not type this code: yaegi 0.16.1 cannot range over an integer or a function " +
-			"(Go 1.22/1.23 features): write for i := 0; i < n; i++ { ... }, or call the iterator function with a yield function)"
-	case strings.Contains(msg, "undefined: clear"):
-		return " (the builtin clear is not available in the interpreter: use for k := range m { delete(m, k) })"
-	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
-		return " (the interpreter (yaegi 0.16.1) lacks most generic functions of packages slices and maps: " +
-			"use sort.Ints, sort.Slice or a loop)"
-	case strings.Contains(msg, "redeclared in this block"):
+// hint explains compile errors that come from features yaegi 0.16.1 lacks
+// (the hints of package rewrite's passes) or from the session's one scope.
+func hint(msg string) string {
+	if h := rewrite.Hint(msg); h != "" {
+		return h
+	}
+	if strings.Contains(msg, "redeclared in this block") {
 		return " (names of imports, types and functions share the session's scope)"
 	}
 	return ""
@@ -117,7 +113,7 @@ func (s *Session) runtimeError(err error) *CellError {
 			}
 		}
 	} else {
-		e.Value = err.Error() + gapHint(err.Error())
+		e.Value = err.Error() + hint(err.Error())
 		if strings.Contains(err.Error(), "nil type") {
 			e.Name = "CompileError"
 		}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // yaegi hands a panic value of a cell's own type to the session as a value
@@ -85,16 +87,19 @@ func (s *Session) userTypes(n ast.Node) map[string]map[string]bool {
 	return types
 }
 
-// instrument rewrites n as the package function instrument does, rewrites
-// the panics of values of the session's types (see above), and splits the
-// assignments of method calls (split.go). top tells whether n is top-level
-// code of the running cell rather than declarations.
-func (s *Session) instrument(n ast.Node, top bool) {
+// instrument runs the Compile stage's passes of package rewrite on p (which
+// do not fail), rewrites its node as the package function instrument does,
+// rewrites the panics of values of the session's types (see above), and
+// splits the assignments of method calls (split.go). top tells whether the
+// node is top-level code of the running cell rather than declarations.
+func (s *Session) instrument(p *rewrite.Piece, top bool) {
+	s.rw.Run(rewrite.Compile, p)
+	n := p.Node
 	instrument(n)
 	s.splitMethodAssigns(n, top, s.hooks.gen.Load())
 	types := s.userTypes(n)
 	ast.Inspect(n, func(x ast.Node) bool {
-		list := stmtList(x)
+		list := rewrite.StmtList(x)
 		for i, st := range list {
 			if b := notedPanic(st, types); b != nil {
 				list[i] = b

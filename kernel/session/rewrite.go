@@ -44,8 +44,6 @@ func instrument(n ast.Node) {
 			lists = append(lists, &n.Body)
 		case *ast.CommClause:
 			lists = append(lists, &n.Body)
-		case *ast.CallExpr:
-			typeMinMax(n)
 		}
 		return true
 	})
@@ -55,97 +53,6 @@ func instrument(n ast.Node) {
 	for _, b := range bodies {
 		countDepth(b)
 	}
-}
-
-// typeMinMax helps the session's generic min and max with untyped
-// constants, which yaegi infers as the type parameter when they come first,
-// and cannot match to one at all when they are floating-point:
-//   - a typed argument moves in front of the literals before it (min and max
-//     do not depend on the order, and literals have no side effects);
-//   - float literals become float64, and so do the other numeric literals of
-//     a call whose arguments are all literals (max(1, 2.5)).
-func typeMinMax(call *ast.CallExpr) {
-	id, ok := call.Fun.(*ast.Ident)
-	if !ok || (id.Name != "min" && id.Name != "max") || len(call.Args) == 0 {
-		return
-	}
-	for i, a := range call.Args {
-		if numberLit(a) == nil {
-			copy(call.Args[1:i+1], call.Args[:i])
-			call.Args[0] = a
-			break
-		}
-	}
-	allLiterals, anyFloat := true, false
-	for _, a := range call.Args {
-		lit := numberLit(a)
-		if lit == nil {
-			allLiterals = false
-		} else if lit.Kind == token.FLOAT {
-			anyFloat = true
-		}
-	}
-	if !anyFloat {
-		return
-	}
-	for i, a := range call.Args {
-		if lit := numberLit(a); lit != nil && (lit.Kind == token.FLOAT || allLiterals) {
-			call.Args[i] = &ast.CallExpr{Fun: ident(a.Pos(), "float64"), Lparen: a.Pos(), Args: []ast.Expr{a}, Rparen: a.End()}
-		}
-	}
-}
-
-// splitMinMax rewrites top-level definitions by the session's generic min
-// and max, which yaegi cannot type when they declare a global (a := max(v,
-// w) fails with "nil reflect type"; an assignment to an existing global
-// works): a := max(x, y...) becomes a := x; a = max(a, y...), and a :=
-// max(x) becomes a := x. Run it after typeMinMax has put a typed argument
-// first, so that a takes the type max would give it.
-func splitMinMax(body *ast.BlockStmt) {
-	list := make([]ast.Stmt, 0, len(body.List))
-	for _, st := range body.List {
-		name, call := minMaxDefine(st)
-		if call == nil {
-			list = append(list, st)
-			continue
-		}
-		first := call.Args[0]
-		list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{name}, TokPos: st.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{first}})
-		if len(call.Args) > 1 {
-			call.Args[0] = ident(first.Pos(), name.Name)
-			list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{ident(name.Pos(), name.Name)}, TokPos: st.Pos(), Tok: token.ASSIGN, Rhs: []ast.Expr{call}})
-		}
-	}
-	body.List = list
-}
-
-// minMaxDefine returns the variable and the call of st when st is a := of
-// one variable by a call of min or max.
-func minMaxDefine(st ast.Stmt) (*ast.Ident, *ast.CallExpr) {
-	as, ok := st.(*ast.AssignStmt)
-	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
-		return nil, nil
-	}
-	name, _ := as.Lhs[0].(*ast.Ident)
-	call, ok := as.Rhs[0].(*ast.CallExpr)
-	if name == nil || name.Name == "_" || !ok || len(call.Args) == 0 || call.Ellipsis.IsValid() {
-		return nil, nil
-	}
-	if id, ok := call.Fun.(*ast.Ident); !ok || (id.Name != "min" && id.Name != "max") {
-		return nil, nil
-	}
-	return name, call
-}
-
-// numberLit returns the numeric literal e is (maybe with a sign), or nil.
-func numberLit(e ast.Expr) *ast.BasicLit {
-	if u, ok := e.(*ast.UnaryExpr); ok && (u.Op == token.SUB || u.Op == token.ADD) {
-		e = u.X
-	}
-	if lit, ok := ast.Unparen(e).(*ast.BasicLit); ok && (lit.Kind == token.INT || lit.Kind == token.FLOAT) {
-		return lit
-	}
-	return nil
 }
 
 // checkStatements puts _pnrt.Check(gen) before each statement of body but
@@ -249,76 +156,4 @@ func hookCall(pos token.Pos, name string, args ...ast.Expr) *ast.CallExpr {
 		Fun:    &ast.SelectorExpr{X: ident(pos, runtimeName), Sel: ident(pos, name)},
 		Lparen: pos, Args: args, Rparen: pos,
 	}
-}
-
-func ident(pos token.Pos, name string) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
-
-// anyOutsideFuncLits reports whether match holds for a node of roots,
-// leaving out what function literals hold: their bodies run when they are
-// called, not where they stand. The walk stops at the first match.
-func anyOutsideFuncLits[N ast.Node](match func(ast.Node) bool, roots ...N) bool {
-	found := false
-	for _, root := range roots {
-		ast.Inspect(root, func(n ast.Node) bool {
-			if _, lit := n.(*ast.FuncLit); found || lit {
-				return false
-			}
-			found = match(n)
-			return !found
-		})
-	}
-	return found
-}
-
-// wrapCompound turns each top-level compound statement of a cell (if, for,
-// switch, select, a block) that holds a multi-value := (v, err := f())
-// into the call of a function literal that holds it: func() { if … }().
-// yaegi 0.16 loses the second variable of such a := in a block nested in
-// top-level code ("undefined: err"), but not inside a function. A compound
-// statement declares nothing outside itself, so the wrapping changes no
-// scope; it is skipped for statements that contain a return, a goto or a
-// labelled branch out of them, whose meaning the literal would change.
-// Other statements stay as they are: an interrupted loop at the top level
-// stops at once, while one in a literal may take a step more.
-func wrapCompound(body *ast.BlockStmt) {
-	for i, st := range body.List {
-		switch st.(type) {
-		case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt,
-			*ast.SelectStmt, *ast.BlockStmt:
-		default:
-			continue
-		}
-		if !hasMultiDefine(st) || leavesStatement(st) {
-			continue
-		}
-		pos := st.Pos()
-		lit := &ast.FuncLit{
-			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
-			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{st}, Rbrace: st.End()},
-		}
-		body.List[i] = &ast.ExprStmt{X: &ast.CallExpr{Fun: lit, Lparen: pos, Rparen: st.End()}}
-	}
-}
-
-// hasMultiDefine reports whether st contains, outside nested function
-// literals, a := of several variables from one expression.
-func hasMultiDefine(st ast.Stmt) bool {
-	return anyOutsideFuncLits(func(n ast.Node) bool {
-		a, ok := n.(*ast.AssignStmt)
-		return ok && a.Tok == token.DEFINE && len(a.Lhs) > 1 && len(a.Rhs) == 1
-	}, st)
-}
-
-// leavesStatement reports whether st contains, outside nested function
-// literals, a return, a goto, or a break or continue with a label.
-func leavesStatement(st ast.Stmt) bool {
-	return anyOutsideFuncLits(func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.ReturnStmt:
-			return true
-		case *ast.BranchStmt:
-			return n.Tok == token.GOTO || n.Label != nil
-		}
-		return false
-	}, st)
 }

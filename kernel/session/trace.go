@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // yaegi 0.16.1 reports a panic at the position of the function (or cell)
@@ -335,7 +337,7 @@ func (m *marker) exprMayPanic(n ast.Node) bool {
 	if n == nil {
 		return false
 	}
-	return anyOutsideFuncLits(func(x ast.Node) bool {
+	return rewrite.AnyOutsideFuncLits(func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.CallExpr:
 			id, ok := x.Fun.(*ast.Ident)
