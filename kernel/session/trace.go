@@ -3,6 +3,7 @@ package session
 import (
 	"go/ast"
 	"go/token"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -390,3 +391,7 @@ func lineVarDecl(pos token.Pos) ast.Stmt {
 func lineVarAddr(pos token.Pos) ast.Expr {
 	return &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: ident(pos, funcLineVar)}
 }
+
+// panicLine matches the lines yaegi writes to its stderr for each frame a
+// panic unwinds: "cell:3:5: panic: main.f(...)".
+var panicLine = regexp.MustCompile(`^(\S*:\d+:\d+): panic: (.*)\(\.\.\.\)\n?$`)

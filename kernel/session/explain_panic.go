@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // yaegi hands a panic value of a cell's own type to the session as a value
@@ -85,28 +83,6 @@ func (s *Session) userTypes(n ast.Node) map[string]map[string]bool {
 		return true
 	})
 	return types
-}
-
-// instrument runs the Compile stage's passes of package rewrite on p (which
-// do not fail), rewrites its node as the package function instrument does,
-// rewrites the panics of values of the session's types (see above), and
-// splits the assignments of method calls (split.go). top tells whether the
-// node is top-level code of the running cell rather than declarations.
-func (s *Session) instrument(p *rewrite.Piece, top bool) {
-	s.rw.Run(rewrite.Compile, p)
-	n := p.Node
-	instrument(n)
-	s.splitMethodAssigns(n, top, s.hooks.gen.Load())
-	types := s.userTypes(n)
-	ast.Inspect(n, func(x ast.Node) bool {
-		list := rewrite.StmtList(x)
-		for i, st := range list {
-			if b := notedPanic(st, types); b != nil {
-				list[i] = b
-			}
-		}
-		return true
-	})
 }
 
 // notedPanic returns the rewriting of st when it is a panic of a value

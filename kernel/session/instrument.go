@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"strconv"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // The session rewrites the syntax tree of every piece of a cell before yaegi
@@ -156,4 +158,26 @@ func hookCall(pos token.Pos, name string, args ...ast.Expr) *ast.CallExpr {
 		Fun:    &ast.SelectorExpr{X: ident(pos, runtimeName), Sel: ident(pos, name)},
 		Lparen: pos, Args: args, Rparen: pos,
 	}
+}
+
+// instrument runs the Compile stage's passes of package rewrite on p (which
+// do not fail), rewrites its node as the package function instrument does,
+// rewrites the panics of values of the session's types (see above), and
+// splits the assignments of method calls (split.go). top tells whether the
+// node is top-level code of the running cell rather than declarations.
+func (s *Session) instrument(p *rewrite.Piece, top bool) {
+	s.rw.Run(rewrite.Compile, p)
+	n := p.Node
+	instrument(n)
+	s.splitMethodAssigns(n, top, s.hooks.gen.Load())
+	types := s.userTypes(n)
+	ast.Inspect(n, func(x ast.Node) bool {
+		list := rewrite.StmtList(x)
+		for i, st := range list {
+			if b := notedPanic(st, types); b != nil {
+				list[i] = b
+			}
+		}
+		return true
+	})
 }
