@@ -24,4 +24,9 @@
 // of every sample notebook prints beside the GPU, and which `pathnotes
 // version` and the benchmark reports record: the build that produced a
 // notebook's outputs or a measurement.
+//
+// The sample notebooks measure with the same harness: OpenMachine names
+// the CPU and opens the GPU, with the words their tables and notes use
+// (Machine.Seconds is a time's cell, NoGPU what the GPU cells say without
+// a device), and Mean is the mean of up to three runs of a GPU call.
 package lab
