@@ -532,7 +532,8 @@ func (r *rank) pivot(K int) error {
 	inR, inC := r.inRow(K), r.inCol(K)
 	li, lj := K/P, K/Q
 	if inR && inC {
-		if err := r.phase1.LaunchAsync(gpu.Dim(1), gpu.Dim(1024), lc, 0, at(r.d, li*Tile, lj*Tile, lc), at(r.dp, li*Tile, lj*Tile, lc)); err != nil {
+		// ff_phase1 is one block of 256 threads (ptx/fwfast.cu).
+		if err := r.phase1.LaunchAsync(gpu.Dim(1), gpu.Dim(256), lc, 0, at(r.d, li*Tile, lj*Tile, lc), at(r.dp, li*Tile, lj*Tile, lc)); err != nil {
 			return err
 		}
 		if err := r.copyBlock(Tile, Tile, at(r.d, li*Tile, lj*Tile, lc), lc, r.diag.Ptr(), Tile); err != nil {

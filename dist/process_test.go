@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -85,9 +84,13 @@ func runChild(spec string) int {
 		}
 		switch c.Fail {
 		case "int":
-			_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Signal(os.Interrupt)
+			}
 		case "kill":
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Kill()
+			}
 		case "hang":
 			time.Sleep(c.Hang)
 		}

@@ -158,6 +158,7 @@ func (d *Device) newBuffer(t ElemType, n int) (*Buffer, error) {
 		return nil, err
 	}
 	bytes := uint64(max(n, 1)) * uint64(t.Size())
+	d.releaseSpare()
 	if free, total, err := d.ctx.MemInfo(); err == nil && bytes > free {
 		return nil, fmt.Errorf("gpu: NewBuffer: %s[%d] needs %s, but %s has %s free of %s",
 			t, n, graph.FormatBytes(bytes), d.info.Name, graph.FormatBytes(free), graph.FormatBytes(total))

@@ -147,6 +147,13 @@ type Device struct {
 	modules map[string]moduleHandle
 	funcs   map[string]funcHandle
 	lost    error // set when a sticky error could not be recovered from: every later call fails with it
+	// spare holds device buffers and events that ended runs left for the
+	// next ones (spareBytes in all), so that a small run does not pay
+	// cuMemAlloc, cuMemFree and cuEventCreate, which cost about as much
+	// as its kernels; a context reset drops them.
+	spare       []spareBuf
+	spareBytes  uint64
+	spareEvents []eventHandle
 	// staging is two page-locked host buffers for large copies back
 	// (download), made on first use; a context reset frees them.
 	staging [2][]int32
@@ -218,14 +225,75 @@ func (d *Device) Info() DeviceInfo { return d.info }
 // "emu".
 func (d *Device) Driver() string { return d.drv.Name() }
 
-// MemInfo returns the device's free and total memory in bytes.
+// MemInfo returns the device's free and total memory in bytes (after
+// releasing the buffers that past runs left for reuse).
 func (d *Device) MemInfo() (free, total uint64, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.lost != nil {
 		return 0, 0, d.lost
 	}
+	d.releaseSpare()
 	return d.ctx.MemInfo()
+}
+
+// spareBuf is a device allocation of bytes bytes.
+type spareBuf struct {
+	ptr   DevicePtr
+	bytes uint64
+}
+
+// Limits of the spare buffers: each at most spareMax bytes, all together
+// at most spareTotal, at most spareCount of them.
+const (
+	spareMax   = 256 << 20
+	spareTotal = 768 << 20
+	spareCount = 16
+)
+
+// takeSpare returns a spare buffer of at least bytes and at most twice
+// that, removing it from the spares. d.mu is held.
+func (d *Device) takeSpare(bytes uint64) (spareBuf, bool) {
+	best := -1
+	for i, b := range d.spare {
+		if b.bytes >= bytes && b.bytes <= 2*bytes && (best < 0 || b.bytes < d.spare[best].bytes) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return spareBuf{}, false
+	}
+	b := d.spare[best]
+	d.spare = append(d.spare[:best], d.spare[best+1:]...)
+	d.spareBytes -= b.bytes
+	return b, true
+}
+
+// keepSpare keeps b for a later run if it is small enough and the device a
+// card, freeing the oldest spares to make room; otherwise it frees b.
+// d.mu is held.
+func (d *Device) keepSpare(b spareBuf) {
+	// The emulator allocates in a moment, and spares would only grow its
+	// memory (each growth copies all of it).
+	if _, emu := d.ctx.(*emuContext); emu || b.bytes > spareMax {
+		_ = d.ctx.Free(b.ptr) // nothing left to do about a failed free
+		return
+	}
+	for len(d.spare) > 0 && (len(d.spare) >= spareCount || d.spareBytes+b.bytes > spareTotal) {
+		_ = d.ctx.Free(d.spare[0].ptr)
+		d.spareBytes -= d.spare[0].bytes
+		d.spare = d.spare[1:]
+	}
+	d.spare = append(d.spare, b)
+	d.spareBytes += b.bytes
+}
+
+// releaseSpare frees the spare buffers. d.mu is held.
+func (d *Device) releaseSpare() {
+	for _, b := range d.spare {
+		_ = d.ctx.Free(b.ptr)
+	}
+	d.spare, d.spareBytes = nil, 0
 }
 
 // stagingValues is the size of each staging buffer, in int32 values
@@ -258,6 +326,7 @@ func (d *Device) stagingBuffers() ([2][]int32, error) {
 // forget drops the handles of a context that is gone.
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
+	d.spare, d.spareBytes, d.spareEvents = nil, 0, nil
 	d.pending, d.pendingN = nil, 0
 	d.epoch++
 	d.modules = map[string]moduleHandle{}

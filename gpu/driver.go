@@ -19,13 +19,15 @@ func (d Dim3) Threads() int { return d.X * d.Y * d.Z }
 // String formats the shape as "(x,y,z)".
 func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
 
-// moduleHandle, funcHandle and eventHandle are a driver's opaque handles for a loaded
-// module, a kernel in it and a timing event; they are valid only in the
-// deviceContext that returned them.
+// moduleHandle, funcHandle, eventHandle and streamHandle are a driver's
+// opaque handles for a loaded module, a kernel in it, an event and a
+// stream; they are valid only in the deviceContext that returned them.
+// Stream 0 is the default stream.
 type (
 	moduleHandle uintptr
 	funcHandle   uintptr
 	eventHandle  uintptr
+	streamHandle uintptr
 )
 
 // gpuDriver is the small interface the GPU API is built on: device discovery
@@ -92,10 +94,69 @@ type deviceContext interface {
 	Record(e eventHandle) error
 	Elapsed(start, end eventHandle) (time.Duration, error)
 	DestroyEvent(e eventHandle) error
+
+	streamContext
+
 	// Reset discards the context with everything in it (memory, modules,
 	// events) and starts a fresh one: the way back from a sticky error
 	// such as an illegal address, after which every call would fail.
 	Reset() error
+}
+
+// streamContext is the asynchronous part of a deviceContext: streams,
+// events recorded on them, copies that return before they are done, and
+// page-locked (registered) host memory. Launch, CopyIn, CopyOut, Memset32
+// and Record work on the default stream, stream 0. A stream from NewStream
+// runs its work in its own order, concurrently with the default stream's
+// and with other streams' work: it neither waits for the default stream
+// nor makes it wait (CU_STREAM_NON_BLOCKING); order work across streams
+// with RecordOn and WaitEvent. Synchronize waits for every stream.
+//
+// An asynchronous copy's host memory must stay where it is, untouched by
+// the host (for a copy in: unchanged), until the stream has done the copy
+// (SyncStream, SyncEvent or Synchronize): memory from HostAlloc, or Go
+// memory that the caller keeps alive and pinned (runtime.Pinner). With
+// page-locked memory (HostAlloc or HostRegister) the copy runs at full bus
+// speed while the host goes on; with other memory the driver may copy it
+// through buffers of its own, and slower.
+type streamContext interface {
+	// NewStream creates a stream; DestroyStream releases it once its
+	// queued work is done.
+	NewStream() (streamHandle, error)
+	DestroyStream(s streamHandle) error
+	// LaunchOn is Launch on stream s.
+	LaunchOn(ctx context.Context, s streamHandle, f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) error
+	// CopyInAsync queues a copy of src to device memory at dst on s;
+	// CopyOutAsync one of len(dst) bytes at src into dst.
+	CopyInAsync(dst DevicePtr, src []byte, s streamHandle) error
+	CopyOutAsync(dst []byte, src DevicePtr, s streamHandle) error
+	// CopyIn2DAsync and CopyOut2DAsync queue copies of rows rows of width
+	// bytes each between host and device memory whose rows start
+	// hostPitch and devPitch bytes apart (cuMemcpy2DAsync): a band of an
+	// n-wide host matrix to or from a padded device matrix, say.
+	CopyIn2DAsync(dst DevicePtr, devPitch int, src []byte, hostPitch, width, rows int, s streamHandle) error
+	CopyOut2DAsync(dst []byte, hostPitch int, src DevicePtr, devPitch, width, rows int, s streamHandle) error
+	// RecordOn records e on stream s: e completes when the work queued on
+	// s before it has. Waits and timings use an event's latest record.
+	RecordOn(e eventHandle, s streamHandle) error
+	// WaitEvent makes the work queued on s after it wait until e has
+	// completed (at once when e was never recorded); the host goes on.
+	WaitEvent(s streamHandle, e eventHandle) error
+	// SyncStream waits on the host until the work queued on s is done,
+	// and SyncEvent until e has completed; they report the first error
+	// of that work.
+	SyncStream(s streamHandle) error
+	SyncEvent(e eventHandle) error
+	// HostRegister page-locks host memory the process already has (Go
+	// memory, say) for every device of the driver, as HostAlloc's is;
+	// HostUnregister, given the same slice, releases it, after the
+	// copies that use it are done. Registering memory that overlaps
+	// registered memory is an error, and so is unregistering memory
+	// that was not registered. HostRegister may be called from another
+	// goroutine while the context's other methods run (the memory is
+	// registered during the kernels that will fill it).
+	HostRegister(b []byte) error
+	HostUnregister(b []byte) error
 }
 
 // cellContext is what the cell API (Buffer, Module, Kernel) needs of a
@@ -152,4 +213,17 @@ var ErrNoCUDA = errors.New("gpu: this binary was built without CUDA; rebuild it 
 func isSticky(err error) bool {
 	var de *driverError
 	return errors.As(err, &de) && de.Sticky
+}
+
+// check2D checks the shape of a 2D copy (rows of width bytes, pitches in
+// bytes) against the length of its host memory.
+func check2D(hostLen, hostPitch, devPitch, width, rows int) error {
+	if width < 0 || rows < 0 || hostPitch < width || devPitch < width {
+		return fmt.Errorf("gpu: 2D copy of %d rows of %d bytes with pitches %d (host) and %d (device): each pitch must hold a row", rows, width, hostPitch, devPitch)
+	}
+	if rows > 0 && (rows-1)*hostPitch+width > hostLen {
+		return fmt.Errorf("gpu: 2D copy of %d rows of %d bytes, %d apart, needs %d bytes of host memory, not %d",
+			rows, width, hostPitch, (rows-1)*hostPitch+width, hostLen)
+	}
+	return nil
 }

@@ -24,6 +24,50 @@ static int pathnotes_alloc_host(void **p, size_t n) {
 	return (int)cuMemAllocHost(p, n);
 }
 
+static int pathnotes_host_register(void *p, size_t n) {
+	return (int)cuMemHostRegister(p, n, CU_MEMHOSTREGISTER_PORTABLE);
+}
+
+static int pathnotes_host_unregister(void *p) {
+	return (int)cuMemHostUnregister(p);
+}
+
+// pathnotes_copy2d copies rows rows of width bytes between host memory
+// (rows hpitch bytes apart) and device memory (dpitch apart) on stream s:
+// to the device when in is set.
+static int pathnotes_copy2d(int in, void *host, size_t hpitch, CUdeviceptr dev, size_t dpitch,
+                            size_t width, size_t rows, void *s) {
+	CUDA_MEMCPY2D c = {0};
+	c.WidthInBytes = width;
+	c.Height = rows;
+	if (in) {
+		c.srcMemoryType = CU_MEMORYTYPE_HOST;
+		c.srcHost = host;
+		c.srcPitch = hpitch;
+		c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+		c.dstDevice = dev;
+		c.dstPitch = dpitch;
+	} else {
+		c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+		c.srcDevice = dev;
+		c.srcPitch = dpitch;
+		c.dstMemoryType = CU_MEMORYTYPE_HOST;
+		c.dstHost = host;
+		c.dstPitch = hpitch;
+	}
+	return (int)cuMemcpy2DAsync(&c, (CUstream)s);
+}
+
+// pathnotes_launch launches f with the n kernel arguments in args (each in
+// the low bytes of its 64-bit slot), building the parameter array in C.
+static int pathnotes_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                            unsigned shared, void *s, unsigned long long *args, int n) {
+	void *params[64];
+	if (n > 64) return (int)CUDA_ERROR_INVALID_VALUE;
+	for (int i = 0; i < n; i++) params[i] = &args[i];
+	return (int)cuLaunchKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shared, (CUstream)s, params, 0);
+}
+
 static const char *pathnotes_error_string(int code) {
 	const char *s = 0;
 	if (cuGetErrorString((CUresult)code, &s) != CUDA_SUCCESS) return 0;
@@ -160,6 +204,8 @@ type cudaCtx struct {
 	funcs   []cu.Function
 	events  []cu.Event
 	spare   []eventHandle // destroyed events' slots, reused so the table stays small
+	streams []cu.Stream   // handle h is streams[h-1]; 0 is the default stream
+	spareS  []streamHandle
 }
 
 // do runs f with the context current on a locked OS thread.
@@ -358,17 +404,36 @@ func (c *cudaCtx) MaxActiveBlocks(f funcHandle, threads, shared int) (int, error
 
 // Launch enqueues the kernel on the default stream and returns; ctx is not
 // used: a kernel running on the card cannot be stopped.
-func (c *cudaCtx) Launch(_ context.Context, f funcHandle, grid, block Dim3, shared int, args []uint64) error {
+func (c *cudaCtx) Launch(ctx context.Context, f funcHandle, grid, block Dim3, shared int, args []uint64) error {
+	return c.LaunchOn(ctx, 0, f, grid, block, shared, args)
+}
+
+// LaunchOn enqueues the kernel on stream s. The kernel's parameter array
+// is built in C (pathnotes_launch): gorgonia.org/cu's Launch stores
+// pointers into fresh C memory through Go pointer writes, whose write
+// barrier reads the memory's old, uninitialised contents, and the
+// garbage collector stops the process when those happen to look like a
+// pointer into a freed part of its heap ("found bad pointer in Go heap").
+func (c *cudaCtx) LaunchOn(_ context.Context, s streamHandle, f funcHandle, grid, block Dim3, shared int, args []uint64) error {
 	fn, err := c.function(f)
 	if err != nil {
 		return err
 	}
-	params := make([]unsafe.Pointer, len(args))
-	for i := range args {
-		params[i] = unsafe.Pointer(&args[i])
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	cf := *(*unsafe.Pointer)(unsafe.Pointer(&fn)) // cu.Function is a struct of one CUfunction
+	var argp *C.ulonglong
+	if len(args) > 0 {
+		argp = (*C.ulonglong)(unsafe.Pointer(&args[0]))
 	}
 	return c.do("cuLaunchKernel", func() error {
-		return fn.Launch(grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, shared, cu.NoStream, params)
+		if r := C.pathnotes_launch(cf, C.uint(grid.X), C.uint(grid.Y), C.uint(grid.Z), C.uint(block.X), C.uint(block.Y), C.uint(block.Z),
+			C.uint(shared), cuStream(st), argp, C.int(len(args))); r != 0 {
+			return cuCode(r)
+		}
+		return nil
 	})
 }
 
@@ -406,13 +471,7 @@ func (c *cudaCtx) event(e eventHandle) (cu.Event, error) {
 	return c.events[e-1], nil
 }
 
-func (c *cudaCtx) Record(e eventHandle) error {
-	ev, err := c.event(e)
-	if err != nil {
-		return err
-	}
-	return c.do("cuEventRecord", func() error { return ev.Record(cu.NoStream) })
-}
+func (c *cudaCtx) Record(e eventHandle) error { return c.RecordOn(e, 0) }
 
 func (c *cudaCtx) Elapsed(start, end eventHandle) (time.Duration, error) {
 	s, err := c.event(start)
@@ -457,7 +516,7 @@ func (c *cudaCtx) DestroyEvent(e eventHandle) error {
 // CUDA_ERROR_INVALID_CONTEXT, as seen with driver 580), hence no release.
 func (c *cudaCtx) Reset() error {
 	c.mu.Lock()
-	c.modules, c.funcs, c.events, c.spare = nil, nil, nil, nil
+	c.modules, c.funcs, c.events, c.spare, c.streams, c.spareS = nil, nil, nil, nil, nil, nil
 	c.mu.Unlock()
 	if err := c.dev.ResetPrimaryCtx(); err != nil {
 		return wrap("cuDevicePrimaryCtxReset", err)
@@ -469,6 +528,180 @@ func (c *cudaCtx) Reset() error {
 	c.ctx = ctx
 	_, _, err = c.MemInfo()
 	return err
+}
+
+// NewStream creates a stream that does not synchronise with the default
+// stream (CU_STREAM_NON_BLOCKING).
+func (c *cudaCtx) NewStream() (streamHandle, error) {
+	var st cu.Stream
+	err := c.do("cuStreamCreate", func() (err error) {
+		st, err = cu.MakeStream(cu.NonBlocking)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k := len(c.spareS); k > 0 {
+		h := c.spareS[k-1]
+		c.spareS = c.spareS[:k-1]
+		c.streams[h-1] = st
+		return h, nil
+	}
+	c.streams = append(c.streams, st)
+	return streamHandle(len(c.streams)), nil
+}
+
+// stream returns stream s (cu.NoStream for 0).
+func (c *cudaCtx) stream(s streamHandle) (cu.Stream, error) {
+	if s == 0 {
+		return cu.NoStream, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int(s) > len(c.streams) || c.streams[s-1] == (cu.Stream{}) {
+		return cu.Stream{}, fmt.Errorf("gpu: invalid stream handle %d", s)
+	}
+	return c.streams[s-1], nil
+}
+
+// DestroyStream destroys the stream (its queued work still runs) and frees
+// its handle for reuse.
+func (c *cudaCtx) DestroyStream(s streamHandle) error {
+	if s == 0 {
+		return fmt.Errorf("gpu: the default stream cannot be destroyed")
+	}
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	err = c.do("cuStreamDestroy", st.Destroy)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int(s) <= len(c.streams) { // a Reset in between emptied the table
+		c.streams[s-1] = cu.Stream{}
+		c.spareS = append(c.spareS, s)
+	}
+	return err
+}
+
+// cuStream is a stream as the C helpers take it.
+func cuStream(st cu.Stream) unsafe.Pointer { return unsafe.Pointer(st.C()) }
+
+func (c *cudaCtx) CopyInAsync(dst DevicePtr, src []byte, s streamHandle) error {
+	st, err := c.stream(s)
+	if err != nil || len(src) == 0 {
+		return err
+	}
+	return c.do("cuMemcpyHtoDAsync", func() error {
+		return cu.MemcpyHtoDAsync(cu.DevicePtr(dst), unsafe.Pointer(&src[0]), int64(len(src)), st)
+	})
+}
+
+func (c *cudaCtx) CopyOutAsync(dst []byte, src DevicePtr, s streamHandle) error {
+	st, err := c.stream(s)
+	if err != nil || len(dst) == 0 {
+		return err
+	}
+	return c.do("cuMemcpyDtoHAsync", func() error {
+		return cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), cu.DevicePtr(src), int64(len(dst)), st)
+	})
+}
+
+func (c *cudaCtx) CopyIn2DAsync(dst DevicePtr, devPitch int, src []byte, hostPitch, width, rows int, s streamHandle) error {
+	return c.copy2D(true, src, hostPitch, dst, devPitch, width, rows, s)
+}
+
+func (c *cudaCtx) CopyOut2DAsync(dst []byte, hostPitch int, src DevicePtr, devPitch, width, rows int, s streamHandle) error {
+	return c.copy2D(false, dst, hostPitch, src, devPitch, width, rows, s)
+}
+
+// copy2D queues a cuMemcpy2DAsync between host and dev.
+func (c *cudaCtx) copy2D(in bool, host []byte, hostPitch int, dev DevicePtr, devPitch, width, rows int, s streamHandle) error {
+	if err := check2D(len(host), hostPitch, devPitch, width, rows); err != nil || rows == 0 || width == 0 {
+		return err
+	}
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	dir := C.int(0)
+	if in {
+		dir = 1
+	}
+	return c.do("cuMemcpy2DAsync", func() error {
+		if r := C.pathnotes_copy2d(dir, unsafe.Pointer(&host[0]), C.size_t(hostPitch), C.CUdeviceptr(dev), C.size_t(devPitch),
+			C.size_t(width), C.size_t(rows), cuStream(st)); r != 0 {
+			return cuCode(r)
+		}
+		return nil
+	})
+}
+
+func (c *cudaCtx) RecordOn(e eventHandle, s streamHandle) error {
+	ev, err := c.event(e)
+	if err != nil {
+		return err
+	}
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	return c.do("cuEventRecord", func() error { return ev.Record(st) })
+}
+
+func (c *cudaCtx) WaitEvent(s streamHandle, e eventHandle) error {
+	ev, err := c.event(e)
+	if err != nil {
+		return err
+	}
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	return c.do("cuStreamWaitEvent", func() error { return st.Wait(ev, 0) })
+}
+
+func (c *cudaCtx) SyncStream(s streamHandle) error {
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	return c.do("cuStreamSynchronize", st.Synchronize)
+}
+
+func (c *cudaCtx) SyncEvent(e eventHandle) error {
+	ev, err := c.event(e)
+	if err != nil {
+		return err
+	}
+	return c.do("cuEventSynchronize", ev.Synchronize)
+}
+
+// HostRegister page-locks b for every context (CU_MEMHOSTREGISTER_PORTABLE).
+func (c *cudaCtx) HostRegister(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return c.do("cuMemHostRegister", func() error {
+		if r := C.pathnotes_host_register(unsafe.Pointer(&b[0]), C.size_t(len(b))); r != 0 {
+			return cuCode(r)
+		}
+		return nil
+	})
+}
+
+func (c *cudaCtx) HostUnregister(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return c.do("cuMemHostUnregister", func() error {
+		if r := C.pathnotes_host_unregister(unsafe.Pointer(&b[0])); r != 0 {
+			return cuCode(r)
+		}
+		return nil
+	})
 }
 
 // stickyCodes are the CUDA results after which the context is unusable.

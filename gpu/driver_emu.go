@@ -130,7 +130,7 @@ func (e emuDriver) Open(ordinal int) (deviceContext, error) {
 			fmt.Fprintf(os.Stderr, "pathnotes: GPU work runs on the PTX emulator (CPU, exact, slow): %s\n", e.why)
 		})
 	}
-	return &emuContext{opts: e.opts, dev: ptxemu.New(e.opts), events: map[eventHandle]time.Time{}}, nil
+	return newEmuContext(e.opts), nil
 }
 
 // openEmulator returns a Device on the PTX emulator whatever PATHNOTES_GPU
@@ -165,17 +165,30 @@ func (d *Device) EmulatorStats() (stats ptxemu.Stats, ok bool) {
 	return c.dev.Stats(), true
 }
 
-// emuContext is the deviceContext of the emulated device. Launches run to the
-// end before Launch returns; a fault is kept, as CUDA keeps a sticky
-// error, and returned by every later call until Reset.
+// emuContext is the deviceContext of the emulated device. Work on the
+// default stream runs to its end before the call returns; work on other
+// streams waits in their queues until something needs it done
+// (driver_emu_stream.go). A fault is kept, as CUDA keeps a sticky error,
+// and returned by every later call until Reset.
 type emuContext struct {
 	opts    ptxemu.Options
 	dev     *ptxemu.Device
 	modules []*ptxemu.Module
 	kernels []*ptxemu.Kernel
-	events  map[eventHandle]time.Time
+	events  map[eventHandle]*emuEvent
 	next    eventHandle
+	streams map[streamHandle]*emuStream
+	nextS   streamHandle
 	sticky  error
+
+	regMu      sync.Mutex // guards registered: HostRegister may run on another goroutine
+	registered map[uintptr]int
+}
+
+// newEmuContext returns a fresh context on a new emulated device.
+func newEmuContext(opts ptxemu.Options) *emuContext {
+	return &emuContext{opts: opts, dev: ptxemu.New(opts), events: map[eventHandle]*emuEvent{},
+		streams: map[streamHandle]*emuStream{}, registered: map[uintptr]int{}}
 }
 
 // CUDA result codes the emulator reports, so that callers can treat its
@@ -225,8 +238,9 @@ func (c *emuContext) Alloc(bytes uint64) (DevicePtr, error) {
 	return DevicePtr(p), nil
 }
 
+// Free waits for every stream first, as cuMemFree does in practice.
 func (c *emuContext) Free(p DevicePtr) error {
-	if err := c.check(); err != nil {
+	if err := c.drain(); err != nil {
 		return err
 	}
 	if err := c.dev.Free(uint64(p)); err != nil {
@@ -294,7 +308,8 @@ func (c *emuContext) Global(m moduleHandle, name string) (DevicePtr, uint64, err
 // HostAlloc is ordinary memory: the emulator copies at memory speed.
 func (c *emuContext) HostAlloc(bytes uint64) ([]byte, error) { return make([]byte, bytes), nil }
 
-func (c *emuContext) HostFree([]byte) error { return nil }
+// HostFree refuses memory that a queued copy still uses.
+func (c *emuContext) HostFree(b []byte) error { return c.idle(b, "emuMemFreeHost") }
 
 func (c *emuContext) Memset32(dst DevicePtr, value uint32, count uint64) error {
 	if err := c.check(); err != nil {
@@ -373,8 +388,16 @@ func (c *emuContext) Launch(ctx context.Context, f funcHandle, grid, block Dim3,
 	if err != nil {
 		return err
 	}
+	return c.launch(ctx, k, grid, block, sharedBytes, args)
+}
+
+// launch runs kernel k now.
+func (c *emuContext) launch(ctx context.Context, k *ptxemu.Kernel, grid, block Dim3, sharedBytes int, args []uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	c.dev.SetPrintfOutput(printfWriter())
-	_, err = c.dev.Launch(ctx, k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
+	_, err := c.dev.Launch(ctx, k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
 	var le *ptxemu.LaunchError
 	var fault *ptxemu.Fault
 	switch {
@@ -405,44 +428,39 @@ func (c *emuContext) fault(code int, k *ptxemu.Kernel, err error) error {
 	return de
 }
 
-// Synchronize returns the sticky error of a faulted launch: launches have
-// finished when Launch returns.
-func (c *emuContext) Synchronize() error { return c.check() }
+// Synchronize runs the work every stream has queued and returns the
+// sticky error of a faulted launch, or the first error of that work:
+// launches on the default stream have finished when Launch returns.
+func (c *emuContext) Synchronize() error { return c.drain() }
 
 func (c *emuContext) NewEvent() (eventHandle, error) {
 	if err := c.check(); err != nil {
 		return 0, err
 	}
 	c.next++
-	c.events[c.next] = time.Time{}
+	c.events[c.next] = &emuEvent{}
 	return c.next, nil
 }
 
 // Record notes the host time: launches before it have finished.
-func (c *emuContext) Record(e eventHandle) error {
-	if err := c.check(); err != nil {
-		return err
-	}
-	if _, ok := c.events[e]; !ok {
-		return emuError("emuEventRecord", cuInvalidHandle, fmt.Errorf("no event %d", e), false)
-	}
-	c.events[e] = time.Now()
-	return nil
-}
+func (c *emuContext) Record(e eventHandle) error { return c.RecordOn(e, 0) }
 
-// Elapsed returns the interpreter's wall time between two recorded events.
-// It is not GPU time: the PTX runs interpreted on the CPU, thousands of
-// times slower than on a card, and its time says nothing about a GPU's.
+// Elapsed runs the streams' work up to both events and returns the
+// interpreter's wall time between them. It is not GPU time: the PTX runs
+// interpreted on the CPU, thousands of times slower than on a card, and
+// its time says nothing about a GPU's.
 func (c *emuContext) Elapsed(start, end eventHandle) (time.Duration, error) {
-	if err := c.check(); err != nil {
+	if err := c.SyncEvent(start); err != nil {
 		return 0, err
 	}
-	s, ok1 := c.events[start]
-	e, ok2 := c.events[end]
-	if !ok1 || !ok2 || s.IsZero() || e.IsZero() {
+	if err := c.SyncEvent(end); err != nil {
+		return 0, err
+	}
+	s, e := c.events[start], c.events[end]
+	if s.at.IsZero() || e.at.IsZero() {
 		return 0, emuError("emuEventElapsedTime", cuInvalidHandle, fmt.Errorf("events %d and %d are not both recorded", start, end), false)
 	}
-	return e.Sub(s), nil
+	return e.at.Sub(s.at), nil
 }
 
 func (c *emuContext) DestroyEvent(e eventHandle) error {
@@ -450,8 +468,13 @@ func (c *emuContext) DestroyEvent(e eventHandle) error {
 	return nil
 }
 
-// Reset discards memory, modules, events and the sticky error.
+// Reset discards memory, modules, events, streams and their queued work,
+// and the sticky error.
 func (c *emuContext) Reset() error {
-	*c = emuContext{opts: c.opts, dev: ptxemu.New(c.opts), events: map[eventHandle]time.Time{}}
+	f := newEmuContext(c.opts)
+	c.regMu.Lock()
+	defer c.regMu.Unlock()
+	c.dev, c.modules, c.kernels, c.sticky = f.dev, nil, nil, nil
+	c.events, c.next, c.streams, c.nextS, c.registered = f.events, 0, f.streams, 0, f.registered
 	return nil
 }

@@ -139,6 +139,14 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 						t.Errorf("fw-fast: %v", err)
 					}
 				}
+				// The 128-wide tile kernels, which small graphs leave to
+				// the quarter-tile ones.
+				q := ffQuarterMax
+				ffQuarterMax = 0
+				if _, err := FWFast(context.Background(), h, Options{Device: dev, Pred: pred}); err != nil && !errors.As(err, new(*graph.NegativeCycleError)) {
+					t.Errorf("fw-fast, full tiles: %v", err)
+				}
+				ffQuarterMax = q
 			}
 		}
 	}

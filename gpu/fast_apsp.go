@@ -55,7 +55,9 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 
 // apspBatched is apsp-batched's body on the started group grp, whose name
 // the result carries: g's weights must be non-negative, its paths checked
-// by the caller to stay within graph.MaxDistance, tun resolved.
+// by the caller to stay within graph.MaxDistance, tun resolved. The
+// result's host memory is allocated (not zeroed) while the first batch
+// runs.
 func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	runs := grp.runs
 	name := runs[0].what
@@ -63,13 +65,15 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	if err := graph.CheckMatrixSize(n, opts.matrices()); err != nil {
 		return nil, fmt.Errorf("%s: host memory: %w", name, err)
 	}
-	res := &graph.AllPairs{N: n, Dist: make([]int32, n*n), Labels: slices.Clone(g.Labels()), Solver: name}
+	res := &graph.AllPairs{N: n, Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: name}
 	if opts.Pred {
-		res.Pred = make([]int32, n*n)
+		res.Pred = []int32{}
 	}
 	if n == 0 {
 		return res, nil
 	}
+	host := runs[0].newHostResult(opts.matrices(), n, n, false)
+	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
@@ -78,28 +82,42 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[c] = r.apspRows(g, res, c*n/len(runs), (c+1)*n/len(runs), tun)
+			errs[c] = r.apspRows(g, host, c*n/len(runs), (c+1)*n/len(runs), tun)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if err := checkResult(res.Dist, n, false, name); err != nil {
-		return nil, err
+	mats := host.wait()
+	res.Dist = mats[0]
+	if opts.Pred {
+		res.Pred = mats[1]
+	}
+	if err := host.release(); err != nil {
+		return nil, runs[0].fail(err, "copying the result from the device")
 	}
 	return res, nil
 }
 
+// apspPipe is the fewest batches a result of apspPipeBytes or more is
+// cut into, so that the copy of one batch's rows back to the host
+// overlaps the next batch's kernels.
+const (
+	apspPipe      = 4
+	apspPipeBytes = 64 << 20
+)
+
 // apspRows solves the sources lo..hi-1 of g on r's device in batches,
-// writing their rows of res; r.progress gets the sources of each batch.
-func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fastTuning) error {
+// writing their rows of the result h (with predecessors when h has two
+// matrices); r.progress gets the sources of each batch. Each batch's rows
+// are checked on the device (ff_finish: poison, range, predecessors) and
+// copied back on a stream of their own while the next batch runs, into
+// one of two output buffers that the batches take in turn.
+func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning) error {
 	n := g.N()
-	pred := res.Pred != nil
-	matrices := 1
-	if pred {
-		matrices = 2
-	}
+	matrices := len(h.mats)
+	pred := matrices > 1
 	gr, err := r.uploadCSR(g)
 	if err != nil {
 		return err
@@ -116,8 +134,12 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
 	}
-	perSource := uint64(n) * uint64(2+1+matrices-1) * 4 // packed slab (2), distances, predecessors
-	batch, blocks, err := r.batchSize(n, min(tun.Batch, hi-lo), blocks, perSource)
+	perSource := uint64(n) * uint64(2+2*matrices) * 4 // packed slab (2), two sets of output rows
+	want := min(tun.Batch, hi-lo)
+	if want == 0 && uint64(hi-lo)*uint64(n)*4*uint64(matrices) >= apspPipeBytes {
+		want = ceilDiv(hi-lo, apspPipe)
+	}
+	batch, blocks, err := r.batchSize(n, want, blocks, perSource)
 	if err != nil {
 		return err
 	}
@@ -126,9 +148,13 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 	if err != nil {
 		return err
 	}
-	dist, pb, err := r.allocOut(batch*n, pred)
-	if err != nil {
-		return err
+	// Distances and predecessors, twice when there are several batches
+	// (batch b writes set b%2 while set (b-1)%2 is copied back).
+	var out [2][2]buffer
+	for i := range min(2, ceilDiv(hi-lo, batch)) {
+		if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
+			return err
+		}
 	}
 	scratch, err := r.alloc(blocks * apspScratch * n)
 	if err != nil {
@@ -138,9 +164,62 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 	if err != nil {
 		return err
 	}
-	for first := lo; first < hi; first += batch {
-		count := min(batch, hi-first)
-		err := r.kernels(func() error {
+	c := r.dev.ctx
+	cs, err := c.NewStream()
+	if err != nil {
+		return r.fail(err, "creating a stream")
+	}
+	defer c.DestroyStream(cs)
+	batches := ceilDiv(hi-lo, batch)
+	flags, err := r.alloc(3 * batches)
+	if err != nil {
+		return err
+	}
+	if err := r.fill(flags, graph.Inf); err != nil {
+		return err
+	}
+	var copied [2]eventHandle
+	for i := range copied {
+		if copied[i], err = r.event(); err != nil {
+			return err
+		}
+	}
+	kstart, kstop := make([]eventHandle, batches), make([]eventHandle, batches)
+	for b := range batches {
+		if kstart[b], err = r.event(); err != nil {
+			return err
+		}
+		if kstop[b], err = r.event(); err != nil {
+			return err
+		}
+	}
+	// The output buffers of batch b, addressed as the whole n×n matrix so
+	// that rows keep their numbers.
+	rows := func(b int) (first, count int, d, p buffer) {
+		first = lo + b*batch
+		count = min(batch, hi-first)
+		shift := DevicePtr(first) * DevicePtr(n) * 4
+		d = buffer{out[b%2][0].ptr - shift, n * n}
+		if pred {
+			p = buffer{out[b%2][1].ptr - shift, n * n}
+		}
+		return
+	}
+	var pending []pendingFetch
+	// Batch b's kernels are queued before batch b-1's rows are copied
+	// back, so that the copy (and, on the staged path, the host's part of
+	// it) runs while the device works on b.
+	for b := 0; b <= batches; b++ {
+		if b < batches {
+			first, count, d, p := rows(b)
+			if b >= 2 { // the copy of batch b-2 out of these buffers is done
+				if err := c.WaitEvent(0, copied[b%2]); err != nil {
+					return r.fail(err, "waiting for a copy")
+				}
+			}
+			if err := c.Record(kstart[b]); err != nil {
+				return r.fail(err, "recording an event")
+			}
 			if err := r.fill(next, 0); err != nil {
 				return err
 			}
@@ -149,20 +228,55 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			return r.unpack(slab, count*n, dist, pb)
-		})
-		if err != nil {
-			return err
-		}
-		if err := r.download(res.Dist[first*n:(first+count)*n], buffer{dist.ptr, count * n}); err != nil {
-			return err
-		}
-		if pred {
-			if err := r.download(res.Pred[first*n:(first+count)*n], buffer{pb.ptr, count * n}); err != nil {
+			if err := r.unpack(slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
 				return err
 			}
+			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, buffer{flags.ptr + DevicePtr(12*b), 3}, 0); err != nil {
+				return err
+			}
+			if err := c.Record(kstop[b]); err != nil {
+				return r.fail(err, "recording an event")
+			}
+		}
+		if b == 0 {
+			continue
+		}
+		first, count, d, p := rows(b - 1)
+		if err := c.WaitEvent(cs, kstop[b-1]); err != nil {
+			return r.fail(err, "waiting for the kernels")
+		}
+		for k, m := range []buffer{d, p}[:matrices] {
+			f, err := r.queueFetch(h, k, m.ptr, n, first, first+count, cs)
+			if err != nil {
+				return err
+			}
+			pending = append(pending, f)
+		}
+		if err := c.RecordOn(copied[(b-1)%2], cs); err != nil {
+			return r.fail(err, "recording an event")
 		}
 		r.report(count, n)
+	}
+	for b := range batches {
+		dt, err := c.Elapsed(kstart[b], kstop[b])
+		if err != nil {
+			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+		}
+		r.stats.Kernel += dt
+	}
+	for _, f := range pending {
+		if err := r.fetched(f); err != nil {
+			return err
+		}
+	}
+	f := make([]int32, 3*batches)
+	if err := r.readInts(f, flags); err != nil {
+		return err
+	}
+	for b := range batches {
+		if v := [3]int32(f[3*b : 3*b+3]); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
+			return r.ffVerdict(g, v, n, ffGen, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
+		}
 	}
 	return nil
 }
@@ -172,7 +286,7 @@ func (r *run) apspRows(g *graph.Graph, res *graph.AllPairs, lo, hi int, tun fast
 // beside the blocks' scratch (at most n), and trims the blocks to the
 // batch. It reports the memory needed when not even one source fits.
 func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut int, err error) {
-	free, _, err := r.dev.ctx.MemInfo()
+	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}

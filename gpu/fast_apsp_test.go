@@ -142,3 +142,32 @@ func TestEmuAllPairsAuto(t *testing.T) {
 		t.Error("AllPairs(auto) on a nil graph: no error")
 	}
 }
+
+// TestEmuAPSPResultPaths brings apsp-batched's rows back by each path, in
+// batches whose copies overlap the next batch's kernels (two output
+// buffers taken in turn), and checks them against the CPU.
+func TestEmuAPSPResultPaths(t *testing.T) {
+	defer func(p int) { resultPath = p }(resultPath)
+	ctx := context.Background()
+	g, err := graph.GNM(70, 200, graph.WeightRange{Min: 0, Max: 9}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cpu.DijkstraAll(ctx, g, cpu.APSPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []int{viaRegistered, viaStaged, viaPageable} {
+		resultPath = path
+		got, err := apspBatchedTuned(ctx, g, Options{Device: emulator(t), Pred: true}, fastTuning{Batch: 9})
+		if err != nil {
+			t.Fatalf("path %d: %v", path, err)
+		}
+		if !got.SameDistances(want) {
+			t.Fatalf("path %d: distances differ from the CPU:\n%s", path, got.Diff(want, 5))
+		}
+		if err := got.Verify(g); err != nil {
+			t.Fatalf("path %d: %v", path, err)
+		}
+	}
+}

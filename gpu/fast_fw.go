@@ -24,6 +24,9 @@ const (
 	ffStage = 16 << 20
 )
 
+// ffPhase1Block is the block of ff_phase1, which closes the primary tile.
+var ffPhase1Block = Dim3{256, 1, 1}
+
 // ffMode is one of fw-fast's kernel sets.
 type ffMode struct {
 	suffix string // kernel name suffix in ptx/fwfast.cu
@@ -63,14 +66,19 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // multiple of 128, the primary row and column computed as one min-plus
 // product with the closed primary tile, and all other tiles as a
 // register-tiled min-plus product (8×8 cells per thread), whose inner
-// statement Hopper GPUs run as one VIADDMNMX instruction. Graphs without
+// statement Hopper GPUs run as one VIADDMNMX instruction; up to
+// ffQuarterMax block rows (n ≤ 4096) a block takes a 64×64 quarter of a
+// tile instead, which keeps more SMs busy. Graphs without
 // negative arcs take the fast kernels: distances only, or predecessors
 // packed into the low byte of each value while distances stay below 2^22;
 // other graphs (negative arcs, larger distances with predecessors) take
 // general kernels that test for infinity and track predecessors
 // explicitly, at about half the speed. A negative cycle is reported as a
 // *graph.NegativeCycleError. Device memory: the padded matrix (two with
-// predecessors) and a 64 MiB staging buffer.
+// predecessors) and the graph's arcs, which the device turns into the
+// matrix itself. Host memory: the result, allocated (not zeroed) and
+// touched while the kernels run, and filled by 2D copies from the padded
+// matrix (through the staging buffers from 16 MiB of results on).
 //
 // With several devices in opts.Devices, each card holds a stripe of block
 // rows (and needs only its share of the memory, plus the primary row of
@@ -88,37 +96,34 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	mode := fwFastMode(g, opts.Pred)
 	matrices := opts.matrices()
 	ld := ceilDiv(n, ffTile) * ffTile
-	stage := min(n*n, ffStage)
-	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + uint64(stage)*4
-	what := fmt.Sprintf("n=%d (padded to %d; %d int32 matrices and a staging buffer)", n, ld, matrices)
-	if budget, err := r.budget(opts.DeviceMemory); err == nil && need > budget && n > 0 {
+	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + csrBytes(g) + 16
+	what := fmt.Sprintf("n=%d (padded to %d; %d int32 matrices and the arcs)", n, ld, matrices)
+	// The decision to stream counts the staging buffer that the streamed
+	// path needs (min(n², 16 Mi) values), so that a cap streams exactly
+	// where it did when the in-memory path needed one too.
+	if budget, err := r.budget(opts.DeviceMemory); err == nil && need+uint64(min(n*n, ffStage))*4 > budget && n > 0 {
 		return r.fwFastStreamed(g, opts, mode, budget)
 	}
 	if err := r.reserve(need, what); err != nil {
-		if free, _, e := r.dev.ctx.MemInfo(); e == nil {
+		if free, _, e := r.memFree(); e == nil {
 			return nil, fmt.Errorf("%w; n up to %d would fit", err, fwFastMaxN(free, matrices))
 		}
 		return nil, err
 	}
-	res, err := ffResult(g, opts.Pred, matrices)
-	if err != nil {
-		return nil, err
+	if err := graph.CheckMatrixSize(n, matrices); err != nil {
+		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
+	}
+	res := &graph.AllPairs{N: n, Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
+	if opts.Pred {
+		res.Pred = []int32{}
 	}
 	if n == 0 {
 		return res, nil
 	}
-	buf, err := r.alloc(stage)
-	if err != nil {
-		return nil, err
-	}
+	host := r.newHostResult(matrices, n, n, true)
+	defer host.release()
 	d, err := r.alloc(ld * ld)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.fill(d, mode.inf); err != nil {
-		return nil, err
-	}
-	if err := r.ffMove(res.Dist, d.arg(), buf, n, ld, 0, n, mode.inf, true); err != nil {
 		return nil, err
 	}
 	p := buffer{}
@@ -126,27 +131,37 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		if p, err = r.alloc(ld * ld); err != nil {
 			return nil, err
 		}
-		if err := r.fill(p, graph.Nil); err != nil {
-			return nil, err
-		}
-		if err := r.ffMove(res.Pred, p.arg(), buf, n, ld, 0, n, graph.Inf, true); err != nil {
-			return nil, err
-		}
+	}
+	if err := r.ffBuild(g, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
+		return nil, err
 	}
 	err = r.kernels(func() error {
 		nb := ld / ffTile
+		quarter := nb <= ffQuarterMax
 		for s := range nb {
 			args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, Dim3{1024, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
 				return err
 			}
-			if nb > 1 {
-				if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 2, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+			if nb == 1 {
+				r.report(min((s+1)*ffTile, n), n)
+				continue
+			}
+			// The panels: quarters without predecessors; with them
+			// ff_panels, so that Π is the one every path of fw-fast returns.
+			if quarter && !opts.Pred {
+				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim3{nb, 2, 4}, Dim3{256, 1, 1}, 0, args...); err != nil {
 					return err
 				}
-				if err := r.launch(ptx.FWFast, "ff_rest_"+mode.suffix, Dim3{nb, nb, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
-					return err
-				}
+			} else if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 2, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+				return err
+			}
+			rest, grid := "ff_rest_", Dim3{nb, nb, 1}
+			if quarter {
+				rest, grid = "ff_qrest_", Dim3{2 * nb, 2 * nb, 1}
+			}
+			if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+				return err
 			}
 			r.report(min((s+1)*ffTile, n), n)
 		}
@@ -155,15 +170,147 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err != nil {
 		return nil, err
 	}
-	if err := r.ffMove(res.Dist, d.arg(), buf, n, ld, 0, n, mode.inf, false); err != nil {
+	if err := r.ffFinish(g, n, ld, 0, n, mode, d, p); err != nil {
+		return nil, err
+	}
+	mats := host.wait()
+	res.Dist = mats[0]
+	if err := r.fetch(host, 0, d.ptr, ld, 0, n, 0); err != nil {
 		return nil, err
 	}
 	if opts.Pred {
-		if err := r.ffMove(res.Pred, p.arg(), buf, n, ld, 0, n, graph.Inf, false); err != nil {
+		res.Pred = mats[1]
+		if err := r.fetch(host, 1, p.ptr, ld, 0, n, 0); err != nil {
 			return nil, err
 		}
 	}
-	return r.finishFW(g, res)
+	if err := host.release(); err != nil {
+		return nil, r.fail(err, "copying the result from the device")
+	}
+	r.ffRepair(g, res)
+	return res, nil
+}
+
+// ffQuarterMax is the most block rows (of 128) for which fw-fast runs its
+// quarter-tile kernels (ff_qpanels, ff_qrest): below it the card has more
+// SMs than 128-wide tiles.
+var ffQuarterMax = 32
+
+// ffRepair rebuilds the predecessor rows that loop round a zero-weight
+// cycle (graph.AllPairs.RepairPredecessors): only a graph with an arc of
+// weight 0 or less has such cycles, so other graphs skip the O(n²) check.
+func (r *run) ffRepair(g *graph.Graph, res *graph.AllPairs) {
+	if lo, _ := g.WeightRange(); res.Pred != nil && lo <= 0 {
+		res.RepairPredecessors(g)
+	}
+}
+
+// ffBuild writes block rows y0 .. y0+h-1 of the padded matrix of side ld
+// (d, and p when not 0: kernel arguments that address it as the whole
+// matrix) from g's arcs, uploaded as CSR: the internal infinity of mode, 0
+// on the diagonal, the lightest arc of each pair of vertices, and Π⁰ (ff_init,
+// ff_arcs). Only the arcs, not n² cells, cross the bus.
+func (r *run) ffBuild(g *graph.Graph, ld, y0, h int, d, p uint64, mode ffMode) error {
+	n := g.N()
+	c, err := r.uploadCSR(g)
+	if err != nil {
+		return err
+	}
+	rows := h * ffTile
+	if err := r.launch(ptx.FWFast, "ff_init", Dim3{ceilDiv(ld, 512), min(rows, 65535), 1}, Dim3{128, 1, 1}, 0,
+		i32(n), i32(ld), i32(y0*ffTile), i32(rows), uint64(uint32(mode.inf)), d, p); err != nil {
+		return err
+	}
+	lo, hi := min(y0*ffTile, n), min((y0+h)*ffTile, n)
+	if hi <= lo {
+		return nil
+	}
+	return r.launch(ptx.FWFast, "ff_arcs", Dim3{ceilDiv(hi-lo, 8), 1, 1}, Dim3{256, 1, 1}, 0,
+		i32(ld), i32(lo), i32(hi), c.off.arg(), c.tgt.arg(), c.w.arg(), d, p)
+}
+
+// ffFinish runs ff_finish on rows lo..hi-1 of the padded matrices d and p
+// (internal infinities back to graph.Inf, in place) and reads its flags: a
+// negative diagonal is reported as the negative cycle, a value no result
+// may hold as an internal error naming the cell.
+func (r *run) ffFinish(g *graph.Graph, n, ld, lo, hi int, mode ffMode, d, p buffer) error {
+	flags, err := r.alloc(3)
+	if err != nil {
+		return err
+	}
+	if err := r.fill(flags, graph.Inf); err != nil {
+		return err
+	}
+	if err := r.ffCheck(n, ld, lo, hi, mode, d, p, flags, 0); err != nil {
+		return err
+	}
+	var f [3]int32
+	if err := r.readInts(f[:], flags); err != nil {
+		return err
+	}
+	return r.ffVerdict(g, f, n, mode, func(m int, i int) ([]int32, error) {
+		row := make([]int32, n)
+		src := d
+		if m == 1 {
+			src = p
+		}
+		err := r.readInts(row, buffer{src.ptr + DevicePtr(i)*DevicePtr(ld)*4, n})
+		return row, err
+	})
+}
+
+// ffCheck queues ff_finish on rows lo..hi-1 of d and p (addressed as the
+// whole matrix of side ld) on stream s, with its three flags in flags
+// (set to graph.Inf before).
+func (r *run) ffCheck(n, ld, lo, hi int, mode ffMode, d, p, flags buffer, s streamHandle) error {
+	return r.launchOn(s, ptx.FWFast, "ff_finish", Dim3{min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1}, Dim3{256, 1, 1}, 0,
+		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(mode.inf)), d.arg(), p.arg(), flags.arg())
+}
+
+// ffVerdict turns ff_finish's flags into the run's error: the negative
+// cycle, or the first bad value of the flagged row, which row(m, i) reads
+// (m = 0 distances, 1 predecessors).
+func (r *run) ffVerdict(g *graph.Graph, f [3]int32, n int, mode ffMode, row func(m, i int) ([]int32, error)) error {
+	bad := func(m int, what string, i int32, isBad func(int32) bool) error {
+		vals, err := row(m, int(i))
+		if err != nil {
+			return err
+		}
+		return r.ffBadRow(vals, what, int(i), isBad)
+	}
+	switch {
+	case f[1] != graph.Inf:
+		return negativeCycle(r.ctx, g, nil, int(f[1]))
+	case f[0] != graph.Inf:
+		return bad(0, "dist", f[0], func(v int32) bool { return ffBadDist(v, mode.inf) })
+	case f[2] != graph.Inf:
+		return bad(1, "pred", f[2], func(v int32) bool { return v < graph.Nil || v >= int32(n) })
+	}
+	return nil
+}
+
+// ffBadDist is ff_finish's test of a distance (after its conversion of the
+// internal infinity inf).
+func ffBadDist(v, inf int32) bool {
+	if inf != graph.Inf {
+		return v > inf || v < -graph.MaxDistance
+	}
+	return v != graph.Inf && (v > graph.MaxDistance || v < -graph.MaxDistance)
+}
+
+// ffBadRow reports the first value of row i that bad says no result may
+// hold.
+func (r *run) ffBadRow(row []int32, what string, i int, bad func(int32) bool) error {
+	for j, v := range row {
+		if !bad(v) {
+			continue
+		}
+		if uint32(v) == poison {
+			return fmt.Errorf("%s: internal error: %s[%d][%d] was never written by the kernels (it still holds the poison value %#x)", r.what, what, i, j, poison)
+		}
+		return fmt.Errorf("%s: internal error: %s[%d][%d] = %d is a value no result may hold", r.what, what, i, j, v)
+	}
+	return fmt.Errorf("%s: internal error: ff_finish flagged row %d of %s, which holds no bad value", r.what, i, what)
 }
 
 // ffResult checks that the host holds the result's matrices and makes the
@@ -225,6 +372,7 @@ func fwFastMaxN(free uint64, matrices int) int {
 // copyIn copies host into the start of the existing buffer b, timed as a
 // host-to-device transfer.
 func (r *run) copyIn(b buffer, host []int32) error {
+	r.prepare()
 	err := r.timed(&r.stats.HostToDevice, func() error { return r.dev.ctx.CopyIn(b.ptr, host) })
 	if err != nil {
 		return r.fail(err, "copying %s to the device", graph.FormatBytes(uint64(len(host))*4))

@@ -56,3 +56,26 @@ func TestFWFastLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestFWFastDeviceFullTiles runs fw-fast's modes on the card with the
+// 128-wide tile kernels at sizes where it would take the quarter-tile
+// ones, and brings results back by each path.
+func TestFWFastDeviceFullTiles(t *testing.T) {
+	dev := testDevice(t)
+	defer func(q, p int) { ffQuarterMax, resultPath = q, p }(ffQuarterMax, resultPath)
+	ffQuarterMax = 0
+	fwFastModes(t, dev, []int{129, 1000})
+	ffQuarterMax = 32
+	v, err := Lookup(VariantFWFast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs := randomGraphs(t, 1000, 21)
+	for _, path := range []int{viaRegistered, viaStaged, viaPageable} {
+		resultPath = path
+		for _, tg := range graphs {
+			checkVariant(t, dev, v, tg, true)
+			checkVariant(t, dev, v, tg, false)
+		}
+	}
+}

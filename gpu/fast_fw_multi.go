@@ -143,7 +143,7 @@ func ffMultiStage(grp *group, stripes []ffStripe, s, ld int, mode ffMode) error 
 	}
 	o, ro := &stripes[owner], grp.runs[owner]
 	args := []uint64{i32(ld), i32(s), o.virtD, o.virtP}
-	if err := ro.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, Dim3{1024, 1, 1}, 0, args...); err != nil {
+	if err := ro.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
 		return err
 	}
 	if err := ro.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {

@@ -10,7 +10,7 @@ import (
 // budget is the device memory a run may use: what is free, capped by
 // limit when it is set (Options.DeviceMemory).
 func (r *run) budget(limit uint64) (uint64, error) {
-	free, _, err := r.dev.ctx.MemInfo()
+	free, _, err := r.memFree()
 	if err != nil {
 		return 0, r.fail(err, "reading free device memory")
 	}
@@ -91,7 +91,7 @@ func (r *run) fwFastStreamed(g *graph.Graph, opts Options, mode ffMode, budget u
 			sd, sp := S.args(ld)
 			for s := s0; s < s0+S.h; s++ {
 				args := []uint64{i32(ld), i32(s), sd, sp}
-				if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, Dim3{1024, 1, 1}, 0, args...); err != nil {
+				if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
 					return err
 				}
 				if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {

@@ -165,3 +165,81 @@ func TestLargeDownload(t *testing.T) {
 		t.Errorf("firstOutOfRange = %d on a good result", i)
 	}
 }
+
+// TestFWFastFullTiles runs fw-fast's modes with the 128-wide tile kernels
+// (ff_panels, ff_rest) at sizes where it would take the quarter-tile ones.
+func TestFWFastFullTiles(t *testing.T) {
+	defer func(q int) { ffQuarterMax = q }(ffQuarterMax)
+	ffQuarterMax = 0
+	sizes := []int{129, 300}
+	if testing.Short() {
+		sizes = []int{129}
+	}
+	fwFastModes(t, emulator(t), sizes)
+}
+
+// TestFWFastResultPaths brings fw-fast's results back by each path (the
+// result's own memory registered, the staging buffers, pageable memory)
+// and checks them against the CPU, predecessors included.
+func TestFWFastResultPaths(t *testing.T) {
+	defer func(p int) { resultPath = p }(resultPath)
+	v, err := Lookup(VariantFWFast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs := randomGraphs(t, 257, 11)
+	for _, path := range []int{viaRegistered, viaStaged, viaPageable} {
+		resultPath = path
+		for _, tg := range graphs {
+			tg.name = fmt.Sprintf("%s (path %d)", tg.name, path)
+			checkVariant(t, emulator(t), v, tg, true)
+			checkVariant(t, emulator(t), v, tg, false)
+		}
+	}
+}
+
+// TestFWFastPoison checks that ff_finish reports a cell that no kernel
+// wrote (it still holds the poison of a new buffer), naming it, and a
+// predecessor out of range.
+func TestFWFastPoison(t *testing.T) {
+	dev := emulator(t)
+	g := mustGraph(t, 130, "0->1 1")
+	r, err := dev.begin(context.Background(), VariantFWFast, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.end()
+	const ld = 256
+	d, err := r.alloc(ld * ld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.alloc(ld * ld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ffBuild(g, ld, 0, 2, d.arg(), p.arg(), ffGenPred); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ffFinish(g, 130, ld, 0, 130, ffGenPred, d, p); err != nil {
+		t.Fatalf("a built matrix: %v", err)
+	}
+	// Poison one cell of row 77 and one predecessor of row 5.
+	if err := dev.ctx.Memset32(d.ptr+DevicePtr(77*ld+3)*4, poison, 1); err != nil {
+		t.Fatal(err)
+	}
+	err = r.ffFinish(g, 130, ld, 0, 130, ffGenPred, d, p)
+	if err == nil || !strings.Contains(err.Error(), "dist[77][3] was never written") {
+		t.Errorf("a poisoned distance: %v", err)
+	}
+	if err := dev.ctx.Memset32(d.ptr+DevicePtr(77*ld+3)*4, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := dev.ctx.Memset32(p.ptr+DevicePtr(5*ld+129)*4, 130, 1); err != nil {
+		t.Fatal(err)
+	}
+	err = r.ffFinish(g, 130, ld, 0, 130, ffGenPred, d, p)
+	if err == nil || !strings.Contains(err.Error(), "pred[5][129] = 130") {
+		t.Errorf("a predecessor out of range: %v", err)
+	}
+}

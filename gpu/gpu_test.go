@@ -326,6 +326,25 @@ func (f *fakeContext) Record(eventHandle) error                                {
 func (f *fakeContext) Elapsed(eventHandle, eventHandle) (time.Duration, error) { return 0, nil }
 func (f *fakeContext) DestroyEvent(eventHandle) error                          { return nil }
 func (f *fakeContext) Reset() error                                            { f.resets++; return f.resetErr }
+func (f *fakeContext) NewStream() (streamHandle, error)                        { return 1, nil }
+func (f *fakeContext) DestroyStream(streamHandle) error                        { return nil }
+func (f *fakeContext) LaunchOn(context.Context, streamHandle, funcHandle, Dim3, Dim3, int, []uint64) error {
+	return f.launchErr
+}
+func (f *fakeContext) CopyInAsync(DevicePtr, []byte, streamHandle) error  { return nil }
+func (f *fakeContext) CopyOutAsync([]byte, DevicePtr, streamHandle) error { return errFake }
+func (f *fakeContext) CopyIn2DAsync(DevicePtr, int, []byte, int, int, int, streamHandle) error {
+	return nil
+}
+func (f *fakeContext) CopyOut2DAsync([]byte, int, DevicePtr, int, int, int, streamHandle) error {
+	return errFake
+}
+func (f *fakeContext) RecordOn(eventHandle, streamHandle) error  { return nil }
+func (f *fakeContext) WaitEvent(streamHandle, eventHandle) error { return nil }
+func (f *fakeContext) SyncStream(streamHandle) error             { return nil }
+func (f *fakeContext) SyncEvent(eventHandle) error               { return nil }
+func (f *fakeContext) HostRegister([]byte) error                 { return nil }
+func (f *fakeContext) HostUnregister([]byte) error               { return nil }
 
 func fakeDevice(ctx deviceContext) *Device {
 	d := &Device{info: DeviceInfo{Name: "Fake GPU", MaxThreadsPerBlock: 1024, SharedPerBlock: 48 << 10,

@@ -190,6 +190,8 @@ func (grp *group) end() {
 		total.Kernel = max(total.Kernel, s.Kernel)
 		total.HostToDevice = max(total.HostToDevice, s.HostToDevice)
 		total.DeviceToHost = max(total.DeviceToHost, s.DeviceToHost)
+		total.Prepare = max(total.Prepare, s.Prepare)
+		total.Result = max(total.Result, s.Result)
 		total.Launches += s.Launches
 		total.BytesToDevice += s.BytesToDevice
 		total.BytesToHost += s.BytesToHost

@@ -5,8 +5,8 @@
 // internal infinity, so they never improve anything, and no kernel needs a
 // bounds check). Stage r of n/128 has three launches:
 //
-//   ff_phase1   one 1024-thread block closes the primary tile (r, r): 128
-//               sequential steps, the tile held in registers (16 cells per
+//   ff_phase1   one 256-thread block closes the primary tile (r, r): 128
+//               sequential steps, the tile held in registers (64 cells per
 //               thread) and row k / column k of each step exchanged through
 //               shared memory.
 //   ff_panels   the primary row and column, each tile a min-plus product
@@ -15,6 +15,18 @@
 //               primary tile is closed, this one product equals Katz & Kider's
 //               128 dependent steps, so phase 2 has no barrier per k.
 //   ff_rest     every other tile: D[i][j] = min(D[i][j], D[i][r] (x) D[r][j]).
+//
+// For small matrices (a few thousand vertices) a 128 x 128 tile per block
+// leaves most SMs idle and each stage waits on a few long blocks; there
+// ff_qpanels and ff_qrest do the same updates with a block per 64 x 64
+// quarter of a tile (mp_quarter), four times the blocks, each a quarter as
+// long. A quarter block of the primary row (column) reads the primary row
+// (column) that the other quarters of its tile write at the same time. For
+// distances that race is harmless: every value read, old or new, is the
+// length of a real path, and a value updated by the primary tile's
+// closure can never make a sum lower than the best sum of the old values.
+// With predecessors the panels are ff_panels' (see ff_qpanels); the rest
+// quarters read only the finished panels and give what ff_rest gives.
 //
 // On several cards (gpu/fast_fw_multi.go) each card holds a stripe of block
 // rows. The card that owns block row r runs ff_phase1 and the primary-row
@@ -81,8 +93,6 @@ __device__ __forceinline__ void ff_relax(int &c, int &q, int x, int y, int qy)
     }
 }
 
-// ff_phase1 closes primary tile (r, r) with one block of 1024 threads:
-// thread (ty, tx) holds the cells (ty + 32a, tx + 32b), a, b < 4.
 // ffShared1 is phase 1's shared memory: row k, column k and pred row k of
 // two consecutive steps. (Shared arrays are declared in the kernels, so that
 // each kernel's PTX names only its own.)
@@ -96,55 +106,77 @@ struct ffShared2 {
     int a[2][FF_KC][FF_B], b[2][FF_KC][FF_B];
 };
 
+__device__ __forceinline__ int mp_off(int t, int e);
+
+// ff_phase1 closes primary tile (r, r) with one block of 256 threads, each
+// holding 8 x 8 cells in registers: rows mp_off(ty, a), columns
+// mp_off(tx, b) (the layout of mp_tile). Its 128 steps are sequential, and
+// over all stages they are n steps on the critical path of the whole run,
+// so a step must be short: the threads that own row k and column k put
+// them in shared memory, one barrier, and every thread relaxes its 64
+// cells (a block of 1024 threads with 16 cells each took 61 us a stage at
+// n = 1024 on an H200, most of the run; the barrier of 32 warps and their
+// shared-memory traffic were the step's cost).
 template <int MODE, bool PRED>
 __device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
 {
     auto &rowK = sh.rowK, &colK = sh.colK, &rowP = sh.rowP;
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
     const size_t base = (size_t)r * FF_B;
-    int c[4][4], q[4][4];
+    int c[8][8], q[8][8];
 #pragma unroll
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < 8; a++)
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
-            const size_t ij = (base + ty + 32 * a) * ld + base + tx + 32 * b;
+        for (int b = 0; b < 8; b++) {
+            const size_t ij = (base + mp_off(ty, a)) * ld + base + mp_off(tx, b);
             c[a][b] = d[ij];
             q[a][b] = PRED ? pred[ij] : 0;
         }
+    // Step k = half * 64 + t4 * 4 + e is row a = half * 4 + e of the
+    // threads with ty = t4, and column b = a of those with tx = t4.
 #pragma unroll
-    for (int kb = 0; kb < 4; kb++) {
-        for (int kk = 0; kk < 32; kk++) {
-            const int k = kb * 32 + kk, buf = k & 1;
-            if (ty == kk) {
+    for (int half = 0; half < 2; half++) {
+        for (int t4 = 0; t4 < 16; t4++) {
 #pragma unroll
-                for (int b = 0; b < 4; b++) {
-                    rowK[buf][tx + 32 * b] = c[kb][b];
-                    if (PRED)
-                        rowP[buf][tx + 32 * b] = q[kb][b];
+            for (int e = 0; e < 4; e++) {
+                const int a0 = half * 4 + e, buf = e & 1;
+                if (ty == t4) {
+#pragma unroll
+                    for (int b = 0; b < 8; b++) {
+                        rowK[buf][mp_off(tx, b)] = c[a0][b];
+                        if (PRED)
+                            rowP[buf][mp_off(tx, b)] = q[a0][b];
+                    }
                 }
+                if (tx == t4) {
+#pragma unroll
+                    for (int a = 0; a < 8; a++)
+                        colK[buf][mp_off(ty, a)] = c[a][a0];
+                }
+                // One barrier per step: step k+1 writes the other buffer,
+                // and step k+2 comes after every thread passed the barrier
+                // of step k+1, so after its reads of step k.
+                __syncthreads();
+                int rk[8], ck[8], pk[8];
+#pragma unroll
+                for (int b = 0; b < 8; b++) {
+                    rk[b] = rowK[buf][mp_off(tx, b)];
+                    ck[b] = colK[buf][mp_off(ty, b)];
+                    pk[b] = PRED ? rowP[buf][mp_off(tx, b)] : 0;
+                }
+#pragma unroll
+                for (int a = 0; a < 8; a++)
+#pragma unroll
+                    for (int b = 0; b < 8; b++)
+                        ff_relax<MODE, PRED>(c[a][b], q[a][b], ck[a], rk[b], pk[b]);
             }
-            if (tx == kk) {
-#pragma unroll
-                for (int a = 0; a < 4; a++)
-                    colK[buf][ty + 32 * a] = c[a][kb];
-            }
-            // One barrier per step is enough: step k+1 writes the other
-            // buffer, and step k+2 comes after every thread passed the
-            // barrier of step k+1, so after its reads of step k.
-            __syncthreads();
-#pragma unroll
-            for (int a = 0; a < 4; a++)
-#pragma unroll
-                for (int b = 0; b < 4; b++)
-                    ff_relax<MODE, PRED>(c[a][b], q[a][b], colK[buf][ty + 32 * a], rowK[buf][tx + 32 * b],
-                                         PRED ? rowP[buf][tx + 32 * b] : 0);
         }
     }
 #pragma unroll
-    for (int a = 0; a < 4; a++)
+    for (int a = 0; a < 8; a++)
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
-            const size_t ij = (base + ty + 32 * a) * ld + base + tx + 32 * b;
+        for (int b = 0; b < 8; b++) {
+            const size_t ij = (base + mp_off(ty, a)) * ld + base + mp_off(tx, b);
             d[ij] = c[a][b];
             if (PRED)
                 pred[ij] = q[a][b];
@@ -304,6 +336,148 @@ __device__ __forceinline__ void mp_tile(int ld, int ti, int tj, int tk, int *d, 
                         sh);
 }
 
+// mp_quarter is mp_tile for the 64 x 64 quarter (qi, qj) of tile (ti, tj):
+// C rows ti*128 + qi*64 .. +63 and columns tj*128 + qj*64 .. +63, k over the
+// 128 values of stage tk, with 256 threads of 4 x 4 cells each (rows
+// ty*4 .. +3, columns tx*4 .. +3). Same modes and update rule as mp_tile.
+struct ffSharedQ {
+    int a[2][FF_KC][64], b[2][FF_KC][64];
+};
+
+template <int MODE, bool PRED>
+__device__ void mp_quarter(int ld, int ti, int tj, int tk, int qi, int qj, int *d, int *pred, const int *bd,
+                           const int *bpred, ffSharedQ &sh)
+{
+    auto &As = sh.a, &Bs = sh.b;
+    const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
+    const size_t i0 = (size_t)ti * FF_B + qi * 64, j0 = (size_t)tj * FF_B + qj * 64, k0 = (size_t)tk * FF_B;
+    const bool pack = MODE == MODE_PACK;
+    const bool track = PRED && MODE == MODE_GEN;
+
+    int c[4][4], kw[4][4];
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+        const int4 v = *(const int4 *)(d + (i0 + ty * 4 + a) * ld + j0 + tx * 4);
+        c[a][0] = v.x, c[a][1] = v.y, c[a][2] = v.z, c[a][3] = v.w;
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            if (pack)
+                c[a][b] <<= 8;
+            if (track)
+                kw[a][b] = -1;
+        }
+    }
+
+    // Staging: A chunk row t/4, k columns (t%4)*4 .. +3; B chunk row t/16,
+    // columns (t%16)*4 .. +3: one 16-byte load each per thread.
+    const int ar = t >> 2, ak = (t & 3) * 4, br = t >> 4, bc = (t & 15) * 4;
+    int4 ra, rb;
+    auto fetch = [&](int ch) {
+        ra = *(const int4 *)(d + (i0 + ar) * ld + k0 + ch * FF_KC + ak);
+        rb = *(const int4 *)(bd + (k0 + ch * FF_KC + br) * ld + j0 + bc);
+    };
+    auto stage = [&](int ch, int buf) {
+        const int va[4] = {ra.x, ra.y, ra.z, ra.w};
+        int vb[4] = {rb.x, rb.y, rb.z, rb.w};
+        const int tag = ch * FF_KC + br + 1;
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            As[buf][ak + e][ar] = pack ? va[e] << 8 : va[e];
+            if (pack)
+                vb[e] = (vb[e] << 8) | tag;
+        }
+        *(int4 *)&Bs[buf][br][bc] = make_int4(vb[0], vb[1], vb[2], vb[3]);
+    };
+
+    const int chunks = FF_B / FF_KC;
+    fetch(0);
+    stage(0, 0);
+    __syncthreads();
+    for (int ch = 0; ch < chunks; ch++) {
+        const int buf = ch & 1;
+        if (ch + 1 < chunks)
+            fetch(ch + 1);
+#pragma unroll
+        for (int kk = 0; kk < FF_KC; kk++) {
+            const int4 a4 = *(const int4 *)&As[buf][kk][ty * 4];
+            const int4 b4 = *(const int4 *)&Bs[buf][kk][tx * 4];
+            const int av[4] = {a4.x, a4.y, a4.z, a4.w};
+            const int bv[4] = {b4.x, b4.y, b4.z, b4.w};
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+#pragma unroll
+                for (int b = 0; b < 4; b++) {
+                    if (MODE == MODE_GEN) {
+                        if (av[a] != INF && bv[b] != INF) {
+                            const int s = relax_sum(av[a], bv[b]);
+                            if (track) {
+                                if (s < c[a][b]) {
+                                    c[a][b] = s;
+                                    kw[a][b] = ch * FF_KC + kk;
+                                }
+                            } else {
+                                c[a][b] = min(c[a][b], s);
+                            }
+                        }
+                    } else {
+                        c[a][b] = min(c[a][b], av[a] + bv[b]);
+                    }
+                }
+        }
+        if (ch + 1 < chunks)
+            stage(ch + 1, buf ^ 1);
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+        int v[4];
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+            v[b] = pack ? c[a][b] >> 8 : c[a][b];
+        *(int4 *)(d + (i0 + ty * 4 + a) * ld + j0 + tx * 4) = make_int4(v[0], v[1], v[2], v[3]);
+    }
+    if (PRED) {
+#pragma unroll
+        for (int a = 0; a < 4; a++)
+#pragma unroll
+            for (int b = 0; b < 4; b++) {
+                const int k = pack ? (c[a][b] & 255) - 1 : kw[a][b];
+                if (k >= 0)
+                    pred[(i0 + ty * 4 + a) * ld + j0 + tx * 4 + b] = bpred[(k0 + k) * ld + j0 + tx * 4 + b];
+            }
+    }
+}
+
+// ff_qpanels: block (x, y, q) updates quarter q of tile (r, x) of the
+// primary row (y = 0) or of tile (x, r) of the primary column (y = 1);
+// distances only. (With predecessors the panels take ff_panels: a quarter
+// that read a new distance of another block's quarter with its old
+// predecessor could pick another k on a tie, and Π would no longer be the
+// one every other path of fw-fast, and the distributed one, returns.)
+template <int MODE>
+__device__ __forceinline__ void ff_qpanels(int ld, int r, int *d, ffSharedQ &sh)
+{
+    const int x = blockIdx.x, z = blockIdx.z;
+    if (x == r)
+        return;
+    if (blockIdx.y == 0)
+        mp_quarter<MODE, false>(ld, r, x, r, z >> 1, z & 1, d, nullptr, d, nullptr, sh);
+    else
+        mp_quarter<MODE, false>(ld, x, r, r, z >> 1, z & 1, d, nullptr, d, nullptr, sh);
+}
+
+// ff_qrest: block (x, y) updates quarter (y % 2, x % 2) of tile (y / 2, x /
+// 2) unless that tile is in the primary row or column.
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_qrest(int ld, int r, int *d, int *pred, ffSharedQ &sh)
+{
+    const int tx = blockIdx.x >> 1, ty = blockIdx.y >> 1;
+    if (tx == r || ty == r)
+        return;
+    mp_quarter<MODE, PRED>(ld, ty, tx, r, blockIdx.y & 1, blockIdx.x & 1, d, pred, d, pred, sh);
+}
+
 // ff_panels: block (x, 0) updates tile (r, x) of the primary row, block
 // (x, 1) tile (x, r) of the primary column; x = r is the primary tile.
 template <int MODE, bool PRED>
@@ -359,11 +533,13 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
 }
 
 // The launchable kernels, one per mode and phase: ld is the padded side,
-// r the stage; MINB is the blocks per SM that mp_tile's registers must allow. Block shapes: phase 1 (1024), panels (256) on an (nb, 2)
+// r the stage; MINB is the blocks per SM that mp_tile's registers must allow. Block shapes: phase 1 (256), panels (256) on an (nb, 2)
 // grid, rest (256) on an (nb, nb) grid; for a stripe of h block rows from
-// y0, stripe_col (256) on an (h, 1) grid and stripe_rest (256) on (nb, h).
+// y0, stripe_col (256) on an (h, 1) grid and stripe_rest (256) on (nb, h);
+// for small matrices qpanels (256, distances only) on an (nb, 2, 4) grid and
+// qrest (256) on (2 nb, 2 nb).
 #define FF_KERNELS(suffix, MODE, PRED, MINB)                                                            \
-    extern "C" __global__ void __launch_bounds__(1024) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
+    extern "C" __global__ void __launch_bounds__(256) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ ffShared1 sh;                                                                   \
         ff_phase1<MODE, PRED>(ld, r, d, pred, sh);                                                 \
@@ -389,12 +565,27 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
     {                                                                                              \
         __shared__ __align__(16) ffShared2 sh;                                                     \
         ff_stripe_rest<MODE, PRED>(ld, r, y0, d, pred, bd, bpred, sh);                             \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) ff_qrest_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffSharedQ sh;                                                     \
+        ff_qrest<MODE, PRED>(ld, r, d, pred, sh);                                                  \
     }
 
 // Two blocks of mp_tile per SM (at most 128 registers a thread) measured
 // 7% faster than one for distances and 20% for packed predecessors on an
 // H100; the general kernels with predecessors keep 64 more registers per
 // thread, which would spill, so they ask for one.
+// ff_qpanels, for the modes without predecessors.
+#define FF_QPANELS(suffix, MODE)                                                                   \
+    extern "C" __global__ void __launch_bounds__(256) ff_qpanels_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffSharedQ sh;                                                     \
+        ff_qpanels<MODE>(ld, r, d, sh);                                                            \
+    }
+FF_QPANELS(dist, MODE_DIST)
+FF_QPANELS(gen, MODE_GEN)
+
 FF_KERNELS(dist, MODE_DIST, false, 2)
 FF_KERNELS(pack, MODE_PACK, true, 2)
 FF_KERNELS(gen, MODE_GEN, false, 2)
@@ -481,4 +672,89 @@ extern "C" __global__ void ff_gather(int n, int ld, int row0, int rows, int inf,
     const size_t i = c / n, j = c % n;
     const int v = src[(row0 + i) * ld + j];
     dst[c] = v >= inf ? INF : v;
+}
+
+// ff_init starts rows row0 .. row0+rows-1 of the padded matrix (addressed
+// as the whole matrix of side ld): 0 on the diagonal of the graph's n
+// vertices, the internal infinity inf everywhere else, padding included;
+// pred, when given, NIL everywhere. Each block takes rows blockIdx.y,
+// blockIdx.y + gridDim.y, ..., four values a thread at a time (ld is a
+// multiple of 128).
+extern "C" __global__ void ff_init(int n, int ld, int row0, int rows, int inf, int *d, int *pred)
+{
+    for (int r = blockIdx.y; r < rows; r += gridDim.y) {
+        const size_t i = (size_t)row0 + r;
+        for (int j = (blockIdx.x * blockDim.x + threadIdx.x) * 4; j < ld; j += gridDim.x * blockDim.x * 4) {
+            int4 v = make_int4(inf, inf, inf, inf);
+            if (i < (size_t)n && i >= (size_t)j && i < (size_t)j + 4)
+                (&v.x)[i - j] = 0;
+            *(int4 *)(d + i * ld + j) = v;
+            if (pred)
+                *(int4 *)(pred + i * ld + j) = make_int4(NIL, NIL, NIL, NIL);
+        }
+    }
+}
+
+// ff_arcs writes the arcs of vertices lo .. hi-1 (CSR: off, tgt, w) into
+// the matrix that ff_init started: d[u][v] = the lightest weight of the
+// arcs u -> v (a self-loop only when negative, below the diagonal's 0),
+// and pred[u][v] = u for v != u, as graph.Dense and Pi^0 have them. A warp
+// per vertex.
+extern "C" __global__ void ff_arcs(int ld, int lo, int hi, const int *off, const int *tgt, const int *w, int *d,
+                                   int *pred)
+{
+    const int lane = threadIdx.x & 31;
+    const int warps = gridDim.x * (blockDim.x >> 5);
+    for (int u = lo + blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); u < hi; u += warps) {
+        const size_t row = (size_t)u * ld;
+        for (int k = off[u] + lane; k < off[u + 1]; k += 32) {
+            const int v = tgt[k];
+            atomicMin(d + row + v, w[k]);
+            if (pred && v != u)
+                pred[row + v] = u;
+        }
+    }
+}
+
+// ff_finish ends a run on rows lo .. hi-1 (addressed as the whole matrix):
+// distances at the internal infinity inf become INF in place (inf = INF:
+// no change), and it checks what the host would: flags[0] is the least row
+// holding a distance no result may hold (above inf in the fast modes, which
+// never produce one, as the poison of a cell nothing wrote is; beyond
+// +-MAXDIST in the general ones), flags[1] the least row with a negative
+// diagonal (a negative cycle), flags[2] the least row holding a predecessor
+// outside NIL .. n-1. The host sets the flags to INF before. Block (x, y)
+// takes columns from x * blockDim.x on and rows y, y + gridDim.y, ...
+extern "C" __global__ void ff_finish(int n, int ld, int lo, int hi, int inf, int *d, const int *pred, int *flags)
+{
+    bool bad = false, neg = false, badp = false;
+    for (int i = lo + blockIdx.y; i < hi; i += gridDim.y) {
+        const size_t row = (size_t)i * ld;
+        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) {
+            int v = d[row + j];
+            bool b;
+            if (inf != INF) {
+                b = v > inf || v < -MAXDIST;
+                if (v == inf)
+                    d[row + j] = v = INF;
+            } else {
+                b = v != INF && (v > MAXDIST || v < -MAXDIST);
+            }
+            if (b && !bad) {
+                bad = true;
+                atomicMin(flags, i);
+            }
+            if (i == j && v < 0 && !neg) {
+                neg = true;
+                atomicMin(flags + 1, i);
+            }
+            if (pred) {
+                const int p = pred[row + j];
+                if ((p < NIL || p >= n) && !badp) {
+                    badp = true;
+                    atomicMin(flags + 2, i);
+                }
+            }
+        }
+    }
 }

@@ -111,6 +111,15 @@ func (d *Device) Read(addr uint64, dst []byte) error {
 	return d.mem.read(addr, dst)
 }
 
+// CheckRange reports an error unless [addr, addr+bytes) lies inside one
+// allocation, as a copy of those bytes needs.
+func (d *Device) CheckRange(addr, bytes uint64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, err := d.mem.span(addr, bytes, "copy")
+	return err
+}
+
 // WriteInt32 copies int32 values to global memory at addr (little endian,
 // as on a GPU).
 func (d *Device) WriteInt32(addr uint64, src []int32) error {

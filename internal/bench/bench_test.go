@@ -135,9 +135,10 @@ func TestSampleRows(t *testing.T) {
 
 func TestRecord(t *testing.T) {
 	r := Record{Variant: "fw-fast", Graph: "GNM", N: 10, M: 20}
-	r.SetSummary(Summary{Runs: 3, Kernel: 2 * time.Millisecond, Min: time.Millisecond, Max: 3 * time.Millisecond, Wall: 4 * time.Millisecond, Launches: 7})
+	r.SetSummary(Summary{Runs: 3, Kernel: 2 * time.Millisecond, Min: time.Millisecond, Max: 3 * time.Millisecond, Wall: 4 * time.Millisecond, Launches: 7,
+		Prepare: 100 * time.Microsecond, HostToDevice: 200 * time.Microsecond, DeviceToHost: time.Millisecond, Result: 300 * time.Microsecond})
 	r.RelaxPerSec, r.Ceiling = 5e11, 0.25
-	if got := r.Row(); got != "| fw-fast | GNM | 10 | 20 | 3 | 2.000 | 1.000 | 3.000 | 4.0 | 7 | 5e+11 (25%) |  |" {
+	if got := r.Row(); got != "| fw-fast | GNM | 10 | 20 | 3 | 2.000 | 1.000 | 3.000 | 4.000 | 0.100 / 0.200 / 2.000 / 1.000 / 0.300 | 7 | 5e+11 (25%) |  |" {
 		t.Errorf("row %q", got)
 	}
 	if cols, want := strings.Count(r.Row(), "|"), strings.Count(strings.Split(TableHeader, "\n")[0], "|"); cols != want {

@@ -21,9 +21,11 @@ type Summary struct {
 	// Kernel is the median of the runs' Stats.Kernel, Min and Max their
 	// extremes, Wall the median of their Stats.Wall.
 	Kernel, Min, Max, Wall time.Duration
-	// HostToDevice, DeviceToHost and Launches are the first timed run's.
-	HostToDevice, DeviceToHost time.Duration
-	Launches                   int
+	// Prepare, HostToDevice, DeviceToHost and Result are the medians of
+	// the runs' parts of the call (gpu.Stats.Split); Launches is the first
+	// timed run's.
+	Prepare, HostToDevice, DeviceToHost, Result time.Duration
+	Launches                                    int
 }
 
 // Summarize condenses the statistics of timed runs; it needs at least one.
@@ -31,15 +33,23 @@ func Summarize(runs []gpu.Stats) Summary {
 	if len(runs) == 0 {
 		return Summary{}
 	}
-	kernel := make([]time.Duration, len(runs))
-	wall := make([]time.Duration, len(runs))
-	for i, s := range runs {
-		kernel[i], wall[i] = s.Kernel, s.Wall
+	part := func(f func(gpu.Stats) time.Duration) []time.Duration {
+		out := make([]time.Duration, len(runs))
+		for i, s := range runs {
+			out[i] = f(s)
+		}
+		return out
 	}
+	kernel := part(func(s gpu.Stats) time.Duration { return s.Kernel })
 	return Summary{
 		Runs:   len(runs),
-		Kernel: Median(kernel), Min: slices.Min(kernel), Max: slices.Max(kernel), Wall: Median(wall),
-		HostToDevice: runs[0].HostToDevice, DeviceToHost: runs[0].DeviceToHost, Launches: runs[0].Launches,
+		Kernel: Median(kernel), Min: slices.Min(kernel), Max: slices.Max(kernel),
+		Wall:         Median(part(func(s gpu.Stats) time.Duration { return s.Wall })),
+		Prepare:      Median(part(func(s gpu.Stats) time.Duration { return s.Prepare })),
+		HostToDevice: Median(part(func(s gpu.Stats) time.Duration { return s.HostToDevice })),
+		DeviceToHost: Median(part(func(s gpu.Stats) time.Duration { return s.DeviceToHost })),
+		Result:       Median(part(func(s gpu.Stats) time.Duration { return s.Result })),
+		Launches:     runs[0].Launches,
 	}
 }
 

@@ -19,8 +19,12 @@ type Record struct {
 	MinMs    float64 `json:"kernel_ms_min"`
 	MaxMs    float64 `json:"kernel_ms_max"`
 	WallMs   float64 `json:"wall_ms_median"`
+	// The parts of the call (gpu.Stats.Split), medians: the host's
+	// preparation, the copies in, the copies out, the host's part after.
+	PrepMs   float64 `json:"prepare_ms"`
 	H2DMs    float64 `json:"h2d_ms"`
 	D2HMs    float64 `json:"d2h_ms"`
+	ResultMs float64 `json:"result_ms"`
 	Launches int     `json:"launches"`
 	// RelaxPerSec is n³ / kernel time for the all-pairs variants: the
 	// min-plus relaxations Floyd-Warshall does, per second.
@@ -43,7 +47,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func (r *Record) SetSummary(s Summary) {
 	r.Runs, r.Launches = s.Runs, s.Launches
 	r.KernelMs, r.MinMs, r.MaxMs, r.WallMs = ms(s.Kernel), ms(s.Min), ms(s.Max), ms(s.Wall)
-	r.H2DMs, r.D2HMs = ms(s.HostToDevice), ms(s.DeviceToHost)
+	r.PrepMs, r.H2DMs, r.D2HMs, r.ResultMs = ms(s.Prepare), ms(s.HostToDevice), ms(s.DeviceToHost), ms(s.Result)
 }
 
 // SetHost fills the record of a CPU solver that ran once in d: cost is
@@ -62,13 +66,13 @@ func (r *Record) SetHost(d time.Duration, cost float64) {
 
 // TableHeader is the header of the Markdown table whose rows are
 // Record.Row.
-const TableHeader = "| variant | graph | n | m | runs | kernel ms (median) | min | max | wall ms | launches | relax/s (of ceiling) or edges/s | check |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|---|---|"
+const TableHeader = "| variant | graph | n | m | runs | kernel ms (median) | min | max | wall ms | wall split: prepare / upload / kernels / download / result ms | launches | relax/s (of ceiling) or edges/s | check |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 // Row formats the record as a row of a Markdown table under TableHeader.
 func (r *Record) Row() string {
 	if r.Skipped != "" {
-		return fmt.Sprintf("| %s | %s | %d | %d | – | skipped: %s | | | | | | |", r.Variant, r.Graph, r.N, r.M, r.Skipped)
+		return fmt.Sprintf("| %s | %s | %d | %d | – | skipped: %s | | | | | | | |", r.Variant, r.Graph, r.N, r.M, r.Skipped)
 	}
 	rate := ""
 	switch {
@@ -79,8 +83,12 @@ func (r *Record) Row() string {
 	case r.EdgesPerSec > 0:
 		rate = fmt.Sprintf("%.3g e/s", r.EdgesPerSec)
 	}
-	return fmt.Sprintf("| %s | %s | %d | %d | %d | %.3f | %.3f | %.3f | %.1f | %d | %s | %s |", r.Variant, r.Graph, r.N, r.M,
-		r.Runs, r.KernelMs, r.MinMs, r.MaxMs, r.WallMs, r.Launches, rate, r.Check)
+	split := ""
+	if !r.Host {
+		split = fmt.Sprintf("%.3f / %.3f / %.3f / %.3f / %.3f", r.PrepMs, r.H2DMs, r.KernelMs, r.D2HMs, r.ResultMs)
+	}
+	return fmt.Sprintf("| %s | %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %s | %d | %s | %s |", r.Variant, r.Graph, r.N, r.M,
+		r.Runs, r.KernelMs, r.MinMs, r.MaxMs, r.WallMs, split, r.Launches, rate, r.Check)
 }
 
 // Report is what `pathnotes bench --json` writes.

@@ -1,0 +1,169 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// callParts reports the medians of the parts of calls (Stats.Split) and
+// of their wall time as benchmark metrics.
+func callParts(b *testing.B, all []Stats) {
+	med := func(f func(Stats) time.Duration) float64 {
+		v := make([]float64, len(all))
+		for i, s := range all {
+			v[i] = float64(f(s)) / 1e6
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	b.ReportMetric(med(func(s Stats) time.Duration { return s.Wall }), "wall-ms")
+	b.ReportMetric(med(func(s Stats) time.Duration { return s.Prepare }), "prep-ms")
+	b.ReportMetric(med(func(s Stats) time.Duration { return s.HostToDevice }), "up-ms")
+	b.ReportMetric(med(func(s Stats) time.Duration { return s.Kernel }), "kernel-ms")
+	b.ReportMetric(med(func(s Stats) time.Duration { return s.DeviceToHost }), "down-ms")
+	b.ReportMetric(med(func(s Stats) time.Duration { return s.Result }), "result-ms")
+}
+
+// BenchmarkFWFastCall times whole fw-fast calls (graph in Go memory to
+// result in Go memory) on GNM graphs of 60 arcs a vertex, weights 1..100,
+// with and without predecessors, by kernel set (quarter or full tiles) and
+// by the path results take back (registered, staged, pageable).
+func BenchmarkFWFastCall(b *testing.B) {
+	dev := testDevice(b)
+	defer func(q, p int) { ffQuarterMax, resultPath = q, p }(ffQuarterMax, resultPath)
+	type config struct {
+		name          string
+		quarter, path int
+	}
+	for _, n := range []int{1024, 2048, 4096, 8192, 16384} {
+		g, err := graph.GNM(n, 60*n, graph.WeightRange{Min: 1, Max: 100}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var configs []config
+		switch {
+		case n <= 4096:
+			configs = []config{{"auto", 32, viaAuto}, {"full", 0, viaAuto}, {"registered", 32, viaRegistered}, {"pageable", 32, viaPageable}}
+		case n == 8192:
+			configs = []config{{"auto", 32, viaAuto}, {"quarter", 1 << 20, viaAuto}}
+		default:
+			configs = []config{{"auto", 32, viaAuto}, {"staged", 32, viaStaged}}
+		}
+		for _, pred := range []bool{false, true} {
+			for _, c := range configs {
+				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
+					ffQuarterMax, resultPath = c.quarter, c.path
+					opts := Options{Device: dev, Pred: pred}
+					if _, err := FWFast(context.Background(), g, opts); err != nil {
+						b.Fatal(err)
+					}
+					all := make([]Stats, b.N)
+					b.ResetTimer()
+					for i := range b.N {
+						opts.Stats = &all[i]
+						if _, err := FWFast(context.Background(), g, opts); err != nil {
+							b.Fatal(err)
+						}
+					}
+					callParts(b, all)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkAPSPCall times whole apsp-batched calls with predecessors on
+// p2p-Gnutella30 (two 5.4 GB results), by result path.
+func BenchmarkAPSPCall(b *testing.B) {
+	dev := testDevice(b)
+	defer func(p int) { resultPath = p }(resultPath)
+	g := fastBenchGraphs[3].get(b)
+	for _, c := range []struct {
+		name string
+		path int
+	}{{"registered", viaRegistered}, {"staged", viaStaged}} {
+		b.Run(c.name, func(b *testing.B) {
+			resultPath = c.path
+			var all []Stats
+			for range min(b.N, 4) {
+				var st Stats
+				if _, err := APSPBatched(context.Background(), g, Options{Device: dev, Pred: true, Stats: &st}); err != nil {
+					b.Fatal(err)
+				}
+				all = append(all, st)
+				runtime.GC()
+			}
+			callParts(b, all)
+		})
+	}
+}
+
+// BenchmarkHostRegister times cuMemHostRegister and cuMemHostUnregister of
+// Go memory, fresh (never touched) and touched, and a copy of the device
+// into it, against a copy into pageable memory.
+func BenchmarkHostRegister(b *testing.B) {
+	dev := testDevice(b)
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	c := dev.ctx
+	for _, mib := range []int{4, 64, 1024, 8192} {
+		bytes := mib << 20
+		src, err := c.Alloc(uint64(min(bytes, 1<<30)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, touched := range []bool{false, true} {
+			b.Run(fmt.Sprintf("MiB=%d/touched=%v", mib, touched), func(b *testing.B) {
+				var reg, unreg, dma, pageable time.Duration
+				for range b.N {
+					m := uninitInt32s(bytes / 4)
+					if touched {
+						for i := 0; i < len(m); i += 1024 {
+							m[i] = 0
+						}
+					}
+					hb := asBytes(m)
+					t0 := time.Now()
+					if err := c.HostRegister(hb); err != nil {
+						b.Fatal(err)
+					}
+					t1 := time.Now()
+					for off := 0; off < len(hb); off += 1 << 30 {
+						part := hb[off:min(off+1<<30, len(hb))]
+						if err := c.CopyOutAsync(part, src, 0); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := c.SyncStream(0); err != nil {
+						b.Fatal(err)
+					}
+					t2 := time.Now()
+					if err := c.HostUnregister(hb); err != nil {
+						b.Fatal(err)
+					}
+					t3 := time.Now()
+					if err := c.CopyOut(m[:min(len(m), 1<<28)], src); err != nil {
+						b.Fatal(err)
+					}
+					t4 := time.Now()
+					reg, dma, unreg, pageable = reg+t1.Sub(t0), dma+t2.Sub(t1), unreg+t3.Sub(t2), pageable+t4.Sub(t3)
+					runtime.KeepAlive(m)
+				}
+				ms := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(b.N) }
+				b.ReportMetric(ms(reg), "register-ms")
+				b.ReportMetric(ms(dma), "copy-ms")
+				b.ReportMetric(ms(unreg), "unregister-ms")
+				b.ReportMetric(ms(pageable), "pageable-copy-ms")
+			})
+		}
+		_ = c.Free(src)
+	}
+}
