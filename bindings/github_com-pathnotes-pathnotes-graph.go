@@ -70,6 +70,7 @@ func init() {
 		// type definitions
 		"AllPairs":           reflect.ValueOf((*graph.AllPairs)(nil)),
 		"Arc":                reflect.ValueOf((*graph.Arc)(nil)),
+		"ArcStats":           reflect.ValueOf((*graph.ArcStats)(nil)),
 		"BFPass":             reflect.ValueOf((*graph.BFPass)(nil)),
 		"BFTrace":            reflect.ValueOf((*graph.BFTrace)(nil)),
 		"Builder":            reflect.ValueOf((*graph.Builder)(nil)),

@@ -23,7 +23,8 @@
 // Beside them are pathnotes' own solvers, which follow no document and aim
 // at speed: FWFast (fw-fast, blocked Floyd-Warshall on 128×128 tiles),
 // SSSPFast and BFFast (sssp-fast and bf-fast, near-far worklists on one
-// persistent grid), APSPBatched (apsp-batched, one source per block) and
+// persistent grid; sssp-fast runs a flag frontier Bellman-Ford instead on
+// graphs without hubs of mean out-degree above 4.5), APSPBatched (apsp-batched, one source per block) and
 // JohnsonFast (johnson-fast: bf-fast's potentials, then apsp-batched on
 // reweighted arcs); PickAllPairs chooses among fw-fast, apsp-batched and
 // johnson-fast for a graph.
@@ -32,7 +33,8 @@
 // (OpenAll opens every one): fw-fast gives each a stripe of block rows and
 // copies each stage's primary row between them, apsp-batched and
 // johnson-fast split the sources. fw-fast streams matrices larger than the
-// device (or Options.DeviceMemory) through it from host memory.
+// device (or Options.DeviceMemory) through it from page-locked host memory,
+// copies in and out on streams of their own beside the kernels.
 //
 // Variants lists them all with their sources; Lookup, AllPairs and
 // SingleSource run one by name, so notebooks and `pathnotes bench` can loop

@@ -41,7 +41,7 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 // same time as the others, from a goroutine of its own.
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
-	tun, err := tun.resolve(g, name, 256)
+	tun, err := tun.resolve(g, name, 256, false)
 	if err != nil {
 		return nil, err
 	}

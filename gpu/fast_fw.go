@@ -98,9 +98,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	ld := ceilDiv(n, ffTile) * ffTile
 	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + csrBytes(g) + 16
 	what := fmt.Sprintf("n=%d (padded to %d; %d int32 matrices and the arcs)", n, ld, matrices)
-	// The decision to stream counts the staging buffer that the streamed
-	// path needs (min(n², 16 Mi) values), so that a cap streams exactly
-	// where it did when the in-memory path needed one too.
+	// The decision to stream counts a staging buffer (min(n², 16 Mi)
+	// values) that neither path needs now, so that a cap streams exactly
+	// where it did when both did.
 	if budget, err := r.budget(opts.DeviceMemory); err == nil && need+uint64(min(n*n, ffStage))*4 > budget && n > 0 {
 		return r.fwFastStreamed(g, opts, mode, budget)
 	}

@@ -109,8 +109,9 @@ func TestFWFastTooLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 100 MiB hold neither the matrices nor two bands of them (streamed).
-	_, ferr := FWFast(context.Background(), g, Options{Device: emulator(t), Pred: true, DeviceMemory: 100 << 20})
+	// 60 MiB hold neither the matrices nor two bands of them (streamed:
+	// 2 × 128 rows × 40064 columns × 8 bytes, 82 MB).
+	_, ferr := FWFast(context.Background(), g, Options{Device: emulator(t), Pred: true, DeviceMemory: 60 << 20})
 	if ferr == nil || !strings.Contains(ferr.Error(), "n=40000") || !strings.Contains(ferr.Error(), "would fit") {
 		t.Fatalf("got %v, want a device-memory error naming n and what fits", ferr)
 	}
@@ -125,8 +126,9 @@ func TestFWFastTooLarge(t *testing.T) {
 	t.Log(ferr)
 }
 
-// TestLargeDownload copies a 40 MiB buffer back through the staging
-// buffers (not a multiple of their size) and checks every value, and
+// TestLargeDownload copies a 96 MiB buffer to the device and back, both
+// ways through the staging buffers in chunks (not a multiple of their
+// size), and checks every value, and
 // checks that the parallel result scan finds the first bad cell.
 func TestLargeDownload(t *testing.T) {
 	dev := emulator(t)

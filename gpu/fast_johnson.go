@@ -85,7 +85,7 @@ func johnsonFastTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 			return nil, err
 		}
 	}
-	tun, err := tun.resolve(reweighted, name, 256)
+	tun, err := tun.resolve(reweighted, name, 256, false)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func potentials(ctx context.Context, g *graph.Graph, dev *Device) ([]int32, Stat
 	if err != nil {
 		return nil, s, fmt.Errorf("%s: the graph with a virtual source: %w", VariantJohnsonFast, err)
 	}
-	tun, err := fastTuning{}.resolve(g, VariantBFFast, 0)
+	tun, err := fastTuning{}.resolve(g, VariantBFFast, 0, true)
 	if err != nil {
 		return nil, s, err
 	}

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -9,7 +10,7 @@ import (
 	"github.com/pathnotes/pathnotes/ptx"
 )
 
-// VariantSSSPFast is pathnotes' own work-efficient single-source variant.
+// VariantSSSPFast is pathnotes' own fast single-source variant.
 const VariantSSSPFast = "sssp-fast"
 
 // fastTuning holds the tunables of sssp-fast, bf-fast and apsp-batched,
@@ -31,7 +32,10 @@ const VariantSSSPFast = "sssp-fast"
 // on only without hubs. Solo mode lost or tied everywhere (grid 16.2 with
 // it against 15.3 without, R-MAT 4.3 against 3.9) and is off by default.
 // An asynchronous worklist without per-step barriers was tried and lost
-// badly on the grid (165 ms at best).
+// badly on the grid (165 ms at best); the asynchronous ring of local work
+// (Async) keeps the per-step barriers and drops only the block's. The
+// later sweeps, on an H200, set the wide grid's and the ring's defaults;
+// their numbers are beside each field and in docs/gpu-benchmarks.md.
 type fastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
 	// apsp-batched); 0 means autoDelta(g).
@@ -69,27 +73,71 @@ type fastTuning struct {
 	// may run on its own within a grid step, following the vertices it has
 	// just improved through a queue in its shared memory with block
 	// barriers only, before the grid-wide barrier; 0 means 16 on graphs
-	// without hubs (see autoGroup) and none on others, a negative value
-	// none.
+	// without hubs (see autoGroup; 32 for bf-fast on meshes, see
+	// meshDegree) and none on others, a negative value none. With Async
+	// the local work runs through the ring instead, not in rounds.
 	Local int
 	// LocalQueue is the entries of that shared-memory queue (two halves of
 	// this many, 8 bytes an entry in all); what overflows it joins the
-	// next step's worklist. 0 means 1024; at most 4096.
+	// next step's worklist. 0 means 1024, and 4096 on graphs without hubs
+	// of mean out-degree above meshDegree; at most 4096.
 	LocalQueue int
+	// Wide is the worklist size above which sssp-fast and bf-fast leave
+	// the narrow grid for the wide one (every block the device holds, no
+	// local rounds) at the next launch; they go back when a split finds
+	// fewer than Wide/16 vertices left in the far pile. 0 means 32768, a
+	// negative value never.
+	Wide int
+	// WideDelta is sssp-fast's bucket width on the wide grid; 0 means
+	// autoWideDelta(g).
+	WideDelta int
+	// WideBlock is the threads per block of the wide grid, a multiple of
+	// 32 up to 1024; 0 means 512 (R-MAT scale 20 4.6 ms against 6.4 with
+	// 256, out-degree 7 with 10^7 vertices 20.2 against 21.9, on an H200).
+	WideBlock int
+	// Preread and WidePreread say whether the narrow and the wide grid
+	// read a target's distance before the atomic that lowers it: 1 yes,
+	// -1 no, 0 the default (no on the narrow grid, where a hop's latency
+	// counts: grid 6.8 ms without against 7.6 with, road-like 3.05
+	// against 3.40; yes on the wide one, where most arcs do not improve
+	// and the read saves their atomics: 10^7 vertices of out-degree 7
+	// 20.6 with against 26.6 without). It is always on unless every
+	// weight is positive (see shapes).
+	Preread, WidePreread int
+	// Async makes local work asynchronous: 1 a ring in shared memory
+	// (of twice LocalQueue entries) from which each warp takes what to
+	// relax next, with no block barrier between hops, for as long as the
+	// ring holds work (Local only turns it on); -1 rounds separated by
+	// block barriers; 0 the default (the ring, on graphs without hubs but
+	// bf-fast's meshes: grid 8.9 ms with rounds against 6.8 with the ring,
+	// road-like 3.8 against 3.05, on an H200).
+	Async int
+	// Switches bounds the changes between the narrow and the wide grid in
+	// one run, so that a worklist hovering around the bounds cannot make
+	// every launch a short one; 0 means 4.
+	Switches int
+	// Trace, when set, receives the counts of the run (sweeps only: the
+	// counting slows the kernel down).
+	Trace *frontierTrace
 }
+
+// wideBack divides Wide into the far pile below which a run on the wide
+// grid goes back to the narrow one.
+const wideBack = 16
 
 // maxLocalQueue is LQ_MAX of ptx/sssp.cu: two halves of it and two
 // counters stay within the 48 KB of shared memory a block gets without
 // opting in.
 const maxLocalQueue = 4096
 
-// localShared is the dynamic shared memory of sssp_run for t: two counters
-// and two halves of LocalQueue entries when local rounds are on.
+// localShared is the dynamic shared memory of sssp_run for t when local
+// rounds are on: four counters and two halves of LocalQueue entries (or
+// the asynchronous ring of as many).
 func (t fastTuning) localShared() int {
 	if t.Local <= 0 {
 		return 0
 	}
-	return 4 * (2 + 2*t.LocalQueue)
+	return 4 * (4 + 2*t.LocalQueue)
 }
 
 // autoDelta is sssp-fast's default bucket width: 256 times the mean arc
@@ -105,14 +153,43 @@ func autoDelta(g *graph.Graph) int {
 	if g == nil || g.M() == 0 {
 		return 1
 	}
-	var sum float64
-	for _, w := range g.Weights() {
-		sum += float64(max(w, 0))
-	}
-	meanW := sum / float64(g.M())
+	meanW := float64(max(g.ArcStats().WeightSum, 0)) / float64(g.M())
 	meanDeg := float64(g.M()) / float64(g.N())
 	d := 256 * meanW / meanDeg
 	return int(max(1, min(d, float64(graph.MaxDistance))))
+}
+
+// autoWideDelta is sssp-fast's default bucket width on the wide grid:
+// 16 times the mean arc weight over the mean out-degree (4 times on
+// graphs with hubs), at least 1. A worklist that outgrows the narrow grid
+// belongs to a graph of few hops between vertices (random graphs,
+// R-MAT), where the work done, not the number of steps, sets the time,
+// and narrow buckets relax each arc about once. Measured on an H200
+// (BenchmarkFastSSSP, kernel ms): out-degree 7 with 10^7 vertices 20.3,
+// 20.2, 33.9 at 4, 16 and 64 times; R-MAT scale 20 4.8, 3.5, 4.1-4.6,
+// 3.7 at 1, 4, 16 and 64 times.
+func autoWideDelta(g *graph.Graph, skewed bool) int {
+	if skewed {
+		return max(1, autoDelta(g)/64)
+	}
+	return max(1, autoDelta(g)/16)
+}
+
+// meshDegree is the mean out-degree up to which a graph without hubs is
+// taken for a mesh or road network: its worklists stay on the narrow grid
+// and its asynchronous local work runs in a ring of 2048 entries (grid
+// 6.8 ms against 7.7 with 8192, road-like 264k 3.0 against 3.3, on an
+// H200); above it, the worklist engine's ring has 8192 (10^7 vertices of
+// out-degree 7: 20.6 ms against 24.7 with 2048), and sssp-fast takes the
+// flag frontier instead (flagFrontier).
+const meshDegree = 4.5
+
+// meanDegree is g's mean out-degree (0 without vertices).
+func meanDegree(g *graph.Graph) float64 {
+	if g == nil || g.N() == 0 {
+		return 0
+	}
+	return float64(g.M()) / float64(g.N())
 }
 
 // autoGroup is the default lanes per worklist vertex: a whole warp (32)
@@ -142,11 +219,7 @@ func hubs(g *graph.Graph) bool {
 		return false
 	}
 	deg := float64(g.M()) / float64(g.N())
-	maxDeg := 0
-	for u := range g.N() {
-		maxDeg = max(maxDeg, g.OutDegree(u))
-	}
-	return float64(maxDeg) > 8*max(deg, 1)
+	return float64(g.ArcStats().MaxOutDegree) > 8*max(deg, 1)
 }
 
 // maxSteps bounds fastTuning.Steps so that a launch's last step number
@@ -155,9 +228,18 @@ const maxSteps = 1 << 24
 
 // resolve fills t's zero fields with the defaults for g (block is the
 // default threads per block; 0 picks it by the degrees, as for sssp-fast
-// and bf-fast) and checks the others.
-func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning, error) {
+// and bf-fast; bf: the defaults of bf-fast's engine) and checks the
+// others. On a mesh (no hubs, mean out-degree at most meshDegree) the run
+// stays on the narrow grid: sssp-fast's worklists there never outgrew it
+// (grid 6.79 ms with the wide grid allowed, 6.79 without; road-like 3.05
+// and 2.97), while bf-fast's hover around the bound and went wide in some
+// runs and not in others (grid 13 to 42 ms); bf-fast keeps rounds there,
+// 32 of them on 4096-entry halves (grid 10.2 and 10.6 ms in two runs,
+// against 26.2 with 16 rounds on 1024-entry halves; road-like 3.6 and 3.8
+// against 3.6).
+func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fastTuning, error) {
 	skewed := hubs(g)
+	mesh := !skewed && meanDegree(g) <= meshDegree
 	if t.Delta == 0 {
 		t.Delta = autoDelta(g)
 	}
@@ -176,11 +258,31 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	if t.Steps == 0 {
 		t.Steps = 4096
 	}
+	if t.WideDelta == 0 {
+		t.WideDelta = autoWideDelta(g, skewed)
+	}
+	if t.WideBlock == 0 {
+		t.WideBlock = 512
+	}
+	switch {
+	case t.Wide == 0 && mesh:
+		t.Wide = -1
+	case t.Wide == 0:
+		t.Wide = 32768
+	}
+	if t.Switches == 0 {
+		t.Switches = 4
+	}
+	t.Preread, t.WidePreread = cmp.Or(t.Preread, -1), cmp.Or(t.WidePreread, 1)
 	switch {
 	case t.Delta < 1:
 		return t, fmt.Errorf("%s: delta %d, want at least 1", what, t.Delta)
 	case t.Block < 32 || t.Block > 1024 || t.Block%32 != 0:
 		return t, fmt.Errorf("%s: block of %d threads, want a multiple of 32 in 32..1024", what, t.Block)
+	case t.WideBlock < 32 || t.WideBlock > 1024 || t.WideBlock%32 != 0:
+		return t, fmt.Errorf("%s: wide block of %d threads, want a multiple of 32 in 32..1024", what, t.WideBlock)
+	case t.WideDelta < 1:
+		return t, fmt.Errorf("%s: wide delta %d, want at least 1", what, t.WideDelta)
 	case t.Group < 1 || t.Group > 32 || t.Group&(t.Group-1) != 0:
 		return t, fmt.Errorf("%s: group of %d lanes, want a power of two in 1..32", what, t.Group)
 	case t.LocalQueue < 0 || t.LocalQueue > maxLocalQueue:
@@ -199,26 +301,60 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int) (fastTuning,
 	}
 	if t.LocalQueue == 0 {
 		t.LocalQueue = 1024
+		if !skewed && (!mesh || bf) {
+			t.LocalQueue = 4096
+		}
 	}
 	if t.Local == 0 && !skewed {
 		t.Local = 16
+		if mesh && bf {
+			t.Local = 32
+		}
+	}
+	if t.Async == 0 && !skewed {
+		t.Async = 1
+		if mesh && bf {
+			t.Async = -1
+		}
 	}
 	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)
+	t.WideDelta = min(t.WideDelta, math.MaxInt32)
 	return t, nil
 }
 
 // The words of a run's state array (ST_* in ptx/sssp.cu).
 const (
-	stNear   = 0 // three worklist counters
-	stDone   = 7 // 0 running, 1 finished, 2 negative cycle
-	stNeg    = 8 // 1 + a vertex still on the worklist at round n
-	stMin    = 9 // two slots of the least pending far distance
-	stThr    = 13
-	stWords  = 20
-	doneOK   = 1
-	doneNegC = 2
+	stNear    = 0 // three worklist counters
+	stFar     = 3 // two far-pile counters
+	stFarSel  = 5 // which far pile is current
+	stStep    = 6 // steps done
+	stDone    = 7 // 0 running, 1 finished, 2 negative cycle
+	stNeg     = 8 // 1 + a vertex still on the worklist at round n
+	stMin     = 9 // two slots of the least pending far distance
+	stBar     = 11
+	stHeavy   = 16 // three counters of heavy worklist entries
+	stWords   = 20
+	doneOK    = 1
+	doneNegC  = 2
+	traceSize = 4 // TR_* counters of ptx/sssp.cu, 64 bits each
 )
+
+// frontierTrace receives what a traced sssp-fast or bf-fast run did, for
+// the sweeps (fastTuning.Trace): the device's counters (TR_* in
+// ptx/sssp.cu) and the host loop's.
+type frontierTrace struct {
+	// Expanded is how many times a vertex relaxed its out-arcs, Arcs how
+	// many arcs those expansions looked at.
+	Expanded, Arcs uint64
+	// LocalRounds is the local rounds run, summed over blocks; Spilled the
+	// improvements a full local queue sent to the worklist instead.
+	LocalRounds, Spilled uint64
+	// Steps and WideSteps are the steps run in all and on the wide grid;
+	// Launches and Switches the persistent launches and the changes
+	// between the narrow and the wide grid.
+	Steps, WideSteps, Launches, Switches int
+}
 
 // residentBlocks returns how many blocks of kernel with threads threads
 // the device runs at once: occupancy × multiprocessors on a card. The
@@ -244,6 +380,7 @@ func (r *run) residentBlocks(kernel string, threads, shared int) (int, error) {
 type frontier struct {
 	dist                                      buffer // n packed int64 words (2n int32)
 	relaxed, stamp, infar, q0, q1, f0, f1, st buffer
+	trace                                     buffer // traceSize int64 counters, when traced
 }
 
 // frontierVectors is how many n-vectors of int32 a single-source run
@@ -251,10 +388,79 @@ type frontier struct {
 // the unpacked distances and predecessors.
 const frontierVectors = 11
 
+// gridShape is one of the two grids a single-source run launches sssp_run
+// on: its blocks, threads per block, dynamic shared memory, and the
+// arguments that differ between them.
+type gridShape struct {
+	blocks, threads int
+	shared          int
+	delta, local    int
+	async           int // 1: local work through the asynchronous ring
+	preread         int // 1: read a target's distance before the atomic
+}
+
+// shapes returns the narrow grid (one block per multiprocessor, local
+// rounds) and the wide one (every block the device holds) for g.
+//
+// Without the distance read before the atomic, an atomicMin with the same
+// distance and a lower predecessor word would replace the predecessor of a
+// vertex that reached that distance earlier, and along zero-weight arcs
+// (a zero-weight cycle, or one back to the source) the predecessors could
+// close a cycle: the read is what lets a relaxation write only after it
+// has seen a larger distance. So it stays on unless every weight is
+// positive, where a predecessor's distance is always below its vertex's.
+func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wide gridShape, err error) {
+	n := g.N()
+	if g.ArcStats().MinWeight <= 0 {
+		tun.Preread, tun.WidePreread = 1, 1
+	}
+	delta, wideDelta := tun.Delta, tun.WideDelta
+	if negative {
+		delta, wideDelta = math.MaxInt32, math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
+	}
+	narrow = gridShape{threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
+		async: flag(tun.Async), preread: flag(tun.Preread)}
+	if narrow.blocks, err = r.residentBlocks("sssp_run", narrow.threads, narrow.shared); err != nil {
+		return
+	}
+	if tun.Blocks > 0 {
+		narrow.blocks = min(narrow.blocks, tun.Blocks)
+	} else {
+		narrow.blocks = min(narrow.blocks, max(r.dev.info.SMs, 1))
+	}
+	wide = gridShape{threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread)}
+	if wide.blocks, err = r.residentBlocks("sssp_run", wide.threads, 0); err != nil {
+		return
+	}
+	for _, s := range []*gridShape{&narrow, &wide} {
+		s.blocks = max(min(s.blocks, ceilDiv(n, s.threads)), 1)
+	}
+	return narrow, wide, nil
+}
+
+// flag is 1 for a positive tunable and 0 otherwise.
+func flag(v int) int {
+	if v > 0 {
+		return 1
+	}
+	return 0
+}
+
+// workOf is work() of ptx/sssp.cu on the host: what the next step of the
+// run whose state is st has to look at, and whether it is a split (then
+// the far pile, all that is left of the run).
+func workOf(st []int32) (work int, split bool) {
+	it := int(st[stStep])
+	if cur := int(st[stNear+it%3] + st[stHeavy+it%3]); cur > 0 {
+		return cur, false
+	}
+	return int(st[stFar+st[stFarSel]]), true
+}
+
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
 func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun fastTuning) (*graph.SingleSource, error) {
-	tun, err := tun.resolve(g, name, 0)
+	tun, err := tun.resolve(g, name, 0, negative)
 	if err != nil {
 		return nil, err
 	}
@@ -264,69 +470,94 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	}
 	defer r.end()
 	n := g.N()
+	// One allocation for the packed distances and the seven vectors:
+	// each allocation costs the driver time on a graph of millions.
 	var f frontier
-	if f.dist, err = r.alloc(2 * n); err != nil {
+	all, err := r.alloc(9 * n)
+	if err != nil {
 		return nil, err
 	}
-	for _, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
-		if *b, err = r.alloc(n); err != nil {
-			return nil, err
-		}
-	}
-	thr := tun.Delta
-	if negative {
-		thr = math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
+	f.dist = buffer{all.ptr, 2 * n}
+	for k, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
+		*b = buffer{all.ptr + DevicePtr(4*(2+k)*n), n}
 	}
 	state := make([]int32, stWords)
 	state[stNear] = 1
 	state[stMin], state[stMin+1] = graph.Inf, graph.Inf
-	state[stThr] = int32(thr)
 	if f.st, err = r.upload(state); err != nil {
 		return nil, err
+	}
+	if tun.Trace != nil {
+		if f.trace, err = r.alloc(2 * traceSize); err != nil {
+			return nil, err
+		}
+		if err := r.fill(f.trace, 0); err != nil {
+			return nil, err
+		}
 	}
 	dist, pred, err := r.allocOut(n, opts.Pred)
 	if err != nil {
 		return nil, err
 	}
-	shared := tun.localShared()
-	blocks, err := r.residentBlocks("sssp_run", tun.Block, shared)
+	narrow, wide, err := r.shapes(g, negative, tun)
 	if err != nil {
 		return nil, err
 	}
-	if tun.Blocks > 0 {
-		blocks = min(blocks, tun.Blocks)
-	} else {
-		blocks = min(blocks, max(r.dev.info.SMs, 1))
-	}
-	blocks = min(blocks, max(ceilDiv(n, tun.Block), 1))
 	negcheck := 0
 	if negative {
 		negcheck = 1
 	}
-	block := Dim3{tun.Block, 1, 1}
+	var tr frontierTrace
 	err = r.kernels(func() error {
 		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
 			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
 			return err
 		}
+		isWide := false
 		for {
-			if err := r.launch(ptx.SSSP, "sssp_run", Dim3{blocks, 1, 1}, block, shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			s, lo, hi := narrow, 0, math.MaxInt32
+			if isWide {
+				s = wide
+			}
+			if tun.Wide > 0 && tr.Switches < tun.Switches {
+				if isWide {
+					lo = tun.Wide / wideBack
+				} else {
+					hi = tun.Wide
+				}
+			}
+			before := int(state[stStep])
+			if err := r.launch(ptx.SSSP, "sssp_run", Dim3{s.blocks, 1, 1}, Dim3{s.threads, 1, 1}, s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
-				f.st.arg(), i32(tun.Delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(tun.Local), i32(tun.LocalQueue)); err != nil {
+				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
+				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
 				return err
 			}
+			tr.Launches++
+			if isWide {
+				tr.WideSteps += int(state[stStep]) - before
+			}
 			if state[stDone] != 0 {
 				break
+			}
+			if w, split := workOf(state); isWide && split && w > 0 && w < lo || !isWide && w > hi {
+				isWide = !isWide
+				tr.Switches++
 			}
 		}
 		return r.unpack(f.dist, n, dist, pred)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if tun.Trace != nil {
+		if err := r.readTrace(&tr, f.trace, int(state[stStep])); err != nil {
+			return nil, err
+		}
+		*tun.Trace = tr
 	}
 	if state[stDone] == doneNegC {
 		start := make([]int32, n)
@@ -336,6 +567,18 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 		return nil, negativeCycle(r.ctx, g, start, int(state[stNeg])-1)
 	}
 	return finishSingle(r, g, source, dist, pred, opts.Pred)
+}
+
+// readTrace fills tr with the device's counters in b and the run's steps.
+func (r *run) readTrace(tr *frontierTrace, b buffer, steps int) error {
+	words := make([]int32, 2*traceSize)
+	if err := r.readInts(words, b); err != nil {
+		return err
+	}
+	c := func(k int) uint64 { return uint64(uint32(words[2*k])) | uint64(uint32(words[2*k+1]))<<32 }
+	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled = c(0), c(1), c(2), c(3)
+	tr.Steps = steps
+	return nil
 }
 
 // allocOut allocates count int32 distances and, with pred, predecessors.
@@ -359,40 +602,63 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 	return r.launch(ptx.SSSP, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
 }
 
-// SSSPFast runs variant "sssp-fast", pathnotes' work-efficient
-// single-source shortest paths for non-negative weights: near-far
-// worklists (a two-bucket form of delta-stepping) on one persistent grid.
+// SSSPFast runs variant "sssp-fast", pathnotes' fastest single-source
+// shortest paths for non-negative weights. It picks its engine by the
+// graph's out-degrees (flagFrontier):
 //
-// Each step relaxes the out-arcs of the vertices on the current worklist
-// (a group of lanes shares a vertex's arcs: a warp on graphs with hubs, else
-// the mean out-degree rounded up to a power of two; a whole block shares
-// those of a vertex with very many arcs); an improved
-// target below the threshold joins the next worklist, one at or above it
-// the far pile. When the worklist runs dry, the threshold becomes the least
-// pending far distance plus delta (by default 128 × mean weight / mean
-// out-degree) and the far pile is split. Steps are separated by a
-// grid-wide barrier, so the grid holds only blocks the device keeps
-// resident (by default one 1024-thread block per multiprocessor, at most
-// one per 1024 vertices). While a step has few vertices to look at (at
-// most two passes of one block, by default), block 0 runs
-// the steps alone with block barriers, which cost a fraction of a
-// grid-wide one, and the other blocks wait until the worklist grows: a
-// grid or road network spends most of its thousands of steps on such
-// narrow wavefronts. A tuning that is off by default lets a block also
-// follow the vertices it improves below the threshold through a queue in
-// its shared memory for some rounds within a grid step,
-// with block barriers only, so that a deep shortest-path tree needs fewer
-// grid-wide barriers. The host relaunches the kernel every 4096 steps, reading one
-// flag, which is when ctx is checked: there is no host round trip per
-// step. A distance and its predecessor travel packed in one 64-bit word
-// lowered with atomicMin, so predecessors (opts.Pred) come from the arcs
-// that set the final distances and never form cycles, zero-weight arcs
-// included. Weights must be non-negative.
+// On graphs without hubs whose mean out-degree is above meshDegree (such
+// as [Musap 2016]'s random graphs of out-degree 7, where most vertices are
+// a few hops from the source and the frontier soon holds a good part of
+// the graph), it runs the flag frontier Bellman-Ford of bf-flag ([Bodra]
+// §2.1.3, see BFFlag), stopping at the first pass that changes nothing:
+// one thread per vertex scans the flags in order, so a frontier of
+// millions costs no queue. On an H200 it took 1.27 to 9.98 ms on those
+// graphs of 1 to 10 million vertices, where the worklist engine below took
+// 2.2 to 20.7 and dijkstra-martin 2.2 to 14.2.
+//
+// On other graphs it runs near-far worklists (a two-bucket form of
+// delta-stepping) on one persistent grid. Each step relaxes the out-arcs
+// of the vertices on the current worklist (a group of lanes shares a
+// vertex's arcs: a warp on graphs with hubs, else the mean out-degree
+// rounded up to a power of two; a whole block shares those of a vertex
+// with very many arcs); an improved target below the threshold joins the
+// next worklist, one at or above it the far pile. When the worklist runs
+// dry, the threshold becomes the least pending far distance plus delta
+// and the far pile is split. Steps are separated by a grid-wide barrier:
+// the grid is narrow (one block per multiprocessor) while the worklist is
+// small, and on graphs with hubs it goes wide (every block the device
+// holds, narrower buckets) while the worklist is large. On graphs without
+// hubs (meshes, road networks) each block also follows the vertices it
+// improves below the threshold within a step, through a ring in its
+// shared memory from which its warps take work without block barriers, so
+// that a shortest-path tree thousands of arcs deep needs few grid-wide
+// barriers. The host relaunches the kernel every 4096 steps (and to change
+// grids), reading a few words, which is when ctx is checked. A distance
+// and its predecessor travel packed in one 64-bit word lowered with
+// atomicMin, so predecessors (opts.Pred) come from the arcs that set the
+// final distances and never form cycles, zero-weight arcs included.
 func SSSPFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
+	if flagFrontier(g) {
+		return runBF(ctx, g, source, opts, bfKernels{name: VariantSSSPFast, relax: "bf_relax_flag", update: "bf_update_flag",
+			grid: strideGrid, flag: true, nonNegative: true, early: true})
+	}
 	return ssspFastTuned(ctx, g, source, opts, fastTuning{})
 }
 
-// ssspFastTuned is SSSPFast with explicit tunables, for sweeps.
+// flagFrontier is SSSPFast's rule for the flag frontier Bellman-Ford: no
+// hubs (see hubs) and a mean out-degree above meshDegree. Measured on an
+// H200 (pathnotes bench, kernel ms, sssp-fast's worklists against the flag
+// frontier): out-degree 7 with 1, 2, 4, 6, 8, 10 million vertices 2.20,
+// 4.28, 8.34, 12.8, 16.2, 20.7 against 1.27, 1.90, 3.85, 6.03, 7.64, 9.98;
+// below the bound the flag frontier loses badly (grid 6.7 against 66,
+// road-like 264k 3.0 against 32), and with hubs too (R-MAT scale 20 3.5
+// against 67, p2p-Gnutella30 0.26 against 0.76).
+func flagFrontier(g *graph.Graph) bool {
+	return g != nil && g.N() > 0 && !hubs(g) && meanDegree(g) > meshDegree
+}
+
+// ssspFastTuned is SSSPFast's worklist engine with explicit tunables, for
+// sweeps (whatever the graph).
 func ssspFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun fastTuning) (*graph.SingleSource, error) {
 	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun)
 }

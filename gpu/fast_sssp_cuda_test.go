@@ -49,11 +49,18 @@ func (f *fastGraph) get(tb testing.TB) *graph.Graph {
 
 var roads = graph.WeightRange{Min: 1, Max: 1000}
 
+// deg7Weights are notebook 02's weights for the graphs of [Musap 2016]
+// §2.9 (out-degree 7, graph.ConstantDegree, seed 2016 for the first graph
+// of each size).
+var deg7Weights = graph.WeightRange{Min: 1, Max: 10}
+
 // The performance targets' graphs (weights as the benches assign them).
 var fastBenchGraphs = []*fastGraph{
 	{name: "grid1024", build: func() (*graph.Graph, error) { return graph.Grid(1024, 1024, roads, 1) }},
 	{name: "road264k", build: func() (*graph.Graph, error) { return graph.RoadLike(264346, 733846, roads, 1) }},
 	{name: "rmat20", build: func() (*graph.Graph, error) { return graph.RMAT(20, 16, graph.Graph500, roads, 1) }},
+	{name: "deg7-1m", build: func() (*graph.Graph, error) { return graph.ConstantDegree(1_000_000, 7, deg7Weights, 2016) }},
+	{name: "deg7-10m", build: func() (*graph.Graph, error) { return graph.ConstantDegree(10_000_000, 7, deg7Weights, 2016) }},
 	{name: "gnutella30", build: func() (*graph.Graph, error) {
 		// The test binary may run from the repository root or from gpu/.
 		path := "data/snap/p2p-Gnutella30.txt.gz"
@@ -63,6 +70,9 @@ var fastBenchGraphs = []*fastGraph{
 		return graph.ReadFile(path, graph.ReadOptions{Weights: graph.WeightRange{Min: 1, Max: 100}, Seed: 1})
 	}},
 }
+
+// gnutella30 is the bench graph p2p-Gnutella30.
+func gnutella30() *fastGraph { return fastBenchGraphs[len(fastBenchGraphs)-1] }
 
 // fastTestGraphs are smaller inputs for the correctness tests.
 var fastTestGraphs = []*fastGraph{
@@ -75,14 +85,22 @@ var fastTestGraphs = []*fastGraph{
 }
 
 // TestFastSingleSource checks sssp-fast and bf-fast against cpu.Dijkstra
-// on large graphs under several schedules, predecessors verified.
+// on large graphs under several schedules, predecessors verified. Of the
+// last six, three go wide at small worklists (one switching at almost
+// every launch, two without the distance read before the atomic where the
+// weights allow), and three run local work through the asynchronous ring
+// (one that overflows all the time).
 func TestFastSingleSource(t *testing.T) {
 	testDevice(t)
 	ctx := context.Background()
 	schedules := []fastTuning{{}, {Group: 1, Block: 128}, {Group: 32, Delta: 1}, {Blocks: 1, Steps: 100},
 		{Solo: -1}, {Solo: 1 << 30, Steps: 1000}, {Solo: 64, Block: 256, Blocks: 1 << 20}, {Heavy: 16, Solo: -1}, {Heavy: -1},
 		{Local: 4}, {Local: 64, LocalQueue: 16, Solo: -1}, {Local: 8, Block: 1024, LocalQueue: maxLocalQueue},
-		{Local: 2, Heavy: 16, Group: 1, Solo: -1, Steps: 50}}
+		{Local: 2, Heavy: 16, Group: 1, Solo: -1, Steps: 50},
+		{Wide: 256, Switches: 1000, Steps: 5}, {Wide: 1000, Preread: -1, WidePreread: -1, WideBlock: 1024, WideDelta: 1},
+		{Wide: 64, WideBlock: 128, Local: 64, LocalQueue: maxLocalQueue, Preread: -1, Switches: 50},
+		{Async: 1, Local: 1}, {Async: 1, LocalQueue: maxLocalQueue, Preread: -1, Group: 2, Block: 512},
+		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -187,14 +205,14 @@ func TestFastGnutellaAllPairs(t *testing.T) {
 		t.Skip("-short: the 36,682² result takes 10.8 GB of host memory")
 	}
 	ctx := context.Background()
-	g := fastBenchGraphs[3].get(t)
+	g := gnutella30().get(t)
 	var s Stats
 	start := time.Now()
 	got, err := APSPBatched(ctx, g, Options{Pred: true, Stats: &s})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("apsp-batched on %s: %v in all; %v", fastBenchGraphs[3].name, time.Since(start), s)
+	t.Logf("apsp-batched on %s: %v in all; %v", gnutella30().name, time.Since(start), s)
 	for _, src := range []int{0, 1, 12345, g.N() - 1} {
 		want, err := cpu.Dijkstra(ctx, g, src, cpu.DijkstraOptions{})
 		if err != nil {
@@ -223,41 +241,38 @@ type sweepPoint struct {
 }
 
 // fastSweep lists the schedules a sweep tries on g, each a change from
-// the defaults (see fastTuning): local rounds K ∈ {2, 4, 8, 16, 24, 32, 64}
-// or off, solo mode on, local queues of 1024 and 512 entries, blocks of
-// 128, 512 and 1024 threads, delta halved and doubled (sssp-fast), whole
-// warps, no heavy vertices, two blocks per multiprocessor. Earlier rounds'
-// other points are in docs/gpu-benchmarks.md and fastTuning's comment.
-func fastSweep(g *graph.Graph, dev *Device, bf bool) []sweepPoint {
-	out := []sweepPoint{{"default", fastTuning{}}}
-	for _, k := range []int{2, 4, 8, 16, 64} {
-		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), fastTuning{Local: k}})
-	}
-	out = append(out, sweepPoint{"solo=2-blocks", fastTuning{Solo: 2 * 256}}, sweepPoint{"local=off", fastTuning{Local: -1}})
-	for _, k := range []int{24, 32} {
-		out = append(out, sweepPoint{fmt.Sprintf("local=%d", k), fastTuning{Local: k}})
-	}
-	for _, q := range []int{1024, 512} {
-		out = append(out, sweepPoint{fmt.Sprintf("queue=%d", q), fastTuning{LocalQueue: q}})
-	}
-	out = append(out, sweepPoint{"block=512", fastTuning{Block: 512}}, sweepPoint{"block=128", fastTuning{Block: 128}})
+// the defaults (see fastTuning): the narrow grid only; no local work;
+// local rounds instead of the asynchronous ring; the ring at 2048 and 8192
+// entries; the distance read before the atomic on the narrow grid, and
+// off on the wide one; the wide delta at 4 and 16 times the mean weight
+// over the mean degree. The earlier rounds' points and what they measured
+// are in docs/gpu-benchmarks.md.
+func fastSweep(g *graph.Graph, bf bool) []sweepPoint {
+	out := []sweepPoint{{"default", fastTuning{}}, {"wide=off", fastTuning{Wide: -1}},
+		{"local=off", fastTuning{Local: -1}}, {"rounds", fastTuning{Async: -1}},
+		{"ring=2048", fastTuning{LocalQueue: 1024}}, {"ring=8192", fastTuning{LocalQueue: 4096}},
+		{"preread=on", fastTuning{Preread: 1}}, {"wide-preread=off", fastTuning{WidePreread: -1}}}
 	if !bf {
 		d := autoDelta(g)
-		for _, f := range []float64{0.5, 2} {
-			dl := max(1, int(min(float64(d)*f, 1<<29)))
-			out = append(out, sweepPoint{fmt.Sprintf("delta=%d", dl), fastTuning{Delta: dl}})
+		for _, f := range []int{4, 16} {
+			dl := max(1, d*f/256)
+			out = append(out, sweepPoint{fmt.Sprintf("wide-delta=%d", dl), fastTuning{WideDelta: dl}})
 		}
 	}
-	sms := dev.Info().SMs
-	out = append(out, sweepPoint{"group=32", fastTuning{Group: 32}}, sweepPoint{"heavy=off", fastTuning{Heavy: -1}},
-		sweepPoint{"block=1024", fastTuning{Block: 1024}}, sweepPoint{fmt.Sprintf("blocks=%d", 2*sms), fastTuning{Blocks: 2 * sms}})
 	return out
 }
 
+// bfSweep names the points of fastSweep that bf-fast is timed at: it
+// shares sssp-fast's engine, and these are the ones that differ.
+var bfSweep = map[string]bool{"default": true, "rounds": true, "preread=on": true}
+
 // BenchmarkFastSSSP sweeps sssp-fast's and bf-fast's tunables on the
-// target graphs, from vertex 0, with predecessors; kernel-ms is the device
-// time, ns/op the whole call (CSR upload and the default tunables' scans of
-// the graph included). Filter with e.g.
+// target graphs, from vertex 0, distances only (as pathnotes bench times
+// them); kernel-ms is the median device time of the timed runs, ns/op
+// the whole call (CSR upload included). One more, traced run gives the
+// work done: steps (wide-steps of them on the wide grid), launches and
+// switches, expansions per vertex and arcs looked at per arc, local
+// rounds per step (summed over blocks) and spills. Filter with e.g.
 // -test.bench 'BenchmarkFastSSSP/grid1024/sssp-fast'.
 func BenchmarkFastSSSP(b *testing.B) {
 	dev := testDevice(b)
@@ -269,20 +284,45 @@ func BenchmarkFastSSSP(b *testing.B) {
 				name  string
 				solve frontierSolver
 			}{{VariantSSSPFast, ssspFastTuned}, {VariantBFFast, bfFastTuned}} {
-				for _, p := range fastSweep(g, dev, s.name == VariantBFFast) {
+				for _, p := range fastSweep(g, s.name == VariantBFFast) {
+					if s.name == VariantBFFast && !bfSweep[p.name] {
+						continue
+					}
 					b.Run(s.name+"/"+p.name, func(b *testing.B) {
+						var kernels []time.Duration
 						var st Stats
 						for b.Loop() {
-							if _, err := s.solve(ctx, g, 0, Options{Pred: true, Stats: &st}, p.tun); err != nil {
+							if _, err := s.solve(ctx, g, 0, Options{Device: dev, Stats: &st}, p.tun); err != nil {
 								b.Fatal(err)
 							}
+							kernels = append(kernels, st.Kernel)
 						}
-						reportStats(b, st)
+						slices.Sort(kernels)
+						b.ReportMetric(float64(kernels[len(kernels)/2].Microseconds())/1000, "kernel-ms")
+						var tr frontierTrace
+						tun := p.tun
+						tun.Trace = &tr
+						if _, err := s.solve(ctx, g, 0, Options{Device: dev}, tun); err != nil {
+							b.Fatal(err)
+						}
+						reportTrace(b, g, tr)
 					})
 				}
 			}
 		})
 	}
+}
+
+// reportTrace adds a traced run's counts to a benchmark's output.
+func reportTrace(b *testing.B, g *graph.Graph, tr frontierTrace) {
+	b.ReportMetric(float64(tr.Steps), "steps")
+	b.ReportMetric(float64(tr.WideSteps), "wide-steps")
+	b.ReportMetric(float64(tr.Launches), "launches")
+	b.ReportMetric(float64(tr.Switches), "switches")
+	b.ReportMetric(float64(tr.Expanded)/float64(max(g.N(), 1)), "expand/n")
+	b.ReportMetric(float64(tr.Arcs)/float64(max(g.M(), 1)), "arcs/m")
+	b.ReportMetric(float64(tr.LocalRounds)/float64(max(tr.Steps, 1)), "local/step")
+	b.ReportMetric(float64(tr.Spilled), "spilled")
 }
 
 // BenchmarkFastBaselines times what the targets compare with, on the same
@@ -363,7 +403,7 @@ func BenchmarkFastBaselines(b *testing.B) {
 func BenchmarkFastAllPairs(b *testing.B) {
 	testDevice(b)
 	ctx := context.Background()
-	g := fastBenchGraphs[3].get(b)
+	g := gnutella30().get(b)
 	points := []sweepPoint{{"default", fastTuning{}}}
 	for _, grp := range []int{4, 8, 16, 32} {
 		points = append(points, sweepPoint{fmt.Sprintf("group=%d", grp), fastTuning{Group: grp}})

@@ -8,6 +8,7 @@ package gpu
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -86,7 +87,17 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // then local rounds in grid steps: queues of 1 and 3 entries that overflow
 // onto the worklist all the time (with heavy vertices, which never go on
 // them, and with wide buckets), many rounds, and a single round with solo
-// steps in between. The last schedule is also the negative-cycle tests'.
+// steps in between; then runs that change between the narrow and the wide
+// grid at almost every launch (worklists above 1 to 3 entries are wide),
+// with buckets of width 1 on the wide grid, without the distance read
+// before the atomic on either grid, with a wide grid of sssp_run's
+// 512-thread blocks, with narrow buckets that make many splits (the run
+// going back to the narrow grid when a far pile is small), with local
+// work through the asynchronous ring (rings of 2 and 4 entries that
+// overflow all the time, one lane and whole warps per vertex, with heavy
+// vertices and switching grids), and with solo steps on the narrow one.
+// The last
+// schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -101,7 +112,14 @@ var tunings = []fastTuning{
 	{Block: 32, Group: 1, Solo: -1, Local: 2, LocalQueue: 1},
 	{Block: 64, Group: 2, Solo: -1, Heavy: 2, Local: 64, LocalQueue: 3, Delta: 1 << 29},
 	{Block: 32, Group: 4, Solo: -1, Local: 1000, Steps: 2},
-	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5},
+	{Wide: 2, WideBlock: 32, WideDelta: 1, Switches: 1000, Steps: 3, Block: 64, Group: 2},
+	{Wide: 3, WideBlock: 64, Preread: -1, WidePreread: -1, Switches: 1000, Block: 32, Group: 1, Local: 4, LocalQueue: 2, Heavy: 2},
+	{Wide: 1, WideBlock: 512, Switches: 7, Steps: 2, Block: 32, Solo: 2, Delta: 5},
+	{Wide: 32, WideBlock: 64, Switches: 1000, Delta: 20, WideDelta: 3, Block: 32, Group: 2, Local: 3},
+	{Async: 1, Block: 64, Group: 1, Solo: -1},
+	{Async: 1, Block: 96, Group: 4, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
+	{Async: 1, Block: 32, Group: 32, LocalQueue: 1, Preread: -1, Delta: 1 << 29},
+	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
 func TestEmuFrontierAwkward(t *testing.T) {
@@ -225,4 +243,121 @@ func ringWithChord(t *testing.T, n int) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestEmuFrontierTrace checks a traced run's counts on a grid whose
+// worklists outgrow a small wide bound: every vertex is reached, so each
+// is expanded at least once and its arcs looked at; the run goes wide and,
+// with sssp-fast's narrow buckets (far piles that shrink at the end), comes
+// back, within its switch budget; local work runs in rounds, and through
+// the asynchronous ring.
+func TestEmuFrontierTrace(t *testing.T) {
+	g, err := graph.Grid(20, 30, graph.WeightRange{Min: 1, Max: 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		solve    frontierSolver
+		switches int
+		async    int
+	}{{ssspFastTuned, 2, 0}, {bfFastTuned, 1, 0}, {ssspFastTuned, 2, 1}} {
+		var tr frontierTrace
+		tun := fastTuning{Wide: 32, Switches: 3, Block: 64, WideBlock: 64, Local: 2, LocalQueue: 4, Delta: 4, WideDelta: 4,
+			Async: s.async, Trace: &tr}
+		if _, err := s.solve(context.Background(), g, 0, Options{Device: emulator(t)}, tun); err != nil {
+			t.Fatal(err)
+		}
+		if tr.Expanded < uint64(g.N()) || tr.Arcs < uint64(g.M()) || tr.Steps < 1 || tr.WideSteps < 1 ||
+			tr.WideSteps >= tr.Steps || tr.Switches < s.switches || tr.Switches > 3 || tr.Launches <= tr.Switches || tr.LocalRounds < 1 {
+			t.Errorf("trace %+v on %d vertices and %d arcs", tr, g.N(), g.M())
+		}
+	}
+}
+
+// TestEmuSSSPFastEngines checks SSSPFast's choice of engine and the flag
+// frontier engine's results: graphs without hubs of mean out-degree above
+// meshDegree (one of notebook 02's, and one with duplicate arcs,
+// self-loops, zero weights, large weights and unreachable vertices) take
+// it, a grid, a road-like graph and an R-MAT graph (hubs) do not; every
+// result matches the CPU with its predecessors verified and names
+// sssp-fast, and negative arcs are refused.
+func TestEmuSSSPFastEngines(t *testing.T) {
+	ctx := context.Background()
+	dev := emulator(t)
+	deg7, err := graph.ConstantDegree(3000, 7, graph.WeightRange{Min: 1, Max: 10}, 2016)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := graph.NewBuilder(300).Duplicates(graph.KeepAll)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for u := range 280 { // vertices 280..299 have no in-arcs: unreachable from the others
+		for k := range 6 {
+			v := rng.IntN(280)
+			if k == 0 {
+				v = u // a self-loop
+			}
+			w := int32(rng.IntN(4)) // zero weights among them
+			if k == 5 {
+				w = graph.MaxDistance / 400
+			}
+			b.AddArc(u, v, w)
+			if k == 1 {
+				b.AddArc(u, v, w+1) // a duplicate
+			}
+		}
+	}
+	awkward, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, err := graph.Grid(30, 40, graph.WeightRange{Min: 1, Max: 9}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	road, err := graph.RoadLike(1200, 3000, graph.WeightRange{Min: 1, Max: 50}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rmat, err := graph.RMAT(11, 8, graph.Graph500, graph.WeightRange{Min: 0, Max: 50}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+		flag bool
+	}{{"out-degree 7", deg7, true}, {"awkward", awkward, true}, {"grid", grid, false}, {"road-like", road, false}, {"R-MAT", rmat, false}} {
+		if got := flagFrontier(c.g); got != c.flag {
+			t.Errorf("%s: flagFrontier = %v, want %v", c.name, got, c.flag)
+		}
+		for _, s := range []int{0, c.g.N() / 2, c.g.N() - 1} {
+			want, err := cpu.Dijkstra(ctx, c.g, s, cpu.DijkstraOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st Stats
+			got, err := SSSPFast(ctx, c.g, s, Options{Device: dev, Pred: true, Stats: &st})
+			switch {
+			case err != nil:
+				t.Errorf("%s from %d: %v", c.name, s, err)
+			case !got.SameDistances(want):
+				t.Errorf("%s from %d: distances differ from the CPU:\n%s", c.name, s, got.Diff(want, 5))
+			case got.Solver != VariantSSSPFast || st.Variant != VariantSSSPFast:
+				t.Errorf("%s from %d: solver %q, stats %q", c.name, s, got.Solver, st.Variant)
+			default:
+				if err := got.Verify(c.g); err != nil {
+					t.Errorf("%s from %d: %v", c.name, s, err)
+				}
+			}
+		}
+	}
+	arcs := deg7.Arcs()
+	arcs[10].Weight = -1
+	neg, err := graph.FromArcs(deg7.N(), arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SSSPFast(ctx, neg, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -1") {
+		t.Errorf("a negative arc on the flag frontier's graphs: %v", err)
+	}
 }

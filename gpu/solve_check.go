@@ -19,7 +19,7 @@ func checkInput(g *graph.Graph, what string, negative bool) error {
 	if g == nil {
 		return fmt.Errorf("%s: nil graph", what)
 	}
-	if !negative {
+	if !negative && g.ArcStats().MinWeight < 0 {
 		for u := 0; u < g.N(); u++ {
 			ts, ws := g.Out(u)
 			for k, w := range ws {

@@ -238,7 +238,11 @@ func (r *run) upload(host []int32) (buffer, error) {
 		return b, nil
 	}
 	r.prepare()
-	err = r.timed(&r.stats.HostToDevice, func() error { return r.dev.ctx.CopyIn(b.ptr, host) })
+	copyIn := func() error { return r.dev.ctx.CopyIn(b.ptr, host) }
+	if len(host) >= stagedCopy {
+		copyIn = func() error { return r.copyInStaged(b, host) }
+	}
+	err = r.timed(&r.stats.HostToDevice, copyIn)
 	if err != nil {
 		return b, r.fail(err, "copying %s to the device", graph.FormatBytes(uint64(len(host))*4))
 	}
@@ -267,9 +271,17 @@ func (r *run) download(host []int32, b buffer) error {
 	return nil
 }
 
-// stagedCopy is the size (in int32 values, 32 MiB) from which download
-// copies through page-locked staging buffers.
-const stagedCopy = 8 << 20
+// stagedCopy is the size (in int32 values, 4 MiB) from which upload and
+// download copy through page-locked staging buffers, stagedChunk the part
+// of a staging buffer (8 MiB) that one copy fills: small enough that the
+// bus and the cores overlap from the first chunk on. On an H200's host
+// the driver took 6 GB/s from ordinary Go memory (the CSR of a 1024²
+// grid, 37 MB, in 6.0 ms) and the staged copy 21.6 GB/s (600 MB in
+// 27.8 ms).
+const (
+	stagedCopy  = 1 << 20
+	stagedChunk = 2 << 20
+)
 
 // copyOutStaged copies b into host through the device's two page-locked
 // staging buffers: the device fills one at full bus speed while all cores
@@ -287,11 +299,44 @@ func (r *run) copyOutStaged(host []int32, b buffer) error {
 	for off, k := 0, 0; off < len(host); k++ {
 		i := k & 1
 		busy[i].Wait()
-		part := min(len(st[i]), len(host)-off)
+		part := min(len(st[i]), stagedChunk, len(host)-off)
 		if err := r.dev.ctx.CopyOut(st[i][:part], b.ptr+DevicePtr(off)*4); err != nil {
 			return err
 		}
 		parallelCopy(&busy[i], host[off:off+part], st[i][:part])
+		off += part
+	}
+	return nil
+}
+
+// copyInStaged copies host into b through the staging buffers, the other
+// way round: all cores fill one buffer with the next chunk while the
+// device reads the other (a copy from page-locked memory returns when the
+// device has read it, so the buffer is free again).
+func (r *run) copyInStaged(b buffer, host []int32) error {
+	st, err := r.dev.stagingBuffers()
+	if err != nil {
+		return r.dev.ctx.CopyIn(b.ptr, host)
+	}
+	var busy [2]sync.WaitGroup
+	defer busy[0].Wait()
+	defer busy[1].Wait()
+	chunk := min(len(st[0]), stagedChunk)
+	fill := func(i, off int) {
+		if off < len(host) {
+			end := min(off+chunk, len(host))
+			parallelCopy(&busy[i], st[i][:end-off], host[off:end])
+		}
+	}
+	fill(0, 0)
+	for off, k := 0, 0; off < len(host); k++ {
+		i := k & 1
+		busy[i].Wait()
+		fill(i^1, off+chunk)
+		part := min(chunk, len(host)-off)
+		if err := r.dev.ctx.CopyIn(b.ptr+DevicePtr(off)*4, st[i][:part]); err != nil {
+			return err
+		}
 		off += part
 	}
 	return nil

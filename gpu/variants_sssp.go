@@ -157,6 +157,9 @@ type bfKernels struct {
 	name, relax, update string
 	grid                func(n int) Dim3
 	flag                bool // the relax and update kernels take the flag array
+	// nonNegative refuses negative arcs and early stops at the first pass
+	// that changes nothing whatever opts.EarlyExit says (sssp-fast's use).
+	nonNegative, early bool
 }
 
 // BFNaive runs variant "bf-naive", Bodra's naive Bellman-Ford ([Bodra]
@@ -167,7 +170,7 @@ type bfKernels struct {
 // opts.EarlyExit). See BFFlag for what all three variants fix and add.
 func BFNaive(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
 	return runBF(ctx, g, source, opts, bfKernels{VariantBFNaive, "bf_relax_naive", "bf_update_naive",
-		func(n int) Dim3 { return grid1D(n, 1024) }, false})
+		func(n int) Dim3 { return grid1D(n, 1024) }, false, false, false})
 }
 
 // BFStride runs variant "bf-stride", Bodra's grid-stride Bellman-Ford
@@ -175,7 +178,7 @@ func BFNaive(ctx context.Context, g *graph.Graph, source int, opts Options) (*gr
 // many blocks. Bodra's block count ((V-1)/1024+1)/2 is 0, an invalid
 // launch, for V ≤ 1024; it is at least 1 here. See BFFlag.
 func BFStride(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	return runBF(ctx, g, source, opts, bfKernels{VariantBFStride, "bf_relax_stride", "bf_update_stride", strideGrid, false})
+	return runBF(ctx, g, source, opts, bfKernels{VariantBFStride, "bf_relax_stride", "bf_update_stride", strideGrid, false, false, false})
 }
 
 // BFFlag runs variant "bf-flag", Bodra's "Stride with Flag" ([Bodra]
@@ -194,12 +197,12 @@ func BFStride(ctx context.Context, g *graph.Graph, source int, opts Options) (*g
 // last-writer-wins choice can close a cycle of zero-weight arcs, this one
 // cannot. ctx is checked between launches.
 func BFFlag(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	return runBF(ctx, g, source, opts, bfKernels{VariantBFFlag, "bf_relax_flag", "bf_update_flag", strideGrid, true})
+	return runBF(ctx, g, source, opts, bfKernels{VariantBFFlag, "bf_relax_flag", "bf_update_flag", strideGrid, true, false, false})
 }
 
 // runBF is the host loop shared by the Bellman-Ford variants.
 func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKernels) (*graph.SingleSource, error) {
-	r, gr, err := startSingle(ctx, g, source, opts, k.name, true, 6)
+	r, gr, err := startSingle(ctx, g, source, opts, k.name, !k.nonNegative, 6)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +259,7 @@ func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKe
 			if err := pass(p); err != nil {
 				return err
 			}
-			if opts.EarlyExit {
+			if opts.EarlyExit || k.early {
 				c, err := readChanged()
 				if err != nil {
 					return err

@@ -293,6 +293,7 @@ func fromSortedUnique(n int, arcs []Arc, needSort bool) *Graph {
 		offsets: make([]int32, n+1),
 		targets: make([]int32, len(arcs)),
 		weights: make([]int32, len(arcs)),
+		stats:   new(arcStatsCache),
 	}
 	for i, a := range arcs {
 		g.offsets[a.From+1]++

@@ -36,6 +36,7 @@ func newCSR(n, m int) *Graph {
 		offsets: make([]int32, n+1),
 		targets: make([]int32, m),
 		weights: make([]int32, m),
+		stats:   new(arcStatsCache),
 	}
 }
 
@@ -154,7 +155,7 @@ func packCSR(n int, from []int32, to []uint64) *Graph {
 			next[u] = int32(kept)
 		}
 	})
-	g := &Graph{offsets: make([]int32, n+1)}
+	g := &Graph{offsets: make([]int32, n+1), stats: new(arcStatsCache)}
 	for u := range n {
 		g.offsets[u+1] = g.offsets[u] + next[u]
 	}

@@ -43,6 +43,7 @@ type Graph struct {
 	index   map[string]int // label → vertex, nil without labels
 	name    string
 	notes   []string
+	stats   *arcStatsCache // shared by copies; nil: not cached
 }
 
 // N returns the number of vertices.
@@ -196,14 +197,8 @@ func (g *Graph) Density() float64 {
 
 // WeightRange returns the smallest and largest arc weight (0, 0 without arcs).
 func (g *Graph) WeightRange() (lo, hi int32) {
-	if g.M() == 0 {
-		return 0, 0
-	}
-	lo, hi = g.weights[0], g.weights[0]
-	for _, w := range g.weights {
-		lo, hi = min(lo, w), max(hi, w)
-	}
-	return lo, hi
+	s := g.ArcStats()
+	return s.MinWeight, s.MaxWeight
 }
 
 // HasNegative reports whether some arc has a negative weight.

@@ -2,6 +2,8 @@
 // document; they are the performance goals of docs/design.md).
 //
 //   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
+//                                                    (on graphs without hubs of mean out-degree
+//                                                    above 4.5, bellmanford.cu's flag kernels)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
 //                                                    frontier Bellman-Ford, negative cycles
 //   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
@@ -43,7 +45,15 @@
 // improvement is followed by a queueing of its vertex, locally or on the
 // worklist (where stamp[] only drops a second entry for the same step,
 // which reads the distance when it runs), and relaxed[] only skips a
-// vertex whose current distance it has already relaxed from.
+// vertex whose current distance it has already relaxed from. With async
+// the block's local work goes through a ring instead, from which its warps
+// take entries without block barriers (local_async).
+//
+// The host launches sssp_run on a narrow grid (one block per
+// multiprocessor) or a wide one (every block the device holds) and may
+// change grid, delta and the other arguments between launches (see
+// sssp_run).
+//
 // A worklist entry is handled by a group of `group` lanes (a power of two
 // up to 32) that stride over its arcs, so high-degree vertices do not stall
 // a whole warp on one lane; a heavy vertex (more than `heavy` out-arcs, the
@@ -63,10 +73,19 @@
 #define ST_DONE 7   // 0 running, 1 finished, 2 negative cycle
 #define ST_NEG 8    // 1 + a vertex still on the worklist at round n
 #define ST_MIN 9    // 2 slots: least pending far distance
-#define ST_BAR 11   // grid barrier: arrivals, generation
-#define ST_THR 13   // the threshold
+#define ST_BAR 11   // grid barrier: arrivals, never reset (see grid_barrier)
+#define ST_BASE 12  // the current bucket's lower end: the least far distance at the last split (0 before)
 #define ST_HEAVY 16 // 3 counters of heavy entries, rotating as ST_NEAR's
 #define ST_WORDS 20
+
+// Counters of a traced run (64-bit words; sssp_run's trace argument):
+// vertices expanded (their arcs relaxed), arcs looked at, local rounds run
+// (summed over blocks), and improvements below the threshold that a full
+// local queue sent to the worklist.
+#define TR_EXPAND 0
+#define TR_ARCS 1
+#define TR_LOCAL 2
+#define TR_SPILL 3
 
 // LQ_MAX bounds the local queue: two halves of LQ_MAX entries and their
 // two counters stay within the 48 KB of shared memory a block gets
@@ -80,6 +99,10 @@ __device__ __forceinline__ long long pack(int d, int p)
 
 __device__ __forceinline__ int dist_of(long long x) { return (int)(x >> 32); }
 
+// threshold is a bucket's upper end: its lower end plus delta, at most INF
+// (delta = INF: a single bucket, as bf-fast's).
+__device__ __forceinline__ int threshold(int base, int delta) { return (int)min((long long)base + delta, (long long)INF); }
+
 // vload and dist_at read what other blocks wrote in earlier steps past the
 // (incoherent) L1 cache: worklists, far piles, relaxed[] and distances.
 __device__ __forceinline__ int vload(const int *p) { return *(const volatile int *)p; }
@@ -91,42 +114,60 @@ __device__ __forceinline__ int dist_at(const long long *d, int v)
 
 // grid_barrier waits until every block of the grid has arrived. All blocks
 // must be resident at once (the host launches no more than that). The
-// generation is read before arriving; the last block to arrive resets the
-// count and advances the generation, releasing the others. The fences order
+// count of arrivals only grows (wrapping round): a launch starts with the
+// count the previous one left, which the host passes it, and the k-th
+// barrier of the launch is passed once the count has grown by k times the
+// grid, so target holds that count for the next barrier (every thread
+// keeps its own copy; thread 0's is used). One atomic per block and no
+// reset: the last block's arrival is itself the release. The fences order
 // each block's earlier writes before its arrival and the later reads after
 // the release.
-__device__ void grid_barrier(int *bar)
+__device__ void grid_barrier(int *bar, unsigned &target)
 {
+    target += gridDim.x;
     __syncthreads();
     if (threadIdx.x == 0) {
-        const int gen = vload(bar + 1);
         __threadfence();
-        if (atomicAdd(bar, 1) == (int)gridDim.x - 1) {
-            atomicExch(bar, 0);
-            __threadfence();
-            atomicAdd(bar + 1, 1);
-        } else {
-            while (vload(bar + 1) == gen)
-                ;
-        }
+        atomicAdd((unsigned *)bar, 1u);
+        while ((int)((unsigned)vload(bar) - target) < 0)
+            ;
         __threadfence();
     }
     __syncthreads();
 }
 
 template <bool GRID>
-__device__ __forceinline__ void step_barrier(int *st)
+__device__ __forceinline__ void step_barrier(int *st, unsigned &target)
 {
     if (GRID)
-        grid_barrier(st + ST_BAR);
+        grid_barrier(st + ST_BAR, target);
     else
         __syncthreads();
 }
 
-// push adds v to a worklist through its counter.
-__device__ __forceinline__ void push(int *q, int *count, int v)
+// claim adds one to *count for each lane of the warp that calls it at
+// once and returns this lane's old value: one atomic per warp (its lowest
+// active lane's), each lane's slot its rank among the active lanes. A
+// counter that every relaxation of a wide step bumps would otherwise take
+// millions of atomics on one address, which the memory system serialises.
+// All lanes that call it together must pass the same counter. Without agg
+// (apsp_batch's counters, in shared memory) each lane adds its own one.
+__device__ __forceinline__ int claim(int *count, bool agg)
 {
-    q[atomicAdd(count, 1)] = v;
+    if (!agg)
+        return atomicAdd(count, 1);
+    const unsigned mask = __activemask();
+    const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+    int base = 0;
+    if (lane == leader)
+        base = atomicAdd(count, __popc(mask));
+    return __shfl_sync(mask, base, leader) + __popc(mask & ((1u << lane) - 1));
+}
+
+// push adds v to a worklist through its counter (see claim).
+__device__ __forceinline__ void push(int *q, int *count, int v, bool agg)
+{
+    q[claim(count, agg)] = v;
 }
 
 // problem is one single-source problem's device arrays and parameters.
@@ -137,9 +178,20 @@ struct problem {
     int *relaxed, *stamp, *infar, *q0, *q1, *f0, *f1, *st;
     int delta, group, heavy;
     bool negcheck;
-    int local, lcap; // local rounds per grid step (0: none), local queue entries
-    int *lq;         // shared: two counters, then two halves of lcap entries
+    int local, lcap; // local rounds per grid step (0: none), local queue entries (a half's, or the ring's)
+    int *lq;         // shared: two counters, then two halves of lcap entries; or the ring's (see local_async)
+    bool async;      // local work through local_async's ring instead of rounds
+    bool preread;    // read a target's distance before the atomic that lowers it
+    bool agg;        // counters in global memory: claim slots one atomic per warp
+    unsigned long long *trace; // TR_* counters, or null
 };
+
+// trace_add adds v to counter k of a traced run.
+__device__ __forceinline__ void trace_add(const problem &p, int k, long long v)
+{
+    if (p.trace)
+        atomicAdd(p.trace + k, (unsigned long long)v);
+}
 
 // is_heavy tells whether t has more than p.heavy out-arcs (p.heavy = 0:
 // no vertex is heavy).
@@ -157,9 +209,9 @@ __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, in
 {
     const int slot = (it + 1) % 3;
     if (is_heavy(p, t))
-        q[p.n - 1 - atomicAdd(p.st + ST_HEAVY + slot, 1)] = t;
+        q[p.n - 1 - claim(p.st + ST_HEAVY + slot, p.agg)] = t;
     else
-        push(q, p.st + ST_NEAR + slot, t);
+        push(q, p.st + ST_NEAR + slot, t, p.agg);
 }
 
 // queue_near queues t, improved in step it below the threshold: on the
@@ -169,34 +221,75 @@ __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, in
 __device__ __forceinline__ void queue_near(const problem &p, int t, int it, int *nxt, int *lq, int *lcnt)
 {
     if (lq && !is_heavy(p, t)) {
-        const int i = atomicAdd(lcnt, 1);
+        const int i = claim(lcnt, p.agg);
         if (i < p.lcap) {
             lq[i] = t;
             return;
         }
+        trace_add(p, TR_SPILL, 1);
     }
     if (atomicMax(p.stamp + t, it + 1) < it + 1)
         push_vertex(p, nxt, it, t);
 }
 
-// relax_arcs relaxes u's arcs a0, a0+stride, ... from distance du, found
-// in step it under threshold thr: an improved target below thr is queued
-// by queue_near, one at or above it joins the far pile far.
-__device__ __forceinline__ void relax_arcs(const problem &p, int u, int du, int a0, int stride, int it, int thr, int *nxt,
-                                           int *far, int *nfar, int *lq, int *lcnt)
+// relax_arcs relaxes u's arcs a, a+stride, ... before end from distance
+// du, found in step it under threshold thr: an improved target below thr
+// is queued by queue_near, one at or above it joins the far pile far.
+// With p.preread a target's distance is read first and the atomic skipped
+// when the arc cannot lower it (fewer atomics where most arcs do not
+// improve; one memory round trip more on the path of each improvement).
+__device__ __forceinline__ void relax_arcs(const problem &p, int u, int du, int a, int end, int stride, int it, int thr,
+                                           int *nxt, int *far, int *nfar, int *lq, int *lcnt)
 {
-    const int end = p.off[u + 1];
-    for (int a = p.off[u] + a0; a < end; a += stride) {
+    for (; a < end; a += stride) {
         const int t = p.tgt[a], nd = relax_sum(du, p.w[a]);
-        if (nd >= dist_at(p.dist, t))
+        if (p.preread && nd >= dist_at(p.dist, t))
             continue;
         if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
             continue;
         if (nd < thr)
             queue_near(p, t, it, nxt, lq, lcnt);
         else if (atomicExch(p.infar + t, 1) == 0)
-            push(far, nfar, t);
+            push(far, nfar, t, p.agg);
     }
+}
+
+// expand reads what relaxing u's arcs needs: its distance du, its arcs
+// beg..end, and whether du is below relaxed[u] (then it records du there
+// and counts the expansion). The four loads depend on u alone and are
+// issued together: one memory round trip on the path of a relaxation.
+__device__ __forceinline__ bool expand(const problem &p, int u, int &du, int &beg, int &end)
+{
+    du = dist_at(p.dist, u);
+    const int ru = vload(p.relaxed + u);
+    beg = p.off[u];
+    end = p.off[u + 1];
+    if (du >= ru)
+        return false;
+    p.relaxed[u] = du;
+    trace_add(p, TR_EXPAND, 1);
+    trace_add(p, TR_ARCS, end - beg);
+    return true;
+}
+
+// relax_entry relaxes vertex u's out-arcs with a group of p.group lanes,
+// if u is not skipped by expand: the group's first lane holds u (has),
+// expands it and hands what it read to the others.
+__device__ __forceinline__ void relax_entry(const problem &p, int u, bool has, int it, int thr, int *nxt, int *far,
+                                            int *nfar, int *lq, int *lcnt)
+{
+    const int group = p.group, sub = threadIdx.x & (group - 1);
+    int du = 0, beg = 0, end = 0;
+    bool go = has && expand(p, u, du, beg, end);
+    if (group > 1) {
+        u = __shfl_sync(0xffffffffu, u, 0, group);
+        du = __shfl_sync(0xffffffffu, du, 0, group);
+        go = __shfl_sync(0xffffffffu, (int)go, 0, group);
+        beg = __shfl_sync(0xffffffffu, beg, 0, group);
+        end = __shfl_sync(0xffffffffu, end, 0, group);
+    }
+    if (go)
+        relax_arcs(p, u, du, beg + sub, end, group, it, thr, nxt, far, nfar, lq, lcnt);
 }
 
 // relax_list relaxes the out-arcs of list's count vertices with threads
@@ -211,22 +304,8 @@ __device__ __forceinline__ void relax_list(const problem &p, const int *list, in
     const int group = p.group, sub = lane & (group - 1);
     for (int e0 = (tid & ~31) / group; e0 < count; e0 += nthreads / group) {
         const int e = e0 + lane / group;
-        int u = 0, du = 0;
-        bool go = false;
-        if (sub == 0 && e < count) {
-            u = vload(list + e);
-            du = dist_at(p.dist, u);
-            go = du < vload(p.relaxed + u);
-            if (go)
-                p.relaxed[u] = du;
-        }
-        if (group > 1) {
-            u = __shfl_sync(0xffffffffu, u, 0, group);
-            du = __shfl_sync(0xffffffffu, du, 0, group);
-            go = __shfl_sync(0xffffffffu, (int)go, 0, group);
-        }
-        if (go)
-            relax_arcs(p, u, du, sub, group, it, thr, nxt, far, nfar, lq, lcnt);
+        const bool has = sub == 0 && e < count;
+        relax_entry(p, has ? vload(list + e) : 0, has, it, thr, nxt, far, nfar, lq, lcnt);
     }
 }
 
@@ -241,8 +320,11 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
         const int rd = r & 1;
         __syncthreads(); // the pushes into half rd are done
         const int count = min(p.lq[rd], p.lcap);
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0) {
             p.lq[rd ^ 1] = 0; // last read in round r-1, before the barrier above
+            if (count > 0)
+                trace_add(p, TR_LOCAL, 1);
+        }
         __syncthreads();
         if (count == 0)
             return;
@@ -252,14 +334,84 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
     }
 }
 
+// local_async is the asynchronous form of local rounds: the block's
+// improvements below the threshold go to a ring in shared memory (lq + 4,
+// lcap entries, each slot -1 until written; lq[0] the entries taken,
+// lq[1] those claimed by producers, lq[2] the warps busy), and each warp
+// takes up to 32/group of them at a time, relaxes them and adds what they
+// improve, with no block barrier: a warp that follows a chain of
+// improvements does not wait for the others at every hop. What does not
+// fit the ring goes to the worklist. The step's local work ends when the
+// ring is empty and no warp is busy: busy counts the warps still on their
+// share of the step's worklist (all at first) and, for a moment, each
+// warp that takes entries, which it then holds until it has relaxed them;
+// entries are added only by busy warps, and a warp leaves only after it
+// has seen no busy warp and, after that, an empty ring (the fences order
+// a warp's additions before its release of busy, and a reader's check of
+// busy before its second look at the ring).
+__device__ void local_async(const problem &p, int it, int thr, int *nxt, int *far, int *nfar)
+{
+    int *ctl = p.lq, *ring = p.lq + 4;
+    volatile int *vctl = ctl, *vring = ring;
+    const int lane = threadIdx.x & 31, group = p.group, sub = lane & (group - 1), per = 32 / group;
+    __syncwarp();
+    if (lane == 0) {
+        __threadfence_block();
+        atomicSub(ctl + 2, 1); // this warp's share of the worklist is done
+    }
+    for (;;) {
+        int h = 0, c = 0;
+        if (lane == 0) {
+            for (;;) {
+                h = vctl[0];
+                const int t = min(vctl[1], p.lcap);
+                if (h < t) {
+                    c = min(per, t - h);
+                    atomicAdd(ctl + 2, 1);
+                    if (atomicCAS(ctl, h, h + c) == h)
+                        break;
+                    atomicSub(ctl + 2, 1);
+                    continue;
+                }
+                if (vctl[2] == 0) {
+                    __threadfence_block();
+                    if (vctl[0] >= min(vctl[1], p.lcap)) {
+                        c = -1;
+                        break;
+                    }
+                }
+            }
+        }
+        c = __shfl_sync(0xffffffffu, c, 0);
+        if (c < 0)
+            return;
+        h = __shfl_sync(0xffffffffu, h, 0);
+        if (lane == 0)
+            trace_add(p, TR_LOCAL, 1);
+        const int e = lane / group;
+        const bool has = sub == 0 && e < c;
+        int u = 0;
+        if (has)
+            while ((u = vring[h + e]) < 0)
+                ; // claimed by its producer, written in a moment
+        relax_entry(p, u, has, it, thr, nxt, far, nfar, ring, ctl + 1);
+        __syncwarp();
+        if (lane == 0) {
+            __threadfence_block();
+            atomicSub(ctl + 2, 1);
+        }
+    }
+}
+
 // sssp_step runs step `it` of p with threads tid of nthreads: the grid's
 // (GRID) or one block's. It returns 1, or 0 without doing anything when
 // the run is over (an int: the emulator does not take the predicate
 // constants nvcc emits for a bool result). Every thread takes the same branches: the values it
 // reads at the start were written only before the barrier that ended the
 // step before (or by the leader when all stop). fs (the current far pile)
-// and thr (the threshold) live in registers and are also kept in st, so
-// that a later launch or other blocks can take over.
+// and thr (the threshold) live in registers; fs and the bucket's lower end
+// (from which thr follows) are also kept in st, so that a later launch or
+// other blocks can take over. target is the grid barrier's (GRID).
 //
 // negcheck makes a worklist at step n or later a negative cycle: with an
 // infinite threshold every step is at least one Bellman-Ford round (more
@@ -268,7 +420,7 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
 // without a negative cycle nothing improves from step n-1 on, and the
 // worklist holds only vertices improved in the step before.
 template <bool GRID>
-__device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &fs, int &thr)
+__device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &fs, int &thr, unsigned &target)
 {
     int *st = p.st;
     volatile int *vst = st;
@@ -293,10 +445,22 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         if (leader)
             st[ST_FAR + (fs ^ 1)] = 0;
         int *far = fs ? p.f1 : p.f0, *nfar = st + ST_FAR + fs;
-        // The local queue's half 0 is reset before any thread can push.
+        // The local queue's half 0 (or the ring) is reset before any
+        // thread can push.
         const bool local = GRID && p.local > 0;
-        int *lq = local ? p.lq + 2 : nullptr, *lcnt = p.lq;
-        if (local) {
+        int *lq = nullptr, *lcnt = p.lq;
+        if (local && p.async) {
+            lq = p.lq + 4;
+            lcnt = p.lq + 1;
+            for (int i = threadIdx.x; i < p.lcap; i += blockDim.x)
+                lq[i] = -1;
+            if (threadIdx.x == 0) {
+                p.lq[0] = p.lq[1] = 0;
+                p.lq[2] = blockDim.x / 32;
+            }
+            __syncthreads();
+        } else if (local) {
+            lq = p.lq + 2;
             if (threadIdx.x == 0)
                 lcnt[0] = 0;
             __syncthreads();
@@ -304,25 +468,27 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         // Heavy entries, a whole block each: thread 0 reads the distance
         // and makes the relaxed[] check once for the block, so that all
         // its threads relax from the same distance that relaxed[] records.
-        __shared__ int hu, hdu, hgo;
+        __shared__ int hu, hdu, hgo, hbeg, hend;
         for (int h = GRID ? blockIdx.x : 0; h < nheavy; h += GRID ? gridDim.x : 1) {
             if (threadIdx.x == 0) {
-                const int u = vload(cur + p.n - 1 - h), du = dist_at(p.dist, u);
-                hu = u;
+                int du, beg, end;
+                hu = vload(cur + p.n - 1 - h);
+                hgo = expand(p, hu, du, beg, end);
                 hdu = du;
-                hgo = du < vload(p.relaxed + u);
-                if (hgo)
-                    p.relaxed[u] = du;
+                hbeg = beg;
+                hend = end;
             }
             __syncthreads();
             if (hgo)
-                relax_arcs(p, hu, hdu, threadIdx.x, blockDim.x, it, thr, nxt, far, nfar, lq, lcnt);
+                relax_arcs(p, hu, hdu, hbeg + threadIdx.x, hend, blockDim.x, it, thr, nxt, far, nfar, lq, lcnt);
             __syncthreads();
         }
         relax_list(p, cur, ncur, tid, nthreads, it, thr, nxt, far, nfar, lq, lcnt);
-        if (local)
+        if (local && p.async)
+            local_async(p, it, thr, nxt, far, nfar);
+        else if (local)
             local_rounds(p, it, thr, nxt, far, nfar);
-        step_barrier<GRID>(st);
+        step_barrier<GRID>(st, target);
         return 1;
     }
     const int nfar = vst[ST_FAR + fs];
@@ -332,14 +498,23 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         return 0;
     }
     int *far = fs ? p.f1 : p.f0, *keep = fs ? p.f0 : p.f1;
+    // The least pending far distance: each thread's, then with agg each
+    // warp's (every lane of every warp is here), one atomic per warp.
     int *least = st + ST_MIN + it % 2;
+    int mine = INF;
     for (int i = tid; i < nfar; i += nthreads) {
         const int v = vload(far + i), d = dist_at(p.dist, v);
         if (d < vload(p.relaxed + v))
-            atomicMin(least, d);
+            mine = min(mine, d);
     }
-    step_barrier<GRID>(st);
-    thr = (int)min((long long)vload(least) + p.delta, (long long)INF);
+    if (p.agg)
+        for (int o = 16; o > 0; o >>= 1)
+            mine = min(mine, __shfl_xor_sync(0xffffffffu, mine, o));
+    if ((!p.agg || (threadIdx.x & 31) == 0) && mine < INF)
+        atomicMin(least, mine);
+    step_barrier<GRID>(st, target);
+    const int base = vload(least);
+    thr = threshold(base, p.delta);
     for (int i = tid; i < nfar; i += nthreads) {
         const int v = vload(far + i), d = dist_at(p.dist, v);
         if (d >= vload(p.relaxed + v)) {
@@ -349,15 +524,15 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
             if (atomicMax(p.stamp + v, it + 1) < it + 1)
                 push_vertex(p, nxt, it, v);
         } else {
-            push(keep, st + ST_FAR + (fs ^ 1), v);
+            push(keep, st + ST_FAR + (fs ^ 1), v, p.agg);
         }
     }
     fs ^= 1;
     if (leader) {
         st[ST_FARSEL] = fs;
-        st[ST_THR] = thr;
+        st[ST_BASE] = base;
     }
-    step_barrier<GRID>(st);
+    step_barrier<GRID>(st, target);
     return 1;
 }
 
@@ -370,13 +545,16 @@ __device__ __forceinline__ int opaque(int x)
     return x;
 }
 
-// small tells whether step `it` has at most solo vertices to look at: the
-// worklist, or when it is empty the far pile that the step splits.
-__device__ __forceinline__ bool small(const problem &p, int it, int fs, int solo)
+// work is what step `it` has to look at: the worklist's entries, or when
+// it is empty (split is then set) the far pile that the step splits, then
+// all that is left of the run. The far pile's count is read only then: in
+// a near step the blocks that have started it already add to it.
+__device__ __forceinline__ int work(const problem &p, int it, int fs, bool &split)
 {
     const volatile int *vst = p.st;
     const int ncur = vst[ST_NEAR + it % 3] + vst[ST_HEAVY + it % 3];
-    return (ncur > 0 ? ncur : vst[ST_FAR + fs]) <= solo;
+    split = ncur == 0;
+    return split ? vst[ST_FAR + fs] : ncur;
 }
 
 // init_vertex resets one vertex's distance and bookkeeping.
@@ -405,13 +583,25 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // sssp_run is the persistent kernel of sssp-fast and bf-fast: every block
 // of the grid works on the one problem, steps separated by grid_barrier, so
 // the grid must not exceed the blocks the device keeps resident at once.
-// It returns after `steps` steps or when done; the host relaunches it until
-// st[ST_DONE] is set, which is its only read per launch.
+// It returns after `steps` steps, when done, or before a step whose work()
+// is above hi or, splitting a far pile that is not empty, below lo (never
+// before its first step): the
+// host relaunches
+// it until st[ST_DONE] is set, reading st once per launch, and may change
+// the grid, the block, delta and the other arguments from one launch to
+// the next. That is how a run goes wide: a narrow grid of one block per
+// multiprocessor (cheap grid barriers, local rounds) while the worklist is
+// small, and every block the device holds from when it is large until
+// all that is left of the run (the far pile at a split) is small. Each launch
+// takes its threshold afresh from the bucket's lower end and its own delta;
+// a threshold that changes within a bucket only moves improved vertices
+// between the worklist and the far pile, where they wait for the next
+// split, so any sequence of thresholds reaches the same distances.
 //
 // Solo mode: a grid-wide barrier costs microseconds, a block's barrier a
 // fraction of one, and a grid or a road network spends most of its
 // thousands of steps on worklists that a single block covers in a pass or
-// two. So while a step has at most `solo` vertices to look at (small()),
+// two. So while a step has at most `solo` vertices to look at,
 // block 0 runs the steps alone with __syncthreads between them, and the
 // other blocks wait in the grid barrier that block 0 joins when the
 // worklist outgrows solo (or the run ends, or the launch's steps are
@@ -423,40 +613,56 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 //
 // local > 0 turns on local rounds in grid steps (up to local rounds per
 // step, see the top of this file) with a queue of lcap entries per half in
-// the dynamic shared memory, which the host sizes (2 + 2 lcap ints).
-extern "C" __global__ void __launch_bounds__(1024)
+// the dynamic shared memory, which the host sizes (2 + 2 lcap ints); with
+// async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints).
+// barbase is the grid barrier's count of arrivals when the launch starts
+// (the host reads it from st after the launch before). trace, when not
+// null, receives the TR_* counters. The launch bounds ask for blocks of up
+// to 1024 threads, one of them per multiprocessor at least, which gives
+// the compiler registers enough not to spill (without the 1, ptxas
+// planned for two and spilled).
+extern "C" __global__ void __launch_bounds__(1024, 1)
     sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
              int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
-             int steps, int negcheck, int solo, int heavy, int local, int lcap)
+             int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,
+             unsigned barbase, unsigned long long *trace)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                       negcheck != 0, local, min(lcap, LQ_MAX), lbuf};
+                       negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
+                       preread != 0, true, trace};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
-    int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = vst[ST_THR];
+    int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
+    unsigned target = barbase;
     const int last = it + steps;
-    for (int more = 1; more && it < last;) {
-        if (solo > 0 && small(p, it, fs, solo)) {
-            // Block 0's steps rewrite the words small() just read: wait
+    const bool watch = solo > 0 || lo > 0 || hi < INF; // work() costs a memory round trip per step
+    for (int more = 1, first = 1; more && it < last; first = 0) {
+        bool split = false;
+        const int now = watch ? work(p, it, fs, split) : 0;
+        if (!first && (now > hi || (split && now > 0 && now < lo)))
+            break;
+        if (solo > 0 && now <= solo) {
+            // Block 0's steps rewrite the words work() just read: wait
             // until every block has read them.
-            grid_barrier(st + ST_BAR);
+            grid_barrier(st + ST_BAR, target);
             if (blockIdx.x == 0) {
+                unsigned none = 0; // block barriers only
                 for (int go = 1; go;) {
-                    go = opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr));
+                    go = opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none));
                     it += go;
-                    go = go && it < last && small(p, it, fs, solo);
+                    go = go && it < last && work(p, it, fs, split) <= solo;
                 }
                 if (threadIdx.x == 0)
                     st[ST_STEP] = it;
             }
-            grid_barrier(st + ST_BAR); // also orders block 0's ST_STEP before its reads
+            grid_barrier(st + ST_BAR, target); // also orders block 0's ST_STEP before its reads
             it = vst[ST_STEP];
             fs = vst[ST_FARSEL];
-            thr = vst[ST_THR];
+            thr = threshold(vst[ST_BASE], delta);
             more = opaque(vst[ST_DONE] == 0);
         } else {
-            more = opaque(sssp_step<true>(p, tid, nthreads, it, fs, thr));
+            more = opaque(sssp_step<true>(p, tid, nthreads, it, fs, thr, target));
             it += more;
         }
     }
@@ -468,7 +674,8 @@ extern "C" __global__ void __launch_bounds__(1024)
 // (count x n packed words): each block takes the next source from *next
 // and runs sssp_step's block form on it with its own scratch (7n ints per
 // block: relaxed, stamp, infar, two worklists, two far piles), then takes
-// another, until the batch is done.
+// another, until the batch is done. Its counters are in shared memory,
+// whose atomics are cheap: it claims worklist slots one lane at a time.
 extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
                                       long long *slab, int first, int count, int *scratch, int *next, int delta, int group,
                                       int heavy)
@@ -484,6 +691,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
         const int j = job;
         if (j >= count)
             return;
+        const int src = first + j;
         long long *dist = slab + (size_t)j * n;
         for (int v = threadIdx.x; v < n; v += blockDim.x)
             init_vertex(v, dist, relaxed, stamp, infar);
@@ -491,17 +699,17 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
             st[threadIdx.x] = threadIdx.x == ST_MIN || threadIdx.x == ST_MIN + 1 ? INF : 0;
         __syncthreads();
         if (threadIdx.x == 0) {
-            const int src = first + j;
             dist[src] = pack(0, NIL);
             stamp[src] = 0;
             q0[0] = src;
             st[ST_NEAR] = 1;
-            st[ST_THR] = delta;
         }
         __syncthreads();
-        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy, false, 0, 0, nullptr};
-        int fs = 0, thr = delta;
-        for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr)); it++)
+        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
+                           false, 0, 0, nullptr, false, true, false, nullptr};
+        int fs = 0, thr = threshold(0, delta);
+        unsigned none = 0; // block barriers only
+        for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
             ;
         __syncthreads();
     }

@@ -95,17 +95,31 @@ func (s Suite) Run(ctx context.Context) error {
 	return b.streamed(ctx)
 }
 
-// SSSPGraphs are the generated graphs `--sssp-graphs` names, with the
-// weights 1..1000 of road networks: the 1024×1024 grid, R-MAT scale 20
+// SSSPGraphs are the generated graphs `--sssp-graphs` names: with the
+// weights 1..1000 of road networks, the 1024×1024 grid, R-MAT scale 20
 // with edge factor 16 (Graph500's parameters), and a road-like graph of
-// DIMACS NY's size (264,346 vertices, 733,846 arcs; Bodra's Table 1).
-var SSSPGraphs = map[string]func() (*graph.Graph, error){
-	"grid1024": func() (*graph.Graph, error) { return graph.Grid(1024, 1024, roadWeights, 1) },
-	"rmat20":   func() (*graph.Graph, error) { return graph.RMAT(20, 16, graph.Graph500, roadWeights, 1) },
-	"road264k": func() (*graph.Graph, error) { return graph.RoadLike(264346, 733846, roadWeights, 1) },
-}
+// DIMACS NY's size (264,346 vertices, 733,846 arcs; Bodra's Table 1);
+// and deg7-1m .. deg7-10m, the graphs of [Musap 2016] §2.9 as notebook 02
+// builds them (k million vertices of out-degree 7, weights 1..10, the
+// notebook's first graph of each size).
+var SSSPGraphs = func() map[string]func() (*graph.Graph, error) {
+	gs := map[string]func() (*graph.Graph, error){
+		"grid1024": func() (*graph.Graph, error) { return graph.Grid(1024, 1024, roadWeights, 1) },
+		"rmat20":   func() (*graph.Graph, error) { return graph.RMAT(20, 16, graph.Graph500, roadWeights, 1) },
+		"road264k": func() (*graph.Graph, error) { return graph.RoadLike(264346, 733846, roadWeights, 1) },
+	}
+	for k := 1; k <= 10; k++ {
+		gs[fmt.Sprintf("deg7-%dm", k)] = func() (*graph.Graph, error) {
+			return graph.ConstantDegree(k*1_000_000, 7, deg7Weights, 2016)
+		}
+	}
+	return gs
+}()
 
-var roadWeights = graph.WeightRange{Min: 1, Max: 1000}
+var (
+	roadWeights = graph.WeightRange{Min: 1, Max: 1000}
+	deg7Weights = graph.WeightRange{Min: 1, Max: 10}
+)
 
 // SSSPGraphNames lists the keys of SSSPGraphs, sorted.
 func SSSPGraphNames() []string {
