@@ -15,7 +15,6 @@ func init() {
 		"AutoLayout":         reflect.ValueOf(display.AutoLayout),
 		"BFTrace":            reflect.ValueOf(display.BFTrace),
 		"BlockedFW":          reflect.ValueOf(display.BlockedFW),
-		"Build":              reflect.ValueOf(display.Build),
 		"CSR":                reflect.ValueOf(display.CSR),
 		"CircleLayout":       reflect.ValueOf(display.CircleLayout),
 		"Column":             reflect.ValueOf(display.Column),

@@ -50,9 +50,6 @@
 // fixed its scale, titles wrap, and the legend goes where it hides no
 // data. Graph drawings wrap their titles and place weights off crossings.
 //
-// Build names the pathnotes build and its git commit, which the first cell
-// of every sample notebook prints beside the GPU.
-//
 // Views are built with chained calls (display.Graph(g).Path(p)) and never
 // panic: a bad argument is remembered, shown in place of the view, and
 // returned by the view's Err method and by Show.

@@ -833,7 +833,6 @@ func both(vs []int, a, b []float64) ([]float64, []float64, []float64) {
 	return xs, as, bs
 }
 
-''' + common.SECONDS_CELL + r'''
 
 // rebuild runs one density class: every thesis row within this scale's
 // caps, on a GNM graph with the thesis's |V| and |E|. It shows the rebuilt
@@ -886,16 +885,16 @@ func rebuild(c densityClass) *outcome {
 			}
 		}
 		out.V, out.CPU, out.V1, out.V2 = append(out.V, row.V), append(out.CPU, cpuT), append(out.V1, v1T), append(out.V2, v2T)
-		cells := []any{row.V, row.E, row.Rho, row.CPU, secondsCell(cpuT, false), row.V1, secondsCell(v1T, true)}
+		cells := []any{row.V, row.E, row.Rho, row.CPU, machine.Seconds(cpuT, false), row.V1, machine.Seconds(v1T, true)}
 		if withKernels {
-			cells = append(cells, secondsCell(k1, true))
+			cells = append(cells, machine.Seconds(k1, true))
 		}
-		cells = append(cells, row.V2, secondsCell(v2T, true))
+		cells = append(cells, row.V2, machine.Seconds(v2T, true))
 		if withKernels {
-			cells = append(cells, secondsCell(k2, true))
+			cells = append(cells, machine.Seconds(k2, true))
 		}
 		times.Add(cells...)
-		speed.Add(row.V, row.CPUOverV1, row.V1OverV2, secondsCell(cpuT, false), secondsCell(v1T, true), secondsCell(v2T, true))
+		speed.Add(row.V, row.CPUOverV1, row.V1OverV2, machine.Seconds(cpuT, false), machine.Seconds(v1T, true), machine.Seconds(v2T, true))
 	}
 	for _, t := range []*display.Table{times, speed} {
 		t.Note("thesis: Intel Core i5-760 and NVIDIA Tesla C2050/C2070; mean of 2 runs; clock() around the call, GPU times with a device reset")

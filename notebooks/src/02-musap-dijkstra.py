@@ -1098,28 +1098,22 @@ import (
 )
 
 // meanGPU runs a single-source variant up to three times (once when a run
-// takes a second or more), checks each result against ref, and returns
-// the mean wall and kernel seconds and the last run's Stats.
+// takes a second or more, see lab.Mean), checks each result against ref,
+// and returns the mean wall and kernel seconds and the last run's Stats.
 func meanGPU(name string, g *graph.Graph, ref *graph.SingleSource) (float64, float64, gpu.Stats) {
-	var wall, kernel float64
 	var st gpu.Stats
-	runs := 0
-	for runs < 3 {
+	wall, kernel := lab.Mean(func() gpu.Stats {
 		st = gpu.Stats{}
 		got, err := gpu.SingleSource(Ctx(), name, g, 0, gpu.Options{Device: dev, Stats: &st})
 		if err != nil {
 			panic(fmt.Sprintf("%s on %s: %v", name, g.Name(), err))
 		}
 		check(got.SameDistances(ref), "%s on %s:\n%s", name, g.Name(), got.Diff(ref, 5))
-		wall, kernel, runs = wall+st.Wall.Seconds(), kernel+st.Kernel.Seconds(), runs+1
-		if st.Wall >= time.Second {
-			break
-		}
-	}
-	return wall / float64(runs), kernel / float64(runs), st
+		return st
+	})
+	return wall, kernel, st
 }
 
-''' + common.SECONDS_CELL + r'''
 
 _, fastErr := gpu.Lookup("sssp-fast")
 if fastErr != nil {
@@ -1188,7 +1182,7 @@ for i := 1; i <= 10; i++ {
 		}
 	}
 	rows = append(rows, row)
-	cells := []any{n, n * degree, graphsPerN, row.CPU, secondsCell(row.Kernel, true), secondsCell(row.Wall, true), secondsCell(row.Iterations, true)}
+	cells := []any{n, n * degree, graphsPerN, row.CPU, machine.Seconds(row.Kernel, true), machine.Seconds(row.Wall, true), machine.Seconds(row.Iterations, true)}
 	if withFast {
 		cells = append(cells, row.FastKernel, row.FastWall)
 	}

@@ -548,21 +548,6 @@ on nyc.
 code(r'''
 import "time"
 
-// mean runs f up to three times, once when a run takes a second or more,
-// and returns the mean wall and kernel seconds.
-func mean(f func() gpu.Stats) (float64, float64) {
-	var wall, kernel float64
-	runs := 0
-	for runs < 3 {
-		st := f()
-		wall, kernel, runs = wall+st.Wall.Seconds(), kernel+st.Kernel.Seconds(), runs+1
-		if st.Wall >= time.Second {
-			break
-		}
-	}
-	return wall / float64(runs), kernel / float64(runs)
-}
-
 // cpuSeconds times f once on the host.
 func cpuSeconds(f func()) float64 {
 	t0 := time.Now()
@@ -570,15 +555,13 @@ func cpuSeconds(f func()) float64 {
 	return time.Since(t0).Seconds()
 }
 
-''' + common.SECONDS_CELL + r'''
-
 // capped is a cell of Tables 1 and 3: the seconds measured, or, for a run
 // left out because it would exceed the cap, its estimate.
 func capped(seconds, estimate float64) any {
 	if seconds == 0 && estimate > 0 && noGPU == "" {
 		return fmt.Sprintf("not run: ≈ %.3g s", estimate)
 	}
-	return secondsCell(seconds, true)
+	return machine.Seconds(seconds, true)
 }
 
 // bfTime is one variant's times on one road stand-in.
@@ -630,7 +613,7 @@ for i, d := range roadSets {
 			if !ee && t.Estimate > 0 {
 				continue // over the cap
 			}
-			w, k := mean(func() gpu.Stats {
+			w, k := lab.Mean(func() gpu.Stats {
 				r, st := solveSSSP(name, g, source, gpu.Options{EarlyExit: ee})
 				check(r.SameDistances(ref), "%s (early exit %v) on %s:\n%s", name, ee, g.Name(), r.Diff(ref, 5))
 				if ee {
@@ -650,10 +633,10 @@ for i, d := range roadSets {
 	t1.Add(d.Name, g.N(), g.M(), p[0], p[1], p[2],
 		capped(h[gpu.VariantBFNaive].Wall, h[gpu.VariantBFNaive].Estimate), capped(h[gpu.VariantBFStride].Wall, h[gpu.VariantBFStride].Estimate),
 		capped(h[gpu.VariantBFFlag].Wall, h[gpu.VariantBFFlag].Estimate),
-		secondsCell(h[gpu.VariantBFNaive].Kernel, true), secondsCell(h[gpu.VariantBFStride].Kernel, true), secondsCell(h[gpu.VariantBFFlag].Kernel, true),
+		machine.Seconds(h[gpu.VariantBFNaive].Kernel, true), machine.Seconds(h[gpu.VariantBFStride].Kernel, true), machine.Seconds(h[gpu.VariantBFFlag].Kernel, true),
 		dij, bfc)
-	early.Add(d.Name, h[gpu.VariantBFFlag].Passes, g.N()-1, secondsCell(h[gpu.VariantBFNaive].EarlyWall, true),
-		secondsCell(h[gpu.VariantBFStride].EarlyWall, true), secondsCell(h[gpu.VariantBFFlag].EarlyWall, true))
+	early.Add(d.Name, h[gpu.VariantBFFlag].Passes, g.N()-1, machine.Seconds(h[gpu.VariantBFNaive].EarlyWall, true),
+		machine.Seconds(h[gpu.VariantBFStride].EarlyWall, true), machine.Seconds(h[gpu.VariantBFFlag].EarlyWall, true))
 }
 t1.Note("paper: DIMACS road networks on an unnamed GeForce, CUDA events around allocation, copies and kernels; CPU 22 min on nyc, not run on the others")
 t1.Note(fmt.Sprintf("here: synthetic road stand-ins (graph.RoadLike with Table 1's |V| and |E|, × %.3g), source %d; %s; %s; every result has cpu.Dijkstra's distances", roadF, source, host, gpuHost))
@@ -957,7 +940,7 @@ if noGPU == "" {
 					continue
 				}
 			}
-			w, k := mean(func() gpu.Stats {
+			w, k := lab.Mean(func() gpu.Stats {
 				r, st := solveGPU(name, g, false)
 				switch {
 				case fwRefs[i] == nil && g.N() <= 4096:
@@ -987,7 +970,7 @@ for _, name := range fwVariants {
 		row = append(row, capped(fwWall[name][i], fwEstimate[name][i]))
 	}
 	for i := range snaps {
-		row = append(row, secondsCell(fwKernel[name][i], true))
+		row = append(row, machine.Seconds(fwKernel[name][i], true))
 	}
 	t3.Add(row...)
 }
@@ -1076,7 +1059,7 @@ for _, r := range fwRatios {
 		if a > 0 && b > 0 {
 			derived[r.What][i] = a / b
 		}
-		row = append(row, secondsCell(derived[r.What][i], true))
+		row = append(row, machine.Seconds(derived[r.What][i], true))
 	}
 	rt.Add(row...)
 }
@@ -1161,7 +1144,7 @@ for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"}
 		solve(targets[0], gpu.Options{Device: dev}) // untimed: loads the variant's module
 	}
 	for _, t := range targets {
-		w, k := mean(func() gpu.Stats {
+		w, k := lab.Mean(func() gpu.Stats {
 			var st gpu.Stats
 			solve(t, gpu.Options{Device: dev, Stats: &st})
 			return st

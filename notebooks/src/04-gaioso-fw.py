@@ -401,7 +401,6 @@ runsAt := func(name string, n, k int) int {
 	return runs
 }
 
-''' + common.SECONDS_CELL + r'''
 
 // The reference runs first: the sequential program, else fw-blocked.
 runOrder := []string{"sequential", gpu.VariantFWBlocked, gpu.VariantFWHN, gpu.VariantFWGaioso}
@@ -428,7 +427,7 @@ for i, n := range sizes {
 		}
 		row := []any{n, g.M()}
 		for _, name := range impls {
-			row = append(row, secondsCell(kernel[name], name != "sequential"))
+			row = append(row, machine.Seconds(kernel[name], name != "sequential"))
 		}
 		perDensity.Add(row...)
 	}
@@ -485,9 +484,9 @@ for i, n := range sizes {
 		}
 	}
 	hn, kk, ga := mean[gpu.VariantFWHN][i], mean[gpu.VariantFWBlocked][i], mean[gpu.VariantFWGaioso][i]
-	times.Add(n, secondsCell(mean["sequential"][i].Wall, false), secondsCell(hn.Kernel, true), secondsCell(hn.Wall, true),
-		secondsCell(kk.Kernel, true), secondsCell(kk.Wall, true), secondsCell(ga.Kernel, true), secondsCell(ga.Wall, true))
-	ups.Add(n, secondsCell(seq, false), how, secondsCell(hn.Kernel, true), secondsCell(kk.Kernel, true), secondsCell(ga.Kernel, true))
+	times.Add(n, machine.Seconds(mean["sequential"][i].Wall, false), machine.Seconds(hn.Kernel, true), machine.Seconds(hn.Wall, true),
+		machine.Seconds(kk.Kernel, true), machine.Seconds(kk.Wall, true), machine.Seconds(ga.Kernel, true), machine.Seconds(ga.Wall, true))
+	ups.Add(n, machine.Seconds(seq, false), how, machine.Seconds(hn.Kernel, true), machine.Seconds(kk.Kernel, true), machine.Seconds(ga.Kernel, true))
 	if ga.Kernel > 0 {
 		if seq > 0 {
 			seqX, seqS = append(seqX, float64(n)), append(seqS, seq/ga.Kernel)
@@ -606,10 +605,10 @@ for _, c := range claims {
 		xs, ys = kkX, kkS
 	}
 	if c.V == 0 {
-		compare.Add(c.What, "mean", c.Times, "mean", secondsCell(meanOf(ys), true))
+		compare.Add(c.What, "mean", c.Times, "mean", machine.Seconds(meanOf(ys), true))
 		continue
 	}
-	compare.Add(c.What, c.V, c.Times, max(int(float64(c.V)*scale), 2), secondsCell(at(xs, ys, c.V), true))
+	compare.Add(c.What, c.V, c.Times, max(int(float64(c.V)*scale), 2), machine.Seconds(at(xs, ys, c.V), true))
 }
 compare.Note("over sequential above the CPU's cap uses the extrapolated sequential time; the paper's 149× is at |E| = 600|V|, ours the mean over densities")
 if err := display.Show(compare); err != nil {
@@ -652,7 +651,7 @@ persist := display.NewTable("fw-blocked ÷ fw-gaioso, kernel time", "|V|", "fw-b
 var ratios []float64
 for i, n := range sizes {
 	kk, ga := mean[gpu.VariantFWBlocked][i].Kernel, mean[gpu.VariantFWGaioso][i].Kernel
-	persist.Add(n, secondsCell(kk, true), secondsCell(ga, true))
+	persist.Add(n, machine.Seconds(kk, true), machine.Seconds(ga, true))
 	if kk > 0 && ga > 0 {
 		ratios = append(ratios, kk/ga)
 	}

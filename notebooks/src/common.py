@@ -146,7 +146,7 @@ if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
 
 
 # HEADER_NOTE ends every notebook's title, and HEADER is the code cell right
-# after it: the pathnotes build (display.Build, with its commit) and the GPU
+# after it: the pathnotes build (lab.Build, with its commit) and the GPU
 # driver and devices (gpu.Describe) that produced the outputs.
 HEADER_NOTE = """The first code cell, right below, names the pathnotes commit that produced this notebook's
 outputs and the GPU behind them: its driver (with the NVIDIA driver's version) and its device."""
@@ -157,7 +157,7 @@ HEADER_NOTE_CLEAN = """The notebook comes without outputs: you make them by runn
 right below, names the pathnotes build you run and the GPU behind it: its driver (with the NVIDIA
 driver's version) and its device."""
 
-HEADER = r'''fmt.Println(display.Build())
+HEADER = r'''fmt.Println(lab.Build())
 fmt.Println(gpu.Describe())'''
 
 
@@ -180,30 +180,6 @@ def title(nb, text, emulated=()):
 
 # The Go helpers below are pasted into the first cells of the notebooks that
 # use them, each as one block without a trailing newline.
-
-CPU_MODEL = r'''// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH + " processor (model unknown)"
-}'''
-
-SHORT_REASON = r'''// shortReason keeps the first clause of a GPU error: table cells are narrow.
-func shortReason(err error) string {
-	if errors.Is(err, gpu.ErrNoCUDA) {
-		return "built without CUDA"
-	}
-	s := strings.TrimPrefix(err.Error(), "gpu: ")
-	if i := strings.Index(s, ";"); i > 0 {
-		s = s[:i]
-	}
-	return s
-}'''
 
 CHECK = r'''// check panics with the formatted message unless ok.
 func check(ok bool, format string, args ...any) {
@@ -232,17 +208,6 @@ func solveGPU(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stat
 		panic(fmt.Sprintf("%s on %s (|V|=%d, |E|=%d): %v", name, g.Name(), g.N(), g.M(), err))
 	}
 	return r, st
-}'''
-
-SECONDS_CELL = r'''// secondsCell is a time for a table, or what to show instead.
-func secondsCell(s float64, gpuSide bool) any {
-	switch {
-	case gpuSide && noGPU != "":
-		return noGPU
-	case s == 0:
-		return "—"
-	}
-	return s
 }'''
 
 # RACE times a racing kernel against its atomicMin twin (Figure 1 of [Bodra],
@@ -276,47 +241,31 @@ func raceVerdict(device string, plainWrong, atomicWrong, launches int) {
 
 SCALE_POSITIVE = scale_cell("!(v > 0)", "a positive number such as 0.05 or 1")
 
-# MACHINE starts the cell that says which CPU produced the outputs (HEADER
-# has named the GPU): it ends with dev and gpuErr from gpu.Default().
-MACHINE = r'''import (
-	"errors"
+
+def machine(what, emu, decls=""):
+    """The Go of a notebook's machine cell, which says which CPU produced the
+    outputs (HEADER has named the GPU): lab.OpenMachine names the CPU and
+    opens the default GPU device (what names the GPU side in the lines it
+    prints, as "GPU variants"), and the cell keeps what the cells after it
+    read in dev, gpuErr, noGPU, gpuTag, gpuHost and host; then come the
+    declarations decls (which end with a newline) and emu, the emulator's
+    case: Go lines that shrink the experiment and print what runs there."""
+    return r"""// The packages the notebook's cells use, imported once for all of them.
+import (
 	"runtime"
 	"strings"
 )
 
-''' + CPU_MODEL + '''
-
-''' + SHORT_REASON + r'''
-
-host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
-fmt.Println("CPU:", host)
-
-dev, gpuErr := gpu.Default()'''
-
-
-def machine(what, emu, decls=""):
-    """The Go of a notebook's machine cell: MACHINE, then noGPU, gpuTag and
-    gpuHost (and the declarations decls, which end with a newline), set by a
-    switch on the device. what names the GPU side in the printed lines ("GPU
-    variants"); emu is the emulator's case: Go lines that shrink the
-    experiment and print what runs there."""
-    return MACHINE + r"""
-noGPU := ""   // what the GPU cells say when there is no GPU
-gpuTag := ""  // added to the GPU columns' "(here" on the emulator
-gpuHost := "" // the GPU side of the notes under the tables
-""" + ("\n" + decls if decls else "") + r"""switch {
-case gpuErr != nil:
-	noGPU = "no GPU: " + shortReason(gpuErr)
-	gpuHost = noGPU
-	fmt.Println(noGPU + " (the GPU columns say so; only the CPU runs)")
-case dev.Driver() == "emu":
-	gpuTag = ", emulator"
-	gpuHost = "WHAT on the " + dev.Info().Name + ": wall time on the CPU, not GPU time"
-""".replace("WHAT", what) + emu.strip("\n") + r"""
-default:
-	gpuHost = dev.Info().Name + " (" + dev.Driver() + " driver)"
-	fmt.Println("WHAT on", gpuHost)
-}""".replace("WHAT", what)
+machine := lab.OpenMachine("WHAT")
+fmt.Println(machine)
+dev, gpuErr := machine.Device, machine.Err
+noGPU := machine.NoGPU // what the GPU cells say when there is no GPU
+gpuTag := machine.Tag  // added to the GPU columns' "(here" on the emulator
+gpuHost := machine.GPU // the GPU side of the notes under the tables
+host := machine.CPU    // the CPU side
+""".replace("WHAT", what) + ("\n" + decls if decls else "") + r"""if machine.Emulated() {
+""" + emu.strip("\n") + r"""
+}"""
 
 
 
