@@ -981,6 +981,41 @@ measuredHere["medium"] = rebuild(classes[2])
 ''')
 
 md(r'''
+### The CPU column beyond |V| = 2000, run apart
+
+The thesis ran its CPU triple loop up to |V| = 12,500, for 24,007 s (6.7 hours) on the dense graph
+alone; this notebook stops at 2000 (`cpuMaxN`). `notebooks/internal/capped` runs the larger ones
+apart on the host of a GPU machine, the same graphs, `fw-cpu-as-written` with Π, one run each on
+a core of its own (several at once), each verified, as far as its time limit allows, and writes
+`notebooks/capped.json`; this cell shows what that file holds beside the thesis's times.
+''')
+
+code(r'''
+''' + common.APART + r'''
+
+apart, mine := readApart("01-karaula-fw")
+if apart == nil || len(mine) == 0 {
+	fmt.Println(notRunApart)
+} else {
+	thesisCPU := map[string]float64{} // "dense 5000" → the thesis's seconds
+	for _, c := range classes {
+		for _, t := range c.Rows {
+			thesisCPU[fmt.Sprintf("%s %d", c.Name, t.V)] = t.CPU
+		}
+	}
+	ta := display.NewTable("Tables 1, 3 and 5: the CPU column beyond |V| = 2000, run apart, seconds", "table", "class and |V|", "|E|",
+		"CPU (thesis)", "CPU (apart)").Ratio("thesis ÷ apart", "CPU (thesis)", "CPU (apart)")
+	for _, r := range mine {
+		row := r["row"].(string)
+		ta.Add(r["table"], row, int(r["m"].(float64)), thesisCPU[row], r["wall_s"])
+	}
+	ta.Note(fmt.Sprintf("run apart by notebooks/internal/capped, %s, on %s: fw-cpu-as-written with Π, one run each on a core of its own, several at once; every result verified", apart.Build, apart.Host))
+	ta.Note("thesis: Intel Core i5-760, mean of 2 runs")
+	display.Show(ta)
+}
+''')
+
+md(r'''
 ### Why v2 is faster: a profile
 
 The times say that CUDA v2 wins; a profile of the launches says why. The `%%profile` cell below

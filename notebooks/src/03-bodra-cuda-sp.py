@@ -985,6 +985,43 @@ t3
 ''')
 
 md(r'''
+### The cells over the cap, run apart
+
+A notebook run on one card stops short of the cells above marked "not run": together they would
+add about 25 minutes. `notebooks/internal/capped` runs them apart on a card, the same graphs and
+variants with the report's |V|−1 passes, one run each, every GPU of the host taking one at a
+time, each result checked as above, and writes `notebooks/capped.json`; this cell shows what that
+file holds, beside the report's time and the estimate.
+''')
+
+code(r'''
+''' + common.APART + r'''
+
+apart, mine := readApart("03-bodra-cuda-sp")
+if apart == nil || len(mine) == 0 {
+	fmt.Println(notRunApart)
+} else {
+	// The report's column of each variant in Table 1, of each graph in Table 3.
+	t1Col := map[string]int{gpu.VariantBFNaive: 0, gpu.VariantBFStride: 1, gpu.VariantBFFlag: 2}
+	t3Col := map[string]int{"gnutella04": 0, "gnutella25": 1, "gnutella30": 2}
+	ta := display.NewTable("Tables 1 and 3: the cells over the cap, run apart, seconds", "table", "dataset", "variant",
+		"|V|", "|E|", "paper", "estimate", "wall (apart)", "kernels (apart)", "card")
+	for _, r := range mine {
+		table, row, variant := r["table"].(string), r["row"].(string), r["column"].(string)
+		paper := table3[variant][t3Col[row]]
+		if table == "Table 1" {
+			paper = table1[row][t1Col[variant]]
+		}
+		ta.Add(table, row, variant, int(r["n"].(float64)), int(r["m"].(float64)), paper, r["estimate_s"], r["wall_s"], r["kernel_s"], r["device"])
+	}
+	ta.Note(fmt.Sprintf("run apart by notebooks/internal/capped, %s, on %s (%s); one run each", apart.Build, strings.Join(apart.GPUs, ", "), apart.Host))
+	ta.Note("estimate: the H100 run's, from the next smaller graph, as in the tables above")
+	ta.Note("checked: Table 1 against cpu.Dijkstra, Table 3 against fw-blocked's matrix, itself checked on 64 sampled rows")
+	display.Show(ta)
+}
+''')
+
+md(r'''
 ### Why: a profile of Naive, Tiled and Tiled Shared
 
 The `%%profile` cell runs three of the versions on one 128-vertex graph and shows their kernels

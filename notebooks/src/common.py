@@ -210,6 +210,60 @@ func solveGPU(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stat
 	return r, st
 }'''
 
+# APART reads capped.json, which notebooks/internal/capped writes on a card:
+# the cells that a notebook's caps leave out at scale 1, run apart.
+APART = r'''import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"sort"
+)
+
+// apartFile is what notebooks/internal/capped wrote: the build, the host,
+// the cards, and one result a cell run apart.
+type apartFile struct {
+	Build, Host string
+	GPUs        []string
+	Results     []map[string]any
+}
+
+// readApart returns capped.json and those of its results that belong to
+// notebook, or nil when the file is not there (capped has not run).
+func readApart(notebook string) (*apartFile, []map[string]any) {
+	b, err := os.ReadFile("capped.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		panic(err)
+	}
+	var f apartFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		panic(fmt.Sprintf("capped.json: %v", err))
+	}
+	var mine []map[string]any
+	for _, r := range f.Results {
+		if r["notebook"] == notebook {
+			mine = append(mine, r)
+		}
+	}
+	// In the tables' order: by table, then |V|, then variant.
+	sort.SliceStable(mine, func(i, j int) bool {
+		a, b := mine[i], mine[j]
+		if a["table"] != b["table"] {
+			return a["table"].(string) < b["table"].(string)
+		}
+		if a["n"] != b["n"] {
+			return a["n"].(float64) < b["n"].(float64)
+		}
+		return a["column"].(string) < b["column"].(string)
+	})
+	return &f, mine
+}
+
+// notRunApart is what a "run apart" cell prints before capped has run.
+const notRunApart = "Not run apart yet: \"notebooks/card-run.sh BINARY OUTDIR capped\" runs these cells on a card; its capped.json goes to notebooks/."'''
+
 # RACE times a racing kernel against its atomicMin twin (Figure 1 of [Bodra],
 # §2.7 of [Musap 2016]); it needs CHECK.
 RACE = r'''// raceRuns launches a racing kernel launches times: run shuffles the
