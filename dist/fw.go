@@ -629,6 +629,19 @@ func (r *rank) packCol(col0, gap int, dst *gpu.Buffer) error {
 	return r.copyBlock(r.lr-gap-Tile, Tile, src(gap+Tile), r.lc, at(dst, gap, 0, Tile), Tile)
 }
 
+// begin tells every rank, in the background, that this one has begun a
+// round; the channel gives the exchange's error once every rank has said
+// the same (an AllGather of the control plane, a message to rank 0 and
+// back, hidden behind the round's work).
+func (r *rank) begin() <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		_, err := r.Control.AllGather(r.ctx, nil)
+		ch <- err
+	}()
+	return ch
+}
+
 // roundHook, when set (by tests), is called on every rank after it
 // queued each round.
 var roundHook func(rank, round int)
@@ -642,6 +655,7 @@ func (r *rank) rounds() error {
 	if err := r.pivot(0); err != nil {
 		return err
 	}
+	var began <-chan error
 	for K := range r.nb {
 		// One round in flight: the previous round's update and this
 		// round's panels end before the host queues more. A stopped run
@@ -652,6 +666,16 @@ func (r *rank) rounds() error {
 		if err := r.Transport.Join(); err != nil {
 			return err
 		}
+		// No rank begins round K before every rank has begun round K-1,
+		// so that a rank that dies stops the others within a round of
+		// where it was, however late the news of its death comes: a
+		// rank's panels may not be needed again for many rounds.
+		if began != nil {
+			if err := <-began; err != nil {
+				return err
+			}
+		}
+		began = r.begin()
 		slot := K % 2
 		inR, inC := r.inRow(K), r.inCol(K)
 		A := r.col[slot][b2i(inR)]
@@ -696,6 +720,9 @@ func (r *rank) rounds() error {
 		if roundHook != nil {
 			roundHook(r.Control.Rank(), K)
 		}
+	}
+	if err := <-began; err != nil {
+		return err
 	}
 	return r.Transport.Fence(r.ctx)
 }
