@@ -302,3 +302,67 @@ func TestStandIns(t *testing.T) {
 		t.Errorf("Sinks = %d, want 2 (vertices 2 and 3)", Sinks(sink))
 	}
 }
+
+func TestAgree(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.FromArcs(3, []graph.Arc{{From: 0, To: 1, Weight: 1}, {From: 1, To: 2, Weight: 1}, {From: 0, To: 2, Weight: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	if got, err := Agree(ctx, g, same, ref); err != nil || got != "same D and Π" {
+		t.Errorf("the same result: %q, %v", got, err)
+	}
+	// 0 → 2 ties: directly or through 1; the other Π is also right.
+	tie, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	if tie.Pred[2] == 0 {
+		tie.Pred[2] = 1
+	} else {
+		tie.Pred[2] = 0
+	}
+	if got, err := Agree(ctx, g, tie, ref); err != nil || got != "same D; Π differs on ties, verified" {
+		t.Errorf("a tie broken the other way: %q, %v", got, err)
+	}
+	bad, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	bad.Pred[1] = 2 // 0 → 1 through 2: no such arc
+	if _, err := Agree(ctx, g, bad, ref); err == nil {
+		t.Error("a wrong Π passed")
+	}
+	far, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	far.Dist[2] = 3
+	if _, err := Agree(ctx, g, far, ref); err == nil || !strings.Contains(err.Error(), "differ") {
+		t.Errorf("a wrong distance: %v", err)
+	}
+}
+
+func TestMachineAllPairs(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.GNM(45, 200, graph.WeightRange{Min: 1, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = g.WithName("G45")
+	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openMachine("GPU variants", gpu.Emulator)
+	if m.Err != nil {
+		t.Fatal(m.Err)
+	}
+	r, st, err := m.AllPairs(ctx, gpu.VariantFWBlocked, g, true)
+	if err != nil || !r.SameDistances(ref) || r.Pred == nil || st.Launches == 0 {
+		t.Fatalf("fw-blocked on the emulator: %v, %+v", err, st)
+	}
+	if _, _, err := m.AllPairs(ctx, "no-such-variant", g, false); err == nil || !strings.Contains(err.Error(), "no-such-variant on G45 (|V|=45, |E|=200)") {
+		t.Errorf("an unknown variant: %v", err)
+	}
+	none := openMachine("GPU variants", func() (*gpu.Device, error) { return nil, gpu.ErrNoCUDA })
+	if _, _, err := none.AllPairs(ctx, gpu.VariantFWBlocked, g, false); err == nil || !strings.Contains(err.Error(), "no GPU") {
+		t.Errorf("without a device: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -53,4 +54,21 @@ func OnHost(solve func() (*graph.AllPairs, error)) AllPairsRun {
 		el := time.Since(t0)
 		return r, gpu.Stats{Wall: el, Kernel: el}, err
 	}
+}
+
+// Agree checks r against the reference ref on g: the same distances, and
+// a Π that VerifyWorkers accepts (on every core), whichever way it breaks
+// ties. It says whether Π is ref's too: "same D and Π", or "same D; Π
+// differs on ties, verified".
+func Agree(ctx context.Context, g *graph.Graph, r, ref *graph.AllPairs) (string, error) {
+	if !r.SameDistances(ref) {
+		return "", fmt.Errorf("%s and %s differ on %s (|V|=%d):\n%s", r.Solver, ref.Solver, g.Name(), g.N(), r.Diff(ref, 5))
+	}
+	if err := r.VerifyWorkers(ctx, g, 0); err != nil {
+		return "", fmt.Errorf("%s: %w", r.Solver, err)
+	}
+	if r.Equal(ref) {
+		return "same D and Π", nil
+	}
+	return "same D; Π differs on ties, verified", nil
 }

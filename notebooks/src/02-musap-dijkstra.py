@@ -959,8 +959,6 @@ __global__ void relaxAtomic(const int *V, const int *E, const int *W, int *C, co
 code(r'''
 import "math/rand/v2"
 
-''' + common.RACE + r'''
-
 // starGraph is s = 0 → 1..k (weight 1) and i → t = k+1 for every i, the
 // weights of the arcs into t being 1..k.
 func starGraph(k int) *graph.Graph {
@@ -1016,7 +1014,7 @@ for _, k := range []int{32, 1024, 1 << 16} {
 		panic(err)
 	}
 	for _, name := range []string{"relaxWrong", "relaxAtomic"} {
-		bad, worst := raceRuns(raceLaunches, 2, func() int32 {
+		bad, worst := lab.RaceRuns(raceLaunches, 2, func() int32 {
 			rng.Shuffle(k, func(i, j int) { intoT[i], intoT[j] = intoT[j], intoT[i] })
 			copy(weightsW[k:], intoT)
 			if err := wW.CopyInt32s(weightsW); err != nil {
@@ -1038,7 +1036,11 @@ for _, k := range []int{32, 1024, 1 << 16} {
 if err := display.Show(raceRows); err != nil {
 	panic(err)
 }
-raceVerdict(dev.Info().Name, wrongTotal["relaxWrong"], wrongTotal["relaxAtomic"], 3*raceLaunches)
+said, err := lab.RaceVerdict(dev.Info().Name, wrongTotal["relaxWrong"], wrongTotal["relaxAtomic"], 3*raceLaunches)
+if err != nil {
+	panic(err)
+}
+fmt.Println(said)
 ''')
 
 md(r'''
@@ -1230,17 +1232,6 @@ squares, and says from the numbers whether the ratio grows.
 ''')
 
 code(r'''
-// fitLine returns a and b of the least-squares line y = a + b·x.
-func fitLine(xs, ys []float64) (float64, float64) {
-	var sx, sy, sxx, sxy float64
-	n := float64(len(xs))
-	for i := range xs {
-		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
-	}
-	b := (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	return (sy - b*sx) / n, b
-}
-
 var xs, cpuT, gpuK, gpuW, fastW, ratioK, ratioW, ratioF []float64
 for _, r := range rows {
 	xs, cpuT = append(xs, float64(r.N)), append(cpuT, r.CPU)
@@ -1264,7 +1255,7 @@ for _, s := range []struct {
 	if len(s.ys) != len(xs) {
 		continue
 	}
-	fa, fb := fitLine(xs, s.ys)
+	fa, fb := lab.FitLine(xs, s.ys)
 	fig211.Line(s.name, xs, s.ys).Fit(s.name, func(x float64) float64 { return fa + fb*x })
 	fits.Add(s.name+here, fa, fb*1e6)
 }
@@ -1282,7 +1273,7 @@ if len(ratioK) == 0 {
 	}
 	// The ratio "grows" when its fitted slope is positive and the largest
 	// size's ratio beats the smallest's.
-	_, bk := fitLine(xs, ratioK)
+	_, bk := lab.FitLine(xs, ratioK)
 	grows := bk > 0 && ratioK[len(ratioK)-1] > ratioK[0]
 	verdict := map[bool]string{true: "grows with |V|, as in the thesis", false: "does not grow with |V|, unlike the thesis's Fig. 2.12"}[grows]
 	fmt.Printf("CPU ÷ GPU kernels runs from %.3g at |V| = %d to %.3g at |V| = %d: it %s\n", ratioK[0], int(xs[0]), ratioK[len(ratioK)-1], int(xs[len(xs)-1]), verdict)
