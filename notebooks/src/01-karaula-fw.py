@@ -250,7 +250,7 @@ if err := display.Show(display.Graph(fig23).Path(shortest).Title("the shortest a
 	panic(err)
 }
 display.Row(display.DistMatrix(m1).Title("matrix (1): hop counts"), display.DistMatrix(m2).Title("matrix (2): weighted distances"))
-''')
+''', subject="the section checks the thesis's claims about Fig. 2.3 one by one: matrices (1) and (2), the walks and the ties it adds by hand")
 
 md(r'''
 ## §3.1 Floyd-Warshall one k at a time (Fig. 3.1, Example 6)
@@ -542,7 +542,7 @@ for _, g := range cases {
 	agree.Add(row...)
 }
 agree
-''')
+''', subject="the section's experiment: the three programs on the same graphs, each GPU result checked against the CPU's")
 
 md(r'''
 ### The shared-memory budget of CUDA v2
@@ -708,7 +708,7 @@ for _, c := range classes {
 check(strings.Join(flagged, " ") == "4/20 6/5", "speed-ups that disagree with the times (table/|V|): %v, want the two typos 4/20 and 6/5", flagged)
 fmt.Println("every printed ρ is |E|/(|V|(|V|−1)) rounded; all other printed speed-ups agree with the times within rounding")
 typos
-''')
+''', subject="the section is the thesis's numbers: its six tables as data and the two checks on them (ρ rounding, speed-up typos)")
 
 md(r'''
 ### Rebuilt on this machine
@@ -871,7 +871,7 @@ func rebuild(c densityClass) *outcome {
 	return out
 }
 measuredHere := map[string]*outcome{}
-''')
+''', subject="the section's experiment: one density class rebuilt, measured and drawn beside the thesis's tables and figures")
 
 md(r'''
 ### Dense graphs: Tables 1 and 2, Fig. 5.1
@@ -1010,7 +1010,7 @@ for _, c := range classes {
 	crossover.Add(c.Name, thesisAt, hereAt)
 }
 display.Column(summary, density, crossover)
-''')
+''', subject="the section sets the thesis's three observations against this run: speed-up, density and crossover")
 
 md(r'''
 ## What is not reproduced

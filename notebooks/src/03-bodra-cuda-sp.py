@@ -190,7 +190,7 @@ for _, d := range snapSets {
 inputs.Note("the three SNAP files have exactly the report's node and edge counts")
 inputs.Note("the road graphs are synthetic stand-ins with Table 1's node and edge counts (times the scale), not the DIMACS maps")
 inputs
-''')
+''', subject="the section is the report's inputs: its datasets, the SNAP files read and the stand-ins used here")
 
 md(r'''
 ## Figure 1: why Bellman-Ford needs `atomicMin`
@@ -250,7 +250,7 @@ if err := display.Show(race); err != nil {
 	panic(err)
 }
 display.Graph(fig1).Title("Figure 1's graph (reconstructed): S→A 1, S→B 2, A→C 5, B→C 7")
-''')
+''', subject="the section's worked example: Figure 1's graph, the lost update traced step by step")
 
 md(r'''
 ### The race on the device
@@ -351,7 +351,7 @@ if noGPU != "" {
 		fmt.Println("The emulator runs each instruction once for all active lanes of a warp, so the lanes of one warp all read the old distance before any of them stores; its warps then take turns, so a later warp reads what an earlier one left. On a GPU many warps run at once.")
 	}
 }
-''')
+''', subject="the section's experiment: threads racing to relax one vertex, plain and with atomicMin")
 
 md(r'''
 ### Parents after the distances
@@ -416,7 +416,7 @@ if noGPU != "" {
 	fmt.Println("bf-naive" + gpuTag + ": d(S,C) = 6, parents from the rule:", path)
 }
 display.SingleSource(ref1)
-''')
+''', subject="the section's algorithm: Bodra's parent rule applied after the distances, and its check")
 
 md(r'''
 ## Bellman-Ford (§2.1, Table 1, Figure 5)
@@ -501,7 +501,7 @@ for _, g := range smallChecks {
 	bfCheck.Add(row...)
 }
 bfCheck
-''')
+''', subject="the section's experiment: the three Bellman-Ford variants on small graphs against cpu.Dijkstra")
 
 md(r'''
 ### Table 1 rebuilt
@@ -606,7 +606,7 @@ t1.Note(fmt.Sprintf("here: synthetic road stand-ins (graph.RoadLike with Table 1
 t1.Note(fmt.Sprintf("not run: the |V|−1 passes, estimated from the same variant on the next smaller stand-in by the ratio of |V|·|E|, would exceed the cap of %g s", capSeconds))
 early.Note("passes: how many the early-exit runs made before one changed nothing (the same for all three variants)")
 display.Column(t1, early)
-''')
+''', subject="the section's experiment: Table 1 rebuilt, with the estimates of the runs over the cap")
 
 md(r'''
 ### Figure 5 redrawn, and Naive ÷ Flag
@@ -678,7 +678,7 @@ if len(hereRatio) == 0 {
 	fmt.Printf("Naive ÷ Flag: %.2f–%.2f in the report, %.2f–%.2f here; Stride ÷ Naive here %.2f–%.2f (report: 0.99–1.07)\n", lo, hi, hlo, hhi, slo, shi)
 }
 display.Column(display.Row(fig5, ups5), ratios)
-''')
+''', subject="the section redraws Figure 5 and sets Naive ÷ Flag against the report's")
 
 md(r'''
 ## Dijkstra for all pairs (§2.2, Table 2)
@@ -939,7 +939,7 @@ t3.Note("paper: CUDA events around allocation, copies and kernels, on an unnamed
 t3.Note("here: " + strings.Join(here3, ", ") + "; " + host + "; " + gpuHost)
 t3.Note(fmt.Sprintf("not run: the time estimated from the same variant on the next smaller graph by the ratio of |V|³ exceeds the cap of %g s", capSeconds))
 t3
-''')
+''', subject="the section's experiment: Table 3 rebuilt, each variant checked, with the estimates of the runs over the cap")
 
 md(r'''
 ### The cells over the cap, run apart
@@ -1060,7 +1060,7 @@ for _, r := range fwRatios {
 check(math.Abs(table3[gpu.VariantFWRow][0]/table3[gpu.VariantFWBlocked][0]-12.68) < 0.01, "Naive ÷ Tiled Shared on gnutella04 from Table 3 is not Table 3's 12.68")
 rt.Note("—: not both run (a variant is left out where it would exceed the cap)")
 display.Column(fig6, rt)
-''')
+''', subject="the section redraws Figure 6 and the report's ratios from Table 3 and from this run")
 
 md(r'''
 ## pathnotes' own variants
@@ -1154,7 +1154,7 @@ for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"}
 fast.Note("every fast result has the reference's distances: fw-blocked's (checked above against the CPU) or cpu.Dijkstra's")
 fast.Note("here: " + host + "; " + gpuHost)
 fast
-''')
+''', subject="the section's experiment: pathnotes' fast variants on the same graphs beside the report's best")
 
 md(r'''
 ## The report's claims against this run
@@ -1227,7 +1227,7 @@ if gpuTag != "" {
 sum.Note("here: " + host + "; " + gpuHost + fmt.Sprintf("; scale %g", scale))
 sum.Note("FW ratios from wall times on the graphs where both ran; \"holds\" for a ≈ claim means within the bands in the code above")
 sum
-''')
+''', subject="the section sets each of the report's claims against this run")
 
 md(r'''
 ## What is not reproduced

@@ -134,7 +134,7 @@ if dev != nil {
 }
 occ.Note("by threads alone; shared memory and registers may allow fewer blocks (fw-gaioso asks the driver)")
 occ
-''')
+''', subject="the section's subject besides the machine: the occupancy of 32×32 blocks, which sizes the persistent phase-1 grid")
 
 md(r'''
 ## The tiles and their phases (Figs. 1–3)
@@ -273,7 +273,7 @@ for _, n := range []int{5, 32, 40, 64, 100} {
 	small.Add(row...)
 }
 small
-''')
+''', subject="the section's experiment: the four implementations on the same graphs, with the launches each makes")
 
 md(r'''
 ## The paper's claims
@@ -422,7 +422,7 @@ if hnMaxN > hnAllN {
 }
 perDensity.Note("every GPU result has the sequential program's distances where that ran, else fw-blocked's")
 perDensity
-''')
+''', subject="the section's experiment: which implementation runs on which graph, measured per density")
 
 md(r'''
 ### Times and speed-ups, averaged over the densities
@@ -486,7 +486,7 @@ for _, t := range []*display.Table{times, ups} {
 	t.Note("paper: Intel Core i5 2300 and Tesla C2075; mean of 10 runs, then over the three densities")
 }
 display.Column(times, ups)
-''')
+''', subject="the section's tables: the means over the densities and fw-gaioso's speed-ups, extrapolating the sequential time")
 
 md(r'''
 ### Figs. 7 and 8 redrawn: time against |V|
@@ -601,7 +601,7 @@ if len(kkX) > 0 {
 	fig9.Line("fw-blocked (Katz-Kider) ÷ fw-gaioso", kkX, kkS)
 }
 display.Row(fig10, fig9)
-''')
+''', subject="the section sets the paper's claims against this run and redraws Figs. 9 and 10")
 
 md(r'''
 ## What the persistent phase-1 blocks buy today
