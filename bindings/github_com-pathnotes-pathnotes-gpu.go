@@ -23,23 +23,15 @@ func init() {
 		"BFNaive":               reflect.ValueOf(gpu.BFNaive),
 		"BFStride":              reflect.ValueOf(gpu.BFStride),
 		"Combine":               reflect.ValueOf(gpu.Combine),
-		"CompileCUDA":           reflect.ValueOf(gpu.CompileCUDA),
-		"CompilerNames":         reflect.ValueOf(&gpu.CompilerNames).Elem(),
-		"Compilers":             reflect.ValueOf(gpu.Compilers),
 		"Count":                 reflect.ValueOf(gpu.Count),
 		"Default":               reflect.ValueOf(gpu.Default),
 		"Describe":              reflect.ValueOf(gpu.Describe),
-		"DescribeCells":         reflect.ValueOf(gpu.DescribeCells),
 		"DijkstraAPSPRow":       reflect.ValueOf(gpu.DijkstraAPSPRow),
 		"DijkstraMartin":        reflect.ValueOf(gpu.DijkstraMartin),
 		"Dim":                   reflect.ValueOf(gpu.Dim),
 		"Emulator":              reflect.ValueOf(gpu.Emulator),
 		"EnvDriver":             reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_GPU\"", token.STRING, 0)),
-		"EnvEmuDevices":         reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_EMU_DEVICES\"", token.STRING, 0)),
-		"EnvPTXCache":           reflect.ValueOf(constant.MakeFromLiteral("\"PATHNOTES_PTX_CACHE\"", token.STRING, 0)),
 		"ErrNoCUDA":             reflect.ValueOf(&gpu.ErrNoCUDA).Elem(),
-		"ErrorCode":             reflect.ValueOf(gpu.ErrorCode),
-		"ErrorString":           reflect.ValueOf(gpu.ErrorString),
 		"FWBlocked":             reflect.ValueOf(gpu.FWBlocked),
 		"FWFast":                reflect.ValueOf(gpu.FWFast),
 		"FWGaioso":              reflect.ValueOf(gpu.FWGaioso),
@@ -47,30 +39,17 @@ func init() {
 		"FWHNShared":            reflect.ValueOf(gpu.FWHNShared),
 		"FWRow":                 reflect.ValueOf(gpu.FWRow),
 		"FWTiledGlobal":         reflect.ValueOf(gpu.FWTiledGlobal),
-		"Float32":               reflect.ValueOf(gpu.Float32),
-		"Float64":               reflect.ValueOf(gpu.Float64),
-		"GetKernel":             reflect.ValueOf(gpu.GetKernel),
-		"GetVar":                reflect.ValueOf(gpu.GetVar),
-		"Int32":                 reflect.ValueOf(gpu.Int32),
 		"JohnsonFast":           reflect.ValueOf(gpu.JohnsonFast),
-		"Launch":                reflect.ValueOf(gpu.Launch),
-		"LaunchAsync":           reflect.ValueOf(gpu.LaunchAsync),
-		"LoadCellCUDA":          reflect.ValueOf(gpu.LoadCellCUDA),
-		"LoadCellPTX":           reflect.ValueOf(gpu.LoadCellPTX),
 		"Lookup":                reflect.ValueOf(gpu.Lookup),
 		"Open":                  reflect.ValueOf(gpu.Open),
 		"OpenAll":               reflect.ValueOf(gpu.OpenAll),
-		"PTXCacheFile":          reflect.ValueOf(gpu.PTXCacheFile),
+		"OpenEmulator":          reflect.ValueOf(gpu.OpenEmulator),
 		"PickAllPairs":          reflect.ValueOf(gpu.PickAllPairs),
 		"Profile":               reflect.ValueOf(gpu.Profile),
 		"SSSPFast":              reflect.ValueOf(gpu.SSSPFast),
 		"SectorBytes":           reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
-		"SetLaunchContext":      reflect.ValueOf(gpu.SetLaunchContext),
-		"SetPrintfOutput":       reflect.ValueOf(gpu.SetPrintfOutput),
 		"SingleSource":          reflect.ValueOf(gpu.SingleSource),
 		"StartProfile":          reflect.ValueOf(gpu.StartProfile),
-		"Synchronize":           reflect.ValueOf(gpu.Synchronize),
-		"Uint32":                reflect.ValueOf(gpu.Uint32),
 		"VariantAPSPBatched":    reflect.ValueOf(constant.MakeFromLiteral("\"apsp-batched\"", token.STRING, 0)),
 		"VariantBFFast":         reflect.ValueOf(constant.MakeFromLiteral("\"bf-fast\"", token.STRING, 0)),
 		"VariantBFFlag":         reflect.ValueOf(constant.MakeFromLiteral("\"bf-flag\"", token.STRING, 0)),
@@ -88,29 +67,39 @@ func init() {
 		"VariantJohnsonFast":    reflect.ValueOf(constant.MakeFromLiteral("\"johnson-fast\"", token.STRING, 0)),
 		"VariantSSSPFast":       reflect.ValueOf(constant.MakeFromLiteral("\"sssp-fast\"", token.STRING, 0)),
 		"Variants":              reflect.ValueOf(gpu.Variants),
-		"WithPrintf":            reflect.ValueOf(gpu.WithPrintf),
 
 		// type definitions
-		"Buffer":         reflect.ValueOf((*gpu.Buffer)(nil)),
-		"Compilation":    reflect.ValueOf((*gpu.Compilation)(nil)),
-		"CompileError":   reflect.ValueOf((*gpu.CompileError)(nil)),
-		"CompileOptions": reflect.ValueOf((*gpu.CompileOptions)(nil)),
-		"Device":         reflect.ValueOf((*gpu.Device)(nil)),
-		"DeviceInfo":     reflect.ValueOf((*gpu.DeviceInfo)(nil)),
-		"DevicePtr":      reflect.ValueOf((*gpu.DevicePtr)(nil)),
-		"Dim3":           reflect.ValueOf((*gpu.Dim3)(nil)),
-		"ElemType":       reflect.ValueOf((*gpu.ElemType)(nil)),
-		"Kernel":         reflect.ValueOf((*gpu.Kernel)(nil)),
-		"LaunchError":    reflect.ValueOf((*gpu.LaunchError)(nil)),
-		"LaunchProfile":  reflect.ValueOf((*gpu.LaunchProfile)(nil)),
-		"LineCounts":     reflect.ValueOf((*gpu.LineCounts)(nil)),
-		"MemCounts":      reflect.ValueOf((*gpu.MemCounts)(nil)),
-		"Module":         reflect.ValueOf((*gpu.Module)(nil)),
-		"Occupancy":      reflect.ValueOf((*gpu.Occupancy)(nil)),
-		"Options":        reflect.ValueOf((*gpu.Options)(nil)),
-		"ProfileCounts":  reflect.ValueOf((*gpu.ProfileCounts)(nil)),
-		"Profiler":       reflect.ValueOf((*gpu.Profiler)(nil)),
-		"Stats":          reflect.ValueOf((*gpu.Stats)(nil)),
-		"Variant":        reflect.ValueOf((*gpu.Variant)(nil)),
+		"Device":        reflect.ValueOf((*gpu.Device)(nil)),
+		"DeviceInfo":    reflect.ValueOf((*gpu.DeviceInfo)(nil)),
+		"DevicePtr":     reflect.ValueOf((*gpu.DevicePtr)(nil)),
+		"Dim3":          reflect.ValueOf((*gpu.Dim3)(nil)),
+		"Hold":          reflect.ValueOf((*gpu.Hold)(nil)),
+		"LaunchProfile": reflect.ValueOf((*gpu.LaunchProfile)(nil)),
+		"LineCounts":    reflect.ValueOf((*gpu.LineCounts)(nil)),
+		"MemCounts":     reflect.ValueOf((*gpu.MemCounts)(nil)),
+		"Occupancy":     reflect.ValueOf((*gpu.Occupancy)(nil)),
+		"Options":       reflect.ValueOf((*gpu.Options)(nil)),
+		"ProfileCounts": reflect.ValueOf((*gpu.ProfileCounts)(nil)),
+		"Profiler":      reflect.ValueOf((*gpu.Profiler)(nil)),
+		"Settler":       reflect.ValueOf((*gpu.Settler)(nil)),
+		"Stats":         reflect.ValueOf((*gpu.Stats)(nil)),
+		"Variant":       reflect.ValueOf((*gpu.Variant)(nil)),
+
+		// interface wrapper definitions
+		"_Settler": reflect.ValueOf((*_github_com_pathnotes_pathnotes_gpu_Settler)(nil)),
 	}
+}
+
+// _github_com_pathnotes_pathnotes_gpu_Settler is an interface wrapper for Settler type
+type _github_com_pathnotes_pathnotes_gpu_Settler struct {
+	IValue   interface{}
+	WEarlier func(err error) error
+	WSettle  func(h *gpu.Hold) error
+}
+
+func (W _github_com_pathnotes_pathnotes_gpu_Settler) Earlier(err error) error {
+	return W.WEarlier(err)
+}
+func (W _github_com_pathnotes_pathnotes_gpu_Settler) Settle(h *gpu.Hold) error {
+	return W.WSettle(h)
 }

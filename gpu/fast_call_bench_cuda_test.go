@@ -35,7 +35,7 @@ func callParts(b *testing.B, all []Stats) {
 // BenchmarkFWFastCall times whole fw-fast calls (graph in Go memory to
 // result in Go memory) on GNM graphs of 60 arcs a vertex, weights 1..100,
 // with and without predecessors, by path through the stages (ffPaths:
-// ff_small, the 128-wide stages with quarter or half panels, full tiles;
+// ff_small, the 128-wide stages with quarter panels, full tiles;
 // "auto" is the default) and by the path results take back (registered,
 // staged, pageable).
 func BenchmarkFWFastCall(b *testing.B) {
@@ -46,7 +46,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		via  int
 		name string
 	}
-	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, half: ffHalfPanels}
+	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
 		paths[p.name] = p
@@ -59,7 +59,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		configs := []config{{auto, viaAuto, "auto"}}
 		switch {
 		case n <= 4096:
-			for _, p := range []string{"small", "stages-quarter", "stages-half", "full"} {
+			for _, p := range []string{"small", "stages-quarter", "full"} {
 				configs = append(configs, config{paths[p], viaAuto, p})
 			}
 			for _, v := range []struct {

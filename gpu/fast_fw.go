@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -25,7 +26,7 @@ const (
 )
 
 // ffPhase1Block is the block of ff_phase1, which closes the primary tile.
-var ffPhase1Block = Dim3{256, 1, 1}
+var ffPhase1Block = Dim(256, 1, 1)
 
 // ffMode is one of fw-fast's kernel sets.
 type ffMode struct {
@@ -71,10 +72,9 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // tile instead, which keeps more SMs busy, and up to ffSmallMax vertices
 // (without predecessors) one launch of ff_small runs every stage with
 // 64×64 tiles, its blocks meeting at a grid barrier between the phases.
-// Graphs without
-// negative arcs take the fast kernels: distances only, or predecessors
-// packed into the low byte of each value while distances stay below 2^22;
-// other graphs (negative arcs, larger distances with predecessors) take
+// Graphs without negative arcs take the fast kernels: distances only, or
+// predecessors packed into the low byte of each value while distances stay
+// below 2^22; other graphs (negative arcs, larger distances with predecessors) take
 // general kernels that test for infinity and track predecessors
 // explicitly, at about half the speed. A negative cycle is reported as a
 // *graph.NegativeCycleError. Device memory: the padded matrix (two with
@@ -189,7 +189,7 @@ func (r *run) ffStages(n, ld int, mode ffMode, pred bool, d, p buffer) error {
 	quarter := nb <= ffQuarterMax
 	for s := range nb {
 		args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-		if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 			return err
 		}
 		if nb == 1 {
@@ -200,21 +200,21 @@ func (r *run) ffStages(n, ld int, mode ffMode, pred bool, d, p buffer) error {
 		// is harmless for distances); with them halves (ff_hpanels), which
 		// read nothing another block writes, so that Π is the one every
 		// path of fw-fast returns.
-		panels, grid := "ff_panels_", Dim3{nb, 2, 1}
+		panels, grid := "ff_panels_", Dim(nb, 2, 1)
 		switch {
-		case quarter && !pred && !ffHalfPanels:
-			panels, grid = "ff_qpanels_", Dim3{nb, 2, 4}
+		case quarter && !pred:
+			panels, grid = "ff_qpanels_", Dim(nb, 2, 4)
 		case quarter:
-			panels, grid = "ff_hpanels_", Dim3{nb, 2, 2}
+			panels, grid = "ff_hpanels_", Dim(nb, 2, 2)
 		}
-		if err := r.launch(ptx.FWFast, panels+mode.suffix, grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, panels+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
-		rest, grid := "ff_rest_", Dim3{nb, nb, 1}
+		rest, grid := "ff_rest_", Dim(nb, nb, 1)
 		if quarter {
-			rest, grid = "ff_qrest_", Dim3{2 * nb, 2 * nb, 1}
+			rest, grid = "ff_qrest_", Dim(2*nb, 2*nb, 1)
 		}
-		if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 		r.report(min((s+1)*ffTile, n), n)
@@ -258,7 +258,7 @@ func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, e
 		return false, err
 	}
 	err = r.kernels(func() error {
-		return r.launch(ptx.FWFast, name, Dim3{blocks, 1, 1}, Dim3{256, 1, 1}, 0,
+		return r.launch(ptx.FWFast, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
 			i32(n), i32(ld), d.arg(), p.arg(), bar.arg())
 	})
 	if err != nil {
@@ -273,19 +273,22 @@ func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, e
 }
 
 // ffSmallMax is the largest n that fw-fast runs with ff_small, in one
-// launch; ffSmallPredMax the same with predecessors. ffSmallPerSM caps
-// ff_small's blocks a multiprocessor (below its occupancy: fewer blocks
-// at each grid barrier). ffHalfPanels makes the quarter-tile path take
-// ff_hpanels for the panels without predecessors too. ffSmallBlocks, when
-// above 0, is ff_small's grid (tests: a grid too large to be all on the
-// device at once).
+// launch: on an H200 ff_small took 0.351 ms at n = 1024 against 0.402 ms
+// for the quarter-tile stages, but 1.440 ms against 1.211 at n = 2048.
+// ffSmallPredMax is the same with predecessors, 0: ff_small's Π, valid,
+// breaks some ties otherwise than the 128-wide stages, and fw-fast returns
+// one Π by every path (the distributed one's included). ffSmallBlocks,
+// when above 0, is ff_small's grid (tests: a grid too large to be all on
+// the device at once).
 var (
-	ffSmallMax     = 2048
+	ffSmallMax     = 1024
 	ffSmallPredMax = 0
-	ffSmallPerSM   = 2
-	ffHalfPanels   = false
 	ffSmallBlocks  = 0
 )
+
+// ffSmallPerSM caps ff_small's blocks a multiprocessor (below its
+// occupancy: fewer blocks meet at each grid barrier).
+const ffSmallPerSM = 2
 
 // ffQuarterMax is the most block rows (of 128) for which fw-fast runs its
 // quarter-tile kernels (ff_qpanels, ff_qrest): below it the card has more
@@ -313,7 +316,7 @@ func (r *run) ffBuild(g *graph.Graph, ld, y0, h int, d, p uint64, mode ffMode) e
 		return err
 	}
 	rows := h * ffTile
-	if err := r.launch(ptx.FWFast, "ff_init", Dim3{ceilDiv(ld, 512), min(rows, 65535), 1}, Dim3{128, 1, 1}, 0,
+	if err := r.launch(ptx.FWFast, "ff_init", Dim(ceilDiv(ld, 512), min(rows, 65535), 1), Dim(128, 1, 1), 0,
 		i32(n), i32(ld), i32(y0*ffTile), i32(rows), uint64(uint32(mode.inf)), d, p); err != nil {
 		return err
 	}
@@ -321,7 +324,7 @@ func (r *run) ffBuild(g *graph.Graph, ld, y0, h int, d, p uint64, mode ffMode) e
 	if hi <= lo {
 		return nil
 	}
-	return r.launch(ptx.FWFast, "ff_arcs", Dim3{ceilDiv(hi-lo, 8), 1, 1}, Dim3{256, 1, 1}, 0,
+	return r.launch(ptx.FWFast, "ff_arcs", Dim(ceilDiv(hi-lo, 8), 1, 1), Dim(256, 1, 1), 0,
 		i32(ld), i32(lo), i32(hi), c.off.arg(), c.tgt.arg(), c.w.arg(), d, p)
 }
 
@@ -358,8 +361,8 @@ func (r *run) ffFinish(g *graph.Graph, n, ld, lo, hi int, mode ffMode, d, p buff
 // ffCheck queues ff_finish on rows lo..hi-1 of d and p (addressed as the
 // whole matrix of side ld) on stream s, with its three flags in flags
 // (set to graph.Inf before).
-func (r *run) ffCheck(n, ld, lo, hi int, mode ffMode, d, p, flags buffer, s streamHandle) error {
-	return r.launchOn(s, ptx.FWFast, "ff_finish", Dim3{min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1}, Dim3{256, 1, 1}, 0,
+func (r *run) ffCheck(n, ld, lo, hi int, mode ffMode, d, p, flags buffer, s driver.Stream) error {
+	return r.launchOn(s, ptx.FWFast, "ff_finish", Dim(min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1), Dim(256, 1, 1), 0,
 		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(mode.inf)), d.arg(), p.arg(), flags.arg())
 }
 
@@ -442,13 +445,13 @@ func (r *run) ffMove(host []int32, m uint64, buf buffer, n, ld, lo, hi int, inf 
 			if err := r.copyIn(stage, part); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FWFast, "ff_scatter", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_scatter", grid, Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
 			continue
 		}
 		args[5], args[6] = m, stage.arg()
-		if err := r.launch(ptx.FWFast, "ff_gather", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, "ff_gather", grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 		if err := r.download(part, stage); err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -34,7 +35,7 @@ type ffSlot struct {
 	done, used int
 	// loaded, computed and free are recorded after the slot's last copy
 	// in, update and copy out.
-	loaded, computed, free eventHandle
+	loaded, computed, free driver.Event
 }
 
 // ffStream is the state of a streamed fw-fast run: the host result,
@@ -46,7 +47,7 @@ type ffStream struct {
 	res              *graph.AllPairs
 	mode             ffMode
 	n, ld, nb, h, P  int
-	in, compute, out streamHandle
+	in, compute, out driver.Stream
 	slots            []*ffSlot
 	regs             *hostBands
 	updates          int // updates enqueued so far
@@ -115,7 +116,7 @@ func (r *run) fwFastStreamed(g *graph.Graph, opts Options, mode ffMode, budget u
 				return nil, err
 			}
 		}
-		for _, e := range []*eventHandle{&sl.loaded, &sl.computed, &sl.free} {
+		for _, e := range []*driver.Event{&sl.loaded, &sl.computed, &sl.free} {
 			if *e, err = r.event(); err != nil {
 				return nil, err
 			}
@@ -140,7 +141,7 @@ func (r *run) fwFastStreamed(g *graph.Graph, opts Options, mode ffMode, budget u
 // matrices band by band.
 func (s *ffStream) open() error {
 	r := s.r
-	for _, st := range []*streamHandle{&s.in, &s.compute, &s.out} {
+	for _, st := range []*driver.Stream{&s.in, &s.compute, &s.out} {
 		var err error
 		if *st, err = r.dev.ctx.NewStream(); err != nil {
 			return r.fail(err, "creating a stream")
@@ -159,7 +160,7 @@ func (s *ffStream) open() error {
 
 // join makes the work queued later on each of to wait for what is queued
 // on from now.
-func (s *ffStream) join(from streamHandle, to ...streamHandle) error {
+func (s *ffStream) join(from driver.Stream, to ...driver.Stream) error {
 	r := s.r
 	e, err := r.event()
 	if err != nil {
@@ -187,7 +188,7 @@ func (s *ffStream) close() error {
 	if s.regs != nil {
 		s.regs.release()
 	}
-	for _, st := range []streamHandle{s.in, s.compute, s.out} {
+	for _, st := range []driver.Stream{s.in, s.compute, s.out} {
 		if st != 0 {
 			_ = r.dev.ctx.DestroyStream(st) // nothing left to do about a failed destroy
 		}
@@ -413,7 +414,7 @@ func (s *ffStream) copyBand(buf buffer, k, b int, in bool) error {
 	for _, p := range s.regs.of(k, b) {
 		dev := buf.ptr + DevicePtr(4*(p.row0-lo)*s.ld)
 		rows := len(p.mem) / s.n
-		host := bytesOf(p.mem)
+		host := asBytes(p.mem)
 		var err error
 		switch {
 		case in && p.ok:
@@ -445,10 +446,10 @@ func (s *ffStream) copyBand(buf buffer, k, b int, in bool) error {
 // convert queues kernel (ff_scatter or ff_gather) on stream st over slot
 // sl's whole band in place: its rows taken as ld wide, every value maps
 // to itself but for the infinities.
-func (s *ffStream) convert(st streamHandle, kernel string, sl *ffSlot) error {
+func (s *ffStream) convert(st driver.Stream, kernel string, sl *ffSlot) error {
 	count := sl.d.n
 	rows := count / s.ld
-	return s.r.launchOn(st, ptx.FWFast, kernel, grid1D(count, 256), Dim3{256, 1, 1}, 0,
+	return s.r.launchOn(st, ptx.FWFast, kernel, grid1D(count, 256), Dim(256, 1, 1), 0,
 		i32(s.ld), i32(s.ld), 0, i32(rows), uint64(uint32(s.mode.inf)), sl.d.arg(), sl.d.arg())
 }
 
@@ -459,10 +460,10 @@ func (s *ffStream) ownStages(S *ffSlot, pass int) error {
 	y0, h := s.blocks(S.band)
 	for st := y0; st < y0+h; st++ {
 		args := []uint64{i32(s.ld), i32(st), sd, sp}
-		if err := r.launchOn(s.compute, ptx.FWFast, "ff_phase1_"+s.mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
+		if err := r.launchOn(s.compute, ptx.FWFast, "ff_phase1_"+s.mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 			return err
 		}
-		if err := r.launchOn(s.compute, ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim3{s.nb, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launchOn(s.compute, ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim(s.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 		if err := s.stripeStage(S, st, sd, sp); err != nil {
@@ -501,10 +502,10 @@ func (s *ffStream) stripeStage(b *ffSlot, st int, bd, bp uint64) error {
 	d, p := s.args(b)
 	y0, h := s.blocks(b.band)
 	args := []uint64{i32(s.ld), i32(st), i32(y0), d, p, bd, bp}
-	if err := r.launchOn(s.compute, ptx.FWFast, "ff_stripe_col_"+s.mode.suffix, Dim3{h, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+	if err := r.launchOn(s.compute, ptx.FWFast, "ff_stripe_col_"+s.mode.suffix, Dim(h, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 		return err
 	}
-	return r.launchOn(s.compute, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim3{s.ld / ffTile, h, 1}, Dim3{256, 1, 1}, 0, args...)
+	return r.launchOn(s.compute, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim(s.ld/ffTile, h, 1), Dim(256, 1, 1), 0, args...)
 }
 
 // hostBands page-locks (registers) n-wide matrices band by band on
@@ -516,7 +517,7 @@ func (s *ffStream) stripeStage(b *ffSlot, st int, bd, bp uint64) error {
 // pageable memory (pinned against the collector), more slowly: the run
 // goes on.
 type hostBands struct {
-	ctx    deviceContext
+	ctx    driver.Context
 	pieces []hostPiece
 	span   [][][2]int // [matrix][band]: the band's pieces, from and to
 	ready  []chan struct{}
@@ -541,7 +542,7 @@ const regWorkers = 8
 // registerBands starts registering the n-wide matrices mats in bands of
 // band rows, bands of them, in pieces of at most piece bytes (one row at
 // least).
-func registerBands(ctx deviceContext, mats [][]int32, n, band, bands, piece int) *hostBands {
+func registerBands(ctx driver.Context, mats [][]int32, n, band, bands, piece int) *hostBands {
 	h := &hostBands{ctx: ctx, ready: make([]chan struct{}, bands), span: make([][][2]int, len(mats))}
 	per := max(1, piece/(4*max(n, 1))) // rows per piece
 	left := make([]atomic.Int32, bands)
@@ -569,7 +570,7 @@ func registerBands(ctx deviceContext, mats [][]int32, n, band, bands, piece int)
 		}
 	}
 	h.each(func(p *hostPiece) {
-		p.ok = ctx.HostRegister(bytesOf(p.mem)) == nil
+		p.ok = ctx.HostRegister(asBytes(p.mem)) == nil
 		if left[p.band].Add(-1) == 0 {
 			close(h.ready[p.band])
 		}
@@ -589,7 +590,7 @@ func (h *hostBands) release() {
 	h.wg.Wait()
 	h.each(func(p *hostPiece) {
 		if p.ok {
-			_ = h.ctx.HostUnregister(bytesOf(p.mem)) // nothing left to do about a failed unregister
+			_ = h.ctx.HostUnregister(asBytes(p.mem)) // nothing left to do about a failed unregister
 		}
 	})
 	h.wg.Wait()

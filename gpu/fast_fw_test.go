@@ -251,19 +251,18 @@ func TestFWFastPoison(t *testing.T) {
 type ffPath struct {
 	name                      string
 	small, smallPred, quarter int
-	half                      bool
 	blocks                    int
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
-// ff_small with and without predecessors, the stages with quarter or half
-// panels, the 128-wide tiles, and ff_small with a grid larger than the
-// device runs at once (whose barrier gives up, and the stages run again).
+// ff_small with and without predecessors, the stages with quarter panels
+// (half panels with predecessors), the 128-wide tiles, and ff_small with a
+// grid larger than the device runs at once (whose barrier gives up, and
+// the stages run again).
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
 		{name: "stages-quarter", quarter: 32},
-		{name: "stages-half", quarter: 32, half: true},
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
 	}
@@ -271,9 +270,9 @@ func ffPaths(workers int) []ffPath {
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, h, b := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffHalfPanels, ffSmallBlocks
-	t.Cleanup(func() { ffSmallMax, ffSmallPredMax, ffQuarterMax, ffHalfPanels, ffSmallBlocks = s, sp, q, h, b })
-	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffHalfPanels, ffSmallBlocks = p.small, p.smallPred, p.quarter, p.half, p.blocks
+	s, sp, q, b := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks
+	t.Cleanup(func() { ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks = s, sp, q, b })
+	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks = p.small, p.smallPred, p.quarter, p.blocks
 }
 
 // TestFWFastPaths runs every path of fw-fast through its stages on the
