@@ -138,10 +138,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := r.ffBuild(g, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
 		return nil, err
 	}
-	small := n <= ffSmallMax
-	if small && opts.Pred && n > ffSmallPredMax {
-		small = false
-	}
+	small := ffSmall(n, opts.Pred)
 	if small {
 		ok, err := r.ffSmall(g, ld, mode, d, p)
 		if err != nil {
@@ -285,6 +282,14 @@ var (
 	ffSmallPredMax = 0
 	ffSmallBlocks  = 0
 )
+
+// ffSmall says whether fw-fast runs n vertices with ff_small.
+func ffSmall(n int, pred bool) bool {
+	if pred {
+		return n <= ffSmallPredMax
+	}
+	return n <= ffSmallMax
+}
 
 // ffSmallPerSM caps ff_small's blocks a multiprocessor (below its
 // occupancy: fewer blocks meet at each grid barrier).
