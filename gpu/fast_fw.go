@@ -102,7 +102,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	// values) that neither path needs now, so that a cap streams exactly
 	// where it did when both did.
 	if budget, err := r.budget(opts.DeviceMemory); err == nil && need+uint64(min(n*n, ffStage))*4 > budget && n > 0 {
-		return r.fwFastStreamed(g, opts, mode, budget)
+		return fwFastStreamed(&group{runs: []*run{r}, direct: [][]bool{{false}}}, g, opts, mode, budget)
 	}
 	if err := r.reserve(need, what); err != nil {
 		if free, _, e := r.memFree(); e == nil {
