@@ -158,8 +158,11 @@ type ffCard struct {
 	next     int // the slot the next band takes
 	in, out  streamHandle
 	compute  [2]streamHandle
-	// doneWith[k] is recorded on compute stream k after a pass's bands.
+	// doneWith[k] is recorded on compute stream k after a pass's bands,
+	// stored[i] on the out stream after unit i's latest copy out (0
+	// before the first): its next copy in waits for it.
 	doneWith [2]eventHandle
+	stored   []eventHandle
 	// marks holds each pass's events for StreamSplit: on the default
 	// stream before the chunk's swap, after it and after the own stages;
 	// then doneWith of both compute streams.
@@ -245,7 +248,7 @@ func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budge
 // kernels' infinity for good), streams and events.
 func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 	pl := &s.pl
-	card := &ffCard{r: r, c: c}
+	card := &ffCard{r: r, c: c, stored: make([]eventHandle, len(pl.units[c]))}
 	rows := 0
 	for _, h := range pl.regions {
 		card.at = append(card.at, rows)
@@ -467,14 +470,10 @@ func (s *ffStream) swapChunk(card *ffCard, p int) error {
 			if s.pl.unitPass[card.c][i] != p-1 {
 				continue
 			}
-			if err := s.storeChunkUnit(card, u, old, len(freed) == 0); err != nil {
+			if err := s.storeChunkUnit(card, i, old, len(freed) == 0); err != nil {
 				return err
 			}
-			var e eventHandle
-			if err := card.mark(&e, card.out); err != nil {
-				return err
-			}
-			freed = append(freed, e)
+			freed = append(freed, card.stored[i])
 			ends = append(ends, u.y1-old.y0)
 		}
 	}
@@ -493,7 +492,7 @@ func (s *ffStream) swapChunk(card *ffCard, p int) error {
 			}
 		}
 		d, pr := s.regionBuf(card, card.c, u.y0-ch.y0, u.rows())
-		if err := s.load(card, d, pr, u); err != nil {
+		if err := s.load(card, i, d, pr); err != nil {
 			return err
 		}
 	}
@@ -522,9 +521,9 @@ func (s *ffStream) afterBands(card *ffCard, st streamHandle) error {
 // pass's bands.
 func (s *ffStream) storeChunk(card *ffCard, p int) error {
 	ch := s.pl.chunks[card.c][p]
-	for i, u := range s.pl.units[card.c] {
+	for i := range s.pl.units[card.c] {
 		if s.pl.unitPass[card.c][i] == p {
-			if err := s.storeChunkUnit(card, u, ch, i == 0 || s.pl.unitPass[card.c][i-1] != p); err != nil {
+			if err := s.storeChunkUnit(card, i, ch, i == 0 || s.pl.unitPass[card.c][i-1] != p); err != nil {
 				return err
 			}
 		}
@@ -532,9 +531,10 @@ func (s *ffStream) storeChunk(card *ffCard, p int) error {
 	return nil
 }
 
-// storeChunkUnit queues the copy out of unit u of card's chunk ch from its
+// storeChunkUnit queues the copy out of unit i of card's chunk ch from its
 // region; first makes the out stream wait for the bands queued so far.
-func (s *ffStream) storeChunkUnit(card *ffCard, u, ch blocks, first bool) error {
+func (s *ffStream) storeChunkUnit(card *ffCard, i int, ch blocks, first bool) error {
+	u := s.pl.units[card.c][i]
 	if first {
 		if err := s.afterBands(card, card.out); err != nil {
 			return err
@@ -544,7 +544,7 @@ func (s *ffStream) storeChunkUnit(card *ffCard, u, ch blocks, first bool) error 
 		}
 	}
 	d, p := s.regionBuf(card, card.c, u.y0-ch.y0, u.rows())
-	return s.store(card, d, p, u)
+	return s.store(card, i, d, p)
 }
 
 // regionBuf returns block rows from .. from+rows-1 of region q of card's
@@ -559,10 +559,16 @@ func (s *ffStream) regionBuf(card *ffCard, q, from, rows int) (d, p buffer) {
 	return d, p
 }
 
-// load queues on card's in stream the copy of unit u of the host
-// matrices into d and p, and the conversion of graph.Inf to the kernels'
-// infinity.
-func (s *ffStream) load(card *ffCard, d, p buffer, u blocks) error {
+// load queues on card's in stream, after unit i's latest copy out, its
+// copy from the host matrices into d and p, and the conversion of
+// graph.Inf to the kernels' infinity.
+func (s *ffStream) load(card *ffCard, i int, d, p buffer) error {
+	u := s.pl.units[card.c][i]
+	if e := card.stored[i]; e != 0 {
+		if err := card.r.dev.ctx.WaitEvent(card.in, e); err != nil {
+			return card.r.fail(err, "waiting for an event")
+		}
+	}
 	if err := s.copyUnit(card, d, 0, u, true); err != nil {
 		return err
 	}
@@ -578,9 +584,10 @@ func (s *ffStream) load(card *ffCard, d, p buffer, u blocks) error {
 }
 
 // store queues on card's out stream the conversion of the kernels'
-// infinity back to graph.Inf in d, in place, and the copies of unit u
-// from d and p to the host matrices.
-func (s *ffStream) store(card *ffCard, d, p buffer, u blocks) error {
+// infinity back to graph.Inf in d, in place, and the copies of unit i
+// from d and p to the host matrices, and records its stored event.
+func (s *ffStream) store(card *ffCard, i int, d, p buffer) error {
+	u := s.pl.units[card.c][i]
 	if s.mode.inf != graph.Inf {
 		if err := s.convert(card, card.out, "ff_gather", d, u.rows()); err != nil {
 			return err
@@ -590,9 +597,11 @@ func (s *ffStream) store(card *ffCard, d, p buffer, u blocks) error {
 		return err
 	}
 	if p.n > 0 {
-		return s.copyUnit(card, p, 1, u, false)
+		if err := s.copyUnit(card, p, 1, u, false); err != nil {
+			return err
+		}
 	}
-	return nil
+	return card.mark(&card.stored[i], card.out)
 }
 
 // ownStages queues pass p's own stages on every card's default stream:
@@ -670,16 +679,14 @@ func (s *ffStream) copyRegion(from, to *ffCard, q, at, rows int) error {
 func (s *ffStream) bands(card *ffCard, p int) error {
 	ctx := card.r.dev.ctx
 	fail := func(err error) error { return card.r.fail(err, "ordering the streams") }
-	for i, u := range s.pl.units[card.c] {
-		if s.pl.unitPass[card.c][i] == p {
-			continue
-		}
+	for _, i := range s.bandOrder(card, p) {
+		u := s.pl.units[card.c][i]
 		sl := card.slots[card.next]
 		card.next = (card.next + 1) % len(card.slots)
 		if err := ctx.WaitEvent(card.in, sl.free); err != nil {
 			return fail(err)
 		}
-		if err := s.load(card, sl.d, sl.p, u); err != nil {
+		if err := s.load(card, i, sl.d, sl.p); err != nil {
 			return err
 		}
 		if err := ctx.RecordOn(sl.loaded, card.in); err != nil {
@@ -706,7 +713,7 @@ func (s *ffStream) bands(card *ffCard, p int) error {
 		if err := ctx.WaitEvent(card.out, sl.computed); err != nil {
 			return fail(err)
 		}
-		if err := s.store(card, sl.d, sl.p, u); err != nil {
+		if err := s.store(card, i, sl.d, sl.p); err != nil {
 			return err
 		}
 		if err := ctx.RecordOn(sl.free, card.out); err != nil {
@@ -714,6 +721,25 @@ func (s *ffStream) bands(card *ffCard, p int) error {
 		}
 	}
 	return nil
+}
+
+// bandOrder lists the units card updates in pass p: those of its chunk of
+// pass p+1 first, so that their copies out, which the next pass's copies
+// in of its chunk wait for, are done early; then the others after it, and
+// those before it.
+func (s *ffStream) bandOrder(card *ffCard, p int) []int {
+	var next, later, before []int
+	for i, q := range s.pl.unitPass[card.c] {
+		switch {
+		case q == p+1:
+			next = append(next, i)
+		case q > p+1:
+			later = append(later, i)
+		case q < p:
+			before = append(before, i)
+		}
+	}
+	return append(append(next, later...), before...)
 }
 
 // stripeStage queues stage st on stream st of card for block rows u
