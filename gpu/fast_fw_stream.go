@@ -150,14 +150,14 @@ type ffSlot struct {
 // compute streams for the bands; the primary rows' own stages run on the
 // default stream, which copies between cards are ordered with.
 type ffCard struct {
-	r        *run
-	c        int
-	sd, sp   buffer
-	at       []int
-	slots    []*ffSlot
-	next     int // the slot the next band takes
-	in, out  streamHandle
-	compute  [2]streamHandle
+	r       *run
+	c       int
+	sd, sp  buffer
+	at      []int
+	slots   []*ffSlot
+	next    int // the slot the next band takes
+	in, out streamHandle
+	compute [2]streamHandle
 	// doneWith[k] is recorded on compute stream k after a pass's bands,
 	// stored[i] on the out stream after unit i's latest copy out (0
 	// before the first): its next copy in waits for it.
@@ -353,7 +353,6 @@ func (s *ffStream) region(card *ffCard, q, p int) (d, p2 uint64) {
 	}
 	return d, p2
 }
-
 
 // passes queues every pass on every card, then makes each card's default
 // stream wait for all of its streams (so that the kernel time's closing

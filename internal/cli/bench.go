@@ -42,6 +42,8 @@ type benchConfig struct {
 	devices   []int // device ordinals; the first runs the one-device cells
 	multi     []int // sizes of the fw-fast cells on every device of devices
 	outOfCore int   // n of the fw-fast cells in and out of core (0: none)
+	oocCap    uint64
+	oocCells  map[string]bool // which of the out-of-core cells run: in, one, all
 }
 
 // Bench is `pathnotes bench`: it times the GPU variants and the CPU
@@ -71,7 +73,9 @@ func Bench(args []string) error {
 	jsonPath := fs.String("json", "", "write the results as JSON to `FILE` (rewritten after every cell)")
 	devices := fs.String("devices", "0", "comma-separated device ordinals: the first runs every cell; with several, fw-fast also runs on all of them (--multi-sizes)")
 	multi := fs.String("multi-sizes", "8192,16384,32768", "vertex counts of the fw-fast cells on one device and on all of --devices")
-	outOfCore := fs.Int("out-of-core", 0, "also time fw-fast at this `n` on the first device in its memory and with the memory capped at a third of its matrices, streamed (0: not)")
+	outOfCore := fs.Int("out-of-core", 0, "also time fw-fast at this `n` on the first device in its memory and with the memory capped at a third of its matrices, streamed, on the first device and on all of --devices (0: not)")
+	oocCap := fs.Uint64("out-of-core-cap", 0, "the device memory `BYTES` each device may use in the streamed --out-of-core cells (0: a third of the matrices' share)")
+	oocCells := fs.String("out-of-core-cells", "in,one,all", "which --out-of-core cells run: in (in the first device's memory), one (streamed on the first device), all (streamed on every device of --devices)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -79,7 +83,7 @@ func Bench(args []string) error {
 		return fmt.Errorf("%w: unexpected arguments %q", ErrUsage, fs.Args())
 	}
 	cfg := benchConfig{fwSnap: *fwSnap, apspSnap: *apspSnap, crossN: *crossN, density: *density, runs: *runs, maxRun: *maxRun, maxAPSP: *maxAPSP, cpuMax: *cpuMax, source: *source,
-		pred: *pred, seed: *seed, jsonPath: *jsonPath, outOfCore: *outOfCore}
+		pred: *pred, seed: *seed, jsonPath: *jsonPath, outOfCore: *outOfCore, oocCap: *oocCap, oocCells: map[string]bool{}}
 	var err error
 	if cfg.fwSizes, err = parseSizes(*fwSizes); err != nil {
 		return err
@@ -95,6 +99,12 @@ func Bench(args []string) error {
 	}
 	if cfg.devices, err = parseOrdinals(*devices); err != nil {
 		return err
+	}
+	for _, c := range strings.Split(*oocCells, ",") {
+		if c = strings.TrimSpace(c); c != "in" && c != "one" && c != "all" {
+			return fmt.Errorf("%w: --out-of-core-cells: no cell %q (in, one, all)", ErrUsage, c)
+		}
+		cfg.oocCells[c] = true
 	}
 	for _, name := range strings.Split(*sssp, ",") {
 		if name = strings.TrimSpace(name); name == "" {
