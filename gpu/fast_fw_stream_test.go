@@ -259,3 +259,35 @@ func TestRegisterBands(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFFResult checks the result fw-fast's host paths start from, built
+// on every core, against graph.Dense and initialPred: duplicate arcs (the
+// lightest kept), self-loops (a negative one on the diagonal), unreachable
+// pairs, n = 0, 1 and sizes that split unevenly among the workers.
+func TestFFResult(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 130, 1000} {
+		g, err := graph.GNM(n, min(4*n, n*max(n-1, 0)), graph.WeightRange{Min: -5, Max: 50}, uint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 7 {
+			g = mustGraph(t, n, "0->1 9, 0->1 4, 1->1 -3, 6->6 0, 2->5 1")
+		}
+		for _, pred := range []bool{false, true} {
+			res, err := ffResult(g, pred, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := g.Dense()
+			if fmt.Sprint(res.Dist) != fmt.Sprint(want) {
+				t.Errorf("n=%d: distances differ from graph.Dense", n)
+			}
+			if pred && fmt.Sprint(res.Pred) != fmt.Sprint(initialPred(want, n)) {
+				t.Errorf("n=%d: predecessors differ from initialPred", n)
+			}
+			if !pred && res.Pred != nil {
+				t.Errorf("n=%d: predecessors without pred", n)
+			}
+		}
+	}
+}
