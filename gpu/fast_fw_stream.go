@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -375,7 +376,10 @@ func (s *ffStream) passes() error {
 		if err := s.ownStages(p); err != nil {
 			return err
 		}
-		for _, card := range s.cards {
+		// Each card's bands from a goroutine of its own: a card's queue of
+		// launches is bounded, and the host must not wait on one card's
+		// while another's runs dry.
+		err := s.eachCard(func(card *ffCard) error {
 			if err := card.mark(&card.marks[p][2], 0); err != nil {
 				return err
 			}
@@ -391,6 +395,10 @@ func (s *ffStream) passes() error {
 				}
 				card.marks[p][3+k] = card.doneWith[k]
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		for q := range s.cards {
 			lo, hi := s.pl.rows(s.pl.chunks[q][p])
@@ -417,6 +425,18 @@ func (s *ffStream) passes() error {
 		}
 	}
 	return s.time()
+}
+
+// eachCard calls f on every card, each from a goroutine of its own, and
+// returns the first error.
+func (s *ffStream) eachCard(f func(card *ffCard) error) error {
+	errs := make([]error, len(s.cards))
+	var wg sync.WaitGroup
+	for i, card := range s.cards {
+		wg.Go(func() { errs[i] = f(card) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // mark records a new event on stream st of card into e.
