@@ -110,6 +110,7 @@ func init() {
 		"ProfileCounts":  reflect.ValueOf((*gpu.ProfileCounts)(nil)),
 		"Profiler":       reflect.ValueOf((*gpu.Profiler)(nil)),
 		"Stats":          reflect.ValueOf((*gpu.Stats)(nil)),
+		"StreamSplit":    reflect.ValueOf((*gpu.StreamSplit)(nil)),
 		"Variant":        reflect.ValueOf((*gpu.Variant)(nil)),
 	}
 }
