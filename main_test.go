@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/internal/cli"
+	"github.com/pathnotes/pathnotes/internal/plotcheck"
 	"github.com/pathnotes/pathnotes/kernel/notebook"
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
 // TestNotebooksRun executes every notebook of notebooks/ the way
 // `pathnotes run` does, at the small scale CI uses, and checks that every
-// code cell ran without an error output.
+// code cell ran without an error output, and that every picture it drew
+// reads: text inside the picture, a label in every decade of a log axis,
+// and each series name in one colour in all the notebook's plots.
 func TestNotebooksRun(t *testing.T) {
 	paths, err := filepath.Glob("notebooks/*.ipynb")
 	if err != nil {
@@ -54,7 +57,40 @@ func TestNotebooksRun(t *testing.T) {
 					}
 				}
 			}
+			checkPictures(t, filepath.Join(out, filepath.Base(p)))
 		})
+	}
+}
+
+// checkPictures checks every picture of the notebook at path with
+// internal/plotcheck.
+func checkPictures(t *testing.T, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := plotcheck.Notebook(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plots []plotcheck.Picture
+	var where []string
+	for _, f := range found {
+		pic, err := plotcheck.Read(f.SVG)
+		if err != nil {
+			t.Errorf("cell %d: a picture's SVG: %v", f.Cell, err)
+			continue
+		}
+		for _, problem := range pic.Problems() {
+			t.Errorf("cell %d: %s", f.Cell, problem)
+		}
+		if pic.Plot {
+			plots, where = append(plots, pic), append(where, fmt.Sprintf("cell %d", f.Cell))
+		}
+	}
+	for _, problem := range plotcheck.Colors(plots, where) {
+		t.Error(problem)
 	}
 }
 

@@ -24,7 +24,7 @@ done
 # first cell, also where go build does not stamp it (-buildvcs=false).
 ldflags=""
 if commit=$(git rev-parse --short=12 HEAD 2>/dev/null); then
-  ldflags="-X github.com/pathnotes/pathnotes/display.linkedCommit=$commit"
+  ldflags="-X github.com/pathnotes/pathnotes/lab.linkedCommit=$commit"
 fi
 built=""
 if [ -n "$cuda_header" ] && command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then

@@ -15,7 +15,7 @@ func init() {
 		"AutoLayout":         reflect.ValueOf(display.AutoLayout),
 		"BFTrace":            reflect.ValueOf(display.BFTrace),
 		"BlockedFW":          reflect.ValueOf(display.BlockedFW),
-		"Build":              reflect.ValueOf(display.Build),
+		"CSR":                reflect.ValueOf(display.CSR),
 		"CircleLayout":       reflect.ValueOf(display.CircleLayout),
 		"Column":             reflect.ValueOf(display.Column),
 		"DefaultLimit":       reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
@@ -52,6 +52,7 @@ func init() {
 		"Present":            reflect.ValueOf(display.Present),
 		"Profile":            reflect.ValueOf(display.Profile),
 		"Row":                reflect.ValueOf(display.Row),
+		"RowReads":           reflect.ValueOf(display.RowReads),
 		"SVG":                reflect.ValueOf(display.SVG),
 		"Seconds":            reflect.ValueOf(display.Seconds),
 		"SetPublisher":       reflect.ValueOf(display.SetPublisher),
@@ -66,6 +67,7 @@ func init() {
 		"BFTraceView":       reflect.ValueOf((*display.BFTraceView)(nil)),
 		"BlockedFWView":     reflect.ValueOf((*display.BlockedFWView)(nil)),
 		"Bundle":            reflect.ValueOf((*display.Bundle)(nil)),
+		"CSRView":           reflect.ValueOf((*display.CSRView)(nil)),
 		"CellKind":          reflect.ValueOf((*display.CellKind)(nil)),
 		"DijkstraTraceView": reflect.ValueOf((*display.DijkstraTraceView)(nil)),
 		"FWTraceView":       reflect.ValueOf((*display.FWTraceView)(nil)),
@@ -79,6 +81,7 @@ func init() {
 		"ProfileView":       reflect.ValueOf((*display.ProfileView)(nil)),
 		"Progress":          reflect.ValueOf((*display.Progress)(nil)),
 		"Renderer":          reflect.ValueOf((*display.Renderer)(nil)),
+		"RowReadsView":      reflect.ValueOf((*display.RowReadsView)(nil)),
 		"Table":             reflect.ValueOf((*display.Table)(nil)),
 
 		// interface wrapper definitions

@@ -88,6 +88,7 @@ func init() {
 		"VariantJohnsonFast":    reflect.ValueOf(constant.MakeFromLiteral("\"johnson-fast\"", token.STRING, 0)),
 		"VariantSSSPFast":       reflect.ValueOf(constant.MakeFromLiteral("\"sssp-fast\"", token.STRING, 0)),
 		"Variants":              reflect.ValueOf(gpu.Variants),
+		"WithPrintf":            reflect.ValueOf(gpu.WithPrintf),
 
 		// type definitions
 		"Buffer":         reflect.ValueOf((*gpu.Buffer)(nil)),

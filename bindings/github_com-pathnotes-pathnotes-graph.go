@@ -50,6 +50,7 @@ func init() {
 		"Nil":                reflect.ValueOf(graph.Nil),
 		"OpenAllPairs":       reflect.ValueOf(graph.OpenAllPairs),
 		"Parse":              reflect.ValueOf(graph.Parse),
+		"ParseMatrix":        reflect.ValueOf(graph.ParseMatrix),
 		"PredCycle":          reflect.ValueOf(graph.PredCycle),
 		"PredCycleFrom":      reflect.ValueOf(graph.PredCycleFrom),
 		"RMAT":               reflect.ValueOf(graph.RMAT),

@@ -12,6 +12,8 @@ import (
 func init() {
 	Symbols["github.com/pathnotes/pathnotes/lab/lab"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Build":               reflect.ValueOf(lab.Build),
+		"CPUModel":            reflect.ValueOf(lab.CPUModel),
 		"CheckAPSP":           reflect.ValueOf(lab.CheckAPSP),
 		"CheckSSSP":           reflect.ValueOf(lab.CheckSSSP),
 		"DefaultAPSPVariants": reflect.ValueOf(&lab.DefaultAPSPVariants).Elem(),
@@ -19,7 +21,10 @@ func init() {
 		"DefaultSeed":         reflect.ValueOf(lab.DefaultSeed),
 		"DefaultSizes":        reflect.ValueOf(&lab.DefaultSizes).Elem(),
 		"EmuMaxN":             reflect.ValueOf(constant.MakeFromLiteral("129", token.INT, 0)),
+		"Mean":                reflect.ValueOf(lab.Mean),
+		"OpenMachine":         reflect.ValueOf(lab.OpenMachine),
 		"Poison":              reflect.ValueOf(lab.Poison),
+		"ShortReason":         reflect.ValueOf(lab.ShortReason),
 		"TimeAPSP":            reflect.ValueOf(lab.TimeAPSP),
 		"TimeSSSP":            reflect.ValueOf(lab.TimeSSSP),
 
@@ -28,6 +33,7 @@ func init() {
 		"APSPFunc":     reflect.ValueOf((*lab.APSPFunc)(nil)),
 		"Case":         reflect.ValueOf((*lab.Case)(nil)),
 		"CheckOptions": reflect.ValueOf((*lab.CheckOptions)(nil)),
+		"Machine":      reflect.ValueOf((*lab.Machine)(nil)),
 		"Mismatch":     reflect.ValueOf((*lab.Mismatch)(nil)),
 		"Report":       reflect.ValueOf((*lab.Report)(nil)),
 		"SSSPEntry":    reflect.ValueOf((*lab.SSSPEntry)(nil)),

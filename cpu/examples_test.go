@@ -3,36 +3,19 @@ package cpu
 import (
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// matrix parses a matrix written as in docs/sources.md's examples: rows separated by "|"
-// (or newlines), "∞" for no path. With oneBased, entries are the
-// documents' 1-based vertex numbers with "NIL", converted to 0-based/Nil.
+// matrix parses a matrix written as the documents print it (graph.ParseMatrix).
 func matrix(t *testing.T, text string, oneBased bool) []int32 {
-	var out []int32
-	for _, f := range strings.Fields(strings.ReplaceAll(text, "|", " ")) {
-		switch f {
-		case "∞":
-			out = append(out, graph.Inf)
-		case "NIL":
-			out = append(out, graph.Nil)
-		default:
-			v, err := strconv.Atoi(f)
-			if err != nil {
-				t.Fatalf("matrix entry %q", f)
-			}
-			if oneBased {
-				v--
-			}
-			out = append(out, int32(v))
-		}
+	t.Helper()
+	m, err := graph.ParseMatrix(text, oneBased)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return m
 }
 
 func example(t *testing.T, name string) *graph.Graph {

@@ -3,6 +3,7 @@ package display
 import (
 	"fmt"
 	"html"
+	"math"
 	"strings"
 )
 
@@ -17,6 +18,9 @@ type BlockedFWView struct {
 	n, b, k                      int
 	phase                        int // 0: all
 	gridX, gridY, blockX, blockY int // zero: no launch shown
+	shared                       *[2]int
+	blocks                       bool
+	persistent                   int
 	err                          error
 }
 
@@ -95,10 +99,48 @@ func (v *BlockedFWView) reads(i, j int) bool {
 const (
 	bfwMargin   = 28  // room for the tile numbers at the top and left
 	bfwSide     = 360 // the matrix's side at most
-	bfwLegend   = 22  // height of each legend line
+	bfwLegend   = 22  // height of each legend entry
+	bfwLine     = 16  // height of a line of text
 	bfwTop      = 20  // the heading's line
 	bfwMinWidth = 540 // room for the heading and the legend
 )
+
+// bfwKey is one entry of the schematic's legend: a swatch filled as the
+// tiles it stands for are drawn, and what they are.
+type bfwKey struct {
+	class, fill string
+	opacity     float64
+	text        string
+}
+
+// keys lists the legend: every phase's colour when all show, else the
+// shown phase's tiles, the tiles it reads (drawn pale) and those it does
+// not touch (grey), each swatch as its tiles are drawn.
+func (v *BlockedFWView) keys() []bfwKey {
+	if v.phase == 0 {
+		var keys []bfwKey
+		for p := 1; p <= 3; p++ {
+			keys = append(keys, bfwKey{fmt.Sprintf("phase%d", p), blockedFWColors[p], 1, fmt.Sprintf("phase %d: %s", p, v.phaseTiles(p))})
+		}
+		return keys
+	}
+	p, k := v.phase, v.k
+	keys := []bfwKey{{fmt.Sprintf("phase%d", p), blockedFWColors[p], 1, fmt.Sprintf("phase %d updates %s", p, v.phaseTiles(p))}}
+	switch p {
+	case 2:
+		keys = append(keys, bfwKey{"phase1 reads", blockedFWColors[1], 0.3, fmt.Sprintf("read by phase 2: the pivot tile (%d,%d), done in phase 1", k, k)})
+	case 3:
+		keys = append(keys, bfwKey{"phase2 reads", blockedFWColors[2], 0.3, fmt.Sprintf("read by phase 3: pivot row %d and column %d, done in phase 2", k, k)})
+	}
+	for i := range v.tiles() {
+		for j := range v.tiles() {
+			if v.tilePhase(i, j) != p && !v.reads(i, j) {
+				return append(keys, bfwKey{"idle", blockedFWColors[0], 1, fmt.Sprintf("not touched in phase %d", p)})
+			}
+		}
+	}
+	return keys
+}
 
 // SVG draws the schematic. Tiles are <rect class="tile phaseP"> (P = 1, 2
 // or 3, plus "reads" for a tile the shown phase reads and "idle" for one
@@ -109,20 +151,39 @@ func (v *BlockedFWView) SVG() (string, error) {
 	if v.err != nil {
 		return "", v.err
 	}
-	cell := max(1, min(28, bfwSide/v.n))
-	side := cell * v.n
+	// A cell's side in pixels, not rounded, so that 6 tiles of 32 (n = 192)
+	// still fill the side; at rounds each row's and column's edge.
+	cell := min(28, float64(bfwSide)/float64(v.n))
+	at := func(i int) int { return bfwMargin + int(math.Round(float64(i)*cell)) } // pixel of row or column i
+	side := at(v.n) - bfwMargin
 	nt := v.tiles()
-	legendLines := 3
-	if v.gridX > 0 {
-		legendLines++
+	w := max(bfwMargin+side+8+v.panelWidth(), bfwMinWidth)
+	heading := wrapSVGText(v.heading(), 12, false, float64(w-8))
+	keys := v.keys()
+	if v.persistent > 0 {
+		keys = v.persistentKeys()
 	}
-	w, h := max(bfwMargin+side+8, bfwMinWidth), bfwTop+bfwMargin+side+8+legendLines*bfwLegend+4
+	var keyLines [][]string
+	lines := 0
+	for _, k := range keys {
+		keyLines = append(keyLines, wrapSVGText(k.text, 12, false, float64(w-bfwMargin-28)))
+		lines += len(keyLines[len(keyLines)-1])
+	}
+	var launch []string
+	if v.gridX > 0 {
+		launch = wrapSVGText(v.launchText(), 12, false, float64(w-bfwMargin-8))
+		lines += len(launch)
+	}
+	top := bfwTop + bfwLine*(len(heading)-1)
+	body := max(bfwMargin+side, v.panelHeight())
+	h := top + body + 8 + lines*bfwLine + (bfwLegend-bfwLine)*len(keys) + 6
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" class="pathnotes-blockedfw" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
 	fmt.Fprintf(&sb, "<title>%s</title>\n", html.EscapeString(v.heading()))
-	fmt.Fprintf(&sb, `<text class="heading" x="4" y="14">%s</text>`+"\n", html.EscapeString(v.heading()))
-	fmt.Fprintf(&sb, `<g transform="translate(0 %d)">`+"\n", bfwTop)
-	at := func(i int) int { return bfwMargin + i*cell } // pixel of row or column i
+	for i, line := range heading {
+		fmt.Fprintf(&sb, `<text class="heading" x="4" y="%d">%s</text>`+"\n", 14+bfwLine*i, html.EscapeString(line))
+	}
+	fmt.Fprintf(&sb, `<g transform="translate(0 %d)">`+"\n", top)
 	for ti := range nt {
 		for tj := range nt {
 			p := v.tilePhase(ti, tj)
@@ -137,7 +198,7 @@ func (v *BlockedFWView) SVG() (string, error) {
 			r0, c0 := ti*v.b, tj*v.b
 			r1, c1 := min(v.n, r0+v.b), min(v.n, c0+v.b)
 			fmt.Fprintf(&sb, `<rect class="%s" data-tile="%d,%d" x="%d" y="%d" width="%d" height="%d" fill="%s" fill-opacity="%g" stroke="#333" stroke-width="1.5"/>`+"\n",
-				class, ti, tj, at(c0), at(r0), (c1-c0)*cell, (r1-r0)*cell, fill, opacity)
+				class, ti, tj, at(c0), at(r0), at(c1)-at(c0), at(r1)-at(r0), fill, opacity)
 		}
 	}
 	if cell >= 6 && v.n <= 128 { // cell lines, where they stay apart
@@ -151,21 +212,33 @@ func (v *BlockedFWView) SVG() (string, error) {
 		sb.WriteString("</g>\n")
 	}
 	for t := range nt {
-		mid := at(t*v.b) + (min(v.n, (t+1)*v.b)-t*v.b)*cell/2
+		mid := (at(t*v.b) + at(min(v.n, (t+1)*v.b))) / 2
 		fmt.Fprintf(&sb, `<text class="tile-label" x="%d" y="%d" text-anchor="middle">%d</text>`+"\n", mid, bfwMargin-8, t)
 		fmt.Fprintf(&sb, `<text class="tile-label" x="%d" y="%d" text-anchor="end" dominant-baseline="middle">%d</text>`+"\n", bfwMargin-6, mid, t)
 	}
 	if v.gridX > 0 {
-		v.drawLaunch(&sb, cell, at)
+		v.drawLaunch(&sb, at)
 	}
-	y := bfwMargin + side + 8
-	for p := 1; p <= 3; p++ {
-		fmt.Fprintf(&sb, `<rect class="key phase%d" x="%d" y="%d" width="14" height="14" fill="%s" stroke="#333"/>`, p, bfwMargin, y, blockedFWColors[p])
-		fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">phase %d: %s</text>`+"\n", bfwMargin+20, y+12, p, v.phaseTiles(p))
-		y += bfwLegend
+	tileBox := func(i, j int) (x, y, w, h int) {
+		r0, c0 := i*v.b, j*v.b
+		r1, c1 := min(v.n, r0+v.b), min(v.n, c0+v.b)
+		return at(c0), at(r0), at(c1) - at(c0), at(r1) - at(r0)
 	}
-	if v.gridX > 0 {
-		fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">%s</text>`+"\n", bfwMargin, y+12, html.EscapeString(v.launchText()))
+	v.drawTileLabels(&sb, tileBox)
+	if v.panelWidth() > 0 {
+		v.drawPanel(&sb, bfwMargin+side+bfwPanelGap, tileBox)
+	}
+	y := body + 8
+	for i, k := range keys {
+		fmt.Fprintf(&sb, `<rect class="key %s" x="%d" y="%d" width="14" height="14" fill="%s" fill-opacity="%g" stroke="#333"/>`,
+			k.class, bfwMargin, y, k.fill, k.opacity)
+		for j, line := range keyLines[i] {
+			fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">%s</text>`+"\n", bfwMargin+20, y+12+j*bfwLine, html.EscapeString(line))
+		}
+		y += bfwLegend + bfwLine*(len(keyLines[i])-1)
+	}
+	for j, line := range launch {
+		fmt.Fprintf(&sb, `<text class="key-label" x="%d" y="%d">%s</text>`+"\n", bfwMargin, y+12+j*bfwLine, html.EscapeString(line))
 	}
 	sb.WriteString("</g>\n</svg>")
 	return sb.String(), nil
@@ -173,7 +246,7 @@ func (v *BlockedFWView) SVG() (string, error) {
 
 // drawLaunch outlines the launch's blocks and shades the cells no thread
 // takes.
-func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) int) {
+func (v *BlockedFWView) drawLaunch(sb *strings.Builder, at func(int) int) {
 	for by := range v.gridY {
 		for bx := range v.gridX {
 			r0, c0 := by*v.blockY, bx*v.blockX
@@ -182,8 +255,8 @@ func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) i
 			}
 			r1, c1 := min(v.n, r0+v.blockY), min(v.n, c0+v.blockX)
 			fmt.Fprintf(sb, `<rect class="block" data-block="%d,%d" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#111" stroke-width="2" stroke-dasharray="6 3"/>`+"\n",
-				bx, by, at(c0)+1, at(r0)+1, (c1-c0)*cell-2, (r1-r0)*cell-2)
-			if (c1-c0)*cell >= 40 && (r1-r0)*cell >= 16 {
+				bx, by, at(c0)+1, at(r0)+1, at(c1)-at(c0)-2, at(r1)-at(r0)-2)
+			if at(c1)-at(c0) >= 40 && at(r1)-at(r0) >= 16 {
 				fmt.Fprintf(sb, `<text class="block-label" x="%d" y="%d" font-size="10">(%d,%d)</text>`+"\n", at(c0)+4, at(r0)+12, bx, by)
 			}
 		}
@@ -193,7 +266,7 @@ func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) i
 	for _, strip := range [][4]int{{cols, 0, v.n, rows}, {0, rows, v.n, v.n}} { // first column, row; end column, row
 		if strip[0] < strip[2] && strip[1] < strip[3] {
 			fmt.Fprintf(sb, `<rect class="uncovered" x="%d" y="%d" width="%d" height="%d" fill="#b00020" fill-opacity="0.35" stroke="#b00020"/>`+"\n",
-				at(strip[0]), at(strip[1]), (strip[2]-strip[0])*cell, (strip[3]-strip[1])*cell)
+				at(strip[0]), at(strip[1]), at(strip[2])-at(strip[0]), at(strip[3])-at(strip[1]))
 		}
 	}
 }
@@ -201,6 +274,9 @@ func (v *BlockedFWView) drawLaunch(sb *strings.Builder, cell int, at func(int) i
 // heading names the view: matrix, tiles, round and phase.
 func (v *BlockedFWView) heading() string {
 	nt := v.tiles()
+	if v.persistent > 0 {
+		return fmt.Sprintf("Floyd-Warshall with %d persistent blocks in phase 1: n = %d, %d×%d tiles of %d, stage k = %d", v.persistent, v.n, nt, nt, v.b, v.k)
+	}
 	s := fmt.Sprintf("blocked Floyd-Warshall: n = %d, %d×%d tiles of %d, round k = %d", v.n, nt, nt, v.b, v.k)
 	if v.phase == 0 {
 		return s + ", all phases"
@@ -211,13 +287,17 @@ func (v *BlockedFWView) heading() string {
 // phaseTiles describes what phase p updates and what it reads.
 func (v *BlockedFWView) phaseTiles(p int) string {
 	k := v.k
-	switch p {
-	case 1:
+	switch {
+	case p == 1:
 		return fmt.Sprintf("pivot tile (%d,%d)", k, k)
-	case 2:
+	case p == 2 && v.phase == 0:
 		return fmt.Sprintf("pivot row %d and column %d, which read (%d,%d)", k, k, k, k)
+	case p == 2:
+		return fmt.Sprintf("pivot row %d and column %d", k, k)
+	case v.phase == 0:
+		return fmt.Sprintf("the rest, which read row %d and column %d", k, k)
 	}
-	return fmt.Sprintf("the rest, which read row %d and column %d", k, k)
+	return "the rest"
 }
 
 // launchText counts what the launch covers.
@@ -254,6 +334,7 @@ func (v *BlockedFWView) Text() string {
 	if v.gridX > 0 {
 		lines = append(lines, v.launchText())
 	}
+	lines = append(lines, v.extraText()...)
 	return strings.Join(lines, "\n")
 }
 

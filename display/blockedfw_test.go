@@ -132,6 +132,12 @@ func TestBlockedFWErrors(t *testing.T) {
 		{BlockedFW(8, 4, 2), "round k = 2, want 0 to 1"},
 		{BlockedFW(8, 4, 0).Phase(4), "phase 4"},
 		{BlockedFW(8, 4, 0).Launch(1, 0, 32, 32), "launch grid 1×0"},
+		{BlockedFW(12, 4, 0).Shared(1, 1), "needs one phase"},
+		{BlockedFW(12, 4, 0).Phase(3).Shared(0, 1), "phase 3 does not update that tile (phase 2 does)"},
+		{BlockedFW(12, 4, 0).Phase(3).Shared(3, 1), "no such tile"},
+		{BlockedFW(12, 4, 0).Blocks(), "Blocks needs one phase"},
+		{BlockedFW(12, 4, 0).Persistent(0), "Persistent(0)"},
+		{BlockedFW(12, 4, 0).Phase(2).Persistent(3), "leave Phase out"},
 	} {
 		if err := tt.v.Err(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("err = %v, want %q", err, tt.want)
@@ -140,4 +146,47 @@ func TestBlockedFWErrors(t *testing.T) {
 			t.Errorf("bundle text %q, want the error", text)
 		}
 	}
+}
+
+// Shared outlines the tiles a block keeps in shared memory, as [Karaula
+// 2017] §4.5 lists them, and fills a slot for each in the tile's colour.
+func TestBlockedFWShared(t *testing.T) {
+	for _, tt := range []struct {
+		v     *BlockedFWView
+		slots string
+	}{
+		{BlockedFW(160, 32, 1).Phase(1).Shared(1, 1), "(1,1) the pivot tile"},
+		{BlockedFW(160, 32, 1).Phase(2).Shared(3, 1), "(1,1) the pivot tile, (3,1) its own tile"},
+		{BlockedFW(160, 32, 1).Phase(3).Shared(3, 2), "(3,2) its own tile, (3,1) from the pivot column, (1,2) from the pivot row"},
+	} {
+		svg, err := tt.v.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		outlined, slots := 0, 0
+		for _, e := range parseXML(t, svg, false) {
+			switch e.attrs["class"] {
+			case "shared-tile":
+				outlined++
+			case "slot":
+				slots++
+			}
+		}
+		if want := strings.Count(tt.slots, "("); outlined != want || slots != want {
+			t.Errorf("%d tiles outlined and %d slots, want %d", outlined, slots, want)
+		}
+		wantContains(t, "text", tt.v.Text(), "shared memory of the block on ", tt.slots)
+	}
+}
+
+// Blocks numbers the tiles as Karaula's grids take them, skipping the
+// pivot's row and column; Persistent deals the pivot row's tiles, then the
+// column's, to the blocks in turn.
+func TestBlockedFWBlocksAndPersistent(t *testing.T) {
+	wantContains(t, "phase 2", BlockedFW(160, 32, 1).Phase(2).Blocks().Text(),
+		"(0,1) block (0,1)", "(1,0) block (0,0)", "(1,2) block (1,0)", "(4,1) block (3,1)")
+	wantContains(t, "phase 3", BlockedFW(160, 32, 1).Phase(3).Blocks().Text(),
+		"(0,0) block (0,0)", "(0,2) block (1,0)", "(2,0) block (0,1)", "(4,4) block (3,3)")
+	wantContains(t, "persistent", BlockedFW(160, 32, 1).Persistent(3).Text(),
+		"(1,0) task 0 block 0", "(1,2) task 1 block 1", "(1,4) task 3 block 0", "(0,1) task 4 block 1", "(4,1) task 7 block 1")
 }

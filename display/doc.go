@@ -33,15 +33,22 @@
 // BlockedFW draws the schematic of one round of blocked Floyd-Warshall:
 // the pivot tile (phase 1), the pivot row and column tiles (phase 2) and
 // the rest (phase 3), one phase at a time or all together, optionally with
-// the thread blocks of a kernel launch over the cells.
+// the thread blocks of a kernel launch over the cells, the launch grid's
+// block on each tile (Blocks), the tiles one block keeps in shared memory
+// (Shared) or the persistent blocks of a two-kernel version (Persistent).
+// CSR draws a small graph's compact adjacency list, the arrays the GPU
+// kernels read, and RowReads the threads of a one-thread-a-cell round and
+// the value each row of them shares.
 //
-// Plots (NewPlot) label every axis: log axes at their powers of ten, linear
-// ones at round steps; an axis whose values span more than two decades
-// turns logarithmic unless the caller fixed its scale, and the legend goes
-// where it hides no data.
-//
-// Build names the pathnotes build and its git commit, which the first cell
-// of every sample notebook prints beside the GPU.
+// Plots (NewPlot) share one style: a series name has one colour and marker
+// for the whole session, a document's values (Documented) are dashed in the
+// colour of the series they belong to, a fitted curve (Fit) is drawn as the
+// curve it is, and the legend names each series once. Every axis is
+// labelled: log axes at every decade they span, an x axis at the sizes
+// measured when they are few, linear axes at round steps; an axis whose
+// values span more than two decades turns logarithmic unless the caller
+// fixed its scale, titles wrap, and the legend goes where it hides no
+// data. Graph drawings wrap their titles and place weights off crossings.
 //
 // Views are built with chained calls (display.Graph(g).Path(p)) and never
 // panic: a bad argument is remembered, shown in place of the view, and

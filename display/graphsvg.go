@@ -14,14 +14,11 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// Caption lines under the drawing: their height, left edge, font size and
-// the widest average character width, in ems, of the fonts the drawing
-// names (DejaVu Sans; Arial is narrower).
+// Caption lines under the drawing: their height, left edge and font size.
 const (
-	noteHeight    = 16
-	noteX         = 6
-	noteFont      = 11
-	noteCharWidth = 0.62
+	noteHeight = 16
+	noteX      = 6
+	noteFont   = 11
 )
 
 // plateWidth is the width of one character of a weight, in ems, that the
@@ -42,24 +39,20 @@ func (v *GraphView) SVG() (string, error) {
 	// or the tree's legend ran off the right edge of a small drawing.
 	var noteLines []string
 	for _, n := range d.notes {
-		noteLines = append(noteLines, wrapWords(n, int((d.w-2*noteX)/(noteCharWidth*noteFont)))...)
+		noteLines = append(noteLines, wrapSVGText(n, noteFont, false, d.w-2*noteX)...)
 	}
 	height := d.h + d.top + float64(len(noteLines))*noteHeight + 4
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans, Arial, sans-serif">`,
 		d.w, height, d.w, height)
 	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="#ffffff"/>`)
-	if v.title != "" {
-		fmt.Fprintf(&sb, `<text class="title" x="%.1f" y="18" text-anchor="middle" font-size="14" font-weight="bold">%s</text>`, d.w/2, html.EscapeString(v.title))
+	for i, line := range d.title {
+		fmt.Fprintf(&sb, `<text class="title" x="%.1f" y="%d" text-anchor="middle" font-size="%d" font-weight="bold">%s</text>`,
+			d.w/2, 18+titleLine*i, titleFont, html.EscapeString(line))
 	}
 
 	// Layers, bottom to top: plain arcs, highlighted arcs, weights,
 	// vertices (a vertex label matters more than a weight it covers).
-	order := make([]int, len(d.arcs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(d.arcs[a].kind, d.arcs[b].kind) })
 	present := make(map[[2]int]bool, len(d.arcs))
 	for _, a := range d.arcs {
 		present[[2]int{a.u, a.v}] = true
@@ -70,31 +63,44 @@ func (v *GraphView) SVG() (string, error) {
 		kind arcKind
 	}
 	var labels []weightLabel
+	strokes := d.strokes(present)
+	shapes := make([]arcShape, len(strokes))
+	drawn := make([]bool, len(strokes))
+	for i, st := range strokes {
+		shapes[i], drawn[i] = st.shape, st.ok
+	}
+	d.placeWeights(shapes, drawn)
+	order := make([]int, len(strokes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(strokes[a].kind, strokes[b].kind) })
 	for _, i := range order {
-		a := d.arcs[i]
-		geo, ok := d.arcGeometry(a, present[[2]int{a.v, a.u}] && !a.twoWay)
+		st := strokes[i]
+		a := d.arcs[st.arc]
+		geo, ok := shapes[i], drawn[i]
 		if !ok {
 			continue
 		}
 		color, strokeW, class := arcColor, 1.3, "arc"
-		switch a.kind {
+		switch st.kind {
 		case treeArc:
 			color, strokeW, class = treeColor, 2.6, "arc tree"
 		case pathArc:
 			color, strokeW, class = pathColor, 3.2, "arc path"
 		}
-		text := weightsText(a.weights)
+		text := weightsText(st.weights)
 		arrow, head := "→", fmt.Sprintf(`<polygon points="%s" fill="%s"/>`, points(geo.arrow[:]), color)
 		if a.twoWay {
 			arrow = "↔"
-			if a.kind == plainArc {
+			if st.kind == plainArc {
 				head = ""
 			}
 		}
 		fmt.Fprintf(&sb, `<g class="%s"><title>%s %s %s: %s</title><path d="%s" fill="none" stroke="%s" stroke-width="%.1f"/>%s</g>`,
 			class, html.EscapeString(d.label(d.verts[a.u])), arrow, html.EscapeString(d.label(d.verts[a.v])), text,
 			geo.path, color, strokeW, head)
-		labels = append(labels, weightLabel{geo.label, text, a.kind})
+		labels = append(labels, weightLabel{geo.label, text, st.kind})
 	}
 
 	if len(d.arcs) <= maxWeightLabels {
@@ -161,19 +167,159 @@ func (v *GraphView) SVG() (string, error) {
 	return sb.String(), nil
 }
 
+// maxLanes is the most parallel arcs drawn as curves of their own; more
+// share one line, their weights listed on it.
+const maxLanes = 3
+
+// laneGap is the distance between the middles of two parallel arcs.
+const laneGap = 22
+
+// arcStroke is one line of the drawing: an arc, or one of parallel arcs
+// (lane 0 the lightest, which a highlighted path takes), with its weights.
+type arcStroke struct {
+	arc     int
+	weights []int32
+	kind    arcKind
+	shape   arcShape
+	ok      bool
+}
+
+// strokes shapes the lines that draw the arcs: one per arc, bending right
+// when the reverse arc is drawn too, and a curve each for up to maxLanes
+// parallel arcs, spread apart. present holds the drawn (u, v) pairs.
+func (d *drawing) strokes(present map[[2]int]bool) []arcStroke {
+	var out []arcStroke
+	for i, a := range d.arcs {
+		bend := 0.0
+		if a.u != a.v && present[[2]int{a.v, a.u}] && !a.twoWay {
+			bend = d.reverseBend(a)
+		}
+		ws := slices.Sorted(slices.Values(a.weights))
+		if len(ws) < 2 || len(ws) > maxLanes || a.u == a.v {
+			shape, ok := d.arcGeometry(a, bend)
+			out = append(out, arcStroke{i, a.weights, a.kind, shape, ok})
+			continue
+		}
+		for lane, w := range ws {
+			off := (float64(lane) - float64(len(ws)-1)/2) * laneGap
+			if bend != 0 {
+				off = bend + float64(lane)*laneGap
+			}
+			kind := a.kind
+			if lane > 0 && kind == pathArc {
+				kind = plainArc // a shortest path takes the lightest
+			}
+			shape, ok := d.arcGeometry(a, off)
+			out = append(out, arcStroke{i, []int32{w}, kind, shape, ok})
+		}
+	}
+	return out
+}
+
+// reverseBend is how far an arc bends to its right when its reverse is
+// drawn too, so that the two do not overlap.
+func (d *drawing) reverseBend(a drawnArc) float64 {
+	span := r2.Norm(r2.Sub(d.pos[a.v], d.pos[a.u]))
+	return min(max(0.09*span, 7), 20)
+}
+
 // arcShape is where one arc is drawn.
 type arcShape struct {
 	path  string    // SVG path data of the line, ending at the arrowhead's base
 	arrow [3]r2.Vec // the arrowhead, its tip on the target's circle
 	label r2.Vec    // where the weight goes
+	// The line as a quadratic curve from start through ctrl to end (ctrl
+	// halfway for a straight line), for placing weights; loops have none.
+	start, ctrl, end r2.Vec
+	loop             bool
 }
 
-// arcGeometry shapes arc a: a straight line, a curve bending to its right
-// when the reverse arc is drawn too (so the two do not overlap), or a loop
-// on the freest side of its vertex. A plain two-way arc is a straight line
-// from circle to circle (its arrowhead is not drawn). ok is false for vertices
-// too close to draw an arc between.
-func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
+// at is the point of a (non-loop) arc's line at t in [0, 1].
+func (s arcShape) at(t float64) r2.Vec {
+	a := r2.Scale((1-t)*(1-t), s.start)
+	b := r2.Scale(2*t*(1-t), s.ctrl)
+	return r2.Add(r2.Add(a, b), r2.Scale(t*t, s.end))
+}
+
+// weightSpots are where along its arc a weight may go, best first: the
+// middle, then farther out, away from where other arcs cross it.
+var weightSpots = []float64{0.5, 0.42, 0.58, 0.34, 0.66, 0.27, 0.73}
+
+// placeWeights moves each weight along its arc, from the middle towards
+// its ends, to the first spot that keeps clear of the other arcs' lines,
+// the weights placed before it and the vertices: a weight on a crossing
+// reads as the weight of either arc. Where no spot is clear it takes the
+// clearest. Loops keep their weight beside the loop.
+func (d *drawing) placeWeights(shapes []arcShape, drawn []bool) {
+	const samples = 24
+	clear := d.font * 0.9
+	lines := make([][]r2.Vec, len(shapes))
+	for i, sh := range shapes {
+		if !drawn[i] || sh.loop {
+			continue
+		}
+		for k := 0; k <= samples; k++ {
+			lines[i] = append(lines[i], sh.at(float64(k)/samples))
+		}
+	}
+	var placed []r2.Vec
+	for i := range shapes {
+		if !drawn[i] || shapes[i].loop {
+			if drawn[i] {
+				placed = append(placed, shapes[i].label)
+			}
+			continue
+		}
+		best, bestGap := shapes[i].label, -1.0
+		for _, t := range weightSpots {
+			p := shapes[i].at(t)
+			gap := math.Inf(1)
+			for j, line := range lines {
+				if j != i && line != nil {
+					gap = min(gap, distToPolyline(p, line))
+				}
+			}
+			for _, q := range placed {
+				gap = min(gap, r2.Norm(r2.Sub(p, q))-clear)
+			}
+			for _, q := range d.pos {
+				gap = min(gap, r2.Norm(r2.Sub(p, q))-d.radius)
+			}
+			if gap >= clear {
+				best = p
+				break
+			}
+			if gap > bestGap {
+				best, bestGap = p, gap
+			}
+		}
+		shapes[i].label = best
+		placed = append(placed, best)
+	}
+}
+
+// distToPolyline is the distance from p to the nearest segment of line.
+func distToPolyline(p r2.Vec, line []r2.Vec) float64 {
+	best := math.Inf(1)
+	for k := 1; k < len(line); k++ {
+		a, b := line[k-1], line[k]
+		ab := r2.Sub(b, a)
+		t := 0.0
+		if l2 := r2.Dot(ab, ab); l2 > 0 {
+			t = min(1, max(0, r2.Dot(r2.Sub(p, a), ab)/l2))
+		}
+		best = min(best, r2.Norm(r2.Sub(p, r2.Add(a, r2.Scale(t, ab)))))
+	}
+	return best
+}
+
+// arcGeometry shapes arc a: a straight line, a curve whose middle lies
+// bend pixels to its right (left when negative), or a loop on the freest
+// side of its vertex. A plain two-way arc is a line from circle to circle
+// (its arrowhead is not drawn). ok is false for vertices too close to
+// draw an arc between.
+func (d *drawing) arcGeometry(a drawnArc, bend float64) (arcShape, bool) {
+	reverse := bend != 0
 	arrowLen := max(6, d.radius*0.6)
 	p, q := d.pos[a.u], d.pos[a.v]
 	if a.u == a.v {
@@ -188,7 +334,7 @@ func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
 	if reverse {
 		along := r2.Scale(1/span, r2.Sub(q, p))
 		right := r2.Vec{X: -along.Y, Y: along.X}
-		ctrl = r2.Add(mid, r2.Scale(min(max(0.18*span, 14), 40), right))
+		ctrl = r2.Add(mid, r2.Scale(2*bend, right)) // the curve's middle is halfway to its control point
 	}
 	start := r2.Add(p, r2.Scale(d.radius, unit(r2.Sub(ctrl, p))))
 	back := unit(r2.Sub(ctrl, q)) // from the target back along the arc
@@ -197,7 +343,10 @@ func (d *drawing) arcGeometry(a drawnArc, reverse bool) (arcShape, bool) {
 	if !a.twoWay || a.kind != plainArc {
 		end = r2.Add(tip, r2.Scale(arrowLen*0.8, back)) // the line stops under the arrowhead
 	}
-	shape := arcShape{arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen)}
+	shape := arcShape{arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen), start: start, ctrl: ctrl, end: end}
+	if !reverse {
+		shape.ctrl = r2.Scale(0.5, r2.Add(start, end))
+	}
 	if reverse {
 		shape.path = fmt.Sprintf("M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f", start.X, start.Y, ctrl.X, ctrl.Y, end.X, end.Y)
 		// The quadratic's point at t=1/2 lies halfway to the control point.
@@ -228,6 +377,7 @@ func (d *drawing) loopGeometry(i int, arrowLen float64) arcShape {
 		path:  fmt.Sprintf("M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f", start.X, start.Y, c1.X, c1.Y, c2.X, c2.Y, end.X, end.Y),
 		arrow: arrowHead(tip, r2.Scale(-1, back), arrowLen),
 		label: r2.Add(p, r2.Scale(2.9*r+8, out)),
+		loop:  true,
 	}
 }
 
@@ -299,28 +449,6 @@ func points(ps []r2.Vec) string {
 		parts[i] = fmt.Sprintf("%.1f,%.1f", p.X, p.Y)
 	}
 	return strings.Join(parts, " ")
-}
-
-// wrapWords splits s into lines of at most width characters, at spaces; a
-// word longer than width stands on a line of its own.
-func wrapWords(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
-			line += " " + w
-		default:
-			lines = append(lines, line)
-			line = w
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 // weightsText writes the weights of parallel arcs, lightest first.

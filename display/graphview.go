@@ -26,6 +26,12 @@ const maxWeightLabels = 100
 // maxTextArcs is how many arcs the text form lists.
 const maxTextArcs = 40
 
+// The title's font size and line height, in pixels.
+const (
+	titleFont = 14
+	titleLine = 18
+)
+
 // Colours and strokes of the drawing.
 const (
 	arcColor      = "#666666"
@@ -202,7 +208,8 @@ type drawing struct {
 	radius  float64
 	font    float64
 	w, h    float64
-	top     float64 // height of the title band
+	top     float64  // height of the title band
+	title   []string // the title's lines
 	notes   []string
 }
 
@@ -243,7 +250,7 @@ func (v *GraphView) draw() (*drawing, error) {
 		return nil, err
 	}
 	d.layout = used
-	d.fit(coords, v.title != "")
+	d.fit(coords, v.title)
 	d.notes = v.notes(d)
 	v.rendered = d
 	return d, nil
@@ -346,8 +353,9 @@ func (v *GraphView) choose() (verts []int, sampled bool) {
 }
 
 // fit sizes the canvas and the vertices for the number of vertices, and
-// maps layout coordinates onto it, keeping the aspect ratio.
-func (d *drawing) fit(coords []r2.Vec, titled bool) {
+// maps layout coordinates onto it, keeping the aspect ratio; the title
+// wraps at the canvas's width.
+func (d *drawing) fit(coords []r2.Vec, title string) {
 	n := len(d.verts)
 	switch {
 	case n <= 30:
@@ -365,8 +373,9 @@ func (d *drawing) fit(coords []r2.Vec, titled bool) {
 	d.radius = min(max(d.radius, 0.3*d.font*float64(widest)+4), 40)
 	side := min(240+60*math.Sqrt(float64(n)), 1000)
 	d.w = side
-	if titled {
-		d.top = 26
+	if title != "" {
+		d.title = wrapSVGText(title, titleFont, true, d.w-12)
+		d.top = float64(26 + titleLine*(len(d.title)-1))
 	}
 	margin := d.radius*3.4 + 14 // room for self-loops and their weights
 	lo, hi := r2.Vec{X: math.Inf(1), Y: math.Inf(1)}, r2.Vec{X: math.Inf(-1), Y: math.Inf(-1)}

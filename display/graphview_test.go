@@ -401,7 +401,7 @@ func noteText(t *testing.T, els []element) string {
 	width := num(t, els[0].attrs["width"])
 	var lines []string
 	for _, e := range byClass(els, "text", "note") {
-		if w := num(t, e.attrs["x"]) + noteCharWidth*num(t, e.attrs["font-size"])*float64(utf8.RuneCountInString(e.text)); w > width {
+		if w := num(t, e.attrs["x"]) + svgTextWidth(e.text, num(t, e.attrs["font-size"]), false); w > width {
 			t.Errorf("note line %q is about %.0f wide, the drawing %g", e.text, w, width)
 		}
 		lines = append(lines, e.text)
@@ -435,10 +435,11 @@ func TestLongNotesWrapInsideTheDrawing(t *testing.T) {
 	}
 }
 
-func TestWrapWords(t *testing.T) {
+func TestWrapText(t *testing.T) {
+	runes := func(s string) float64 { return float64(utf8.RuneCountInString(s)) }
 	for _, tt := range []struct {
 		s     string
-		width int
+		width float64
 		want  []string
 	}{
 		{"a bb ccc", 4, []string{"a bb", "ccc"}},
@@ -446,8 +447,8 @@ func TestWrapWords(t *testing.T) {
 		{"longword x", 3, []string{"longword", "x"}},
 		{"  ", 5, nil},
 	} {
-		if got := wrapWords(tt.s, tt.width); !slices.Equal(got, tt.want) {
-			t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
+		if got := wrapText(tt.s, runes, tt.width); !slices.Equal(got, tt.want) {
+			t.Errorf("wrapText(%q, %g) = %q, want %q", tt.s, tt.width, got, tt.want)
 		}
 	}
 }

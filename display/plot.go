@@ -2,12 +2,9 @@ package display
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"strings"
 	"time"
-
-	"gonum.org/v1/plot/plotutil"
 )
 
 // Plot is a chart of timings or other measurements, drawn with gonum's
@@ -19,7 +16,12 @@ import (
 //	p.Line("fw-hn", ns, hn)
 //	p.Line("fw-blocked", ns, blocked)
 //
-// A plot holds either lines or bars, not both.
+// A plot holds either lines or bars, not both. Documented adds a
+// document's values beside the ones measured here, and Fit a fitted curve;
+// every plot gets the same style (plotstyle.go): one colour and marker per
+// series name for the whole session, the document's values dashed with
+// hollow markers in the colour of the series they belong to, and a legend
+// that names each series once.
 //
 // Unless a call fixes an axis's scale (LogX, LogY, LogLog, LinearX,
 // LinearY), a line plot's axis turns logarithmic by itself when all its
@@ -28,9 +30,13 @@ import (
 // fewer than three decades), every linear axis at round steps, large and
 // small numbers read compactly (1e7, 5e-5), and the legend goes in a corner
 // where it hides no point or line, or beside (or below) the plot when no
-// corner is free.
+// corner is free. A log axis ends at a power of ten when its data come
+// within half a decade of one, and labels every decade it spans; an x axis
+// with few distinct values (the sizes measured) labels them. A title too
+// long for the plot wraps.
 type Plot struct {
 	title, xLabel, yLabel string
+	docName, hereName     string // Sources: the legend's keys for dashed and solid lines
 	xScale, yScale        scale
 	lines                 []series
 	bars                  []series
@@ -53,15 +59,31 @@ const (
 // axis left to choose its scale turns logarithmic: more than two decades.
 const autoLogSpan = 100
 
-// series is one named line or bar group; xs is nil for bars.
+// series is one named line or bar group; xs is nil for bars. A fitted
+// curve has f and no points.
 type series struct {
 	name   string
+	kind   seriesKind
 	xs, ys []float64
+	f      func(float64) float64
 }
 
 // NewPlot starts a plot with a title and axis labels, 16 cm × 10 cm.
 func NewPlot(title, xLabel, yLabel string) *Plot {
-	return &Plot{title: title, xLabel: xLabel, yLabel: yLabel, widthCm: 16, heightCm: 10}
+	return &Plot{title: title, xLabel: xLabel, yLabel: yLabel, widthCm: 16, heightCm: 10,
+		docName: "document", hereName: "measured"}
+}
+
+// Sources names the two line styles in the legend's keys: doc for the
+// dashed lines of Documented (a document's values; "document" unless set),
+// here for the solid lines of Line and Speedup ("measured" unless set),
+// for example Sources("[Karaula 2017]", "here, NVIDIA H100").
+func (p *Plot) Sources(doc, here string) *Plot {
+	if doc == "" || here == "" {
+		return p.failf("Sources(%q, %q): want both names", doc, here)
+	}
+	p.docName, p.hereName = doc, here
+	return p
 }
 
 // failf keeps the first bad call's error, prefixed with the plot's title.
@@ -143,16 +165,50 @@ func (p *Plot) AsPNG() *Plot { p.png = true; return p }
 
 // Line adds a line with a marker at each point (xs[i], ys[i]).
 func (p *Plot) Line(name string, xs, ys []float64) *Plot {
+	return p.addLine(name, measured, xs, ys)
+}
+
+// Documented adds a document's values for the series name: drawn in the
+// colour of the series name measured here (Line), dashed, with hollow
+// markers, and named once in the legend with it. A single point shows as
+// a marker alone.
+func (p *Plot) Documented(name string, xs, ys []float64) *Plot {
+	return p.addLine(name, documented, xs, ys)
+}
+
+// addLine checks a line's points and keeps a copy of them.
+func (p *Plot) addLine(name string, kind seriesKind, xs, ys []float64) *Plot {
+	what := "line"
+	if kind == documented {
+		what = "documented line"
+	}
 	switch {
 	case len(p.bars) > 0:
-		return p.failf("line %q added to a bar chart (use a plot of its own)", name)
+		return p.failf("%s %q added to a bar chart (use a plot of its own)", what, name)
 	case len(xs) != len(ys):
-		return p.failf("line %q has %d x values and %d y values", name, len(xs), len(ys))
+		return p.failf("%s %q has %d x values and %d y values", what, name, len(xs), len(ys))
 	case len(xs) == 0:
-		return p.failf("line %q has no points", name)
+		return p.failf("%s %q has no points", what, name)
 	}
-	p.lines = append(p.lines, series{name, append([]float64(nil), xs...), append([]float64(nil), ys...)})
+	p.lines = append(p.lines, series{name: name, kind: kind, xs: append([]float64(nil), xs...), ys: append([]float64(nil), ys...)})
 	return p.check()
+}
+
+// Fit adds f, a curve fitted to the series name (a least-squares line, a
+// power law), as a thin dotted line in the series' colour across the x
+// range of the plot's points. It is drawn as the curve it is on every
+// scale: sampled finely (evenly in log x on a log x axis), and left out
+// where its values cannot be drawn (y ≤ 0 on a log y axis). It does not
+// widen the axes, which fit the points.
+func (p *Plot) Fit(name string, f func(x float64) float64) *Plot {
+	switch {
+	case len(p.bars) > 0:
+		return p.failf("fit %q added to a bar chart", name)
+	case f == nil:
+		return p.failf("fit %q: nil function", name)
+	}
+	p.lines = append(p.lines, series{name: name, kind: fitted, f: f})
+	return p
 }
 
 // Speedup adds the line baseline[i]/times[i] against xs: how many times
@@ -186,7 +242,7 @@ func (p *Plot) Bar(name string, categories []string, values []float64) *Plot {
 		return p.failf("bars %q have categories %v, earlier bars %v", name, categories, p.categories)
 	}
 	p.categories = append([]string(nil), categories...)
-	p.bars = append(p.bars, series{name: name, ys: append([]float64(nil), values...)})
+	p.bars = append(p.bars, series{name: name, kind: measured, ys: append([]float64(nil), values...)})
 	return p.check()
 }
 
@@ -221,12 +277,6 @@ func axisValue(log bool, axis string, v float64) error {
 	return nil
 }
 
-// seriesColor is the colour of series i: gonum's dark palette, whose
-// colours stay apart on white.
-func seriesColor(i int) color.Color {
-	return plotutil.DarkColors[i%len(plotutil.DarkColors)]
-}
-
 // Text describes the plot in words: title, axes and each series' points
 // (the first and last few when there are many).
 func (p *Plot) Text() string {
@@ -245,11 +295,20 @@ func (p *Plot) Text() string {
 	}
 	fmt.Fprintf(&sb, "plot %q: x = %s, y = %s%s\n", p.title, p.xLabel, p.yLabel, scales)
 	for _, s := range p.lines {
+		switch s.kind {
+		case fitted:
+			sb.WriteString("  " + s.name + ": a fitted curve\n")
+			continue
+		case documented:
+			sb.WriteString("  " + s.name + " (" + p.docName + ")")
+		default:
+			sb.WriteString("  " + s.name)
+		}
 		pts := make([]string, len(s.xs))
 		for i := range s.xs {
 			pts[i] = "(" + formatFloat(s.xs[i]) + ", " + formatFloat(s.ys[i]) + ")"
 		}
-		sb.WriteString("  " + s.name + ": " + elide(pts, 8) + "\n")
+		sb.WriteString(": " + elide(pts, 8) + "\n")
 	}
 	for _, s := range p.bars {
 		vals := make([]string, len(s.ys))

@@ -1,134 +1,18 @@
 package display
 
 import (
-	"encoding/json"
-	"encoding/xml"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/internal/plotcheck"
 )
-
-// svgText is one <text> element of a plot's SVG: its class, its position
-// in gonum's y-up points, its font size and whether it is drawn turned.
-type svgText struct {
-	class, text string
-	x, y, size  float64
-	rotated     bool
-}
-
-// plotSVG is what the checks read from a plot's SVG.
-type plotSVG struct {
-	marked bool // the root has plotSVGClass: drawn by the current renderer
-	w, h   float64
-	texts  []svgText
-}
-
-// readPlotSVG parses a plot's SVG document.
-func readPlotSVG(doc string) (plotSVG, error) {
-	var out plotSVG
-	dec := xml.NewDecoder(strings.NewReader(doc))
-	var rotations []bool // per open element: does it turn its content
-	var cur *svgText
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			attr := map[string]string{}
-			for _, a := range e.Attr {
-				attr[a.Name.Local] = a.Value
-			}
-			rotated := strings.Contains(attr["transform"], "rotate")
-			for _, r := range rotations {
-				rotated = rotated || r
-			}
-			rotations = append(rotations, strings.Contains(attr["transform"], "rotate"))
-			switch e.Name.Local {
-			case "svg":
-				if out.w == 0 {
-					out.marked = strings.Contains(" "+attr["class"]+" ", " "+plotSVGClass+" ")
-					if f := strings.Fields(attr["viewBox"]); len(f) == 4 {
-						out.w, _ = strconv.ParseFloat(f[2], 64)
-						out.h, _ = strconv.ParseFloat(f[3], 64)
-					}
-				}
-			case "text":
-				t := svgText{class: attr["class"], rotated: rotated}
-				t.x, _ = strconv.ParseFloat(attr["x"], 64)
-				y, _ := strconv.ParseFloat(attr["y"], 64)
-				t.y = -y // texts are flipped back with scale(1, -1)
-				for _, decl := range strings.Split(attr["style"], ";") {
-					if v, ok := strings.CutPrefix(decl, "font-size:"); ok {
-						t.size, _ = strconv.ParseFloat(strings.TrimSuffix(v, "px"), 64)
-					}
-				}
-				cur = &t
-			}
-		case xml.CharData:
-			if cur != nil {
-				cur.text += string(e)
-			}
-		case xml.EndElement:
-			rotations = rotations[:len(rotations)-1]
-			if e.Name.Local == "text" && cur != nil {
-				out.texts = append(out.texts, *cur)
-				cur = nil
-			}
-		}
-	}
-}
-
-// checkPlotAxes returns what is wrong with the axes of a plot drawn by the
-// current renderer: an axis with fewer than two tick labels (a category
-// axis needs one).
-func checkPlotAxes(s plotSVG) []string {
-	count := map[string]int{}
-	for _, t := range s.texts {
-		count[t.class]++
-	}
-	var problems []string
-	if count[yTickClass] < 2 {
-		problems = append(problems, fmt.Sprintf("y axis has %d tick labels, want 2 or more", count[yTickClass]))
-	}
-	if count[xTickClass] < 2 && count[catTickClass] < 1 {
-		problems = append(problems, fmt.Sprintf("x axis has %d tick labels, want 2 or more", count[xTickClass]))
-	}
-	return problems
-}
-
-// checkTextInside returns the texts that do not fit in the canvas, by the
-// metrics of the font gonum lays plots out with.
-func checkTextInside(s plotSVG) []string {
-	var problems []string
-	for _, t := range s.texts {
-		if t.rotated {
-			continue // the y axis label, drawn in a turned frame
-		}
-		sty := text.Style{Font: font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, font.Length(t.size)), Handler: plot.DefaultTextHandler}
-		ext := sty.FontExtents()
-		w := sty.Width(t.text).Points()
-		if t.x < 0 || t.x+w > s.w+1e-6 || t.y-ext.Descent.Points() < 0 || t.y+ext.Ascent.Points() > s.h+1e-6 {
-			problems = append(problems, fmt.Sprintf("text %q spans x %.1f..%.1f, y %.1f..%.1f: outside the %gx%g canvas",
-				t.text, t.x, t.x+w, t.y-ext.Descent.Points(), t.y+ext.Ascent.Points(), s.w, s.h))
-		}
-	}
-	return problems
-}
 
 // plotKinds are plots of every kind the display draws, with the shapes
 // that used to read badly.
@@ -143,6 +27,7 @@ func plotKinds() map[string]*Plot {
 		six.Line(fmt.Sprintf("variant %d", k), ns, ys)
 	}
 	big := []float64{1e6, 2e6, 4e6, 6e6, 8e6, 1e7}
+	sizes := []float64{1024, 2048, 4096, 8192}
 	return map[string]*Plot{
 		"six series": six,
 		"few points": NewPlot("few points", "n", "s").Line("a", []float64{1, 2, 3}, []float64{2, 3, 2.5}),
@@ -156,144 +41,162 @@ func plotKinds() map[string]*Plot {
 		"one bar":     NewPlot("one bar", "variant", "s").Bar("a", []string{"only"}, []float64{3}),
 		"small plot":  NewPlot("small", "n", "s").Size(8, 5).Line("a long series name", big, []float64{1, 2, 3, 4, 5, 1e4}),
 		"long legend": NewPlot("long legend", "n", "s").Line(strings.Repeat("a very long series name ", 3), big, big),
+		"long title": NewPlot("a title much longer than the plot is wide, which used to run past both of its edges", "n", "s").
+			Line("a", sizes, sizes),
+		"document beside measured": NewPlot("document and here", "|V|", "seconds").LogLog().
+			Documented("fw-hn", []float64{100, 1000, 1e4}, []float64{0.002, 0.9, 700}).
+			Line("fw-hn", sizes, []float64{0.003, 0.02, 0.15, 1.1}).Sources("[Karaula 2017]", "here"),
+		"fitted": NewPlot("with a fit", "|V|", "seconds").LogY().Line("cpu", big, []float64{0.5, 1, 2.4, 4.3, 6, 8}).
+			Fit("cpu", func(x float64) float64 { return -0.3 + 0.8e-6*x }),
 	}
 }
 
-// Every kind of plot, drawn with the defaults, has labelled axes and no
-// text past the canvas's edges.
-func TestEveryPlotKindReads(t *testing.T) {
-	for name, p := range plotKinds() {
-		raw, err := p.Render("svg")
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		s, err := readPlotSVG(string(raw))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !s.marked {
-			t.Errorf("%s: the root element lacks class %q", name, plotSVGClass)
-		}
-		// A legend outside the plot grows the image, never shrinks it.
-		if s.w < float64(vg.Length(p.widthCm)*vg.Centimeter)-0.01 || s.h < float64(vg.Length(p.heightCm)*vg.Centimeter)-0.01 {
-			t.Errorf("%s: canvas %g×%g pt, want at least %g×%g cm", name, s.w, s.h, p.widthCm, p.heightCm)
-		}
-		for _, problem := range append(checkPlotAxes(s), checkTextInside(s)...) {
-			t.Errorf("%s: %s", name, problem)
-		}
-		legend := 0
-		for _, tx := range s.texts {
-			if tx.class == legendClass {
-				legend++
-			}
-		}
-		if want := len(p.lines) + len(p.bars); legend != want {
-			t.Errorf("%s: %d legend texts, want %d", name, legend, want)
-		}
-	}
-}
-
-// The checks catch what the old renderer drew: a log axis labelled only at
-// 1000, and a label past the right edge.
-func TestPlotChecksCatchBadPlots(t *testing.T) {
-	s := plotSVG{marked: true, w: 400, h: 300, texts: []svgText{
-		{class: xTickClass, text: "1000", x: 100, y: 20, size: 10},
-		{class: yTickClass, text: "1", x: 10, y: 100, size: 10},
-		{class: yTickClass, text: "10", x: 10, y: 200, size: 10},
-		{class: legendClass, text: "10000000", x: 380, y: 250, size: 10},
-	}}
-	if got := checkPlotAxes(s); len(got) != 1 || !strings.Contains(got[0], "x axis has 1 tick labels") {
-		t.Errorf("checkPlotAxes = %q", got)
-	}
-	if got := checkTextInside(s); len(got) != 1 || !strings.Contains(got[0], `"10000000"`) {
-		t.Errorf("checkTextInside = %q", got)
-	}
-}
-
-// notebookPlots returns the SVG documents of the plots in a notebook's
-// outputs, shown alone or inside a row or column, with the cell index of
-// each. A plot is recognised by its text form, which starts with `plot "`.
-func notebookPlots(t *testing.T, path string) (svgs []string, cells []int) {
+// read renders p as SVG and reads it back.
+func read(t *testing.T, p *Plot) plotcheck.Picture {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	raw, err := p.Render("svg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var nb struct {
-		Cells []struct {
-			Outputs []struct {
-				Data map[string]any `json:"data"`
-			} `json:"outputs"`
-		} `json:"cells"`
+	s, err := plotcheck.Read(string(raw))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal(raw, &nb); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	join := func(v any) string { // nbformat stores text as a string or a list of lines
-		switch v := v.(type) {
-		case string:
-			return v
-		case []any:
-			var sb strings.Builder
-			for _, s := range v {
-				sb.WriteString(fmt.Sprint(s))
-			}
-			return sb.String()
-		}
-		return ""
-	}
-	for i, c := range nb.Cells {
-		for _, o := range c.Outputs {
-			if svg := join(o.Data[MIMESVG]); svg != "" {
-				if strings.HasPrefix(join(o.Data[MIMEText]), `plot "`) {
-					svgs, cells = append(svgs, svg), append(cells, i)
-				}
-				continue
-			}
-			if h := join(o.Data[MIMEHTML]); strings.Contains(h, "data:image/svg+xml;base64,") {
-				imgs, alts := svgImages(t, h)
-				for k := range imgs {
-					if strings.HasPrefix(alts[k], `plot "`) {
-						svgs, cells = append(svgs, imgs[k]), append(cells, i)
-					}
-				}
-			}
-		}
-	}
-	return svgs, cells
+	return s
 }
 
-// Every plot in the committed notebooks that the current renderer drew has
-// labelled axes and no text past its edges. A plot drawn before tick labels
-// carried classes cannot be checked: it fails as stale, to be redrawn by
-// running the notebook again.
-func TestCommittedNotebookPlots(t *testing.T) {
+// Every kind of plot, drawn with the defaults, has labelled axes, a label
+// in every decade of a log axis and no text past the canvas's edges, and
+// its legend names each series once, in the series' colour.
+func TestEveryPlotKindReads(t *testing.T) {
+	for name, p := range plotKinds() {
+		s := read(t, p)
+		if !s.Plot {
+			t.Errorf("%s: the root element lacks class %q", name, plotSVGClass)
+		}
+		// A legend outside the plot grows the image, never shrinks it.
+		if s.W < float64(vg.Length(p.widthCm)*vg.Centimeter)-0.01 || s.H < float64(vg.Length(p.heightCm)*vg.Centimeter)-0.01 {
+			t.Errorf("%s: canvas %g×%g pt, want at least %g×%g cm", name, s.W, s.H, p.widthCm, p.heightCm)
+		}
+		for _, problem := range s.Problems() {
+			t.Errorf("%s: %s", name, problem)
+		}
+		if names := p.names(); len(s.Series) != len(names) {
+			t.Errorf("%s: legend names %v, want %v", name, s.Series, names)
+		}
+		for _, problem := range plotcheck.Colors([]plotcheck.Picture{s}, []string{name}) {
+			t.Error(problem)
+		}
+	}
+}
+
+// A series name keeps its colour from plot to plot, whatever else each
+// plot shows, and a document's values take the colour of the series they
+// belong to, with a key for each line style.
+func TestSeriesKeepTheirColours(t *testing.T) {
+	ns := []float64{1024, 2048, 4096, 8192}
+	ys := []float64{0.01, 0.08, 0.6, 5}
+	times := NewPlot("times", "n", "s").Line("colour test cpu", ns, ys).Line("colour test a", ns, ys).Line("colour test b", ns, ys)
+	ups := NewPlot("speed-ups", "n", "×").Line("colour test b", ns, ns).Line("colour test a", ns, ns)
+	docs := NewPlot("beside the document", "n", "s").Documented("colour test a", ns, ys).Line("colour test a", ns, ys).
+		Sources("the thesis", "here")
+	pics := []plotcheck.Picture{read(t, times), read(t, ups), read(t, docs)}
+	for _, problem := range plotcheck.Colors(pics, []string{"times", "speed-ups", "document"}) {
+		t.Error(problem)
+	}
+	if a, b := pics[0].Series["colour test a"], pics[1].Series["colour test a"]; a != b || a == "" {
+		t.Errorf("colour test a is %q in one plot and %q in the next", a, b)
+	}
+	if got := pics[2].Keys; len(got) != 2 || got[0] != "here" || got[1] != "the thesis" {
+		t.Errorf("keys %q, want the two line styles", got)
+	}
+	// The solvers' own colours hold in any session.
+	if c := colorsFor([]string{"fw-blocked kernels"})[0]; c != vermillion {
+		t.Errorf("fw-blocked kernels got palette colour %d, want fw-blocked's %d", c, vermillion)
+	}
+}
+
+// A log axis ends at the decade its data come close to, and an x axis
+// labels the sizes measured: 8192 among 1024, 2048 and 4096.
+func TestAxesLabelDecadesAndSizes(t *testing.T) {
+	ns := []float64{1024, 2048, 4096, 8192}
+	s := read(t, NewPlot("sizes", "n", "s").LogLog().Line("a", ns, []float64{0.02, 0.09, 0.6, 4.5}))
+	labels := map[string][]string{}
+	for _, tx := range s.Texts {
+		labels[tx.Class] = append(labels[tx.Class], strings.TrimSpace(tx.Text))
+	}
+	if got := strings.Join(labels[plotcheck.XTickClass], " "); got != "1024 2048 4096 8192" {
+		t.Errorf("x labels %q, want the four sizes", got)
+	}
+	if got := strings.Join(labels[plotcheck.YTickClass], " "); got != "0.01 0.1 1 10" {
+		t.Errorf("y labels %q, want every decade up to 10", got)
+	}
+}
+
+// Every schematic and drawing keeps its text inside: long headings and
+// legends wrap.
+func TestSchematicsRead(t *testing.T) {
+	g, err := graph.Example("musap-sabcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "a title much longer than the drawing is wide, which used to run past both of its edges"
+	for name, v := range map[string]interface{ SVG() (string, error) }{
+		"graph":      Graph(g).Title(long),
+		"phase 3":    BlockedFW(128, 32, 1).Phase(3).Launch(4, 4, 32, 32),
+		"shared":     BlockedFW(160, 32, 1).Phase(3).Shared(3, 2).Blocks(),
+		"persistent": BlockedFW(160, 32, 1).Persistent(3),
+		"csr":        CSR(g).Title(long),
+		"row reads":  RowReads(4, 1),
+	} {
+		svg, err := v.SVG()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s, err := plotcheck.Read(svg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, problem := range s.Problems() {
+			t.Errorf("%s: %s", name, problem)
+		}
+	}
+}
+
+// Every picture in the committed notebooks has its text inside, and every
+// plot labelled axes (and, where it was drawn with its axes described, a
+// label in every decade of a log axis). The root package's tests check
+// the pictures of a fresh run of every notebook, colours included.
+func TestCommittedNotebookPictures(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no notebooks found (%v)", err)
 	}
-	checked, stale := 0, 0
+	plots := 0
 	for _, path := range paths {
-		svgs, cells := notebookPlots(t, path)
-		for k, doc := range svgs {
-			s, err := readPlotSVG(doc)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found, err := plotcheck.Notebook(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, f := range found {
+			s, err := plotcheck.Read(f.SVG)
 			if err != nil {
-				t.Errorf("%s cell %d: plot SVG: %v", filepath.Base(path), cells[k], err)
+				t.Errorf("%s cell %d: SVG: %v", filepath.Base(path), f.Cell, err)
 				continue
 			}
-			if !s.marked {
-				stale++
-				t.Errorf("%s cell %d: stale: rerun the notebook (drawn before tick labels were marked)", filepath.Base(path), cells[k])
-				continue
+			if s.Plot {
+				plots++
 			}
-			checked++
-			for _, problem := range append(checkPlotAxes(s), checkTextInside(s)...) {
-				t.Errorf("%s cell %d: %s", filepath.Base(path), cells[k], problem)
+			for _, problem := range s.Problems() {
+				t.Errorf("%s cell %d: %s", filepath.Base(path), f.Cell, problem)
 			}
 		}
 	}
-	t.Logf("%d notebook plots checked, %d stale", checked, stale)
-	if checked == 0 {
-		t.Error("no plot of the current renderer found in the notebooks")
+	if plots == 0 {
+		t.Error("no plot found in the notebooks")
 	}
 }

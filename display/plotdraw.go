@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -29,27 +28,47 @@ var (
 	catTickColor = color.RGBA{R: 1, G: 1, B: 4, A: 255}
 )
 
-// Classes of a plot's SVG elements: the root, and the tick labels of the x
-// axis, the y axis and a bar chart's category axis.
+// Classes of a plot's SVG elements: the root, the tick labels of the x
+// axis, the y axis and a bar chart's category axis, and the legend's
+// series names and keys; and the root's attribute that describes the axes
+// ("x log 100 1e4; y lin 0 5"), as package internal/plotcheck reads them.
 const (
-	plotSVGClass  = "pathnotes-plot"
-	xTickClass    = "tick-x"
-	yTickClass    = "tick-y"
-	catTickClass  = "tick-category"
-	legendClass   = "legend"
-	tickLabelSize = 10 // points, gonum's default
+	plotSVGClass   = "pathnotes-plot"
+	xTickClass     = "tick-x"
+	yTickClass     = "tick-y"
+	catTickClass   = "tick-category"
+	legendClass    = "legend"
+	legendKeyClass = "legend-key"
+	axesAttr       = "data-axes"
+	tickLabelSize  = 10 // points, gonum's default
 )
 
-// legendColor marks the legend's texts, as the tick colours mark labels.
-var legendColor = color.RGBA{R: 1, G: 1, B: 5, A: 255}
+// legendColor marks the legend's series names, and legendKeyColor its
+// keys of line styles, as the tick colours mark labels.
+var (
+	legendColor    = color.RGBA{R: 1, G: 1, B: 5, A: 255}
+	legendKeyColor = color.RGBA{R: 1, G: 1, B: 6, A: 255}
+)
 
 // markedText matches the style ending of a text that carries a marker colour.
-var markedText = regexp.MustCompile(`<text ([^>]*?);fill:#01010([2345])"`)
+var markedText = regexp.MustCompile(`<text ([^>]*?);fill:#01010([2-6])"`)
 
-// markPlotSVG classes the root element and the marked texts of a plot's SVG.
-func markPlotSVG(s string) string {
-	s = strings.Replace(s, "<svg ", `<svg class="`+plotSVGClass+`" `, 1)
-	classes := map[string]string{"2": xTickClass, "3": yTickClass, "4": catTickClass, "5": legendClass}
+// markPlotSVG classes the root element and the marked texts of a plot's
+// SVG, and describes the plot's axes in the root's axesAttr.
+func markPlotSVG(s string, pl *plot.Plot, bars bool) string {
+	axis := func(name string, a plot.Axis) string {
+		scale := "lin"
+		if _, ok := a.Scale.(plot.LogScale); ok {
+			scale = "log"
+		}
+		return fmt.Sprintf("%s %s %g %g", name, scale, a.Min, a.Max)
+	}
+	axes := axis("y", pl.Y)
+	if !bars {
+		axes = axis("x", pl.X) + "; " + axes
+	}
+	s = strings.Replace(s, "<svg ", `<svg class="`+plotSVGClass+`" `+axesAttr+`="`+axes+`" `, 1)
+	classes := map[string]string{"2": xTickClass, "3": yTickClass, "4": catTickClass, "5": legendClass, "6": legendKeyClass}
 	return markedText.ReplaceAllStringFunc(s, func(m string) string {
 		sub := markedText.FindStringSubmatch(m)
 		return `<text class="` + classes[sub[2]] + `" ` + sub[1] + `"`
@@ -64,8 +83,8 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 	if format != "svg" && format != "png" {
 		return nil, fmt.Errorf("display: plot %q: format %q, want svg or png", p.title, format)
 	}
-	if len(p.lines) == 0 && len(p.bars) == 0 {
-		return nil, fmt.Errorf("display: plot %q has no data (add a Line or Bar)", p.title)
+	if !p.hasPoints() {
+		return nil, fmt.Errorf("display: plot %q has no data (add a Line, Documented or Bar)", p.title)
 	}
 	// Values are checked above; this turns any remaining panic in the
 	// plotting library into an error rather than a dead kernel.
@@ -77,110 +96,180 @@ func (p *Plot) Render(format string) (out []byte, err error) {
 	w, h := vg.Length(p.widthCm)*vg.Centimeter, vg.Length(p.heightCm)*vg.Centimeter
 	// A legend that no corner can hold goes beside or below the plot, on
 	// an image grown by its size, so that the plot keeps the size asked.
-	l, err := p.layout(draw.New(vgsvg.New(w, h)))
+	// The first layout also measures the x axis, whose length decides
+	// which of the measured sizes its labels can show.
+	l, err := p.layout(draw.New(vgsvg.New(w, h)), 0)
 	if err != nil {
 		return nil, err
 	}
 	w, h = w+l.grow.X, h+l.grow.Y
+	if l, err = p.layout(draw.New(vgsvg.New(w, h)), 0); err != nil {
+		return nil, err
+	}
 	cw, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return nil, fmt.Errorf("display: plot %q: %w", p.title, err)
 	}
-	if l, err = p.layout(draw.New(cw)); err != nil {
+	if l, err = p.layout(draw.New(cw), l.xAxis()); err != nil {
 		return nil, err
 	}
 	l.pl.Draw(l.inner)
 	l.labels.draw(l.area, l.pl.DataCanvas(l.inner))
-	l.leg.Draw(l.legend)
+	l.leg.draw(l.legend)
 	var buf bytes.Buffer
 	if _, err := cw.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("display: plot %q: writing %s: %w", p.title, format, err)
 	}
 	if format == "svg" {
-		return []byte(markPlotSVG(svgFontFallbacks.Replace(buf.String()))), nil
+		return []byte(markPlotSVG(svgFontFallbacks.Replace(buf.String()), l.pl, len(p.bars) > 0)), nil
 	}
 	return buf.Bytes(), nil
+}
+
+// hasPoints reports whether the plot has a point or a bar to draw.
+func (p *Plot) hasPoints() bool {
+	for _, s := range p.lines {
+		if len(s.xs) > 0 {
+			return true
+		}
+	}
+	return len(p.bars) > 0
 }
 
 // plotLayout is a plot laid out on a canvas: area holds the plot and its
 // axis labels, inner the plot less the labels, legend the legend's box.
 type plotLayout struct {
 	pl                  *plot.Plot
-	leg                 plot.Legend
+	leg                 *plotLegend
 	labels              axisLabels
 	area, inner, legend draw.Canvas
 	grow                vg.Point // room a legend outside the plot takes
 }
 
-// layout builds the plot and places its parts on c.
-func (p *Plot) layout(c draw.Canvas) (*plotLayout, error) {
+// xAxis is the length of the laid-out x axis.
+func (l *plotLayout) xAxis() vg.Length {
+	dc := l.pl.DataCanvas(l.inner)
+	return dc.Max.X - dc.Min.X
+}
+
+// layout builds the plot and places its parts on c; xAxis is the x axis's
+// length as an earlier layout found it, or 0.
+func (p *Plot) layout(c draw.Canvas, xAxis vg.Length) (*plotLayout, error) {
 	w, h := c.Size().X, c.Size().Y
-	pl, leg, err := p.build(w)
+	pl, leg, err := p.build(w, xAxis)
 	if err != nil {
 		return nil, err
 	}
-	p.setRanges(pl, &leg, h)
+	p.setRanges(pl, leg, h)
 	l := &plotLayout{pl: pl, leg: leg, labels: takeAxisLabels(pl)}
-	l.area, l.legend, l.grow = placeLegend(pl, &l.leg, clipMargins(pl, c), p.marks(), l.labels.dataCanvas)
+	l.area, l.legend, l.grow = placeLegend(pl, leg, clipMargins(pl, c), p.marks(), l.labels.dataCanvas)
 	l.inner = l.labels.room(l.area)
 	return l, nil
 }
 
 // build makes the gonum plot and its legend, which Render draws apart
 // from the plot so that it can go where it hides no data. w is the width
-// of the whole plot.
-func (p *Plot) build(w vg.Length) (*plot.Plot, plot.Legend, error) {
+// of the whole plot, and xAxis the length of its x axis as last laid out
+// (0 for a first estimate).
+func (p *Plot) build(w, xAxis vg.Length) (*plot.Plot, *plotLegend, error) {
 	pl := plot.New()
-	leg := plot.NewLegend()
-	pl.Title.Text = p.title
+	leg := newPlotLegend()
 	pl.X.Label.Text = p.xLabel
 	pl.Y.Label.Text = p.yLabel
 	for _, f := range []*font.Font{&pl.Title.TextStyle.Font, &pl.X.Label.TextStyle.Font, &pl.Y.Label.TextStyle.Font,
-		&pl.X.Tick.Label.Font, &pl.Y.Tick.Label.Font, &leg.TextStyle.Font} {
+		&pl.X.Tick.Label.Font, &pl.Y.Tick.Label.Font, &leg.names.TextStyle.Font, &leg.keys.TextStyle.Font} {
 		f.Variant = "Sans"
 	}
-	pl.X.Tick.Label.Color, pl.Y.Tick.Label.Color, leg.TextStyle.Color = xTickColor, yTickColor, legendColor
+	// The title wraps at 70% of the plot's own width (w
+	// includes a legend beside it): gonum centres it by its own measure
+	// over the data area, right of the y axis's labels, and a browser font
+	// a fifth wider (see clipMargins) grows it to the right.
+	titleWidth := func(s string) float64 { return float64(pl.Title.TextStyle.Width(s)) }
+	pl.Title.Text = strings.Join(wrapText(p.title, titleWidth, 0.7*p.widthCm*float64(vg.Centimeter)), "\n")
+	pl.X.Tick.Label.Color, pl.Y.Tick.Label.Color = xTickColor, yTickColor
 	logX, logY := p.logAxes()
-	pl.X.Tick.Marker, pl.Y.Tick.Marker = linearTicks{}, linearTicks{}
+	if xAxis <= 0 {
+		xAxis = 0.8 * w
+	}
+	pl.X.Tick.Marker = p.xTicker(logX, xAxis, pl.X.Tick.Label)
+	pl.Y.Tick.Marker = linearTicks{}
 	if logX {
-		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, logTicks{}
+		pl.X.Scale = plot.LogScale{}
 	}
 	if logY {
 		pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	pl.Add(plotter.NewGrid())
 	pl.Title.Padding = vg.Points(6)
-	// Without padding the entries' lines touch as soon as the browser's
-	// font is a little taller than the one gonum measured.
-	leg.Padding = vg.Points(2)
-	for i, s := range p.lines {
-		xys := make(plotter.XYs, len(s.xs))
-		for k := range s.xs {
-			xys[k] = plotter.XY{X: s.xs[k], Y: s.ys[k]}
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return nil, leg, fmt.Errorf("display: plot %q: line %q: %w", p.title, s.name, err)
-		}
-		c := seriesColor(i)
-		line.Color, line.Width, line.Dashes = c, vg.Points(1.5), plotutil.Dashes(i/len(plotutil.DarkColors))
-		points.Color, points.Shape = c, plotutil.Shape(i)
-		pl.Add(line, points)
-		leg.Add(fitLegendName(&leg, s.name, w), line, points)
+	names := p.names()
+	colors := colorsFor(names)
+	colorOf := map[string]int{}
+	for i, name := range names {
+		colorOf[name] = colors[i]
 	}
+	kinds := map[string]map[seriesKind]bool{}
+	for _, s := range p.lines {
+		ci := colorOf[s.name]
+		c := plotPalette[ci]
+		if kinds[s.name] == nil {
+			kinds[s.name] = map[seriesKind]bool{}
+		}
+		kinds[s.name][s.kind] = true
+		xys := p.points(s, pl)
+		if len(xys) == 0 {
+			continue
+		}
+		for _, part := range xys {
+			line, err := plotter.NewLine(part)
+			if err != nil {
+				return nil, nil, fmt.Errorf("display: plot %q: line %q: %w", p.title, s.name, err)
+			}
+			line.LineStyle = seriesLine(s.kind, c)
+			pl.Add(line)
+			if s.kind != fitted {
+				points, err := plotter.NewScatter(part)
+				if err != nil {
+					return nil, nil, fmt.Errorf("display: plot %q: line %q: %w", p.title, s.name, err)
+				}
+				points.GlyphStyle = seriesGlyph(s.kind, ci, c)
+				pl.Add(points)
+			}
+		}
+	}
+	for _, name := range names {
+		if len(p.bars) > 0 {
+			continue
+		}
+		ci := colorOf[name]
+		c := plotPalette[ci]
+		kind := documented
+		switch {
+		case kinds[name][measured]:
+			kind = measured
+		case !kinds[name][documented]:
+			kind = fitted
+		}
+		thumb := &plotter.Line{LineStyle: seriesLine(kind, c)}
+		if kind == fitted {
+			leg.addName(name, w, thumb)
+			continue
+		}
+		leg.addName(name, w, thumb, &plotter.Scatter{GlyphStyle: seriesGlyph(kind, ci, c)})
+	}
+	p.addKeys(leg, kinds, w)
 	if len(p.bars) > 0 {
 		// Each category gets 80% of its share of the width, split between groups.
 		barW := w * 0.8 * 0.8 / vg.Length(len(p.categories)*len(p.bars))
 		for i, s := range p.bars {
 			b, err := plotter.NewBarChart(plotter.Values(s.ys), barW)
 			if err != nil {
-				return nil, leg, fmt.Errorf("display: plot %q: bars %q: %w", p.title, s.name, err)
+				return nil, nil, fmt.Errorf("display: plot %q: bars %q: %w", p.title, s.name, err)
 			}
-			b.Color = seriesColor(i)
+			b.Color = plotPalette[colorOf[s.name]]
 			b.LineStyle.Width = 0
 			b.Offset = (vg.Length(i) - vg.Length(len(p.bars)-1)/2) * barW
 			pl.Add(b)
-			leg.Add(fitLegendName(&leg, s.name, w), b)
+			leg.addName(s.name, w, b)
 		}
 		pl.NominalX(p.categories...)
 		pl.X.Tick.Label.Color = catTickColor
@@ -188,11 +277,105 @@ func (p *Plot) build(w vg.Length) (*plot.Plot, plot.Legend, error) {
 	return pl, leg, nil
 }
 
+// names returns the plot's series names, each once, in the order they
+// were first added.
+func (p *Plot) names() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range append(append([]series(nil), p.lines...), p.bars...) {
+		if !seen[s.name] {
+			seen[s.name] = true
+			names = append(names, s.name)
+		}
+	}
+	return names
+}
+
+// addKeys adds to the legend a key for each line style of a plot that
+// mixes them: values measured here and a document's, or fitted curves.
+func (p *Plot) addKeys(leg *plotLegend, kinds map[string]map[seriesKind]bool, w vg.Length) {
+	has := map[seriesKind]bool{}
+	for _, ks := range kinds {
+		for k := range ks {
+			has[k] = true
+		}
+	}
+	if len(has) < 2 && !has[documented] && !has[fitted] {
+		return
+	}
+	if has[measured] {
+		leg.addKey(p.hereName, w, &plotter.Line{LineStyle: seriesLine(measured, keyColor)},
+			&plotter.Scatter{GlyphStyle: seriesGlyph(measured, 0, keyColor)})
+	}
+	if has[documented] {
+		leg.addKey(p.docName, w, &plotter.Line{LineStyle: seriesLine(documented, keyColor)},
+			&plotter.Scatter{GlyphStyle: seriesGlyph(documented, 0, keyColor)})
+	}
+	if has[fitted] {
+		leg.addKey("fitted curve", w, &plotter.Line{LineStyle: seriesLine(fitted, keyColor)})
+	}
+}
+
+// fitSamples is the number of points a fitted curve is drawn through.
+const fitSamples = 96
+
+// points returns the points of a series to draw, in parts: one for a
+// series of points, and for a fitted curve its samples across the data's
+// x range, split where its values leave what the y axis can show.
+func (p *Plot) points(s series, pl *plot.Plot) []plotter.XYs {
+	if s.kind != fitted {
+		xys := make(plotter.XYs, len(s.xs))
+		for k := range s.xs {
+			xys[k] = plotter.XY{X: s.xs[k], Y: s.ys[k]}
+		}
+		return []plotter.XYs{xys}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, own := range []bool{true, false} { // the range of the series' own points, else all
+		for _, o := range p.lines {
+			if !own || o.name == s.name {
+				for _, x := range o.xs {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+			}
+		}
+		if hi > lo {
+			break
+		}
+	}
+	if !(hi > lo) {
+		return nil
+	}
+	_, logY := p.logAxes()
+	var parts []plotter.XYs
+	var cur plotter.XYs
+	for i := range fitSamples {
+		t := float64(i) / (fitSamples - 1)
+		x := lo + t*(hi-lo)
+		if _, ok := pl.X.Scale.(plot.LogScale); ok {
+			x = lo * math.Pow(hi/lo, t)
+		}
+		y := s.f(x)
+		if math.IsNaN(y) || math.IsInf(y, 0) || (logY && y <= 0) {
+			if len(cur) > 1 {
+				parts = append(parts, cur)
+			}
+			cur = nil
+			continue
+		}
+		cur = append(cur, plotter.XY{X: x, Y: y})
+	}
+	if len(cur) > 1 {
+		parts = append(parts, cur)
+	}
+	return parts
+}
+
 // fitLegendName shortens a series name, ending it with "…", so that its
 // legend entry is at most three quarters of the plot's width w.
 func fitLegendName(leg *plot.Legend, name string, w vg.Length) string {
 	limit := 0.75*w - leg.ThumbnailWidth
-	fits := func(s string) bool { return leg.TextStyle.Width(" "+s) <= limit }
+	fits := func(s string) bool { return 1.2*leg.TextStyle.Width(" "+s) <= limit } // a browser font a fifth wider
 	if fits(name) {
 		return name
 	}
@@ -291,7 +474,7 @@ const plotMargin = 0.04
 // setRanges fits the axes to the data with a margin; bars get half a
 // category on each side and room above for the legend. h is the height of
 // the whole plot.
-func (p *Plot) setRanges(pl *plot.Plot, leg *plot.Legend, h vg.Length) {
+func (p *Plot) setRanges(pl *plot.Plot, leg *plotLegend, h vg.Length) {
 	if len(p.bars) > 0 {
 		// The value axis already starts at zero and ends at the tallest
 		// bar, which then ran into the top edge and under the legend
@@ -318,15 +501,39 @@ func (p *Plot) setRanges(pl *plot.Plot, leg *plot.Legend, h vg.Length) {
 	}
 	pl.X.Min, pl.X.Max = widen(xlo, xhi, logX)
 	pl.Y.Min, pl.Y.Max = widen(ylo, yhi, logY)
+	if logX {
+		pl.X.Min, pl.X.Max = toDecades(xlo, xhi, pl.X.Min, pl.X.Max)
+	}
+	if logY {
+		pl.Y.Min, pl.Y.Max = toDecades(ylo, yhi, pl.Y.Min, pl.Y.Max)
+	}
+}
+
+// toDecades extends a log axis from [min, max], which holds the data
+// [lo, hi], to the power of ten beyond either end that the data come
+// within half a decade of, so that the axis ends at a labelled decade
+// rather than half a decade past its last label. An axis that spans less
+// than a decade keeps its range: its labels are the multiples between.
+func toDecades(lo, hi, min, max float64) (float64, float64) {
+	if hi < 10*lo {
+		return min, max
+	}
+	if below := math.Pow(10, math.Floor(math.Log10(lo)+1e-9)); lo/below <= math.Sqrt(10) {
+		min = math.Min(min, below)
+	}
+	if above := math.Pow(10, math.Ceil(math.Log10(hi)-1e-9)); above/hi <= math.Sqrt(10) {
+		max = math.Max(max, above)
+	}
+	return min, max
 }
 
 // legendShare is the part of the data area's height, from the top, that
 // the legend takes, with a little air under it. The data area is the plot
 // less its title and x axis; plotChrome is a generous estimate of those, so
 // that the share errs on the large side.
-func legendShare(leg *plot.Legend, h vg.Length) float64 {
+func legendShare(leg *plotLegend, h vg.Length) float64 {
 	const plotChrome = 60 // points: title, tick labels and x label with paddings
-	legend := legendSize(leg).Y + legendInset + vg.Points(6)
+	legend := leg.size().Y + legendInset + vg.Points(6)
 	return min(float64(legend)/float64(h-vg.Points(plotChrome)), 0.5)
 }
 

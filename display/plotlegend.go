@@ -45,8 +45,67 @@ const legendInset = 6 // points
 // marker's radius and a line's width with some air.
 const legendClearance = 4 // points
 
-// legendSize is the size of the legend's box.
-func legendSize(leg *plot.Legend) vg.Point {
+// plotLegend is a plot's legend: an entry per series name, and under
+// them a key for each line style the plot mixes (measured here, a
+// document's values, fitted curves). The keys' texts carry their own
+// marker colour, so that the SVG tells them from series names.
+type plotLegend struct {
+	names, keys   plot.Legend
+	nNames, nKeys int // entries of each
+}
+
+// addName adds a series' entry, its name shortened to fit the plot's
+// width w.
+func (l *plotLegend) addName(name string, w vg.Length, thumbs ...plot.Thumbnailer) {
+	l.names.Add(fitLegendName(&l.names, name, w), thumbs...)
+	l.nNames++
+}
+
+// addKey adds a line style's key.
+func (l *plotLegend) addKey(name string, w vg.Length, thumbs ...plot.Thumbnailer) {
+	l.keys.Add(fitLegendName(&l.keys, name, w), thumbs...)
+	l.nKeys++
+}
+
+// newPlotLegend makes an empty legend in the plot style.
+func newPlotLegend() *plotLegend {
+	l := &plotLegend{names: plot.NewLegend(), keys: plot.NewLegend()}
+	l.names.TextStyle.Color, l.keys.TextStyle.Color = legendColor, legendKeyColor
+	for _, leg := range []*plot.Legend{&l.names, &l.keys} {
+		// Without padding the entries' lines touch as soon as the
+		// browser's font is a little taller than the one gonum measured.
+		leg.Padding = vg.Points(2)
+		leg.Top, leg.Left = true, true
+	}
+	return l
+}
+
+// size is the size of the legend's box.
+func (l *plotLegend) size() vg.Point {
+	names := legendSize(&l.names, l.nNames)
+	if l.nKeys == 0 {
+		return names
+	}
+	keys := legendSize(&l.keys, l.nKeys)
+	return vg.Point{X: max(names.X, keys.X), Y: names.Y + keys.Y + vg.Points(legendKeyGap)}
+}
+
+// draw draws the legend at the top left of c: the names, then the keys.
+func (l *plotLegend) draw(c draw.Canvas) {
+	l.names.Draw(c)
+	if l.nKeys > 0 {
+		l.keys.Draw(draw.Crop(c, 0, 0, 0, -(legendSize(&l.names, l.nNames).Y + vg.Points(legendKeyGap))))
+	}
+}
+
+// legendKeyGap is the space between the series' names and the keys.
+const legendKeyGap = 4 // points
+
+// legendSize is the size of the box of a gonum legend of n entries.
+func legendSize(leg *plot.Legend, n int) vg.Point {
+	if n == 0 {
+		return vg.Point{}
+	}
 	r := leg.Rectangle(draw.Canvas{})
 	return vg.Point{X: r.Size().X, Y: r.Size().Y + leg.TextStyle.FontExtents().Descent}
 }
@@ -59,17 +118,18 @@ func legendSize(leg *plot.Legend) vg.Point {
 // draw the plot in, the one, exactly the legend's box, to draw the legend
 // in, and for a legend outside the plot how much wider or taller c would
 // have to be for the plot to keep its whole size.
-func placeLegend(pl *plot.Plot, leg *plot.Legend, c draw.Canvas, marks []dataMark, dataCanvas func(draw.Canvas) draw.Canvas) (area, legend draw.Canvas, grow vg.Point) {
-	leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, 0
-	size := legendSize(leg)
+func placeLegend(pl *plot.Plot, leg *plotLegend, c draw.Canvas, marks []dataMark, dataCanvas func(draw.Canvas) draw.Canvas) (area, legend draw.Canvas, grow vg.Point) {
+	size := leg.size()
 	box := func(r vg.Rectangle) draw.Canvas { return draw.Canvas{Canvas: c.Canvas, Rectangle: r} }
-	if r, ok := freeCorner(pl, dataCanvas(c), size, marks); ok {
+	// Room for names drawn in a font wider than the one gonum measures
+	// with, as clipMargins keeps for tick labels: a legend in a corner
+	// keeps it free of data too, and one on the right stops short by it.
+	slack := 0.2 * (size.X - leg.names.ThumbnailWidth)
+	if r, ok := freeCorner(pl, dataCanvas(c), vg.Point{X: size.X + slack, Y: size.Y}, marks); ok {
+		r.Max.X -= slack
 		return c, box(r), vg.Point{}
 	}
 	const gap = 10 // points between the plot and a legend beside or below it
-	// Room for names drawn in a font wider than the one gonum measures
-	// with, as clipMargins keeps for tick labels.
-	slack := 0.2 * (size.X - leg.ThumbnailWidth)
 	if size.X <= legendBesideShare*(c.Max.X-c.Min.X) {
 		beside := size.X + slack + vg.Points(gap)
 		area = draw.Crop(c, 0, -beside, 0, 0)

@@ -13,7 +13,7 @@ import (
 func layoutOf(t *testing.T, p *Plot) *plotLayout {
 	t.Helper()
 	w, h := vg.Length(p.widthCm)*vg.Centimeter, vg.Length(p.heightCm)*vg.Centimeter
-	l, err := p.layout(draw.New(vgsvg.New(w, h)))
+	l, err := p.layout(draw.New(vgsvg.New(w, h)), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,11 @@ package display
 import (
 	"strings"
 	"unicode/utf8"
+
+	stdfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
 )
 
 // width is the number of terminal columns s takes, counting one per rune
@@ -86,4 +91,48 @@ func besideText(blocks []string, maxWidth int) (string, bool) {
 		sb.WriteString("\n")
 	}
 	return sb.String(), true
+}
+
+// svgFontScale is how much wider than Liberation Sans, whose metrics
+// gonum has, the fonts that the SVG drawings name may draw a text
+// (DejaVu Sans, the widest of them, and its bold most of all).
+const svgFontScale = 1.25
+
+// svgTextWidth is the width in pixels of s in a drawing's sans-serif font
+// of the given size, by Liberation Sans's metrics widened by svgFontScale.
+func svgTextWidth(s string, size float64, bold bool) float64 {
+	f := font.Font{Typeface: "Liberation", Variant: "Sans"}
+	if bold {
+		f.Weight = stdfont.WeightBold
+	}
+	sty := text.Style{Font: font.From(f, font.Length(size)), Handler: plot.DefaultTextHandler}
+	return svgFontScale * sty.Width(s).Points()
+}
+
+// wrapSVGText breaks s at spaces into lines no wider than width pixels in
+// a drawing's font of the given size; a word wider than that stands alone.
+func wrapSVGText(s string, size float64, bold bool, width float64) []string {
+	return wrapText(s, func(s string) float64 { return svgTextWidth(s, size, bold) }, width)
+}
+
+// wrapText breaks s at spaces into lines no wider than width by measure; a
+// word wider than that stands on a line of its own.
+func wrapText(s string, measure func(string) float64, width float64) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case measure(line+" "+word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -51,17 +51,19 @@ func SetLaunchContext(f func() context.Context) {
 	launchCtx.f = f
 }
 
-// launchContext returns the context for a launch now.
+// launchContext returns the context for a launch now, which carries the
+// printf output (SetPrintfOutput) to the driver.
 func launchContext() context.Context {
 	launchCtx.Lock()
 	f := launchCtx.f
 	launchCtx.Unlock()
+	ctx := context.Background()
 	if f != nil {
-		if ctx := f(); ctx != nil {
-			return ctx
+		if c := f(); c != nil {
+			ctx = c
 		}
 	}
-	return context.Background()
+	return WithPrintf(ctx, printfWriter())
 }
 
 // Launch runs the kernel on grid blocks of block threads, as

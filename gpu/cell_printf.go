@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"io"
-	"os"
 	"sync"
 )
 
@@ -17,19 +16,18 @@ var printfOut struct {
 // launch's output when the launch ends, in the order the threads printed.
 // On a GPU the CUDA driver prints to the process's standard output when
 // the host synchronises, as in a CUDA C program. The %%cuda and %%ptx
-// magics point it at the notebook cell's output.
+// magics point it at the notebook cell's output. The cell API's launches
+// hand it to the driver in their context (WithPrintf).
 func SetPrintfOutput(w io.Writer) {
 	printfOut.Lock()
 	defer printfOut.Unlock()
 	printfOut.w = w
 }
 
-// printfWriter returns the printf output of the emulator.
+// printfWriter returns the printf output of the cell API's launches, nil
+// for os.Stdout.
 func printfWriter() io.Writer {
 	printfOut.Lock()
 	defer printfOut.Unlock()
-	if printfOut.w == nil {
-		return os.Stdout
-	}
 	return printfOut.w
 }

@@ -198,7 +198,7 @@ func TestStats(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Log(s)
-		if s.Variant != name || s.Device != d.Info().Name || s.Launches != fwLaunches(name, 100) ||
+		if s.Variant != name || s.Device != d.Info().Name || s.Launches != launchesOf(name, 100) ||
 			s.Kernel <= 0 || s.HostToDevice <= 0 || s.DeviceToHost <= 0 || s.Wall < s.Kernel ||
 			s.BytesToDevice != 2*100*100*4 || s.BytesToHost != 2*100*100*4 {
 			t.Errorf("%s: implausible stats %+v", name, s)

@@ -5,29 +5,39 @@
 //
 // # Variants
 //
-// Each function keeps its document's thread mapping, block and tile shapes
-// and host loop, fixes the bugs found in the documents' listings (each doc comment says
-// which), is correct for every n (tiles are padded with INF, loads are
-// guarded), and checks ctx between launches:
+// Each function of the documents' variants keeps its document's thread
+// mapping, block and tile shapes and host loop, fixes the bugs found in the
+// documents' listings (each doc comment says which), is correct for every
+// n (tiles are padded with INF, loads are guarded), and checks ctx between
+// launches. The table lists every variant, the documents' first, then
+// pathnotes' own; the registry in variants.go holds every fact of a
+// variant, and TestVariantTables checks this table and docs/design.md's
+// against it (go test ./gpu -run TestVariantTables -update writes them):
 //
-//	FWHN             fw-hn              one launch per k, 32×32 blocks      Karaula "CUDA v1", Bodra "Super Naive"
-//	FWHNShared       fw-hn-shared       1-D blocks, d[i][k] in shared       Bodra "Super Naive Shared"
-//	FWRow            fw-row             one thread per row                  Bodra "Naive"
-//	FWTiledGlobal    fw-tiled-global    3 phases, global memory             Bodra "Tiled"
-//	FWBlocked        fw-blocked         3 phases, shared-memory tiles       Karaula "CUDA v2", Bodra "Tiled Shared"
-//	FWGaioso         fw-gaioso          2 kernels, persistent phase 1       Gaioso et al.
-//	DijkstraMartin   dijkstra-martin    relax / minimum / update            Musap (Martín et al.)
-//	DijkstraAPSPRow  dijkstra-apsp-row  one thread per source               Bodra
-//	BFNaive, BFStride, BFFlag           bf-naive, bf-stride, bf-flag        Bodra
+//	FWHN             fw-hn              Floyd-Warshall, one launch per k
+//	FWHNShared       fw-hn-shared       Floyd-Warshall, d[i][k] through shared memory
+//	FWRow            fw-row             Floyd-Warshall, one thread per row
+//	FWTiledGlobal    fw-tiled-global    Floyd-Warshall, three phases in global memory
+//	FWBlocked        fw-blocked         Floyd-Warshall, three phases in shared-memory tiles
+//	FWGaioso         fw-gaioso          Floyd-Warshall, two kernels per stage
+//	DijkstraMartin   dijkstra-martin    Dijkstra, frontier relax / minimum / update
+//	DijkstraAPSPRow  dijkstra-apsp-row  Dijkstra for all pairs, one thread per source
+//	BFNaive          bf-naive           Bellman-Ford, one thread per vertex
+//	BFStride         bf-stride          Bellman-Ford, grid-stride loops
+//	BFFlag           bf-flag            Bellman-Ford, only the vertices that changed
+//	APSPBatched      apsp-batched       all pairs, sssp-fast's engine one source per block
+//	BFFast           bf-fast            Bellman-Ford on worklists, early exit, negative cycles
+//	FWFast           fw-fast            Floyd-Warshall on 128×128 tiles
+//	JohnsonFast      johnson-fast       Johnson: bf-fast from a virtual source for potentials, apsp-batched on the reweighted arcs
+//	SSSPFast         sssp-fast          single source: near-far worklists; a flag frontier Bellman-Ford on graphs without hubs of mean out-degree above 4.5
 //
-// Beside them are pathnotes' own solvers, which follow no document and aim
-// at speed: FWFast (fw-fast, blocked Floyd-Warshall on 128×128 tiles),
-// SSSPFast and BFFast (sssp-fast and bf-fast, near-far worklists on one
-// persistent grid; sssp-fast runs a flag frontier Bellman-Ford instead on
-// graphs without hubs of mean out-degree above 4.5), APSPBatched (apsp-batched, one source per block) and
-// JohnsonFast (johnson-fast: bf-fast's potentials, then apsp-batched on
-// reweighted arcs); PickAllPairs chooses among fw-fast, apsp-batched and
-// johnson-fast for a graph.
+// pathnotes' own solvers follow no document and aim at speed: FWFast
+// (blocked Floyd-Warshall on 128×128 tiles), SSSPFast and BFFast (near-far
+// worklists on one persistent grid; sssp-fast runs a flag frontier
+// Bellman-Ford instead on graphs without hubs of mean out-degree above
+// 4.5), APSPBatched (one source per block) and JohnsonFast (bf-fast's
+// potentials, then apsp-batched on reweighted arcs); PickAllPairs chooses
+// among fw-fast, apsp-batched and johnson-fast for a graph.
 //
 // Several cards of one host share a run when Options.Devices lists them
 // (OpenAll opens every one): fw-fast gives each a stripe of block rows and

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"time"
 )
 
@@ -226,4 +228,25 @@ func check2D(hostLen, hostPitch, devPitch, width, rows int) error {
 			rows, width, hostPitch, (rows-1)*hostPitch+width, hostLen)
 	}
 	return nil
+}
+
+// printfKey is the context key of WithPrintf's writer.
+type printfKey struct{}
+
+// WithPrintf returns a copy of ctx that sends the device-side printf of the
+// kernels launched with it to w, on the emulator, which writes a launch's
+// output when the launch ends, in the order the threads printed. Without
+// one it goes to os.Stdout. On a GPU the CUDA driver prints to the
+// process's standard output when the host synchronises, as in a CUDA C
+// program, whatever ctx says.
+func WithPrintf(ctx context.Context, w io.Writer) context.Context {
+	return context.WithValue(ctx, printfKey{}, w)
+}
+
+// printfTo returns the writer of WithPrintf in ctx, or os.Stdout.
+func printfTo(ctx context.Context) io.Writer {
+	if w, ok := ctx.Value(printfKey{}).(io.Writer); ok && w != nil {
+		return w
+	}
+	return os.Stdout
 }

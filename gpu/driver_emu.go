@@ -396,7 +396,7 @@ func (c *emuContext) launch(ctx context.Context, k *ptxemu.Kernel, grid, block D
 	if err := c.check(); err != nil {
 		return err
 	}
-	c.dev.SetPrintfOutput(printfWriter())
+	c.dev.SetPrintfOutput(printfTo(ctx))
 	_, err := c.dev.Launch(ctx, k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
 	var le *ptxemu.LaunchError
 	var fault *ptxemu.Fault

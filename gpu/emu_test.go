@@ -343,7 +343,7 @@ func TestEmuStats(t *testing.T) {
 		}
 		e, _ := dev.EmulatorStats()
 		e = e.Sub(before)
-		if s.Launches != fwLaunches(name, 100) || s.Kernel <= 0 || s.BytesToDevice != 2*100*100*4 || int(e.Launches) != s.Launches {
+		if s.Launches != launchesOf(name, 100) || s.Kernel <= 0 || s.BytesToDevice != 2*100*100*4 || int(e.Launches) != s.Launches {
 			t.Errorf("%s: stats %+v, emulator %v", name, s, e)
 		}
 		if e.Stored[0] == 0 || e.Instructions == 0 || e.ThreadInstructions < 32*e.Instructions/4 {
@@ -351,6 +351,33 @@ func TestEmuStats(t *testing.T) {
 		}
 		if name == VariantFWBlocked && (e.Barriers == 0 || e.Loaded[1] == 0) {
 			t.Errorf("%s: no barriers or shared loads counted: %v", name, e)
+		}
+	}
+}
+
+// TestEmuLaunchCounts runs every variant whose launches the registry
+// counts, with and without predecessors, on graphs of one tile, of several
+// and of a part-filled last one, and checks the count against the run's.
+func TestEmuLaunchCounts(t *testing.T) {
+	dev := emulator(t)
+	for _, n := range []int{1, 33, 130} {
+		g, err := graph.GNM(n, min(4*n, n*(n-1)), graph.WeightRange{Min: 1, Max: 9}, uint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range Variants() {
+			if v.Launches(n) < 0 {
+				continue
+			}
+			for _, pred := range []bool{false, true} {
+				var s Stats
+				if _, err := v.SolveAll(context.Background(), g, Options{Device: dev, Pred: pred, Stats: &s}); err != nil {
+					t.Fatalf("%s, n=%d: %v", v.Name, n, err)
+				}
+				if s.Launches != v.Launches(n) {
+					t.Errorf("%s, n=%d, Π %v: %d launches, the registry says %d", v.Name, n, pred, s.Launches, v.Launches(n))
+				}
+			}
 		}
 	}
 }

@@ -72,66 +72,119 @@ type Variant struct {
 	Source    string // the document (and section) it follows
 	Launch    string // the thread mapping and launch shape, in a line
 
+	// The function that runs it: one of the two.
 	all    func(context.Context, *graph.Graph, Options) (*graph.AllPairs, error)
 	single func(context.Context, *graph.Graph, int, Options) (*graph.SingleSource, error)
+	// summary says what it is in a line, and from where it comes in the
+	// keys of docs/sources.md ("pathnotes' own" for the others): the
+	// variants tables of this package's doc and of docs/design.md are
+	// written from them (TestVariantTables).
+	summary, from string
+	// launches is how many kernels a run on one device launches for n
+	// vertices, for the variants whose count depends on n only (nil for
+	// the others).
+	launches func(n int) int
 }
 
-// variants is the registry, in the order of docs/design.md.
+// own is the from of pathnotes' own variants.
+const own = "pathnotes' own"
+
+// variants is the registry: every fact of a variant is in its entry. The
+// documents' variants come first, then pathnotes' own, by name; the doc
+// tables follow this order.
 var variants = []Variant{
 	{Name: VariantFWHN, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source: `Harish & Narayanan; [Karaula 2017] §4.4 "CUDA v1"; [Bodra] §2.3.1 "Super Naive"`,
-		Launch: "one launch per k; one thread per cell, 32×32 blocks, ⌈n/32⌉² grid", all: FWHN},
+		Launch: "one launch per k; one thread per cell, 32×32 blocks, ⌈n/32⌉² grid", all: FWHN,
+		summary: "Floyd-Warshall, one launch per k", from: "Harish & Narayanan; [Karaula 2017] §4.4; [Bodra] §2.3.1", launches: oncePerPivot},
 	{Name: VariantFWHNShared, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source: `[Bodra] §2.3.2 "Super Naive Shared"`,
-		Launch: "one launch per k; 1024-thread 1-D blocks, (⌈n/1024⌉, n) grid, d[i][k] broadcast through shared memory", all: FWHNShared},
+		Launch: "one launch per k; 1024-thread 1-D blocks, (⌈n/1024⌉, n) grid, d[i][k] broadcast through shared memory", all: FWHNShared,
+		summary: "Floyd-Warshall, d[i][k] through shared memory", from: "[Bodra] §2.3.2", launches: oncePerPivot},
 	{Name: VariantFWRow, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source: `[Bodra] §2.3.3 "Naive"`,
-		Launch: "one launch per k; one thread per row, 1024-thread blocks", all: FWRow},
+		Launch: "one launch per k; one thread per row, 1024-thread blocks", all: FWRow,
+		summary: "Floyd-Warshall, one thread per row", from: "[Bodra] §2.3.3", launches: oncePerPivot},
 	{Name: VariantFWTiledGlobal, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source: `[Bodra] §2.3.4 "Tiled"; [Lab handout] §2.2`,
-		Launch: "3 phases per 32×32 primary tile in global memory; grids (1,1), (nb,2), (nb,nb)", all: FWTiledGlobal},
+		Launch: "3 phases per 32×32 primary tile in global memory; grids (1,1), (nb,2), (nb,nb)", all: FWTiledGlobal,
+		summary: "Floyd-Warshall, three phases in global memory", from: "[Bodra] §2.3.4; [Lab handout] §2.2",
+		launches: func(n int) int { return 3 * tiles(n) }},
 	{Name: VariantFWBlocked, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source: `Katz & Kider; [Karaula 2017] §4.5 "CUDA v2"; [Bodra] §2.3.5 "Tiled with Shared Memory"; [Lab handout] §2.3`,
-		Launch: "3 phases per 32×32 primary tile in shared memory; grids (1,1), (nb-1,2), (nb-1,nb-1)", all: FWBlocked},
+		Launch: "3 phases per 32×32 primary tile in shared memory; grids (1,1), (nb-1,2), (nb-1,nb-1)", all: FWBlocked,
+		summary: "Floyd-Warshall, three phases in shared-memory tiles", from: "Katz & Kider; [Karaula 2017] §4.5; [Bodra] §2.3.5; [Lab handout] §2.3",
+		// Karaula's host loop skips phases 2 and 3 when there is one tile.
+		launches: func(n int) int {
+			if tiles(n) == 1 {
+				return 1
+			}
+			return 3 * tiles(n)
+		}},
 	{Name: VariantFWGaioso, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source: `[Gaioso et al.] §V`,
-		Launch: "2 kernels per stage: persistent phase 1 (SMs × resident blocks, each recomputing the primary tile), phase 2 on an (nb,nb) grid", all: FWGaioso},
+		Launch: "2 kernels per stage: persistent phase 1 (SMs × resident blocks, each recomputing the primary tile), phase 2 on an (nb,nb) grid", all: FWGaioso,
+		summary: "Floyd-Warshall, two kernels per stage", from: "[Gaioso et al.] §V",
+		launches: func(n int) int { return 2 * tiles(n) }},
 	{Name: VariantDijkstraMartin, Algorithm: "Dijkstra", AllPairs: false,
 		Source: `Martín et al.; [Musap 2016] §2.7-2.8, Algorithm 2`,
-		Launch: "relax / minimum / update per frontier, one thread per vertex, 512-thread blocks", single: DijkstraMartin},
+		Launch: "relax / minimum / update per frontier, one thread per vertex, 512-thread blocks", single: DijkstraMartin,
+		summary: "Dijkstra, frontier relax / minimum / update", from: "Martín et al.; [Musap 2016] §2.7–2.8"},
 	{Name: VariantDijkstraAPSP, Algorithm: "Dijkstra", AllPairs: true,
 		Source: `[Bodra] §2.2.1 "Naive"`,
-		Launch: "one thread per source on 1024-thread blocks, linear-scan extract-min over a dense matrix", all: DijkstraAPSPRow},
+		Launch: "one thread per source on 1024-thread blocks, linear-scan extract-min over a dense matrix", all: DijkstraAPSPRow,
+		summary: "Dijkstra for all pairs, one thread per source", from: "[Bodra] §2.2.1"},
 	{Name: VariantBFNaive, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
 		Source: `[Bodra] §2.1.1 "Naive"`,
-		Launch: "relax + update per pass, one thread per vertex, 1024-thread blocks", single: BFNaive},
+		Launch: "relax + update per pass, one thread per vertex, 1024-thread blocks", single: BFNaive,
+		summary: "Bellman-Ford, one thread per vertex", from: "[Bodra] §2.1.1"},
 	{Name: VariantBFStride, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
 		Source: `[Bodra] §2.1.2 "Stride"`,
-		Launch: "relax + update per pass, grid-stride loops on half the blocks", single: BFStride},
+		Launch: "relax + update per pass, grid-stride loops on half the blocks", single: BFStride,
+		summary: "Bellman-Ford, grid-stride loops", from: "[Bodra] §2.1.2"},
 	{Name: VariantBFFlag, Algorithm: "Bellman-Ford", AllPairs: false, Negative: true,
 		Source: `[Bodra] §2.1.3 "Stride with Flag" (after Agarwal & Dutta)`,
-		Launch: "as bf-stride, relaxing only vertices whose distance changed in the previous pass", single: BFFlag},
+		Launch: "as bf-stride, relaxing only vertices whose distance changed in the previous pass", single: BFFlag,
+		summary: "Bellman-Ford, only the vertices that changed", from: "[Bodra] §2.1.3"},
 	// pathnotes' own variants, after the documents' ones.
 	{Name: VariantAPSPBatched, Algorithm: "Dijkstra", AllPairs: true,
-		Source: "pathnotes' own (no source document): sssp-fast's near-far worklists, one source per block, batches of sources",
-		Launch: "per batch one launch of resident 256-thread blocks, each taking sources from a counter, and one unpack launch",
-		all:    APSPBatched},
+		Source:  "pathnotes' own (no source document): sssp-fast's near-far worklists, one source per block, batches of sources",
+		Launch:  "per batch one launch of resident 256-thread blocks, each taking sources from a counter, and one unpack launch",
+		all:     APSPBatched,
+		summary: "all pairs, `sssp-fast`'s engine one source per block", from: own},
 	{Name: VariantBFFast, Algorithm: "Bellman-Ford", Negative: true,
-		Source: "pathnotes' own (no source document): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
-		Launch: "as sssp-fast with an infinite threshold: one persistent grid, at least one Bellman-Ford round per step (more in a block's local rounds)",
-		single: BFFast},
+		Source:  "pathnotes' own (no source document): worklist Bellman-Ford with early exit and an on-device negative-cycle check",
+		Launch:  "as sssp-fast with an infinite threshold: one persistent grid, at least one Bellman-Ford round per step (more in a block's local rounds)",
+		single:  BFFast,
+		summary: "Bellman-Ford on worklists, early exit, negative cycles", from: own},
 	{Name: VariantFWFast, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
-		Source: "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
-		Launch: "3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
-		all:    FWFast},
+		Source:  "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
+		Launch:  "3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
+		all:     FWFast,
+		summary: "Floyd-Warshall on 128×128 tiles", from: own,
+		// The matrix is built on the device (ff_init, ff_arcs) and checked
+		// there (ff_finish) around the stages: 3 launches each, 1 when
+		// there is a single one.
+		launches: func(n int) int {
+			if n == 0 {
+				return 0
+			}
+			stages := ceilDiv(n, ffTile)
+			if stages == 1 {
+				return 1 + 3
+			}
+			return 3*stages + 3
+		}},
 	{Name: VariantJohnsonFast, Algorithm: "Johnson", AllPairs: true, Negative: true,
-		Source: "pathnotes' own (no source document): Johnson's reweighting with bf-fast's potentials, then apsp-batched's batched Dijkstra",
-		Launch: "bf-fast's persistent grid from a virtual source joined to every vertex, then apsp-batched's launches on the reweighted arcs",
-		all:    JohnsonFast},
+		Source:  "pathnotes' own (no source document): Johnson's reweighting with bf-fast's potentials, then apsp-batched's batched Dijkstra",
+		Launch:  "bf-fast's persistent grid from a virtual source joined to every vertex, then apsp-batched's launches on the reweighted arcs",
+		all:     JohnsonFast,
+		summary: "Johnson: `bf-fast` from a virtual source for potentials, `apsp-batched` on the reweighted arcs", from: own},
 	{Name: VariantSSSPFast, Algorithm: "Dijkstra",
-		Source: "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
-		Launch: "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, relaunched every 4096 steps",
-		single: SSSPFast},
+		Source:  "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
+		Launch:  "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, relaunched every 4096 steps",
+		single:  SSSPFast,
+		summary: "single source: near-far worklists; a flag frontier Bellman-Ford on graphs without hubs of mean out-degree above 4.5", from: own},
 }
 
 // Variants returns every GPU variant, in the order of docs/design.md.
@@ -167,16 +220,20 @@ func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts
 	return v.single(ctx, g, source, opts)
 }
 
-// Launches returns how many kernel launches the variant makes for n
-// vertices, for the Floyd-Warshall variants, whose count depends on n only
-// (n for the one-launch-per-k ones, 3 or 2 per 32×32 primary tile for the
-// tiled ones), and -1 for the others, whose count depends on the graph.
+// Launches returns how many kernel launches the variant makes on one
+// device for n vertices, for the Floyd-Warshall variants, whose count
+// depends on n only (n for the one-launch-per-k ones, 3 or 2 per 32×32
+// primary tile for the tiled ones), and -1 for the others, whose count
+// depends on the graph.
 func (v Variant) Launches(n int) int {
-	if v.Algorithm != "Floyd-Warshall" || n < 0 {
+	if v.launches == nil || n < 0 {
 		return -1
 	}
-	return fwLaunches(v.Name, n)
+	return v.launches(n)
 }
+
+// oncePerPivot is the launch count of the variants that launch once per k.
+func oncePerPivot(n int) int { return n }
 
 // String names the variant and its source.
 func (v Variant) String() string { return v.Name + " (" + v.Algorithm + ", " + v.Source + ")" }

@@ -31,38 +31,6 @@ func grid1D(n, threads int) Dim3 { return Dim3{max(ceilDiv(n, threads), 1), 1, 1
 // an invalid launch — for V ≤ 1024; it is at least 1 here.
 func strideGrid(n int) Dim3 { return Dim3{max(ceilDiv(n, 1024)/2, 1), 1, 1} }
 
-// fwLaunches returns how many kernel launches a Floyd-Warshall variant
-// makes for n vertices: n for the one-launch-per-k variants, 3 per round
-// for the three-phase ones (Karaula's skips phases 2 and 3 when there is a
-// single tile), 2 per round for Gaioso's; for fw-fast, 3 per 128-wide stage
-// (1 with a single stage) plus the staging copies into and out of its
-// padded matrix, distances only.
-func fwLaunches(variant string, n int) int {
-	nb := tiles(n)
-	switch variant {
-	case VariantFWHN, VariantFWHNShared, VariantFWRow:
-		return n
-	case VariantFWTiledGlobal:
-		return 3 * nb
-	case VariantFWBlocked:
-		if nb == 1 {
-			return 1
-		}
-		return 3 * nb
-	case VariantFWGaioso:
-		return 2 * nb
-	case VariantFWFast:
-		stages := ceilDiv(n, ffTile)
-		compute := 3 * stages
-		if stages == 1 {
-			compute = 1
-		}
-		rows := max(min(n*n, ffStage)/max(n, 1), 1)
-		return compute + 2*ceilDiv(n, rows)
-	}
-	return 0
-}
-
 // checkLaunch reports a launch shape the device cannot run, before the
 // driver does, in terms a notebook user can act on.
 func checkLaunch(info DeviceInfo, grid, block Dim3, shared int) error {

@@ -53,10 +53,11 @@ func enumName(names []string, v int, typeName string) string {
 //
 // Defaults: directed arcs, parallel arcs resolved by KeepLightest. Self-loops
 // are kept only when negative (a non-negative loop never shortens a path; a
-// negative one is a negative cycle that solvers must see).
+// negative one is a negative cycle that solvers must see), unless KeepLoops.
 type Builder struct {
 	n          int
 	undirected bool
+	keepLoops  bool
 	dups       Duplicates
 	arcs       []Arc
 	labels     []string
@@ -79,6 +80,12 @@ func NewBuilder(n int) *Builder {
 
 // Undirected makes every later and earlier AddArc add both u → v and v → u.
 func (b *Builder) Undirected() *Builder { b.undirected = true; return b }
+
+// KeepLoops keeps non-negative self-loops too, for a graph that is drawn
+// as a document draws it ([Karaula 2017] §2.1, Fig. 2.1, a multigraph with
+// a loop). Solvers ignore them: a loop that is not negative never shortens
+// a path.
+func (b *Builder) KeepLoops() *Builder { b.keepLoops = true; return b }
 
 // Duplicates sets the policy for parallel arcs (default KeepLightest).
 func (b *Builder) Duplicates(d Duplicates) *Builder {
@@ -226,7 +233,7 @@ func (b *Builder) Build() (*Graph, error) {
 	if len(arcs) > math.MaxInt32 {
 		return nil, fmt.Errorf("graph: %d arcs is more than the %d that int32 offsets can index", len(arcs), math.MaxInt32)
 	}
-	g := buildCSR(b.n, arcs, b.dups)
+	g := buildCSR(b.n, arcs, b.dups, b.keepLoops)
 	g.name = b.name
 	if len(b.labels) > 0 {
 		g.labels = append([]string(nil), b.labels...)
@@ -239,12 +246,13 @@ func (b *Builder) Build() (*Graph, error) {
 	return g, nil
 }
 
-// buildCSR drops non-negative self-loops, resolves parallel arcs by policy
-// and packs the rest into CSR. arcs keeps insertion order on entry.
-func buildCSR(n int, arcs []Arc, dups Duplicates) *Graph {
+// buildCSR drops non-negative self-loops unless keepLoops, resolves
+// parallel arcs by policy and packs the rest into CSR. arcs keeps insertion
+// order on entry.
+func buildCSR(n int, arcs []Arc, dups Duplicates, keepLoops bool) *Graph {
 	kept := make([]Arc, 0, len(arcs))
 	for _, a := range arcs {
-		if a.From == a.To && a.Weight >= 0 {
+		if a.From == a.To && a.Weight >= 0 && !keepLoops {
 			continue
 		}
 		kept = append(kept, a)

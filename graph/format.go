@@ -10,41 +10,29 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // Format names a graph file format. Every format stores a directed graph as
 // numbered arcs with integer weights; see Read for what each one accepts.
+// Each format lives in a file of its own (format_*.go): its constant, its
+// reader and its entry in the package's registry of formats.
 type Format int
 
-const (
-	// FormatAuto asks Read to tell the format from the file name's
-	// extension (.gr, .mtx), and failing that from the first lines.
-	FormatAuto Format = iota
-	// FormatEdgeList is the documents' edge list ([Karaula 2017], [Bodra]):
-	// a "V E" line, then E lines "u v w" with 0-based vertex ids.
-	FormatEdgeList
-	// FormatDIMACS is the .gr format of the 9th DIMACS challenge on shortest
-	// paths: "c" comments, one "p sp n m" line, then m lines "a u v w" with
-	// 1-based ids.
-	FormatDIMACS
-	// FormatSNAP is the edge list of the Stanford SNAP collection: "#"
-	// comments (with "# Nodes: N Edges: M"), then lines "u v" or "u v w".
-	FormatSNAP
-	// FormatMatrixMarket is the Matrix Market coordinate format of sparse
-	// matrix collections: entry (i, j, v) is the arc i-1 → j-1 of weight v.
-	FormatMatrixMarket
-)
+// FormatAuto asks Read to tell the format from the file name's extension
+// (.gr, .mtx), and failing that from the first lines.
+const FormatAuto Format = 0
 
 // String names the format as it appears in error messages.
-func (f Format) String() string { return enumName(formatNames[:], int(f), "Format") }
-
-var formatNames = [...]string{
-	FormatAuto:         "auto",
-	FormatEdgeList:     "edge-list",
-	FormatDIMACS:       "dimacs",
-	FormatSNAP:         "snap",
-	FormatMatrixMarket: "matrix-market",
+func (f Format) String() string {
+	if f == FormatAuto {
+		return "auto"
+	}
+	if spec, ok := formats[f]; ok {
+		return spec.name
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
 }
 
 // ReadOptions tune Read and ReadFile. The zero value reads a directed graph
@@ -151,18 +139,7 @@ func ReadContext(ctx context.Context, r io.Reader, opts ReadOptions) (*Graph, er
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	s := &lineScanner{ctx: ctx, sc: sc, name: name, gz: gz}
 	c := &collector{opts: opts}
-	var g *Graph
-	var err error
-	switch format {
-	case FormatEdgeList:
-		g, err = readEdgeList(s, c)
-	case FormatDIMACS:
-		g, err = readDIMACS(s, c)
-	case FormatSNAP:
-		g, err = readSNAP(s, c)
-	case FormatMatrixMarket:
-		g, err = readMatrixMarket(s, c)
-	}
+	g, err := formats[format].read(s, c)
 	if err != nil {
 		return nil, err
 	}
@@ -197,14 +174,14 @@ func graphName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), ".gz")
 }
 
-// formatFromName knows the extensions that name one format; ".txt" and
-// others name several and give FormatAuto.
+// formatFromName knows the extensions that name one format (the formats'
+// exts); ".txt" and others name several and give FormatAuto.
 func formatFromName(name string) Format {
-	switch strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz"))) {
-	case ".gr":
-		return FormatDIMACS
-	case ".mtx", ".mm":
-		return FormatMatrixMarket
+	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")))
+	for _, f := range formatOrder {
+		if slices.Contains(formats[f].exts, ext) {
+			return f
+		}
 	}
 	return FormatAuto
 }
@@ -254,10 +231,12 @@ func (z *gzipReader) Read(p []byte) (int, error) {
 }
 
 // sniffFormat tells the format from the first lines without consuming them:
-// a Matrix Market banner or "%" comment, DIMACS "c"/"p" lines, SNAP "#"
+// the format whose sniffer is surest of them wins (see sniffLevel), the
+// first in Format order among equals. With the formats of this package: a
+// Matrix Market banner or "%" comment, DIMACS "c"/"p" lines, SNAP "#"
 // comments; otherwise a two-number first line "V E" followed by nothing or
 // by a line "u v w" with u, v < V is an edge list header, and anything else
-// a SNAP list without comments.
+// of two or three fields a SNAP list without comments.
 func sniffFormat(br *bufio.Reader) (Format, error) {
 	head, err := br.Peek(64 << 10)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
@@ -274,24 +253,20 @@ func sniffFormat(br *bufio.Reader) (Format, error) {
 	if len(lines) == 0 {
 		return FormatAuto, errors.New("empty input: no format to detect")
 	}
-	first := lines[0]
-	switch {
-	case first[0][0] == '%':
-		return FormatMatrixMarket, nil
-	case first[0][0] == '#':
-		return FormatSNAP, nil
-	case string(first[0]) == "c" || string(first[0]) == "p":
-		return FormatDIMACS, nil
-	case len(first) == 2 && (len(lines) == 1 || len(lines[1]) == 3 && idsBelow(first[0], lines[1][:2])):
-		return FormatEdgeList, nil
-	case len(first) == 2 || len(first) == 3:
-		return FormatSNAP, nil
+	best, bestLevel := FormatAuto, sniffNo
+	for _, f := range formatOrder {
+		if l := formats[f].sniff(lines); l > bestLevel {
+			best, bestLevel = f, l
+		}
 	}
-	return FormatAuto, fmt.Errorf("cannot tell the format from the first line %q; set ReadOptions.Format", short(bytes.Join(first, []byte{' '})))
+	if best == FormatAuto {
+		return FormatAuto, fmt.Errorf("cannot tell the format from the first line %q; set ReadOptions.Format", short(bytes.Join(lines[0], []byte{' '})))
+	}
+	return best, nil
 }
 
 func (o ReadOptions) check() error {
-	if o.Format < FormatAuto || o.Format > FormatMatrixMarket {
+	if _, ok := formats[o.Format]; !ok && o.Format != FormatAuto {
 		return fmt.Errorf("unknown format %v", o.Format)
 	}
 	if o.Duplicates < KeepLightest || o.Duplicates > KeepAll {

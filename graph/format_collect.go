@@ -78,7 +78,7 @@ func (c *collector) build(n int, name string) (*Graph, error) {
 	if err := checkBytes(arcBytes(m) + 8*uint64(m) + 4*uint64(n+1)); err != nil {
 		return nil, fmt.Errorf("%s: building the graph of %d vertices and %d arcs would %w", name, n, m, err)
 	}
-	return buildCSR(n, c.arcs, c.opts.Duplicates), nil
+	return buildCSR(n, c.arcs, c.opts.Duplicates, false), nil
 }
 
 // preallocMax caps the arcs allocated from a header's count, so that a

@@ -1,6 +1,32 @@
 package graph
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
+
+// FormatDIMACS is the .gr format of the 9th DIMACS challenge on shortest
+// paths: "c" comments, one "p sp n m" line, then m lines "a u v w" with
+// 1-based ids.
+const FormatDIMACS Format = 2
+
+func init() {
+	registerFormat(FormatDIMACS, formatSpec{
+		name: "dimacs",
+		exts: []string{".gr"},
+		sniff: func(lines [][][]byte) sniffLevel {
+			if t := string(lines[0][0]); t == "c" || t == "p" {
+				return sniffMarked
+			}
+			return sniffNo
+		},
+		read: readDIMACS,
+		layout: func(g *Graph) arcLayout {
+			return arcLayout{header: nameComment(g, "c ") + "p sp " + strconv.Itoa(g.N()) + " " + strconv.Itoa(g.M()) + "\n",
+				prefix: "a ", base: 1, sep: " "}
+		},
+	})
+}
 
 // readDIMACS reads a 9th DIMACS challenge .gr file: comment lines starting
 // with "c", one problem line "p sp n m" before any arc, and exactly m arc

@@ -2,8 +2,32 @@ package graph
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
+
+// FormatEdgeList is the documents' edge list ([Karaula 2017], [Bodra]): a
+// "V E" line, then E lines "u v w" with 0-based vertex ids.
+const FormatEdgeList Format = 1
+
+func init() {
+	registerFormat(FormatEdgeList, formatSpec{
+		name: "edge-list",
+		// A two-field first line "V E" followed by nothing or by a line
+		// "u v w" with u, v < V.
+		sniff: func(lines [][][]byte) sniffLevel {
+			first := lines[0]
+			if len(first) == 2 && (len(lines) == 1 || len(lines[1]) == 3 && idsBelow(first[0], lines[1][:2])) {
+				return sniffHeader
+			}
+			return sniffNo
+		},
+		read: readEdgeList,
+		layout: func(g *Graph) arcLayout {
+			return arcLayout{header: strconv.Itoa(g.N()) + " " + strconv.Itoa(g.M()) + "\n", sep: " "}
+		},
+	})
+}
 
 // readEdgeList reads the documents' "V E" / "u v w" format. It is strict:
 // the arc lines must number exactly E. [Bodra]'s sample2 (Listing 1) shows why: its

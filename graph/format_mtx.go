@@ -6,6 +6,32 @@ import (
 	"strings"
 )
 
+// FormatMatrixMarket is the Matrix Market coordinate format of sparse matrix
+// collections: entry (i, j, v) is the arc i-1 → j-1 of weight v.
+const FormatMatrixMarket Format = 4
+
+func init() {
+	registerFormat(FormatMatrixMarket, formatSpec{
+		name: "matrix-market",
+		exts: []string{".mtx", ".mm"},
+		// The "%%MatrixMarket" banner, or any "%" comment.
+		sniff: func(lines [][][]byte) sniffLevel {
+			if lines[0][0][0] == '%' {
+				return sniffMarked
+			}
+			return sniffNo
+		},
+		read: readMatrixMarket,
+		layout: func(g *Graph) arcLayout {
+			n := strconv.Itoa(g.N())
+			return arcLayout{
+				header: "%%MatrixMarket matrix coordinate integer general\n" + nameComment(g, "% ") + n + " " + n + " " + strconv.Itoa(g.M()) + "\n",
+				base:   1, sep: " ",
+			}
+		},
+	})
+}
+
 // readMatrixMarket reads a Matrix Market coordinate file: the banner
 // "%%MatrixMarket matrix coordinate FIELD SYMMETRY", "%" comments, the size
 // line "rows cols nnz", then nnz entries "i j [value]" with 1-based indices.

@@ -6,6 +6,35 @@ import (
 	"strconv"
 )
 
+// FormatSNAP is the edge list of the Stanford SNAP collection: "#" comments
+// (with "# Nodes: N Edges: M"), then lines "u v" or "u v w".
+const FormatSNAP Format = 3
+
+func init() {
+	registerFormat(FormatSNAP, formatSpec{
+		name: "snap",
+		// "#" comments, or failing every other format, lines of two or
+		// three fields: a SNAP list without comments.
+		sniff: func(lines [][][]byte) sniffLevel {
+			switch first := lines[0]; {
+			case first[0][0] == '#':
+				return sniffMarked
+			case len(first) == 2 || len(first) == 3:
+				return sniffShape
+			}
+			return sniffNo
+		},
+		read: readSNAP,
+		layout: func(g *Graph) arcLayout {
+			return arcLayout{
+				header: nameComment(g, "# Directed graph: ") + "# Nodes: " + strconv.Itoa(g.N()) + " Edges: " + strconv.Itoa(g.M()) +
+					"\n# FromNodeId\tToNodeId\tWeight\n",
+				sep: "\t",
+			}
+		},
+	})
+}
+
 // snapArc is an arc with the file's original ids, kept until the reader
 // knows whether the ids can be used as they are.
 type snapArc struct {

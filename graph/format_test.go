@@ -13,7 +13,9 @@ import (
 	"testing"
 )
 
-var allFormats = []Format{FormatEdgeList, FormatDIMACS, FormatSNAP, FormatMatrixMarket}
+// allFormats are the registered formats, which every test of all formats
+// goes through: a new format is tested as soon as it registers.
+var allFormats = formatOrder
 
 // formatSameGraph fails the test unless a and b have the same vertices and
 // the same arcs in the same CSR order.
@@ -392,7 +394,12 @@ func TestWriteText(t *testing.T) {
 		FormatSNAP:         "# Directed graph: toy\n# Nodes: 3 Edges: 2\n# FromNodeId\tToNodeId\tWeight\n0\t2\t5\n2\t1\t-1\n",
 		FormatMatrixMarket: "%%MatrixMarket matrix coordinate integer general\n% toy\n3 3 2\n1 3 5\n3 2 -1\n",
 	}
-	for f, text := range want {
+	for _, f := range allFormats {
+		text, ok := want[f]
+		if !ok {
+			t.Errorf("%v: no text to compare its writer's with", f)
+			continue
+		}
 		var buf bytes.Buffer
 		if err := Write(&buf, g, f); err != nil {
 			t.Fatal(err)
@@ -467,11 +474,76 @@ func TestSniffFormat(t *testing.T) {
 		{"0 1\n1 2\n", FormatSNAP},
 		{"0 1 5\n", FormatSNAP},
 	}
+	sniffed := map[Format]bool{}
 	for _, c := range cases {
 		got, err := sniffFormat(bufio.NewReader(strings.NewReader(c.text)))
 		if err != nil || got != c.want {
 			t.Errorf("%q: %v, %v; want %v", c.text, got, err, c.want)
 		}
+		sniffed[c.want] = true
+	}
+	for _, f := range allFormats {
+		if !sniffed[f] {
+			t.Errorf("%v: no case of its sniffer", f)
+		}
+	}
+	for _, text := range []string{"", "\n \n", "1 2 3 4\n", "x\n"} {
+		if got, err := sniffFormat(bufio.NewReader(strings.NewReader(text))); err == nil {
+			t.Errorf("%q: sniffed as %v, want an error", text, got)
+		}
+	}
+}
+
+// TestRegisterFormat checks that the registry refuses a format registered
+// twice, a name or an extension that another format has, and a spec
+// missing a part, and that every registered format has its name, its
+// extensions and its place in Format order.
+func TestRegisterFormat(t *testing.T) {
+	dimacs := formats[FormatDIMACS]
+	renamed := func(name string, exts ...string) formatSpec {
+		s := dimacs
+		s.name, s.exts = name, exts
+		return s
+	}
+	noReader := renamed("new")
+	noReader.read = nil
+	for what, c := range map[string]struct {
+		f    Format
+		spec formatSpec
+	}{
+		"a Format twice":     {FormatDIMACS, renamed("new")},
+		"a name twice":       {99, renamed("dimacs")},
+		"an extension twice": {99, renamed("new", ".mm")},
+		"FormatAuto":         {FormatAuto, renamed("new")},
+		"no reader":          {99, noReader},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registering %s did not panic", what)
+				}
+			}()
+			registerFormat(c.f, c.spec)
+		}()
+	}
+	if _, ok := formats[99]; ok || len(formatOrder) != len(formats) {
+		t.Fatalf("a refused format stayed in the registry: %v", formatOrder)
+	}
+	if !slices.IsSorted(formatOrder) || len(formatOrder) < 4 {
+		t.Errorf("formatOrder %v", formatOrder)
+	}
+	for _, f := range formatOrder {
+		if f.String() != formats[f].name {
+			t.Errorf("%d: String %q, name %q", int(f), f, formats[f].name)
+		}
+		for _, ext := range formats[f].exts {
+			if got := formatFromName("g" + strings.ToUpper(ext) + ".gz"); got != f {
+				t.Errorf("%s: %v, want %v", ext, got, f)
+			}
+		}
+	}
+	if got := formatList(); got != "edge-list, dimacs, snap or matrix-market" {
+		t.Errorf("formatList() = %q", got)
 	}
 }
 

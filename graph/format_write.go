@@ -22,32 +22,11 @@ func Write(w io.Writer, g *Graph, f Format) error {
 	if g == nil {
 		return errors.New("graph.Write: nil graph")
 	}
-	n, m := strconv.Itoa(g.N()), strconv.Itoa(g.M())
-	comment := func(prefix string) string {
-		if g.name == "" {
-			return ""
-		}
-		return prefix + oneLine(g.name) + "\n"
+	spec, ok := formats[f]
+	if !ok {
+		return fmt.Errorf("graph.Write: cannot write format %v (pick %s)", f, formatList())
 	}
-	var l arcLayout
-	switch f {
-	case FormatEdgeList:
-		l = arcLayout{header: n + " " + m + "\n", sep: " "}
-	case FormatDIMACS:
-		l = arcLayout{header: comment("c ") + "p sp " + n + " " + m + "\n", prefix: "a ", base: 1, sep: " "}
-	case FormatSNAP:
-		l = arcLayout{
-			header: comment("# Directed graph: ") + "# Nodes: " + n + " Edges: " + m + "\n# FromNodeId\tToNodeId\tWeight\n",
-			sep:    "\t",
-		}
-	case FormatMatrixMarket:
-		l = arcLayout{
-			header: "%%MatrixMarket matrix coordinate integer general\n" + comment("% ") + n + " " + n + " " + m + "\n",
-			base:   1, sep: " ",
-		}
-	default:
-		return fmt.Errorf("graph.Write: cannot write format %v (pick edge-list, dimacs, snap or matrix-market)", f)
-	}
+	l := spec.layout(g)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	l.write(bw, g)
 	return bw.Flush()
@@ -85,6 +64,15 @@ func WriteFile(path string, g *Graph, f Format) error {
 		return err
 	}
 	return file.Commit()
+}
+
+// nameComment is a comment line that records g's name after prefix, or
+// nothing when g has no name.
+func nameComment(g *Graph, prefix string) string {
+	if g.name == "" {
+		return ""
+	}
+	return prefix + oneLine(g.name) + "\n"
 }
 
 // arcLayout describes a text format as a header and one line per arc:

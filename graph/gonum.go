@@ -19,7 +19,9 @@ import (
 //
 // A negative self-loop is a negative cycle, and a simple graph cannot hold
 // a self-loop at all: rather than drop it and let gonum report distances
-// that do not exist, Gonum returns an error naming the vertex.
+// that do not exist, Gonum returns an error naming the vertex. A loop that
+// is not negative (kept by Builder.KeepLoops) changes no distance and is
+// left out.
 func (g *Graph) Gonum() (*simple.WeightedDirectedGraph, error) {
 	out := simple.NewWeightedDirectedGraph(0, math.Inf(1))
 	for u := 0; u < g.N(); u++ {
@@ -31,6 +33,9 @@ func (g *Graph) Gonum() (*simple.WeightedDirectedGraph, error) {
 			t, w := ts[k], ws[k]
 			for k++; k < len(ts) && ts[k] == t; k++ {
 				w = min(w, ws[k])
+			}
+			if int(t) == u && w >= 0 {
+				continue // a loop that never shortens a path (Builder.KeepLoops)
 			}
 			if int(t) == u {
 				return nil, fmt.Errorf("graph.Gonum: vertex %s has a negative self-loop (weight %d), a negative cycle that a gonum simple graph cannot hold", g.Label(u), w)

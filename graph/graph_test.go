@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +40,39 @@ func TestBuilderDuplicatesAndLoops(t *testing.T) {
 		if w, ok := g.Weight(2, 2); !ok || w != -1 {
 			t.Errorf("%v: negative self-loop dropped", c.policy)
 		}
+	}
+}
+
+// KeepLoops keeps every self-loop, and the loops change no distance: the
+// graph gonum sees, which leaves them out, is the one without them.
+func TestBuilderKeepLoops(t *testing.T) {
+	arcs := []Arc{{0, 0, 1}, {0, 1, 2}, {1, 0, 2}, {1, 2, 3}, {1, 2, 4}, {2, 2, 0}}
+	g, err := NewBuilder(3).KeepLoops().Duplicates(KeepAll).AddArcs(arcs).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []int{0, 2} {
+		if _, ok := g.Weight(v, v); !ok {
+			t.Errorf("loop at %d dropped", v)
+		}
+	}
+	if g.M() != len(arcs) {
+		t.Errorf("%d arcs kept, want %d", g.M(), len(arcs))
+	}
+	plain, err := NewBuilder(3).Duplicates(KeepAll).AddArcs(arcs).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := g.Gonum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := plain.Gonum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Edges().Len() != b.Edges().Len() {
+		t.Errorf("gonum sees %d edges with the loops kept, %d without", a.Edges().Len(), b.Edges().Len())
 	}
 }
 
@@ -196,5 +231,64 @@ func TestGNM(t *testing.T) {
 	}
 	if _, err := GNM(3, 7, WeightRange{1, 1}, 1); err == nil {
 		t.Fatal("GNM accepted 7 arcs on 3 vertices")
+	}
+}
+
+// VerifyWorkers gives Verify's verdict, and the error of the lowest failing
+// row, with any number of workers; a cancelled context stops it.
+func TestVerifyWorkers(t *testing.T) {
+	g, err := GNM(60, 300, WeightRange{Min: 1, Max: 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := NewAllPairs(g.N(), false)
+	// Distances by Bellman-Ford from every source: a right result.
+	for s := 0; s < g.N(); s++ {
+		d := r.Dist[s*g.N() : (s+1)*g.N()]
+		for i := range d {
+			d[i] = Inf
+		}
+		d[s] = 0
+		for range g.N() {
+			for _, a := range g.Arcs() {
+				if d[a.From] != Inf && d[a.From]+a.Weight < d[a.To] {
+					d[a.To] = d[a.From] + a.Weight
+				}
+			}
+		}
+	}
+	ctx := context.Background()
+	for _, workers := range []int{0, 1, 3, 100} {
+		if err := r.VerifyWorkers(ctx, g, workers); err != nil {
+			t.Fatalf("%d workers: %v", workers, err)
+		}
+	}
+	bad := *r
+	bad.Dist = slices.Clone(r.Dist)
+	bad.Dist[7*g.N()+9]++ // row 7 and row 40 wrong
+	bad.Dist[40*g.N()+1]++
+	want := bad.Verify(g)
+	if want == nil {
+		t.Fatal("Verify accepted a wrong distance")
+	}
+	// Many tries, so that a worker stopping early at row 40 before row 7
+	// is checked would show.
+	for try := range 50 {
+		workers := 1 + try%8
+		if err := bad.VerifyWorkers(ctx, g, workers); err == nil || err.Error() != want.Error() {
+			t.Fatalf("%d workers: %v, want Verify's %v", workers, err, want)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := r.VerifyWorkers(cancelled, g, 2); err != context.Canceled {
+		t.Errorf("cancelled: %v", err)
+	}
+	other, err := Parse("a->b 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.VerifyWorkers(ctx, other, 2); err == nil {
+		t.Error("a result for another n passed")
 	}
 }

@@ -111,3 +111,39 @@ func Parse(text string) (*Graph, error) {
 	}
 	return b.Build()
 }
+
+// ParseMatrix reads a square matrix written as the documents print their
+// distance and predecessor matrices: rows separated by "|" or newlines,
+// cells by spaces, "∞" for Inf (no path) and "NIL" for Nil (no
+// predecessor). With oneBased the numbers are the documents' vertex
+// numbers, 1 to n, and become pathnotes' 0 to n-1, as [Karaula 2017]
+// prints Π. It returns the cells row-major, and an error naming the first
+// cell that is neither a number, ∞ nor NIL, or a matrix that is not square.
+func ParseMatrix(text string, oneBased bool) ([]int32, error) {
+	var cells []int32
+	for _, f := range strings.Fields(strings.ReplaceAll(text, "|", " ")) {
+		switch f {
+		case "∞":
+			cells = append(cells, Inf)
+		case "NIL":
+			cells = append(cells, Nil)
+		default:
+			v, err := strconv.ParseInt(f, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("graph.ParseMatrix: cell %d, %q: not a number, ∞ or NIL", len(cells)+1, f)
+			}
+			if oneBased {
+				v--
+			}
+			cells = append(cells, int32(v))
+		}
+	}
+	n := 0
+	for n*n < len(cells) {
+		n++
+	}
+	if n*n != len(cells) {
+		return nil, fmt.Errorf("graph.ParseMatrix: %d cells, not a square matrix", len(cells))
+	}
+	return cells, nil
+}

@@ -1,9 +1,13 @@
 package graph
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // SameDistances reports whether r and o have the same size and distances.
@@ -107,22 +111,76 @@ func label(labels []string, v int) string {
 //
 // Together these prove the distances optimal when predecessors are present.
 func (r *AllPairs) Verify(g *Graph) error {
+	if err := r.checkShape(g); err != nil {
+		return err
+	}
+	for i := 0; i < r.N; i++ {
+		if err := r.rowView(i, g).Verify(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkShape checks that r's matrices are n×n for g's n.
+func (r *AllPairs) checkShape(g *Graph) error {
 	if r.N != g.N() || len(r.Dist) != r.N*r.N {
 		return fmt.Errorf("verify: result is for n=%d (%d cells), graph has n=%d", r.N, len(r.Dist), g.N())
 	}
 	if r.Pred != nil && len(r.Pred) != len(r.Dist) {
 		return fmt.Errorf("verify: predecessor matrix has %d cells, want %d", len(r.Pred), len(r.Dist))
 	}
-	for i := 0; i < r.N; i++ {
-		row := &SingleSource{Source: i, Dist: r.Dist[i*r.N : (i+1)*r.N], Labels: g.labels}
-		if r.Pred != nil {
-			row.Pred = r.Pred[i*r.N : (i+1)*r.N]
-		}
-		if err := row.Verify(g); err != nil {
+	return nil
+}
+
+// rowView is row i of r as a SingleSource over r's own slices, not a copy.
+func (r *AllPairs) rowView(i int, g *Graph) *SingleSource {
+	row := &SingleSource{Source: i, Dist: r.Dist[i*r.N : (i+1)*r.N], Labels: g.labels}
+	if r.Pred != nil {
+		row.Pred = r.Pred[i*r.N : (i+1)*r.N]
+	}
+	return row
+}
+
+// VerifyWorkers is Verify spread over workers goroutines (GOMAXPROCS when
+// workers < 1), a row each at a time, for results too large to check on
+// one core. It returns Verify's error, that of the lowest failing row:
+// rows are handed out in order and a row once taken is checked to its end,
+// so when a worker stops at a failing row every row below it has been
+// checked. It returns ctx's error when ctx is cancelled before a row fails.
+func (r *AllPairs) VerifyWorkers(ctx context.Context, g *Graph, workers int) error {
+	if err := r.checkShape(g); err != nil {
+		return err
+	}
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	errs := make([]error, r.N)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(workers, max(r.N, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() && ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= r.N {
+					return
+				}
+				if errs[i] = r.rowView(i, g).Verify(g); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 // Verify checks s against g as AllPairs.Verify does for one row.

@@ -19,4 +19,14 @@
 // The timing functions run the student's functions beside the project's
 // own GPU variants and the CPU baseline and give a table of times and
 // speed-ups and plots of them.
+//
+// Build names the pathnotes build and its git commit, which the first cell
+// of every sample notebook prints beside the GPU, and which `pathnotes
+// version` and the benchmark reports record: the build that produced a
+// notebook's outputs or a measurement.
+//
+// The sample notebooks measure with the same harness: OpenMachine names
+// the CPU and opens the GPU, with the words their tables and notes use
+// (Machine.Seconds is a time's cell, NoGPU what the GPU cells say without
+// a device), and Mean is the mean of up to three runs of a GPU call.
 package lab

@@ -212,3 +212,46 @@ func TestRegenerateDropsStaleOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestReferences checks that every notebook ends with a References cell
+// that resolves, from docs/sources.md, every document key its other cells
+// cite, and no key they do not.
+func TestReferences(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "sources.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, m := range regexp.MustCompile(`(?m)^## (\[[^\]]+\])$`).FindAllSubmatch(b, -1) {
+		keys = append(keys, string(m[1]))
+	}
+	if len(keys) != 5 {
+		t.Fatalf("docs/sources.md has keys %q, want the five documents'", keys)
+	}
+	paths, err := filepath.Glob("*.ipynb")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no notebooks (%v)", err)
+	}
+	for _, path := range paths {
+		nb := readNotebook(t, path)
+		last := nb.Cells[len(nb.Cells)-1]
+		refs := source(t, last.Source)
+		if last.CellType != "markdown" || !strings.HasPrefix(refs, "## References\n") {
+			t.Errorf("%s: the last cell is not a References cell", path)
+			continue
+		}
+		var text strings.Builder
+		for _, c := range nb.Cells[:len(nb.Cells)-1] {
+			text.WriteString(source(t, c.Source))
+		}
+		for _, k := range keys {
+			cited, listed := strings.Contains(text.String(), k), strings.Contains(refs, "**"+k+"**")
+			switch {
+			case cited && !listed:
+				t.Errorf("%s cites %s, which its References cell does not resolve", path, k)
+			case listed && !cited:
+				t.Errorf("%s lists %s in its References, but cites it nowhere", path, k)
+			}
+		}
+	}
+}

@@ -429,7 +429,9 @@ func (c *Control) serve(ctx context.Context, rv Rendezvous) error {
 		if why != "" {
 			_ = p.send(message{Kind: "abort", Rank: 0, Reason: why})
 			conn.Close()
-			return c.refuse(why)
+			err := c.refuse(why)
+			c.turnAway(ctx, why, joined+1)
+			return err
 		}
 	}
 	c.mu.Lock()
@@ -441,6 +443,36 @@ func (c *Control) serve(ctx context.Context, rv Rendezvous) error {
 	c.tell(message{Kind: "welcome"}, -1)
 	c.ln.Close() // every rank is in: nobody else may join
 	return nil
+}
+
+// turnAway answers the ranks still arriving after a refusal, for two
+// seconds at most, with its reason: closing the listener at once would
+// reset the connections still queued on it, and those ranks would learn
+// only that rank 0 went away. told counts the ranks already told.
+func (c *Control) turnAway(ctx context.Context, why string, told int) {
+	tl, ok := c.ln.(*net.TCPListener)
+	if !ok {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = tl.SetDeadline(deadline)
+	for told < c.size-1 {
+		conn, err := tl.Accept()
+		if err != nil {
+			return
+		}
+		p := newPeer(-1, conn)
+		_ = conn.SetReadDeadline(deadline)
+		var hello message
+		if p.dec.Decode(&hello) == nil && hello.Kind == "hello" {
+			_ = p.send(message{Kind: "abort", Rank: 0, Reason: why})
+			told++
+		}
+		conn.Close()
+	}
 }
 
 // missing lists the ranks that have not joined. c.mu is not held.

@@ -5,6 +5,10 @@
 // all-pairs result too large for a CPU reference (SampleRows), and the
 // records `pathnotes bench` prints and writes as JSON. `pathnotes bench`
 // and lab's timing tables (lab.TimeAPSP, lab.TimeSSSP) both time through it.
+//
+// Suite is what `pathnotes bench` times (suite.go, and devices.go for the
+// cells on several devices and out of core); internal/cli only reads the
+// command's flags into one.
 package bench
 
 import (

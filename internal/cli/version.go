@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/pathnotes/pathnotes/display"
+	"github.com/pathnotes/pathnotes/lab"
 )
 
 // VersionCommand is `pathnotes version`: it prints Version.
@@ -21,8 +21,8 @@ func VersionCommand(args []string) error {
 	return nil
 }
 
-// Version names the build (display.Build: the module version and the VCS
+// Version names the build (lab.Build: the module version and the VCS
 // commit when known), Go and the platform.
 func Version() string {
-	return fmt.Sprintf("%s (%s, %s/%s)", display.Build(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("%s (%s, %s/%s)", lab.Build(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

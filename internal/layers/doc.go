@@ -1,10 +1,11 @@
-// Package layers holds the rule of which pathnotes package may import which, and the test that
-// enforces it on the import lists `go list` reports, with and without the cuda build tag.
+// Package layers holds the test that enforces the layers table of docs/design.md on the import
+// lists `go list` reports, with and without the cuda build tag.
 //
-// graph is at the bottom; cpu and gpu stand on it (gpu/ptxemu and gpu/internal/... below gpu);
-// display may use graph, cpu and gpu; lab may use those, display and internal/bench; bindings
-// exposes the public packages to the interpreter. The kernel (kernel, kernel/session,
-// kernel/notebook) imports no solver package: the program hands it the bindings' symbol
-// tables. internal/cli, internal/magics and the root package wire the pieces together. The
-// table in layers_test.go is the rule; docs/design.md describes it.
+// The table is the rule and the test reads it: each row names packages, the project packages
+// their non-test files may import, and what their tests may import besides. A package the table
+// does not place, an import it does not allow, a row for a package that no longer exists and an
+// allowance that no package of its row uses all fail the test, so that the document and the code
+// cannot drift apart. graph is at the bottom; cpu and gpu stand on it; display knows results, not
+// solvers; the kernel imports no solver package; internal/cli, internal/magics and the root
+// package wire the pieces together.
 package layers

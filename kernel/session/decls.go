@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"reflect"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // runDecls compiles declarations. Types and methods cannot be redefined in
@@ -76,10 +78,12 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 			decls = append(decls, d)
 		}
 	}
-	cut := splitLate(decls, globals)
-	if cut != nil {
-		decls = cut.first
+	f.Decls = decls
+	late := &rewrite.Piece{File: f}
+	if err := s.rw.Run(rewrite.Declarations, late); err != nil {
+		return rewriteError(err)
 	}
+	decls = f.Decls
 	if len(decls) > 0 {
 		f.Decls = decls
 		if err := s.compileDecls(ctx, f); err != nil {
@@ -91,19 +95,19 @@ func (s *Session) runDecls(ctx context.Context, code string, p piece) error {
 			return err
 		}
 	}
-	if cut != nil {
-		if err := s.runLate(ctx, cut.late); err != nil {
+	if len(late.Late) > 0 {
+		if err := s.runLate(ctx, late.Late); err != nil {
 			return err
 		}
-		if len(cut.then) > 0 {
+		if len(late.Then) > 0 {
 			then := *f
-			then.Decls = cut.then
+			then.Decls = late.Then
 			if err := s.compileDecls(ctx, &then); err != nil {
 				return err
 			}
 		}
-		f.Decls = append(decls, cut.then...)
-		for _, g := range cut.late {
+		f.Decls = append(decls, late.Then...)
+		for _, g := range late.Late {
 			f.Decls = append(f.Decls, g)
 		}
 	}
@@ -143,7 +147,7 @@ func (s *Session) noteTypes(ctx context.Context, f *ast.File) {
 // Temporaries of var initializers are dropped, as those of statements are
 // (see dropTemporaries), when the file declares nothing but variables.
 func (s *Session) compileDecls(ctx context.Context, f *ast.File) error {
-	s.instrument(f, false)
+	s.instrument(&rewrite.Piece{Node: f}, false)
 	s.markLines(f, false)
 	old := s.redeclaredVars(f)
 	n0 := len(frameData(s.in))
@@ -205,7 +209,7 @@ func (s *Session) assignVars(ctx context.Context, f *ast.File, d *ast.GenDecl) e
 		}
 		body.List = append(body.List, &ast.AssignStmt{Lhs: lhs, TokPos: vs.Pos(), Tok: token.ASSIGN, Rhs: rhs})
 	}
-	s.instrument(body, true)
+	s.instrument(&rewrite.Piece{Node: body}, true)
 	s.markLines(body, true)
 	n0 := len(frameData(s.in))
 	if prog, err := s.compile(body); err == nil {

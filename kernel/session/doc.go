@@ -107,9 +107,40 @@
 // declarations join the session's, a func main runs, and error positions
 // name the file.
 //
+// # Magics
+//
+// Every magic is a Magic registered in the session (RegisterMagic), which
+// %help lists; a magic is written in the lowest layer that has what it
+// needs, and registered by that layer:
+//   - the session's own state only (%help, %time, %who, %reset, %env,
+//     %reload, %run, %%html and the other MIME cells): magic.go;
+//   - the operating system: the working directory and the processes run in
+//     it (%cd, %pwd, %%sh, %%bash, and ! lines, which are no magic):
+//     shell.go;
+//   - the front end's protocol, messages no Go value stands for (%clear,
+//     %%display): package kernel (magics.go, kernel.Magics);
+//   - the solver packages or the GPU (%gpu, %%cuda, %%ptx, %%profile):
+//     package internal/magics, which the program registers (magics.Register).
+//
+// # Errors
+//
+// What the session tells of a failed cell is worked out in the explain*.go
+// files: compile errors and the words added to the interpreter's misleading
+// messages (explain.go; the hints of the interpreter's gaps come from
+// package internal/rewrite's registry), runtime errors and panics
+// (explain_runtime.go), panics of values of the cell's own types
+// (explain_panic.go), and the index and length of an index out of range
+// (explain_index.go). Where it happened (the traceback's frames, cells and
+// lines) is trace.go's and tracestack.go's.
+//
 // # What yaegi 0.16.1 lacks
 //
-// The session works around, or explains, the gaps users meet:
+// The session works around, or explains, the gaps users meet. Those it
+// closes by rewriting the cell's Go (range over integers and functions, the
+// generic functions of slices, maps and cmp, type arguments, late
+// variables, min and max, switch cases, v, err := in nested blocks) are
+// the passes of package internal/rewrite, kept in one registry there
+// (passes.go), each with its test table; the others are the session's own:
 //   - min and max are defined by the session as generic functions;
 //   - a type or a method cannot be redefined (yaegi keeps the first
 //     definition silently): declaring it again unchanged is accepted, a

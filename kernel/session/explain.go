@@ -1,11 +1,49 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
+
+// compileError turns an error of the parser or of yaegi's compiler into a
+// CellError, with a hint for the interpreter's known gaps.
+func compileError(err error) *CellError {
+	var ce *CellError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	var list scanner.ErrorList
+	if errors.As(err, &list) {
+		e := &CellError{Name: "SyntaxError", Value: list[0].Error()}
+		if strings.Contains(list[0].Msg, "redeclared") {
+			e.Name = "CompileError"
+		}
+		for _, x := range list {
+			e.Traceback = append(e.Traceback, x.Error())
+		}
+		return e
+	}
+	msg := err.Error()
+	return &CellError{Name: "CompileError", Value: msg + hint(msg)}
+}
+
+// hint explains compile errors that come from features yaegi 0.16.1 lacks
+// (the hints of package rewrite's passes) or from the session's one scope.
+func hint(msg string) string {
+	if h := rewrite.Hint(msg); h != "" {
+		return h
+	}
+	if strings.Contains(msg, "redeclared in this block") {
+		return " (names of imports, types and functions share the session's scope)"
+	}
+	return ""
+}
 
 // explain improves the message of a compile error of piece n where yaegi's
 // own message misleads: for a top-level x := y with y undefined, yaegi says

@@ -7,11 +7,13 @@ import (
 	"go/token"
 	"maps"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // runImports imports the packages of a cell that the session has not
 // imported yet under the same name. A standard package that only the
-// session implements (iter, which yaegi 0.16.1 lacks; see stdgeneric.go)
+// session implements (iter, which yaegi 0.16.1 lacks; see package rewrite)
 // is not imported into the interpreter: its name is noted, and the uses
 // of its names are renamed.
 func (s *Session) runImports(ctx context.Context, code string, p piece) error {
@@ -43,7 +45,7 @@ func (s *Session) runImports(ctx context.Context, code string, p piece) error {
 					"%s: import %q: the name %s is taken by the import of %q in this session; name the import (import x %q) or use %%reset",
 					pos, importPath(is), name, prev, importPath(is))}
 			}
-			if path := importPath(is); stdPackages[path] && s.pkgs[path] == nil {
+			if path := importPath(is); rewrite.StdPackage(path) && s.pkgs[path] == nil {
 				own[name] = path
 				continue
 			}
@@ -93,7 +95,7 @@ func (s *Session) importName(is *ast.ImportSpec) (string, error) {
 	if p == runtimePath {
 		return "session", nil
 	}
-	if stdPackages[p] {
+	if rewrite.StdPackage(p) {
 		return p, nil
 	}
 	pos := s.in.FileSet().Position(is.Pos())

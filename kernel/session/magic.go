@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -106,7 +105,6 @@ func (s *Session) registerBuiltinMagics() {
 		{Name: "env", Usage: "%env [VAR[=value]]", Help: "list the environment, print VAR, or set VAR", Run: magicEnv},
 		{Name: "reload", Usage: "%reload [NAME...]", Help: "import again the local packages (all, or those named) whose files changed", Run: magicReload},
 		{Name: "run", Usage: "%run FILE.go", Help: "run a Go file as a cell: its declarations join the session's", Run: magicRun},
-		{Name: "cd", Usage: "%cd [DIR]", Help: "change the working directory (home without DIR) and print it", Run: magicCd},
 		mimeMagic("html", "text/html"),
 		mimeMagic("markdown", "text/markdown"),
 		mimeMagic("svg", "image/svg+xml"),
@@ -226,25 +224,6 @@ func magicEnv(_ context.Context, s *Session, args, _ string, out Output) (*Bundl
 	}
 	out.Stream("stdout", fmt.Sprintf("env: %s=%s\n", name, value))
 	return nil, nil
-}
-
-func magicCd(_ context.Context, _ *Session, args, _ string, _ Output) (*Bundle, error) {
-	dir := args
-	if dir == "" || dir == "~" || strings.HasPrefix(dir, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, err
-		}
-		dir = filepath.Join(home, strings.TrimPrefix(strings.TrimPrefix(dir, "~"), "/"))
-	}
-	if err := os.Chdir(dir); err != nil {
-		return nil, err
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	return TextBundle(wd), nil
 }
 
 // mimeMagic returns the cell magic %%name that displays its body as mime.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -162,8 +163,8 @@ func (s *Session) parseFile(src string) (*ast.File, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	if err := s.modernize(f, nil); err != nil {
-		return nil, err
+	if err := s.rw.Run(rewrite.Parsed, &rewrite.Piece{File: f}); err != nil {
+		return nil, rewriteError(err)
 	}
 	return f, nil
 }
@@ -175,8 +176,8 @@ func (s *Session) parseBody(src string) (*ast.BlockStmt, error) {
 		return nil, compileError(err)
 	}
 	body := f.Decls[0].(*ast.FuncDecl).Body
-	if err := s.modernize(f, body); err != nil {
-		return nil, err
+	if err := s.rw.Run(rewrite.Parsed, &rewrite.Piece{File: f, Top: body}); err != nil {
+		return nil, rewriteError(err)
 	}
 	return f.Decls[0].(*ast.FuncDecl).Body, nil
 }
@@ -234,7 +235,7 @@ func (s *Session) runExpr(ctx context.Context, code string, p piece) (*Bundle, e
 		}
 		gen := &ast.BasicLit{ValuePos: e.Pos(), Kind: token.INT, Value: strconv.FormatInt(s.hooks.gen.Load(), 10)}
 		body.List[0] = &ast.ExprStmt{X: &ast.CallExpr{Fun: hookCall(e.Pos(), h, gen), Lparen: e.Pos(), Args: []ast.Expr{e}, Rparen: e.End()}}
-		s.instrument(body, true)
+		s.instrument(&rewrite.Piece{Node: body}, true)
 		s.markLines(body, true)
 		n0 := len(frameData(s.in))
 		if prog, err := s.compile(body); err == nil {
@@ -270,7 +271,7 @@ func (s *Session) compile(n ast.Node) (prog *interp.Program, err error) {
 		if r := recover(); r != nil {
 			msg := fmt.Sprint(r)
 			err = &CellError{Name: "InterpreterError", Value: fmt.Sprintf(
-				"the interpreter (yaegi) failed on a construct it does not support: %s%s", msg, gapHint(msg))}
+				"the interpreter (yaegi) failed on a construct it does not support: %s%s", msg, hint(msg))}
 		}
 	}()
 	if err := s.checkArrays(n); err != nil {

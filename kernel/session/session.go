@@ -12,6 +12,8 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 	"github.com/traefik/yaegi/stdlib/unrestricted"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // Session is one interpreter with its state, kept from cell to cell. Its
@@ -32,9 +34,8 @@ type Session struct {
 	decls   map[string]*userDecl // top-level names declared by cells
 	local   *localPkgs           // local packages loaded from source (localpkg.go)
 
-	// Of the rewrites for newer Go (modern.go), also set by Reset.
-	types      *reflectTypes // packages converted for type checks (typecheck.go)
-	stdDefined bool          // slices, maps and cmp are compiled (stdgeneric.go)
+	// The passes that rewrite Go yaegi lacks (package rewrite), reset by Reset.
+	rw *rewrite.Rewriter
 
 	stdout, stderr   *stream
 	cellOut, cellErr *cellFile // the cells' os.Stdout and os.Stderr (cellstdio.go)
@@ -226,8 +227,10 @@ func (s *Session) reset() error {
 	s.defined = map[string]string{}
 	s.decls = map[string]*userDecl{}
 	s.typeNames = map[reflect.Type][]string{}
-	s.types = nil
-	s.stdDefined = false
+	if s.rw == nil {
+		s.rw = rewrite.New(rewriteEnv{s})
+	}
+	s.rw.Reset()
 	s.mu.Unlock()
 	s.hooks.depth.Store(0)
 

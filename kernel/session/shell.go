@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -20,13 +21,36 @@ const shellHelp = "  !COMMAND               a line starting with ! runs COMMAND 
 // on; the job's later output goes to the latest cell, as a goroutine's does.
 const drainWait = 300 * time.Millisecond
 
-// shellMagics returns the built-in magics that reach the operating system.
+// shellMagics returns the built-in magics that reach the operating system:
+// the working directory, and scripts run in it.
 func shellMagics() []Magic {
 	return []Magic{
+		{Name: "cd", Usage: "%cd [DIR]", Help: "change the working directory (home without DIR) and print it", Run: magicCd},
 		{Name: "pwd", Usage: "%pwd", Help: "print the working directory (that of ! lines, %%sh and %%bash)", Run: magicPwd},
 		{Name: "sh", Cell: true, Usage: "%%sh", Help: "run the cell as a /bin/sh script (output streamed, stdin closed)", Run: scriptMagic("sh")},
 		{Name: "bash", Cell: true, Usage: "%%bash", Help: "run the cell as a bash script (output streamed, stdin closed)", Run: scriptMagic("bash")},
 	}
+}
+
+// magicCd is %cd: it changes the working directory of the process, where
+// ! lines, scripts and relative imports of local packages start.
+func magicCd(_ context.Context, _ *Session, args, _ string, _ Output) (*Bundle, error) {
+	dir := args
+	if dir == "" || dir == "~" || strings.HasPrefix(dir, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(home, strings.TrimPrefix(strings.TrimPrefix(dir, "~"), "/"))
+	}
+	if err := os.Chdir(dir); err != nil {
+		return nil, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return TextBundle(wd), nil
 }
 
 func magicPwd(_ context.Context, _ *Session, _, _ string, _ Output) (*Bundle, error) {

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"strconv"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // Calls of methods of compiled types cannot be guarded as the bound
@@ -121,8 +123,9 @@ func (sp *splitter) split(st ast.Stmt, top bool) ast.Stmt {
 	}}
 	if top && n > 1 {
 		// yaegi loses the second variable of a multi-value := in a block of
-		// top-level code (see wrapCompound): run the block as a function,
-		// whose frame stops for good once the cell is interrupted.
+		// top-level code (see package rewrite's compound-defines pass): run
+		// the block as a function, whose frame stops for good once the cell
+		// is interrupted.
 		block.List = append(block.List, &ast.AssignStmt{Lhs: a.Lhs, TokPos: a.TokPos, Tok: a.Tok, Rhs: uses})
 		lit := &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}}, Body: block}
 		return &ast.ExprStmt{X: &ast.CallExpr{Fun: lit, Lparen: pos, Rparen: a.End()}}
@@ -138,7 +141,7 @@ func (sp *splitter) split(st ast.Stmt, top bool) ast.Stmt {
 // callsMethod reports whether exprs call x.M(...) with x not a package
 // whose functions are guarded, outside function literals.
 func (sp *splitter) callsMethod(exprs []ast.Expr) bool {
-	return anyOutsideFuncLits(func(x ast.Node) bool {
+	return rewrite.AnyOutsideFuncLits(func(x ast.Node) bool {
 		if call, ok := x.(*ast.CallExpr); ok {
 			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
 				id, ok := sel.X.(*ast.Ident)
@@ -174,7 +177,7 @@ func mayBeUntyped(e ast.Expr) bool {
 
 // hasCall reports whether exprs contain a call outside function literals.
 func hasCall(exprs []ast.Expr) bool {
-	return anyOutsideFuncLits(func(x ast.Node) bool {
+	return rewrite.AnyOutsideFuncLits(func(x ast.Node) bool {
 		_, ok := x.(*ast.CallExpr)
 		return ok
 	}, exprs...)

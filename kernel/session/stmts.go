@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"reflect"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // runStmts runs statements in the session's global scope.
@@ -47,13 +49,11 @@ func (s *Session) runStmts(ctx context.Context, code string, p piece) error {
 }
 
 // prepareStmts rewrites top-level cell statements for the interpreter
-// (compound wrapping, instrumentation, min and max, the statement checks and
-// line marks) and returns the number of frame slots before they compile, for
-// dropTemporaries.
+// (the Compile stage's passes, instrumentation, the statement checks and
+// line marks) and returns the number of frame slots before they compile,
+// for dropTemporaries.
 func (s *Session) prepareStmts(body *ast.BlockStmt) int {
-	wrapCompound(body)
-	s.instrument(body, true)
-	splitMinMax(body)
+	s.instrument(&rewrite.Piece{Node: body, Top: body}, true)
 	checkStatements(body, s.hooks.gen.Load())
 	s.markLines(body, true)
 	return len(frameData(s.in))

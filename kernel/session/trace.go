@@ -3,8 +3,11 @@ package session
 import (
 	"go/ast"
 	"go/token"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pathnotes/pathnotes/kernel/session/internal/rewrite"
 )
 
 // yaegi 0.16.1 reports a panic at the position of the function (or cell)
@@ -335,7 +338,7 @@ func (m *marker) exprMayPanic(n ast.Node) bool {
 	if n == nil {
 		return false
 	}
-	return anyOutsideFuncLits(func(x ast.Node) bool {
+	return rewrite.AnyOutsideFuncLits(func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.CallExpr:
 			id, ok := x.Fun.(*ast.Ident)
@@ -388,3 +391,7 @@ func lineVarDecl(pos token.Pos) ast.Stmt {
 func lineVarAddr(pos token.Pos) ast.Expr {
 	return &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: ident(pos, funcLineVar)}
 }
+
+// panicLine matches the lines yaegi writes to its stderr for each frame a
+// panic unwinds: "cell:3:5: panic: main.f(...)".
+var panicLine = regexp.MustCompile(`^(\S*:\d+:\d+): panic: (.*)\(\.\.\.\)\n?$`)

@@ -29,7 +29,7 @@ md("""
 ## A small graph
 
 `graph.Parse` reads a short text form: `a->b 1` is an arc from `a` to `b` with weight 1. This is
-the weighted digraph of Fig. 2.3 in Karaula's thesis (2017). A graph at the end of a cell is drawn.
+the weighted digraph of Fig. 2.3 of [Karaula 2017]. A graph at the end of a cell is drawn.
 """)
 code("""
 g, err := graph.Parse("a->b 1, b->c 2, c->d 2, c->e 4, d->b 1, d->c 3, e->d 5")
@@ -96,7 +96,7 @@ code("""
 """)
 md("""
 `gpu.AllPairs` runs a GPU variant by name — here `fw-blocked`, the 3-phase shared-memory
-Floyd-Warshall of Katz and Kider that Karaula's thesis calls "CUDA v2" — and returns the same
+Floyd-Warshall of Katz and Kider that [Karaula 2017] calls "CUDA v2" — and returns the same
 result type as the CPU. Without a GPU the cell says why instead.
 """)
 code("""
@@ -273,7 +273,11 @@ md("""
 - `%help` lists the magics; `Tab` completes names (try `graph.` then Tab); `Shift-Tab` shows a
   function's documentation.
 - The other notebooks in this folder reproduce the worked examples and experiments of the five
-  documents pathnotes was built around.
+  documents pathnotes was built around: [Karaula 2017] in `01-karaula-fw.ipynb`, [Musap 2016] in
+  `02-musap-dijkstra.ipynb`, [Bodra] in `03-bodra-cuda-sp.ipynb`, [Gaioso et al.] in
+  `04-gaioso-fw.ipynb` and the [Lab handout] in `05-apsp-lab.ipynb` (with its solutions in
+  `05-apsp-lab-solutions.ipynb`).
 """)
 
+common.references(nb)
 nb.write("00-tour.ipynb")

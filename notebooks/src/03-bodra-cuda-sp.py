@@ -20,8 +20,8 @@ md, code = nb.md, nb.code
 common.title(nb, r'''
 # Bodra: Bellman-Ford, Dijkstra and Floyd-Warshall in CUDA
 
-Deep Bodra's report *Accelerating Shortest Path Algorithms on the GPU using CUDA* (University of
-Florida) writes CUDA versions of the three textbook shortest-path algorithms and times them on
+Deep Bodra's report [Bodra], *Accelerating Shortest Path Algorithms on the GPU using CUDA* (University of
+Florida), writes CUDA versions of the three textbook shortest-path algorithms and times them on
 GeForce GPUs of the HiPerGator cluster:
 
 - **Bellman-Ford** from one source, on a CSR graph, one relax and one update launch per pass and
@@ -39,7 +39,14 @@ pathnotes' own faster variants and a table of the report's claims against this r
 numbers are kept as data marked "(paper)"; whatever is marked "(here)" was measured when this
 notebook last ran. Every GPU result is compared with a CPU solver and a difference panics, so the
 notebook fails.
-''')
+''', emulated=[
+    "Figure 5 redrawn, with Naive ÷ Flag and its table: drawn from the emulator's run of Table 1 at "
+    "scale 0.05 (road stand-ins of up to 1000 vertices), not from the card's Table 1 above it;",
+    "Figure 6 redrawn and the table of the report's ratios: from the emulator's Table 3 at scale 0.05 "
+    "(Gnutella stand-ins of up to 128 vertices);",
+    "pathnotes' own variants: the table of the fast variants beside the report's best, on the "
+    "emulator's graphs (the claims after it are still the card's).",
+])
 
 md(r'''
 ## Parameters
@@ -47,11 +54,13 @@ md(r'''
 `PATHNOTES_SCALE` (1 when unset; CI runs 0.05) scales every graph: at 1 the Gnutella graphs are
 the real SNAP files and the road networks are stand-ins of the DIMACS sizes; below 1 both are
 stand-ins with |V| and |E| multiplied by the scale. The report draws its Gnutella weights with
-Python's `randint(1, 100)` and no seed; here they are 1..100 from the seed below (the one
-`pathnotes bench` uses, so the timings compare with the project's benchmark notes). Each GPU time
+Python's `randint(1, 100)` and no seed; here they are 1..100 from the seed below, the one
+`pathnotes bench` uses, so that the timings compare with the project's benchmark notes,
+[docs/gpu-benchmarks.md](../docs/gpu-benchmarks.md) (in this repository). Each GPU time
 is the mean of up to three runs, one when a run takes a second or more. A GPU cell of Tables 1
 and 3 whose time, estimated from the same variant on the next smaller graph, exceeds `capSeconds`
-is not run, and the table says so with the estimate.
+is not run, and the table says so with the estimate; `PATHNOTES_CAP_SECONDS` sets another cap
+(600 runs every cell at scale 1, in about 25 more minutes of device time).
 ''')
 
 code(r'''
@@ -59,7 +68,14 @@ code(r'''
 var seed uint64 = 1                            // SNAP weights and every stand-in graph
 weights := graph.WeightRange{Min: 1, Max: 100} // the report's randint(1, 100)
 source := 0                                    // Bellman-Ford's source: the report does not say which it used
-capSeconds := 60.0                             // the most device time one cell of Tables 1 and 3 may take
+capSeconds := 60.0                             // the most device time one cell of Tables 1 and 3 may take ...
+if s := os.Getenv("PATHNOTES_CAP_SECONDS"); s != "" { // ... unless set here
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) {
+		panic(fmt.Sprintf("PATHNOTES_CAP_SECONDS=%q: want a positive number of seconds", s))
+	}
+	capSeconds = v
+}
 emuRoadMaxN := 1000                            // on the emulator the largest road stand-in has this |V|
 emuSnapMaxN := 128                             // ... and the largest Gnutella stand-in this one
 fmt.Printf("scale %g: weights %d..%d, seed %d, Bellman-Ford from vertex %d, cells of Tables 1 and 3 capped at %g s\n",
@@ -532,21 +548,6 @@ on nyc.
 code(r'''
 import "time"
 
-// mean runs f up to three times, once when a run takes a second or more,
-// and returns the mean wall and kernel seconds.
-func mean(f func() gpu.Stats) (float64, float64) {
-	var wall, kernel float64
-	runs := 0
-	for runs < 3 {
-		st := f()
-		wall, kernel, runs = wall+st.Wall.Seconds(), kernel+st.Kernel.Seconds(), runs+1
-		if st.Wall >= time.Second {
-			break
-		}
-	}
-	return wall / float64(runs), kernel / float64(runs)
-}
-
 // cpuSeconds times f once on the host.
 func cpuSeconds(f func()) float64 {
 	t0 := time.Now()
@@ -554,15 +555,13 @@ func cpuSeconds(f func()) float64 {
 	return time.Since(t0).Seconds()
 }
 
-''' + common.SECONDS_CELL + r'''
-
 // capped is a cell of Tables 1 and 3: the seconds measured, or, for a run
 // left out because it would exceed the cap, its estimate.
 func capped(seconds, estimate float64) any {
 	if seconds == 0 && estimate > 0 && noGPU == "" {
 		return fmt.Sprintf("not run: ≈ %.3g s", estimate)
 	}
-	return secondsCell(seconds, true)
+	return machine.Seconds(seconds, true)
 }
 
 // bfTime is one variant's times on one road stand-in.
@@ -614,7 +613,7 @@ for i, d := range roadSets {
 			if !ee && t.Estimate > 0 {
 				continue // over the cap
 			}
-			w, k := mean(func() gpu.Stats {
+			w, k := lab.Mean(func() gpu.Stats {
 				r, st := solveSSSP(name, g, source, gpu.Options{EarlyExit: ee})
 				check(r.SameDistances(ref), "%s (early exit %v) on %s:\n%s", name, ee, g.Name(), r.Diff(ref, 5))
 				if ee {
@@ -634,10 +633,10 @@ for i, d := range roadSets {
 	t1.Add(d.Name, g.N(), g.M(), p[0], p[1], p[2],
 		capped(h[gpu.VariantBFNaive].Wall, h[gpu.VariantBFNaive].Estimate), capped(h[gpu.VariantBFStride].Wall, h[gpu.VariantBFStride].Estimate),
 		capped(h[gpu.VariantBFFlag].Wall, h[gpu.VariantBFFlag].Estimate),
-		secondsCell(h[gpu.VariantBFNaive].Kernel, true), secondsCell(h[gpu.VariantBFStride].Kernel, true), secondsCell(h[gpu.VariantBFFlag].Kernel, true),
+		machine.Seconds(h[gpu.VariantBFNaive].Kernel, true), machine.Seconds(h[gpu.VariantBFStride].Kernel, true), machine.Seconds(h[gpu.VariantBFFlag].Kernel, true),
 		dij, bfc)
-	early.Add(d.Name, h[gpu.VariantBFFlag].Passes, g.N()-1, secondsCell(h[gpu.VariantBFNaive].EarlyWall, true),
-		secondsCell(h[gpu.VariantBFStride].EarlyWall, true), secondsCell(h[gpu.VariantBFFlag].EarlyWall, true))
+	early.Add(d.Name, h[gpu.VariantBFFlag].Passes, g.N()-1, machine.Seconds(h[gpu.VariantBFNaive].EarlyWall, true),
+		machine.Seconds(h[gpu.VariantBFStride].EarlyWall, true), machine.Seconds(h[gpu.VariantBFFlag].EarlyWall, true))
 }
 t1.Note("paper: DIMACS road networks on an unnamed GeForce, CUDA events around allocation, copies and kernels; CPU 22 min on nyc, not run on the others")
 t1.Note(fmt.Sprintf("here: synthetic road stand-ins (graph.RoadLike with Table 1's |V| and |E|, × %.3g), source %d; %s; %s; every result has cpu.Dijkstra's distances", roadF, source, host, gpuHost))
@@ -667,7 +666,10 @@ func ratioRange(xs []float64) (float64, float64) {
 	return lo, hi
 }
 
-fig5 := display.NewPlot("Figure 5 redrawn: Bellman-Ford, |V|−1 passes", "|V|", "seconds").LogLog()
+// One name, and so one colour, a version: the report's times dashed, this
+// run's solid.
+bfName := map[string]string{gpu.VariantBFNaive: "bf-naive (Naive)", gpu.VariantBFStride: "bf-stride (Stride)", gpu.VariantBFFlag: "bf-flag (Stride with Flag)"}
+fig5 := display.NewPlot("Figure 5 redrawn: Bellman-Ford, |V|−1 passes", "|V|", "seconds").LogLog().Sources("[Bodra]", "here"+gpuTag)
 var paperX []float64
 var paperY [3][]float64
 for _, d := range roadSets {
@@ -676,8 +678,8 @@ for _, d := range roadSets {
 		paperY[j] = append(paperY[j], table1[d.Name][j])
 	}
 }
-for j, name := range []string{"Naive", "Stride", "Stride with Flag"} {
-	fig5.Line(name+" (paper)", paperX, paperY[j])
+for j, name := range []string{gpu.VariantBFNaive, gpu.VariantBFStride, gpu.VariantBFFlag} {
+	fig5.Documented(bfName[name], paperX, paperY[j])
 }
 var paperRatio, hereRatio, strideRatio []float64
 var ratioX []float64 // the |V| of the stand-ins where Naive and Flag both ran
@@ -704,12 +706,13 @@ for _, name := range bfVariants {
 		}
 	}
 	if len(xs) > 0 {
-		fig5.Line(name+here, xs, ys)
+		fig5.Line(bfName[name], xs, ys)
 	}
 }
-ups5 := display.NewPlot("Naive ÷ Flag", "|V|", "times faster").LogX().Line("paper", paperX, paperRatio)
+ups5 := display.NewPlot("Naive ÷ Flag", "|V|", "times faster").LogX().Sources("[Bodra]", "here"+gpuTag).
+	Documented("Naive ÷ Flag", paperX, paperRatio)
 if len(ratioX) > 0 {
-	ups5.Line("here"+gpuTag, ratioX, hereRatio)
+	ups5.Line("Naive ÷ Flag", ratioX, hereRatio)
 }
 lo, hi := ratioRange(paperRatio)
 check(math.Abs(lo-2.19) < 0.01 && math.Abs(hi-2.78) < 0.01, "Naive ÷ Flag from Table 1 spans %.2f–%.2f, Table 1 gives 2.19–2.78", lo, hi)
@@ -734,8 +737,9 @@ card it took 119.941 s on gnutella04, against 24 minutes for its CPU heap Dijkst
 
 `dijkstra-apsp-row` keeps that design (and returns the parents, which the report's code never
 copied back). The cell runs it once on gnutella04 itself (below scale 1, on its stand-in): it is
-the longest cell of this notebook (pathnotes' benchmark notes put it near 200 s on an H100), which
-is why it runs only once. Every row is checked against `cpu.DijkstraAll` — itself checked on three
+the longest cell of this notebook (the table gives its time; the benchmark notes,
+[docs/gpu-benchmarks.md](../docs/gpu-benchmarks.md), did not run it at this size), which is why it
+runs only once. Every row is checked against `cpu.DijkstraAll` — itself checked on three
 rows against `cpu.Dijkstra`, and timed with one worker, one source after another, as the report's
 CPU version ran — and its parents pass `Verify`.
 ''')
@@ -845,6 +849,23 @@ fwCheck
 ''')
 
 md(r'''
+### Figure 3: the read that Super Naive Shared shares
+
+In Super Naive every thread relaxes one cell (i, j) through k, reading d[i][k] and d[k][j]. §2.3.2
+points out (Figure 3, a grid of threads named (x, y)) that all the threads of row i read the same
+d[i][k]: one thread could load it into shared memory for the others. With a 2-D block that takes
+one value per row of the block, and the threads of different rows then read different words of
+shared memory, which the report says causes bank conflicts; so Super Naive Shared uses 1-D blocks
+(`fw-hn-shared`: 1024 threads along one row), where the block's threads share one d[i][k] and
+read it as a broadcast. The schematic draws round k = 1 on a 4×4 matrix as Figure 3 names its
+threads, with the reads each row shares.
+''')
+
+code(r'''
+display.RowReads(4, 1)
+''')
+
+md(r'''
 ### Figure 4: the tiled phases
 
 §2.3.4 refers to Figure 4 for the three phases of a tiled round (the caption printed under it,
@@ -919,7 +940,7 @@ if noGPU == "" {
 					continue
 				}
 			}
-			w, k := mean(func() gpu.Stats {
+			w, k := lab.Mean(func() gpu.Stats {
 				r, st := solveGPU(name, g, false)
 				switch {
 				case fwRefs[i] == nil && g.N() <= 4096:
@@ -949,7 +970,7 @@ for _, name := range fwVariants {
 		row = append(row, capped(fwWall[name][i], fwEstimate[name][i]))
 	}
 	for i := range snaps {
-		row = append(row, secondsCell(fwKernel[name][i], true))
+		row = append(row, machine.Seconds(fwKernel[name][i], true))
 	}
 	t3.Add(row...)
 }
@@ -961,6 +982,43 @@ t3.Note("paper: CUDA events around allocation, copies and kernels, on an unnamed
 t3.Note("here: " + strings.Join(here3, ", ") + "; " + host + "; " + gpuHost)
 t3.Note(fmt.Sprintf("not run: the time estimated from the same variant on the next smaller graph by the ratio of |V|³ exceeds the cap of %g s", capSeconds))
 t3
+''')
+
+md(r'''
+### The cells over the cap, run apart
+
+A notebook run on one card stops short of the cells above marked "not run": together they would
+add about 25 minutes. `notebooks/internal/capped` runs them apart on a card, the same graphs and
+variants with the report's |V|−1 passes, one run each, every GPU of the host taking one at a
+time, each result checked as above, and writes `notebooks/capped.json`; this cell shows what that
+file holds, beside the report's time and the estimate.
+''')
+
+code(r'''
+''' + common.APART + r'''
+
+apart, mine := readApart("03-bodra-cuda-sp")
+if apart == nil || len(mine) == 0 {
+	fmt.Println(notRunApart)
+} else {
+	// The report's column of each variant in Table 1, of each graph in Table 3.
+	t1Col := map[string]int{gpu.VariantBFNaive: 0, gpu.VariantBFStride: 1, gpu.VariantBFFlag: 2}
+	t3Col := map[string]int{"gnutella04": 0, "gnutella25": 1, "gnutella30": 2}
+	ta := display.NewTable("Tables 1 and 3: the cells over the cap, run apart, seconds", "table", "dataset", "variant",
+		"|V|", "|E|", "paper", "estimate", "wall (apart)", "kernels (apart)", "card")
+	for _, r := range mine {
+		table, row, variant := r["table"].(string), r["row"].(string), r["column"].(string)
+		paper := table3[variant][t3Col[row]]
+		if table == "Table 1" {
+			paper = table1[row][t1Col[variant]]
+		}
+		ta.Add(table, row, variant, int(r["n"].(float64)), int(r["m"].(float64)), paper, r["estimate_s"], r["wall_s"], r["kernel_s"], r["device"])
+	}
+	ta.Note(fmt.Sprintf("run apart by notebooks/internal/capped, %s, on %s (%s); one run each", apart.Build, strings.Join(apart.GPUs, ", "), apart.Host))
+	ta.Note("estimate: the H100 run's, from the next smaller graph, as in the tables above")
+	ta.Note("checked: Table 1 against cpu.Dijkstra, Table 3 against fw-blocked's matrix, itself checked on 64 sampled rows")
+	display.Show(ta)
+}
 ''')
 
 md(r'''
@@ -991,14 +1049,17 @@ over Naive, shared memory's gain over global, and the best over the worst — fr
 ''')
 
 code(r'''
-fig6 := display.NewPlot("Figure 6 redrawn: Floyd-Warshall on the Gnutella graphs", "|V|", "seconds").LogLog()
+// One name, and so one colour, a version: the report's times dashed, this
+// run's solid.
+fig6 := display.NewPlot("Figure 6 redrawn: Floyd-Warshall on the Gnutella graphs", "|V|", "seconds").LogLog().
+	Sources("[Bodra]", "here"+gpuTag)
 var snapX []float64
 for _, d := range snapSets {
 	snapX = append(snapX, float64(d.N))
 }
 for _, name := range fwVariants {
 	p := table3[name]
-	fig6.Line(paperName[name]+" (paper)", snapX, p[:])
+	fig6.Documented(name+" ("+paperName[name]+")", snapX, p[:])
 }
 for _, name := range fwVariants {
 	var xs, ys []float64
@@ -1008,7 +1069,7 @@ for _, name := range fwVariants {
 		}
 	}
 	if len(xs) > 0 {
-		fig6.Line(name+here, xs, ys)
+		fig6.Line(name+" ("+paperName[name]+")", xs, ys)
 	}
 }
 // fwRatio is one of the report's comparisons: a over b.
@@ -1035,7 +1096,7 @@ for _, r := range fwRatios {
 		if a > 0 && b > 0 {
 			derived[r.What][i] = a / b
 		}
-		row = append(row, secondsCell(derived[r.What][i], true))
+		row = append(row, machine.Seconds(derived[r.What][i], true))
 	}
 	rt.Add(row...)
 }
@@ -1120,11 +1181,15 @@ for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"}
 		solve(targets[0], gpu.Options{Device: dev}) // untimed: loads the variant's module
 	}
 	for _, t := range targets {
-		w, k := mean(func() gpu.Stats {
+		w, k := lab.Mean(func() gpu.Stats {
 			var st gpu.Stats
 			solve(t, gpu.Options{Device: dev, Stats: &st})
 			return st
 		})
+		if t.BestWall == 0 { // the report's best was not run there: it would pass the cap
+			fast.Add(name, t.G.Name(), t.G.N(), t.G.M(), t.Best, "not run (over capSeconds)", w, k)
+			continue
+		}
 		fast.Add(name, t.G.Name(), t.G.N(), t.G.M(), t.Best, t.BestWall, w, k)
 		fastRatios[name] = append(fastRatios[name], t.BestWall/w)
 	}
@@ -1309,4 +1374,5 @@ md(r'''
 ''')
 
 
+common.references(nb)
 nb.write("03-bodra-cuda-sp.ipynb")

@@ -4,7 +4,7 @@ notebooks/05-apsp-lab-solutions.ipynb (working answers). The generators
 05-apsp-lab.py and 05-apsp-lab-solutions.py load this file.
 """
 
-from common import Notebook, title  # noqa: F401 (the generators use lab05.Notebook and lab05.title)
+from common import Notebook, references, title  # noqa: F401 (the generators use lab05.Notebook, lab05.references and lab05.title)
 import common
 
 
@@ -26,9 +26,11 @@ var seed uint64 = 2004                          // seeds the timed graphs (lab.T
 fmt.Printf("scale %g: n in %v × %g\n", scale, handoutSizes, scale)
 ''')
 
-    nb.md(r'''
+    nb.md((r'''
 ## The machine behind these outputs
-
+''' if nb.outputs else r'''
+## The machine you run on
+''') + r'''
 The handout's lab machine had two six-core Xeon X5650 and a Tesla M2050 (Fermi, compute
 capability 2.0, 14 SMs, 48 KB of shared memory per SM, at most 1024 threads per block). Its
 students debugged in CUDA 2.3's emulation mode on machines without a GPU, and the handout warns

@@ -45,8 +45,7 @@ install clang`, `brew install llvm`, or the LLVM installer) and the cells compil
 without the toolkit). With no compiler at all, write PTX in a `%%ptx` cell or use a machine with
 CUDA. The Go cell after each launches them; the check cell after that runs `lab.CheckAPSP` and prints
 either "all N cases pass" or the first wrong cell. Every kernel below is a skeleton that compiles and
-does nothing, so until you fill them in every check reports failures: that is expected. The
-notebook comes without outputs; run it top to bottom to see them. Fill in the
+does nothing, so until you fill them in every check reports failures: that is expected. Fill in the
 `TODO`s, rerun the cells, and answer the questions at the end. Worked answers are in
 `05-apsp-lab-solutions.ipynb` — try first.
 
@@ -317,4 +316,5 @@ tile sizes and block shapes that work best, and explain the differences you see.
 *Your answers:*
 ''')
 
+lab05.references(nb)
 nb.write("05-apsp-lab.ipynb")

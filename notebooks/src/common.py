@@ -66,6 +66,49 @@ class Notebook:
         print("wrote", path)
 
 
+SOURCES = os.path.join(HERE, "..", "..", "docs", "sources.md")
+
+
+def sources():
+    """Maps each key of docs/sources.md ("[Karaula 2017]") to the bullet
+    lines that describe its document (author, title, kind, year...), each
+    joined into one line."""
+    entries, key, lines = {}, None, []
+    with open(SOURCES, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("## ["):
+                key, lines = line[3:].strip(), []
+                entries[key] = lines
+            elif key and line.startswith("What pathnotes takes"):
+                key = None
+            elif key and line.startswith("- "):
+                lines.append(line[2:].strip())
+            elif key and line.startswith("  ") and lines:
+                lines[-1] += " " + line.strip()
+    return entries
+
+
+def references(nb):
+    """Adds the References cell that ends every notebook: each key of
+    docs/sources.md that the notebook's cells cite, with the document as
+    docs/sources.md describes it."""
+    text = "\n".join(t for _, t in nb.cells)
+    known = sources()
+    cited = [k for k in known if k in text]
+    if not cited:
+        raise SystemExit("%s: the notebook cites no document of docs/sources.md" % nb.prefix)
+    out = ["## References", "",
+           "The documents this notebook cites, by the keys of `docs/sources.md` in this repository, which "
+           "says what pathnotes takes from each (the documents themselves are not stored here).", ""]
+    for k in cited:
+        out.append("**%s**" % k)
+        out.append("")
+        out.extend("- " + line for line in known[k])
+        out.append("")
+    nb.md("\n".join(out))
+
+
 def previous_outputs(path):
     """Maps the source of each code cell of the notebook at path (none if
     there is no file) to its (execution_count, outputs), in cell order for
@@ -103,47 +146,40 @@ if s := os.Getenv("PATHNOTES_SCALE"); s != "" {
 
 
 # HEADER_NOTE ends every notebook's title, and HEADER is the code cell right
-# after it: the pathnotes build (display.Build, with its commit) and the GPU
+# after it: the pathnotes build (lab.Build, with its commit) and the GPU
 # driver and devices (gpu.Describe) that produced the outputs.
 HEADER_NOTE = """The first code cell, right below, names the pathnotes commit that produced this notebook's
 outputs and the GPU behind them: its driver (with the NVIDIA driver's version) and its device."""
 
-HEADER = r'''fmt.Println(display.Build())
+# HEADER_NOTE_CLEAN replaces HEADER_NOTE in a notebook handed out without
+# outputs (outputs=False), which has none to vouch for.
+HEADER_NOTE_CLEAN = """The notebook comes without outputs: you make them by running its cells. The first code cell,
+right below, names the pathnotes build you run and the GPU behind it: its driver (with the NVIDIA
+driver's version) and its device."""
+
+HEADER = r'''fmt.Println(lab.Build())
 fmt.Println(gpu.Describe())'''
 
 
-def title(nb, text):
-    """Adds the title markdown, ending with HEADER_NOTE, and the HEADER cell."""
-    nb.md(text.strip("\n") + "\n\n" + HEADER_NOTE)
+def title(nb, text, emulated=()):
+    """Adds the title markdown, ending with HEADER_NOTE, and the HEADER
+    cell; then, when emulated names cells (by their sections) whose
+    outputs came from the emulator after the card run that the HEADER
+    cell names, a note that says so."""
+    nb.md(text.strip("\n") + "\n\n" + (HEADER_NOTE if nb.outputs else HEADER_NOTE_CLEAN))
     nb.code(HEADER)
+    if emulated:
+        nb.md("**Outputs not from that run.** The code of these cells changed after the run on a card that "
+              "the cell above names, and their outputs come from the emulator at `PATHNOTES_SCALE=0.05` "
+              "(the kernels' PTX run on the CPU; its times are not GPU times), until the next run on a card:\n\n"
+              + "\n".join("- " + e for e in emulated) +
+              "\n\nDrawings that do not depend on the device (graphs, schematics) were redrawn by the "
+              "current code; the other outputs, plots included, are the card run's, drawn as pathnotes "
+              "drew them then.")
 
 
 # The Go helpers below are pasted into the first cells of the notebooks that
 # use them, each as one block without a trailing newline.
-
-CPU_MODEL = r'''// cpuModel names this machine's processor (from /proc/cpuinfo on Linux).
-func cpuModel() string {
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH + " processor (model unknown)"
-}'''
-
-SHORT_REASON = r'''// shortReason keeps the first clause of a GPU error: table cells are narrow.
-func shortReason(err error) string {
-	if errors.Is(err, gpu.ErrNoCUDA) {
-		return "built without CUDA"
-	}
-	s := strings.TrimPrefix(err.Error(), "gpu: ")
-	if i := strings.Index(s, ";"); i > 0 {
-		s = s[:i]
-	}
-	return s
-}'''
 
 CHECK = r'''// check panics with the formatted message unless ok.
 func check(ok bool, format string, args ...any) {
@@ -174,16 +210,59 @@ func solveGPU(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stat
 	return r, st
 }'''
 
-SECONDS_CELL = r'''// secondsCell is a time for a table, or what to show instead.
-func secondsCell(s float64, gpuSide bool) any {
-	switch {
-	case gpuSide && noGPU != "":
-		return noGPU
-	case s == 0:
-		return "—"
+# APART reads capped.json, which notebooks/internal/capped writes on a card:
+# the cells that a notebook's caps leave out at scale 1, run apart.
+APART = r'''import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"sort"
+)
+
+// apartFile is what notebooks/internal/capped wrote: the build, the host,
+// the cards, and one result a cell run apart.
+type apartFile struct {
+	Build, Host string
+	GPUs        []string
+	Results     []map[string]any
+}
+
+// readApart returns capped.json and those of its results that belong to
+// notebook, or nil when the file is not there (capped has not run).
+func readApart(notebook string) (*apartFile, []map[string]any) {
+	b, err := os.ReadFile("capped.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	return s
-}'''
+	if err != nil {
+		panic(err)
+	}
+	var f apartFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		panic(fmt.Sprintf("capped.json: %v", err))
+	}
+	var mine []map[string]any
+	for _, r := range f.Results {
+		if r["notebook"] == notebook {
+			mine = append(mine, r)
+		}
+	}
+	// In the tables' order: by table, then |V|, then variant.
+	sort.SliceStable(mine, func(i, j int) bool {
+		a, b := mine[i], mine[j]
+		if a["table"] != b["table"] {
+			return a["table"].(string) < b["table"].(string)
+		}
+		if a["n"] != b["n"] {
+			return a["n"].(float64) < b["n"].(float64)
+		}
+		return a["column"].(string) < b["column"].(string)
+	})
+	return &f, mine
+}
+
+// notRunApart is what a "run apart" cell prints before capped has run.
+const notRunApart = "Not run apart yet: \"notebooks/card-run.sh BINARY OUTDIR capped\" runs these cells on a card; its capped.json goes to notebooks/."'''
 
 # RACE times a racing kernel against its atomicMin twin (Figure 1 of [Bodra],
 # §2.7 of [Musap 2016]); it needs CHECK.
@@ -216,47 +295,31 @@ func raceVerdict(device string, plainWrong, atomicWrong, launches int) {
 
 SCALE_POSITIVE = scale_cell("!(v > 0)", "a positive number such as 0.05 or 1")
 
-# MACHINE starts the cell that says which CPU produced the outputs (HEADER
-# has named the GPU): it ends with dev and gpuErr from gpu.Default().
-MACHINE = r'''import (
-	"errors"
+
+def machine(what, emu, decls=""):
+    """The Go of a notebook's machine cell, which says which CPU produced the
+    outputs (HEADER has named the GPU): lab.OpenMachine names the CPU and
+    opens the default GPU device (what names the GPU side in the lines it
+    prints, as "GPU variants"), and the cell keeps what the cells after it
+    read in dev, gpuErr, noGPU, gpuTag, gpuHost and host; then come the
+    declarations decls (which end with a newline) and emu, the emulator's
+    case: Go lines that shrink the experiment and print what runs there."""
+    return r"""// The packages the notebook's cells use, imported once for all of them.
+import (
 	"runtime"
 	"strings"
 )
 
-''' + CPU_MODEL + '''
-
-''' + SHORT_REASON + r'''
-
-host := fmt.Sprintf("%s, %d logical CPUs", cpuModel(), runtime.NumCPU())
-fmt.Println("CPU:", host)
-
-dev, gpuErr := gpu.Default()'''
-
-
-def machine(what, emu, decls=""):
-    """The Go of a notebook's machine cell: MACHINE, then noGPU, gpuTag and
-    gpuHost (and the declarations decls, which end with a newline), set by a
-    switch on the device. what names the GPU side in the printed lines ("GPU
-    variants"); emu is the emulator's case: Go lines that shrink the
-    experiment and print what runs there."""
-    return MACHINE + r"""
-noGPU := ""   // what the GPU cells say when there is no GPU
-gpuTag := ""  // added to the GPU columns' "(here" on the emulator
-gpuHost := "" // the GPU side of the notes under the tables
-""" + ("\n" + decls if decls else "") + r"""switch {
-case gpuErr != nil:
-	noGPU = "no GPU: " + shortReason(gpuErr)
-	gpuHost = noGPU
-	fmt.Println(noGPU + " (the GPU columns say so; only the CPU runs)")
-case dev.Driver() == "emu":
-	gpuTag = ", emulator"
-	gpuHost = "WHAT on the " + dev.Info().Name + ": wall time on the CPU, not GPU time"
-""".replace("WHAT", what) + emu.strip("\n") + r"""
-default:
-	gpuHost = dev.Info().Name + " (" + dev.Driver() + " driver)"
-	fmt.Println("WHAT on", gpuHost)
-}""".replace("WHAT", what)
+machine := lab.OpenMachine("WHAT")
+fmt.Println(machine)
+dev, gpuErr := machine.Device, machine.Err
+noGPU := machine.NoGPU // what the GPU cells say when there is no GPU
+gpuTag := machine.Tag  // added to the GPU columns' "(here" on the emulator
+gpuHost := machine.GPU // the GPU side of the notes under the tables
+host := machine.CPU    // the CPU side
+""".replace("WHAT", what) + ("\n" + decls if decls else "") + r"""if machine.Emulated() {
+""" + emu.strip("\n") + r"""
+}"""
 
 
 

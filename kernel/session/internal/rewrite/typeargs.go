@@ -1,4 +1,4 @@
-package session
+package rewrite
 
 import (
 	"go/ast"
@@ -8,45 +8,22 @@ import (
 	"strings"
 )
 
-// modernize rewrites a parsed piece of a cell so that yaegi 0.16.1 runs Go
-// it lacks or gets wrong: case clauses of several expressions in a switch
-// without a tag (joinTaglessCases), the generic functions of slices, maps and cmp (renameStd),
-// range over integers and functions (rewriteRanges), and type arguments of
-// generic calls that Go infers and yaegi does not (inferTypeArgs). The
-// last two need the types of the piece, from a type check of it in the
-// session (typeCheck), which is skipped for pieces that need neither.
-// Every new node takes the position of the code it stands for.
-//
-// top is the body of the statements of a cell, nil for declarations. It
-// returns an error for a range over a function that it cannot rewrite, or
-// for a function that the session's slices, maps or cmp lack.
-func (s *Session) modernize(f *ast.File, top *ast.BlockStmt) error {
-	joinTaglessCases(f)
-	renamed, err := s.renameStd(f)
-	if err != nil {
-		return err
-	}
-	if renamed {
-		if err := s.defineStd(); err != nil {
-			return err
+// needsTypes reports whether the piece has a range statement or a call of
+// a generic function declared in the session or in the piece: the passes
+// that need types leave the others alone, and the type check is skipped.
+func (p *Piece) needsTypes() bool {
+	if p.needs == 0 {
+		p.needs = 1
+		if needsTypes(p.File, p.r.isGeneric) {
+			p.needs = 2
 		}
 	}
-	if !s.needsTypes(f) {
-		return nil
-	}
-	info := s.typeCheck(f)
-	qualify := s.qualifier()
-	inferTypeArgs(f, info, qualify)
-	converted := convertGenericResults(f, info, qualify)
-	if top != nil {
-		s.splitGenericDefines(top, converted)
-	}
-	return s.rewriteRanges(f, info, qualify)
+	return p.needs == 2
 }
 
 // needsTypes reports whether f has a range statement or a call of a
-// generic function declared in the session.
-func (s *Session) needsTypes(f *ast.File) bool {
+// generic function, declared in f or one that isGeneric names.
+func needsTypes(f *ast.File, isGeneric func(string) bool) bool {
 	generic := map[string]bool{}
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.TypeParams != nil {
@@ -59,7 +36,7 @@ func (s *Session) needsTypes(f *ast.File) bool {
 		case *ast.RangeStmt:
 			found = true
 		case *ast.CallExpr:
-			if id := calledName(n); id != nil && (generic[id.Name] || s.isGeneric(id.Name)) {
+			if id := calledName(n); id != nil && (generic[id.Name] || isGeneric(id.Name)) {
 				found = true
 			}
 		}
@@ -85,29 +62,30 @@ func calledName(call *ast.CallExpr) *ast.Ident {
 }
 
 // isGeneric reports whether name is a generic function of the session.
-func (s *Session) isGeneric(name string) bool {
+func (r *Rewriter) isGeneric(name string) bool {
 	for p := range stdPackages {
 		if strings.HasPrefix(name, "_pn"+p+"_") {
 			return true
 		}
 	}
-	d := s.decls[name]
-	if d == nil || d.kind != "func" {
+	d, ok := r.env.Decl(name)
+	if !ok || d.Kind != "func" {
 		return false
 	}
-	i := strings.Index(d.sig, "func "+name)
-	return i >= 0 && strings.HasPrefix(d.sig[i+len("func "+name):], "[")
+	i := strings.Index(d.Sig, "func "+name)
+	return i >= 0 && strings.HasPrefix(d.Sig[i+len("func "+name):], "[")
 }
 
 // qualifier writes the types of other packages with the name the session
 // imported them under. A package the session has not imported gets a name
 // that does not parse, so that typeExpr writes no type the cell could not.
-func (s *Session) qualifier() types.Qualifier {
+func (r *Rewriter) qualifier() types.Qualifier {
+	imports := r.env.Imports()
 	return func(p *types.Package) string {
 		if p.Path() == "main" {
 			return ""
 		}
-		for name, path := range s.imports {
+		for name, path := range imports {
 			if path == p.Path() {
 				return name
 			}
@@ -116,11 +94,20 @@ func (s *Session) qualifier() types.Qualifier {
 	}
 }
 
-// inferTypeArgs writes out the type arguments of calls of generic
-// functions that leave them (or some of them) out: yaegi infers them from
-// the first argument only, and fails on Map([]int{1}, func(int) string
-// {...}) or on untyped constants.
-func inferTypeArgs(n ast.Node, info *types.Info, qualify types.Qualifier) {
+// inferTypeArgs is the type-args pass: it writes out the type arguments
+// of calls of generic functions that leave them (or some of them) out:
+// yaegi infers them from the first argument only, and fails on
+// Map([]int{1}, func(int) string {...}) or on untyped constants.
+func inferTypeArgs(p *Piece) error {
+	if p.needsTypes() {
+		writeTypeArgs(p.File, p.Types(), p.r.qualifier())
+	}
+	return nil
+}
+
+// writeTypeArgs writes out the type arguments of the generic calls in n
+// that info knows.
+func writeTypeArgs(n ast.Node, info *types.Info, qualify types.Qualifier) {
 	rewriteExprs(n, func(e ast.Expr) ast.Expr {
 		call, ok := e.(*ast.CallExpr)
 		if !ok {
@@ -156,11 +143,26 @@ func inferTypeArgs(n ast.Node, info *types.Info, qualify types.Qualifier) {
 	})
 }
 
-// convertGenericResults converts the value of a generic call that defines
-// a variable (x := F(y), var x = F(y)) to its type, x := T(F(y)): yaegi
+// convertGenericResults is the generic-results pass: it converts the value
+// of a generic call that defines a variable to its type, and splits a
+// top-level definition of a new variable by such a call (see
+// splitGenericDefines).
+func convertGenericResults(p *Piece) error {
+	if !p.needsTypes() {
+		return nil
+	}
+	converted := convertResults(p.File, p.Types(), p.r.qualifier())
+	if p.Top != nil {
+		splitGenericDefines(p.Top, converted, p.r.env.Globals)
+	}
+	return nil
+}
+
+// convertResults converts the value of a generic call that defines a
+// variable (x := F(y), var x = F(y)) to its type, x := T(F(y)): yaegi
 // fails to type such a definition of a global ("constant definition loop").
 // It returns the conversions it made.
-func convertGenericResults(n ast.Node, info *types.Info, qualify types.Qualifier) map[*ast.CallExpr]bool {
+func convertResults(n ast.Node, info *types.Info, qualify types.Qualifier) map[*ast.CallExpr]bool {
 	made := map[*ast.CallExpr]bool{}
 	convert := func(values []ast.Expr) {
 		for i, v := range values {
@@ -207,10 +209,11 @@ func convertGenericResults(n ast.Node, info *types.Info, qualify types.Qualifier
 }
 
 // splitGenericDefines turns a top-level x := T(F(y)) of a cell, made by
-// convertGenericResults, into var x T; x = F(y), when x is new: yaegi
-// fails to type the definition of a global by some generic calls even with
-// the conversion ("not a generic type" for results of type map[K]V).
-func (s *Session) splitGenericDefines(top *ast.BlockStmt, converted map[*ast.CallExpr]bool) {
+// convertResults, into var x T; x = F(y), when x is not among the
+// session's globals: yaegi fails to type the definition of a global by
+// some generic calls even with the conversion ("not a generic type" for
+// results of type map[K]V).
+func splitGenericDefines(top *ast.BlockStmt, converted map[*ast.CallExpr]bool, sessionGlobals func() map[string]reflect.Value) {
 	var globals map[string]reflect.Value
 	list := make([]ast.Stmt, 0, len(top.List))
 	for _, st := range top.List {
@@ -226,7 +229,7 @@ func (s *Session) splitGenericDefines(top *ast.BlockStmt, converted map[*ast.Cal
 			continue
 		}
 		if globals == nil {
-			globals = s.globals()
+			globals = sessionGlobals()
 		}
 		if _, exists := globals[name.Name]; exists {
 			list = append(list, st)

@@ -1,4 +1,4 @@
-package session
+package rewrite
 
 // stdMaps, stdCmp and stdIter are the session's own implementations of the
 // generic functions and types of packages maps, cmp and iter (see

@@ -1,4 +1,4 @@
-package session
+package rewrite
 
 import (
 	"fmt"
@@ -15,10 +15,10 @@ import (
 // iterator function rs does (see rewriteRanges), or nil when the session
 // cannot rewrite it, with the reason. yield is the type of the iterator's
 // yield function; n makes the names of the generated variables unique.
-func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.Info, qualify types.Qualifier, n int) (ast.Stmt, string) {
+func rangeFunc(rs rangeSlot, yield *types.Signature, info *types.Info, qualify types.Qualifier, n int) (ast.Stmt, string) {
 	r := rs.rng
 	pos := r.For
-	id := func(name string) *ast.Ident { return ident(pos, name) }
+	id := func(name string) *ast.Ident { return Ident(pos, name) }
 	suffix := strconv.Itoa(n)
 
 	// The parameters of the yield literal, and the assignments of an = range.
@@ -85,7 +85,7 @@ func (s *Session) rangeFunc(rs rangeSlot, yield *types.Signature, info *types.In
 		}}}}, prefix...)
 	}
 	body.List = append(prefix, r.Body.List...)
-	body.List = append(body.List, &ast.ReturnStmt{Return: r.Body.Rbrace, Results: []ast.Expr{ident(r.Body.Rbrace, "true")}})
+	body.List = append(body.List, &ast.ReturnStmt{Return: r.Body.Rbrace, Results: []ast.Expr{Ident(r.Body.Rbrace, "true")}})
 	boolType := func() ast.Expr { return id("bool") }
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, List: params, Closing: pos},
@@ -208,7 +208,7 @@ func (b *branches) branch(s *ast.BranchStmt, inLoop, inBreak bool) (ast.Stmt, bo
 		if s.Label == nil && inLoop {
 			return s, true
 		}
-		return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(pos, "true")}}, true
+		return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{Ident(pos, "true")}}, true
 	case token.BREAK:
 		if s.Label == nil && inBreak {
 			return s, true
@@ -226,11 +226,11 @@ func (b *branches) ret(s *ast.ReturnStmt) ast.Stmt {
 	if len(s.Results) > 0 {
 		var lhs []ast.Expr
 		for _, name := range b.results {
-			lhs = append(lhs, ident(pos, name))
+			lhs = append(lhs, Ident(pos, name))
 		}
 		out.List = append(out.List, &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.ASSIGN, Rhs: s.Results})
 	}
-	out.List = append(out.List, &ast.AssignStmt{Lhs: []ast.Expr{ident(pos, b.flag)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(pos, "true")}})
+	out.List = append(out.List, &ast.AssignStmt{Lhs: []ast.Expr{Ident(pos, b.flag)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{Ident(pos, "true")}})
 	out.List = append(out.List, b.stop(pos)...)
 	return out
 }
@@ -239,8 +239,8 @@ func (b *branches) ret(s *ast.ReturnStmt) ast.Stmt {
 func (b *branches) stop(pos token.Pos) []ast.Stmt {
 	b.stops = true
 	return []ast.Stmt{
-		&ast.AssignStmt{Lhs: []ast.Expr{ident(pos, b.done)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(pos, "true")}},
-		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(pos, "false")}},
+		&ast.AssignStmt{Lhs: []ast.Expr{Ident(pos, b.done)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{Ident(pos, "true")}},
+		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{Ident(pos, "false")}},
 	}
 }
 
@@ -262,7 +262,7 @@ func innerLabels(body *ast.BlockStmt) map[string]bool {
 // hasReturnValues reports whether body returns values, outside function
 // literals.
 func hasReturnValues(body *ast.BlockStmt) bool {
-	return anyOutsideFuncLits(func(n ast.Node) bool {
+	return AnyOutsideFuncLits(func(n ast.Node) bool {
 		r, ok := n.(*ast.ReturnStmt)
 		return ok && len(r.Results) > 0
 	}, body)
@@ -286,7 +286,7 @@ func funcSignature(fn ast.Node, info *types.Info) *types.Signature {
 // varDecl returns var name typ.
 func varDecl(pos token.Pos, name string, typ ast.Expr) ast.Stmt {
 	return &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
-		&ast.ValueSpec{Names: []*ast.Ident{ident(pos, name)}, Type: typ},
+		&ast.ValueSpec{Names: []*ast.Ident{Ident(pos, name)}, Type: typ},
 	}}}
 }
 

@@ -1,14 +1,13 @@
-package session
+package rewrite
 
 import (
-	"context"
 	"fmt"
 	"go/ast"
 	"reflect"
 	"strings"
 )
 
-// The session gives cells the generic functions of packages slices, maps,
+// The std-generics pass gives cells the generic functions of packages slices, maps,
 // cmp and iter, which yaegi's standard library bindings lack: Go source of
 // its own (stdslices.go, stdmaps.go) compiled into the session on first use,
 // under names prefixed _pnslices_, _pnmaps_, _pncmp_ and _pniter_. Before a
@@ -23,11 +22,30 @@ const stdSources = "import (_pnsort \"sort\"; _pnfmt \"fmt\")\n" + stdCmp + stdI
 // stdPackages are the standard packages that stdSources implements.
 var stdPackages = map[string]bool{"slices": true, "maps": true, "cmp": true, "iter": true}
 
-// renameStd renames the uses of the standard generic packages in n and
+// StdPackage reports whether path is a standard package that the session
+// implements itself (slices, maps, cmp and iter), whatever yaegi has of it.
+func StdPackage(path string) bool { return stdPackages[path] }
+
+// renameStd is the std-generics pass: it renames the piece's uses of the
+// standard generic packages and compiles the session's functions on first
+// use.
+func renameStd(p *Piece) error {
+	renamed, err := p.r.renameStdIn(p.File)
+	if err != nil {
+		return err
+	}
+	if renamed {
+		return p.r.defineStd()
+	}
+	return nil
+}
+
+// renameStdIn renames the uses of the standard generic packages in n and
 // reports whether it renamed any. It returns an error for a name those
 // packages lack here.
-func (s *Session) renameStd(n ast.Node) (bool, error) {
-	if !s.mayNameStd(n) {
+func (r *Rewriter) renameStdIn(n ast.Node) (bool, error) {
+	imports := r.env.Imports()
+	if !mayNameStd(n, imports) {
 		return false, nil
 	}
 	local := map[string]bool{} // names n declares, which shadow a package name
@@ -60,19 +78,20 @@ func (s *Session) renameStd(n ast.Node) (bool, error) {
 		}
 		return true
 	})
-	globals := s.globals()
+	globals := r.env.Globals()
 	// pkgOf returns the standard package that name stands for, or "".
 	pkgOf := func(name string) string {
 		if local[name] {
 			return ""
 		}
-		if path, ok := s.imports[name]; ok {
+		if path, ok := imports[name]; ok {
 			if stdPackages[path] {
 				return path
 			}
 			return ""
 		}
-		if _, isGlobal := globals[name]; isGlobal || s.decls[name] != nil || !stdPackages[name] {
+		_, isDecl := r.env.Decl(name)
+		if _, isGlobal := globals[name]; isGlobal || isDecl || !stdPackages[name] {
 			return ""
 		}
 		return name
@@ -92,14 +111,13 @@ func (s *Session) renameStd(n ast.Node) (bool, error) {
 			name := "_pn" + pkg + "_" + sel.Sel.Name
 			if !ast.IsExported(sel.Sel.Name) || stdTypes().Scope().Lookup(name) == nil {
 				if err == nil {
-					err = &CellError{Name: "CompileError", Value: fmt.Sprintf(
-						"%s: undefined: %s.%s (the session's package %s has %s)",
-						s.in.FileSet().Position(sel.Sel.Pos()), id.Name, sel.Sel.Name, pkg, stdList(pkg))}
+					err = &Error{Pos: r.env.FileSet().Position(sel.Sel.Pos()), Msg: fmt.Sprintf(
+						"undefined: %s.%s (the session's package %s has %s)", id.Name, sel.Sel.Name, pkg, stdList(pkg))}
 				}
 				return e
 			}
 			renamed = true
-			return ident(id.Pos(), name)
+			return Ident(id.Pos(), name)
 		}
 		return e
 	})
@@ -109,11 +127,11 @@ func (s *Session) renameStd(n ast.Node) (bool, error) {
 // mayNameStd reports whether n has a selector x.Name whose x may stand for
 // a standard generic package: a name the session imported one of them
 // under, or one of their own names. renameStd has nothing to do otherwise.
-func (s *Session) mayNameStd(n ast.Node) bool {
+func mayNameStd(n ast.Node, imports map[string]string) bool {
 	found := false
 	ast.Inspect(n, func(x ast.Node) bool {
 		if sel, ok := x.(*ast.SelectorExpr); ok {
-			if id, ok := sel.X.(*ast.Ident); ok && (stdPackages[id.Name] || stdPackages[s.imports[id.Name]]) {
+			if id, ok := sel.X.(*ast.Ident); ok && (stdPackages[id.Name] || stdPackages[imports[id.Name]]) {
 				found = true
 			}
 		}
@@ -124,12 +142,12 @@ func (s *Session) mayNameStd(n ast.Node) bool {
 
 // defineStd compiles the session's standard functions, once per session
 // (Reset forgets them): most sessions never use them.
-func (s *Session) defineStd() error {
-	if s.stdDefined {
+func (r *Rewriter) defineStd() error {
+	if r.stdDefined {
 		return nil
 	}
-	s.stdDefined = true
-	if err := s.runGeneratedDecls(context.Background(), stdSources); err != nil {
+	r.stdDefined = true
+	if err := r.env.CompileDecls(stdSources); err != nil {
 		return fmt.Errorf("session: defining slices, maps and cmp: %w", err)
 	}
 	return nil
@@ -190,23 +208,12 @@ func walkFields(n ast.Node, visit func(reflect.Value)) {
 	walk(reflect.ValueOf(n))
 }
 
-// stdNames turns the names of the session's standard functions in the
-// message of a cell error back into the names the cell uses:
+// StdNames turns the names of the session's standard functions in msg, a
+// message of the interpreter, back into the names the cell uses:
 // _pnslices_Sort is slices.Sort.
-func stdNames(err error) error {
-	ce, ok := err.(*CellError)
-	if !ok {
-		return err
+func StdNames(msg string) string {
+	for p := range stdPackages {
+		msg = strings.ReplaceAll(msg, "_pn"+p+"_", p+".")
 	}
-	rename := func(msg string) string {
-		for p := range stdPackages {
-			msg = strings.ReplaceAll(msg, "_pn"+p+"_", p+".")
-		}
-		return msg
-	}
-	ce.Value = rename(ce.Value)
-	for i, l := range ce.Traceback {
-		ce.Traceback[i] = rename(l)
-	}
-	return ce
+	return msg
 }

@@ -1,9 +1,9 @@
-package session
+package rewrite
 
 // stdSlices is the session's own implementation of the generic functions of
 // package slices, which yaegi cannot bind from the standard library (generic
 // functions have no reflect value). Cells call them as slices.F: the session
-// renames slices.F to _pnslices_F (see stdgeneric.go). Slice parameters are
+// renames slices.F to _pnslices_F (see std.go). Slice parameters are
 // []E rather than S ~[]E, whose inference the interpreter lacks; a result
 // []E is still assignable to a named slice type.
 const stdSlices = `

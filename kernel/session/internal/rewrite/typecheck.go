@@ -1,4 +1,4 @@
-package session
+package rewrite
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // Errors are ignored: the types it finds guide rewrites (range over an
 // integer or a function, type arguments), and where it finds none the code
 // is left to the interpreter, whose messages stand.
-func (s *Session) typeCheck(f *ast.File) (info *types.Info) {
+func (r *Rewriter) typeCheck(f *ast.File) (info *types.Info) {
 	info = newInfo()
 	defer func() {
 		if recover() != nil { // a failure of the check itself: no types
@@ -46,34 +46,34 @@ func (s *Session) typeCheck(f *ast.File) (info *types.Info) {
 	}
 	var stub strings.Builder
 	stub.WriteString("package main\n")
-	for name, path := range s.imports {
+	for name, path := range r.env.Imports() {
 		fmt.Fprintf(&stub, "import %s %q\n", name, path)
 	}
-	for name, d := range s.decls {
+	r.env.Decls(func(name string, d Decl) {
 		if declared[name] {
-			continue
+			return
 		}
-		if d.kind == "func" || d.kind == "method" {
-			stub.WriteString(d.sig + "\n")
+		if d.Kind == "func" || d.Kind == "method" {
+			stub.WriteString(d.Sig + "\n")
 		} else {
-			stub.WriteString(d.full + "\n")
+			stub.WriteString(d.Full + "\n")
 		}
-	}
+	})
 	// The checker needs the file of every position: a file set with the
 	// cell's file at its place (without its lines), then the stubs.
 	fset := token.NewFileSet()
-	if tf := s.in.FileSet().File(f.Package); tf != nil {
+	if tf := r.env.FileSet().File(f.Package); tf != nil {
 		fset.AddFile(tf.Name(), tf.Base(), tf.Size())
 	}
 	stubFile, _ := parser.ParseFile(fset, "session", stub.String(), parser.SkipObjectResolution)
 	if stubFile != nil {
-		s.renameStd(stubFile) // earlier cells' source says iter.Seq; errors are the checker's to find
+		r.renameStdIn(stubFile) // earlier cells' source says iter.Seq; errors are the checker's to find
 	}
 
-	if s.types == nil {
-		s.types = newReflectTypes()
+	if r.types == nil {
+		r.types = newReflectTypes()
 	}
-	rt := s.types
+	rt := r.types
 	pkg := types.NewPackage("main", "main")
 	std := stdTypes()
 	for _, name := range std.Scope().Names() {
@@ -81,8 +81,8 @@ func (s *Session) typeCheck(f *ast.File) (info *types.Info) {
 			pkg.Scope().Insert(std.Scope().Lookup(name))
 		}
 	}
-	for name, v := range s.globals() {
-		if declared[name] || s.decls[name] != nil || strings.HasPrefix(name, "_pn") {
+	for name, v := range r.env.Globals() {
+		if _, isDecl := r.env.Decl(name); declared[name] || isDecl || strings.HasPrefix(name, "_pn") {
 			continue
 		}
 		if obj := rt.object(pkg, name, v); obj != nil {
@@ -92,7 +92,7 @@ func (s *Session) typeCheck(f *ast.File) (info *types.Info) {
 		}
 	}
 	conf := types.Config{
-		Importer: sessionImporter{s, rt},
+		Importer: sessionImporter{r.env, rt},
 		Error:    func(error) {},
 	}
 	// Imports are per file: the cell's file, checked as a copy (with the
@@ -118,8 +118,8 @@ func (s *Session) typeCheck(f *ast.File) (info *types.Info) {
 // sessionImporter gives the type check the packages of the session's
 // symbol tables.
 type sessionImporter struct {
-	s  *Session
-	rt *reflectTypes
+	env Env
+	rt  *reflectTypes
 }
 
 // Import implements types.Importer.
@@ -130,12 +130,12 @@ func (im sessionImporter) Import(path string) (*types.Package, error) {
 	if path == "unsafe" {
 		return types.Unsafe, nil
 	}
-	info := im.s.pkgs[path]
-	if info == nil {
+	name, syms, ok := im.env.Package(path)
+	if !ok {
 		return nil, fmt.Errorf("no package %q in this session", path)
 	}
-	pkg := im.rt.pkg(path, info.name)
-	for name, v := range info.syms {
+	pkg := im.rt.pkg(path, name)
+	for name, v := range syms {
 		if strings.HasPrefix(name, "_") || pkg.Scope().Lookup(name) != nil {
 			continue
 		}

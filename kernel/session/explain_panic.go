@@ -85,25 +85,6 @@ func (s *Session) userTypes(n ast.Node) map[string]map[string]bool {
 	return types
 }
 
-// instrument rewrites n as the package function instrument does, rewrites
-// the panics of values of the session's types (see above), and splits the
-// assignments of method calls (split.go). top tells whether n is top-level
-// code of the running cell rather than declarations.
-func (s *Session) instrument(n ast.Node, top bool) {
-	instrument(n)
-	s.splitMethodAssigns(n, top, s.hooks.gen.Load())
-	types := s.userTypes(n)
-	ast.Inspect(n, func(x ast.Node) bool {
-		list := stmtList(x)
-		for i, st := range list {
-			if b := notedPanic(st, types); b != nil {
-				list[i] = b
-			}
-		}
-		return true
-	})
-}
-
 // notedPanic returns the rewriting of st when it is a panic of a value
 // whose type names a type of types, nil otherwise.
 func notedPanic(st ast.Stmt, types map[string]map[string]bool) ast.Stmt {

@@ -1,7 +1,6 @@
-package session
+package rewrite
 
 import (
-	"context"
 	"go/ast"
 	"go/token"
 	"reflect"
@@ -19,7 +18,8 @@ import (
 // late variable, or such a function, are compiled after the late specs
 // have run, in a file of their own. A late initializer that calls one of
 // those is left as it was (its order cannot be kept), and so are specs that
-// declare a variable that exists already (redeclarations, see runDecls).
+// declare a variable that exists already (the session takes the
+// declarations of those out before this stage: it assigns them).
 
 // lateDecls is a piece's declarations cut in the order they are compiled:
 // first, the late var specs, then the declarations that name them.
@@ -29,11 +29,21 @@ type lateDecls struct {
 	then  []ast.Decl
 }
 
-// splitLate cuts decls (a piece's declarations, without the var
+// splitLate is the late-vars pass: it leaves in the piece's file the
+// declarations to compile first, and puts the late var declarations in
+// Late and those that name them in Then.
+func splitLate(p *Piece) error {
+	if cut := cutLate(p.File.Decls, p.r.env.Globals()); cut != nil {
+		p.File.Decls, p.Late, p.Then = cut.first, cut.late, cut.then
+	}
+	return nil
+}
+
+// cutLate cuts decls (a piece's declarations, without the var
 // declarations of existing variables) for globals, the session's variables
 // and constants before the piece. It returns nil when nothing is late or
 // when the order cannot be kept.
-func splitLate(decls []ast.Decl, globals map[string]reflect.Value) *lateDecls {
+func cutLate(decls []ast.Decl, globals map[string]reflect.Value) *lateDecls {
 	declared := map[string]bool{}
 	for _, d := range decls {
 		for _, name := range declNames(d) {
@@ -178,21 +188,6 @@ func orderSpecs(specs []*ast.ValueSpec) []*ast.GenDecl {
 		}
 	}
 	return out
-}
-
-// runLate runs late var declarations as top-level statements.
-func (s *Session) runLate(ctx context.Context, late []*ast.GenDecl) error {
-	body := &ast.BlockStmt{Lbrace: late[0].Pos(), Rbrace: late[len(late)-1].End()}
-	for _, g := range late {
-		body.List = append(body.List, &ast.DeclStmt{Decl: g})
-	}
-	n0 := s.prepareStmts(body)
-	prog, err := s.compile(body)
-	if err != nil {
-		return s.explain(body, err)
-	}
-	defer s.dropTemporaries(body, n0)
-	return s.execute(ctx, prog)
 }
 
 // declNames returns the top-level names d declares (methods declare none).

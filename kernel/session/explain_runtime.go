@@ -3,9 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
-	"go/scanner"
 	"reflect"
-	"regexp"
 	"runtime"
 	"strings"
 
@@ -13,45 +11,6 @@ import (
 
 	"github.com/pathnotes/pathnotes/internal/memlimit"
 )
-
-// compileError turns an error of the parser or of yaegi's compiler into a
-// CellError, with a hint for the interpreter's known gaps.
-func compileError(err error) *CellError {
-	var ce *CellError
-	if errors.As(err, &ce) {
-		return ce
-	}
-	var list scanner.ErrorList
-	if errors.As(err, &list) {
-		e := &CellError{Name: "SyntaxError", Value: list[0].Error()}
-		if strings.Contains(list[0].Msg, "redeclared") {
-			e.Name = "CompileError"
-		}
-		for _, x := range list {
-			e.Traceback = append(e.Traceback, x.Error())
-		}
-		return e
-	}
-	msg := err.Error()
-	return &CellError{Name: "CompileError", Value: msg + gapHint(msg)}
-}
-
-// gapHint explains compile errors that come from features yaegi 0.16.1 lacks.
-func gapHint(msg string) string {
-	switch {
-	case strings.Contains(msg, "nil type"):
-		return " (the interpreter could not type this code: yaegi 0.16.1 cannot range over an integer or a function " +
-			"(Go 1.22/1.23 features): write for i := 0; i < n; i++ { ... }, or call the iterator function with a yield function)"
-	case strings.Contains(msg, "undefined: clear"):
-		return " (the builtin clear is not available in the interpreter: use for k := range m { delete(m, k) })"
-	case strings.Contains(msg, "undefined selector: slices.") || strings.Contains(msg, "undefined selector: maps."):
-		return " (the interpreter (yaegi 0.16.1) lacks most generic functions of packages slices and maps: " +
-			"use sort.Ints, sort.Slice or a loop)"
-	case strings.Contains(msg, "redeclared in this block"):
-		return " (names of imports, types and functions share the session's scope)"
-	}
-	return ""
-}
 
 // translations turn the messages of panics inside the interpreter's
 // reflection into those Go would give, keeping the original.
@@ -117,7 +76,7 @@ func (s *Session) runtimeError(err error) *CellError {
 			}
 		}
 	} else {
-		e.Value = err.Error() + gapHint(err.Error())
+		e.Value = err.Error() + hint(err.Error())
 		if strings.Contains(err.Error(), "nil type") {
 			e.Name = "CompileError"
 		}
@@ -134,7 +93,3 @@ func describeValue(v any) string {
 	}
 	return fmt.Sprintf("%v (%s)", v, reflect.TypeOf(v))
 }
-
-// panicLine matches the lines yaegi writes to its stderr for each frame a
-// panic unwinds: "cell:3:5: panic: main.f(...)".
-var panicLine = regexp.MustCompile(`^(\S*:\d+:\d+): panic: (.*)\(\.\.\.\)\n?$`)

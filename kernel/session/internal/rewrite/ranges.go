@@ -1,4 +1,4 @@
-package session
+package rewrite
 
 import (
 	"fmt"
@@ -36,11 +36,19 @@ type rangeSlot struct {
 	fn    ast.Node // the innermost function around it (*ast.FuncDecl or *ast.FuncLit)
 }
 
-// rewriteRanges rewrites the ranges of n over integers and functions, the
-// innermost first. info may lack types: then only ranges over integer
+// rewriteRanges is the ranges pass.
+func rewriteRanges(p *Piece) error {
+	if !p.needsTypes() {
+		return nil
+	}
+	return rewriteRangesIn(p.File, p.Types(), p.r.qualifier(), p.r.env.FileSet())
+}
+
+// rewriteRangesIn rewrites the ranges of n over integers and functions,
+// the innermost first. info may lack types: then only ranges over integer
 // literals and len or cap calls are recognized. It returns an error for a
 // range over a function that it cannot rewrite.
-func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qualifier) error {
+func rewriteRangesIn(n ast.Node, info *types.Info, qualify types.Qualifier, fset *token.FileSet) error {
 	var slots []rangeSlot
 	var stack []ast.Node
 	ast.Inspect(n, func(x ast.Node) bool {
@@ -49,7 +57,7 @@ func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qual
 			return true
 		}
 		stack = append(stack, x)
-		list := stmtList(x)
+		list := StmtList(x)
 		for i := range list {
 			rs := rangeSlot{slot: &list[i]}
 			switch st := list[i].(type) {
@@ -86,11 +94,11 @@ func (s *Session) rewriteRanges(n ast.Node, info *types.Info, qualify types.Qual
 		case t != nil && isInteger(t), t == nil && syntacticInt(rs.rng.X):
 			*rs.slot = rangeInt(rs.rng, rs.label, strconv.Itoa(i))
 		case t != nil && iterator(t) != nil:
-			st, why := s.rangeFunc(rs, iterator(t), info, qualify, i)
+			st, why := rangeFunc(rs, iterator(t), info, qualify, i)
 			if st == nil {
-				return &CellError{Name: "CompileError", Value: fmt.Sprintf(
-					"%s: range over a function: %s, which the session cannot rewrite for the interpreter (yaegi 0.16.1, which lacks range over functions); "+
-						"set a variable and break, or call the iterator with a yield function", s.in.FileSet().Position(rs.rng.For), why)}
+				return &Error{Pos: fset.Position(rs.rng.For), Msg: fmt.Sprintf(
+					"range over a function: %s, which the session cannot rewrite for the interpreter (yaegi 0.16.1, which lacks range over functions); "+
+						"set a variable and break, or call the iterator with a yield function", why)}
 			}
 			*rs.slot = st
 		}
@@ -147,7 +155,7 @@ func iterator(t types.Type) *types.Signature {
 // nested blocks in top-level code.
 func rangeInt(r *ast.RangeStmt, label *ast.Ident, suffix string) ast.Stmt {
 	pos := r.For
-	id := func(name string) *ast.Ident { return ident(pos, name+suffix) }
+	id := func(name string) *ast.Ident { return Ident(pos, name+suffix) }
 	inner := &ast.BlockStmt{Lbrace: r.Body.Lbrace, Rbrace: r.Body.Rbrace}
 	if r.Key != nil && !isBlank(r.Key) {
 		tok := r.Tok
@@ -175,18 +183,4 @@ func rangeInt(r *ast.RangeStmt, label *ast.Ident, suffix string) ast.Stmt {
 func isBlank(e ast.Expr) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && id.Name == "_"
-}
-
-// stmtList returns the statements of a block or a case or select clause,
-// and nil for any other node.
-func stmtList(n ast.Node) []ast.Stmt {
-	switch n := n.(type) {
-	case *ast.BlockStmt:
-		return n.List
-	case *ast.CaseClause:
-		return n.Body
-	case *ast.CommClause:
-		return n.Body
-	}
-	return nil
 }

@@ -1,41 +1,13 @@
-package cli
+package bench
 
 import (
 	"context"
 	"fmt"
 	"runtime"
-	"strconv"
-	"strings"
 
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/graph"
-	"github.com/pathnotes/pathnotes/internal/bench"
 )
-
-// parseOrdinals parses --devices: distinct device ordinals, in the given
-// order.
-func parseOrdinals(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		k, err := strconv.Atoi(f)
-		if err != nil || k < 0 {
-			return nil, fmt.Errorf("%w: --devices: bad ordinal %q", ErrUsage, f)
-		}
-		for _, o := range out {
-			if o == k {
-				return nil, fmt.Errorf("%w: --devices names device %d twice", ErrUsage, k)
-			}
-		}
-		out = append(out, k)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: --devices names no device", ErrUsage)
-	}
-	return out, nil
-}
 
 // openDevices opens the devices of --devices.
 func openDevices(ordinals []int) ([]*gpu.Device, error) {
@@ -62,21 +34,21 @@ const bigMatrix = 16 << 30
 // checked on sampled rows against sssp-fast, run on the first device, and
 // against the graph; a one-device cell is skipped when fw-fast's matrices
 // do not fit that device.
-func (b *benchRun) multiDevice(ctx context.Context, snaps []*graph.Graph) error {
+func (b *run) multiDevice(ctx context.Context, snaps []*graph.Graph) error {
 	if len(b.devs) < 2 {
 		return nil
 	}
 	matrices := 1
-	if b.cfg.pred {
+	if b.s.Pred {
 		matrices = 2
 	}
-	for _, n := range b.cfg.multi {
+	for _, n := range b.s.MultiSizes {
 		hi := int32(min(100, (1<<22-2)/max(n-1, 1)))
-		g, err := graph.GNM(n, min(b.cfg.density*n, n*(n-1)), graph.WeightRange{Min: 1, Max: hi}, b.cfg.seed)
+		g, err := graph.GNM(n, min(b.s.Density*n, n*(n-1)), graph.WeightRange{Min: 1, Max: hi}, b.s.Seed)
 		if err != nil {
 			return err
 		}
-		name := fmt.Sprintf("GNM %d|V|, weights 1..%d", b.cfg.density, hi)
+		name := fmt.Sprintf("GNM %d|V|, weights 1..%d", b.s.Density, hi)
 		if err := b.multiCells(ctx, gpu.VariantFWFast, g, name, matrices, gpu.FWFast); err != nil {
 			return err
 		}
@@ -92,12 +64,12 @@ func (b *benchRun) multiDevice(ctx context.Context, snaps []*graph.Graph) error 
 // multiCells times solve (variant) on g on the first device and on all of
 // --devices. A result of 16 GiB or more is computed once, without a
 // warm-up: two of them would not fit the host.
-func (b *benchRun) multiCells(ctx context.Context, variant string, g *graph.Graph, name string, matrices int,
+func (b *run) multiCells(ctx context.Context, variant string, g *graph.Graph, name string, matrices int,
 	solve func(context.Context, *graph.Graph, gpu.Options) (*graph.AllPairs, error)) error {
 	n := g.N()
-	plan := bench.Plan{Runs: b.cfg.runs, WarmUp: true}
+	plan := Plan{Runs: b.s.Runs, WarmUp: true}
 	if uint64(n)*uint64(n)*4*uint64(matrices) >= bigMatrix {
-		plan = bench.Plan{Runs: 1}
+		plan = Plan{Runs: 1}
 	}
 	var one float64
 	for _, devs := range [][]*gpu.Device{b.devs[:1], b.devs} {
@@ -105,7 +77,7 @@ func (b *benchRun) multiCells(ctx context.Context, variant string, g *graph.Grap
 		if len(devs) > 1 {
 			label += "s"
 		}
-		rec := bench.Record{Variant: label, Graph: name, N: n, M: g.M()}
+		rec := Record{Variant: label, Graph: name, N: n, M: g.M()}
 		if variant == gpu.VariantFWFast && len(devs) == 1 && !fitsOne(devs[0], n, matrices) {
 			rec.Skipped = "its matrices do not fit one device"
 			if err := b.emit(rec); err != nil {
@@ -113,8 +85,8 @@ func (b *benchRun) multiCells(ctx context.Context, variant string, g *graph.Grap
 			}
 			continue
 		}
-		first, s, err := bench.Measure(plan, func(st *gpu.Stats) (any, error) {
-			o := gpu.Options{Pred: b.cfg.pred, Stats: st, Device: devs[0]}
+		first, s, err := Measure(plan, func(st *gpu.Stats) (any, error) {
+			o := gpu.Options{Pred: b.s.Pred, Stats: st, Device: devs[0]}
 			if len(devs) > 1 {
 				o.Device, o.Devices = nil, devs
 			}
@@ -124,12 +96,12 @@ func (b *benchRun) multiCells(ctx context.Context, variant string, g *graph.Grap
 			return fmt.Errorf("%s on %s: %w", label, name, err)
 		}
 		rec.SetSummary(s)
-		if rec.Check, err = checkRowsSSSP(ctx, g, first.(*graph.AllPairs), b.dev, 8, b.cfg.seed); err != nil {
+		if rec.Check, err = checkRowsSSSP(ctx, g, first.(*graph.AllPairs), b.dev, 8, b.s.Seed); err != nil {
 			return fmt.Errorf("%s on %s: %w", label, name, err)
 		}
 		if variant == gpu.VariantFWFast {
 			rec.RelaxPerSec = float64(n) * float64(n) * float64(n) / (rec.KernelMs / 1000)
-			rec.Ceiling = rec.RelaxPerSec / bench.DPXCeiling(devs[0].Info()) / float64(len(devs))
+			rec.Ceiling = rec.RelaxPerSec / DPXCeiling(devs[0].Info()) / float64(len(devs))
 		} else {
 			rec.EdgesPerSec = float64(n) * float64(g.M()) / (rec.KernelMs / 1000)
 		}
@@ -156,13 +128,13 @@ func fitsOne(dev *gpu.Device, n, matrices int) bool {
 }
 
 // checkRowsSSSP checks k rows of r, drawn with seed, against sssp-fast from
-// the same sources on dev, and against the graph (bench.SampleRows' test
+// the same sources on dev, and against the graph (SampleRows' test
 // on each of them); it returns the check's description.
 func checkRowsSSSP(ctx context.Context, g *graph.Graph, r *graph.AllPairs, dev *gpu.Device, k int, seed uint64) (string, error) {
-	if err := bench.SampleRows(g, r, k, seed); err != nil {
+	if err := SampleRows(g, r, k, seed); err != nil {
 		return "", err
 	}
-	for _, src := range bench.Rows(r.N, k, seed) {
+	for _, src := range Rows(r.N, k, seed) {
 		row := r.Row(src)
 		want, err := gpu.SSSPFast(ctx, g, src, gpu.Options{Device: dev})
 		if err != nil {
@@ -175,51 +147,55 @@ func checkRowsSSSP(ctx context.Context, g *graph.Graph, r *graph.AllPairs, dev *
 	return fmt.Sprintf("%d rows = %s", k, gpu.VariantSSSPFast), nil
 }
 
-// streamed times fw-fast at n = --out-of-core with its matrices in the
-// first device's memory, then with each device's memory capped
-// (--out-of-core-cap, by default a third of the matrices' share) so that
-// block rows stream through it from host memory, on the first device and
-// on all of --devices (--out-of-core-cells picks which); each streamed row
-// states its passes, where its time went, and its share of the in-memory
-// rate. A result of 16 GiB or more is computed once, without a warm-up.
-func (b *benchRun) streamed(ctx context.Context) error {
-	n := b.cfg.outOfCore
+// streamed times fw-fast at n = OutOfCore with its matrices in the first
+// device's memory, then with each device's memory capped (OutOfCoreCap,
+// by default a third of the matrices' share) so that block rows stream
+// through it from host memory, on the first device and on all of Devices
+// (OutOfCoreCells picks which); each streamed row states its passes,
+// where its time went, and its share of the in-memory rate. A result of
+// 16 GiB or more is computed once, without a warm-up.
+func (b *run) streamed(ctx context.Context) error {
+	n := b.s.OutOfCore
 	if n < 1 {
 		return nil
 	}
 	hi := int32(min(100, (1<<22-2)/max(n-1, 1)))
-	g, err := graph.GNM(n, min(b.cfg.density*n, n*(n-1)), graph.WeightRange{Min: 1, Max: hi}, b.cfg.seed)
+	g, err := graph.GNM(n, min(b.s.Density*n, n*(n-1)), graph.WeightRange{Min: 1, Max: hi}, b.s.Seed)
 	if err != nil {
 		return err
 	}
 	matrices := uint64(1)
-	if b.cfg.pred {
+	if b.s.Pred {
 		matrices = 2
 	}
 	ld := uint64((n + 127) / 128 * 128)
-	plan := bench.Plan{Runs: b.cfg.runs, WarmUp: true}
+	plan := Plan{Runs: b.s.Runs, WarmUp: true}
 	if uint64(n)*uint64(n)*4*matrices >= bigMatrix {
-		plan = bench.Plan{Runs: 1}
+		plan = Plan{Runs: 1}
 	}
+	want := func(cell string) bool { return b.s.OutOfCoreCells == nil || b.s.OutOfCoreCells[cell] }
 	type cell struct {
-		name string
 		devs []*gpu.Device
 		cap  uint64
 	}
 	var cells []cell
-	if b.cfg.oocCells["in"] {
-		cells = append(cells, cell{"in", b.devs[:1], 0})
+	if want("in") {
+		cells = append(cells, cell{b.devs[:1], 0})
 	}
-	for _, c := range []cell{{"one", b.devs[:1], 0}, {"all", b.devs, 0}} {
-		if !b.cfg.oocCells[c.name] || (c.name == "all" && len(b.devs) < 2) {
+	for _, name := range []string{"one", "all"} {
+		devs := b.devs[:1]
+		if name == "all" {
+			devs = b.devs
+		}
+		if !want(name) || (name == "all" && len(devs) < 2) {
 			continue
 		}
 		// A third of the matrices' share (at least room for the rows
 		// streaming needs), and the staging buffer.
-		share := ld * ld * 4 * matrices / uint64(len(c.devs))
-		c.cap = max(share/3, uint64(len(c.devs)+1)*128*ld*4*matrices) + uint64(min(n*n, 16<<20))*4
-		if b.cfg.oocCap > 0 {
-			c.cap = b.cfg.oocCap
+		share := ld * ld * 4 * matrices / uint64(len(devs))
+		c := cell{devs, max(share/3, uint64(len(devs)+1)*128*ld*4*matrices) + uint64(min(n*n, 16<<20))*4}
+		if b.s.OutOfCoreCap > 0 {
+			c.cap = b.s.OutOfCoreCap
 		}
 		cells = append(cells, c)
 	}
@@ -229,7 +205,7 @@ func (b *benchRun) streamed(ctx context.Context) error {
 		if c.cap > 0 {
 			label = fmt.Sprintf("%s streamed (%d device(s), each capped at %s)", gpu.VariantFWFast, len(c.devs), graph.FormatBytes(c.cap))
 		}
-		rec := bench.Record{Variant: label, Graph: fmt.Sprintf("GNM %d|V|, weights 1..%d", b.cfg.density, hi), N: n, M: g.M()}
+		rec := Record{Variant: label, Graph: fmt.Sprintf("GNM %d|V|, weights 1..%d", b.s.Density, hi), N: n, M: g.M()}
 		if c.cap == 0 && !fitsOne(c.devs[0], n, int(matrices)) {
 			rec.Skipped = "its matrices do not fit one device"
 			if err := b.emit(rec); err != nil {
@@ -238,8 +214,8 @@ func (b *benchRun) streamed(ctx context.Context) error {
 			continue
 		}
 		var last gpu.Stats
-		first, s, err := bench.Measure(plan, func(st *gpu.Stats) (any, error) {
-			o := gpu.Options{Pred: b.cfg.pred, Stats: st, Device: c.devs[0], DeviceMemory: c.cap}
+		first, s, err := Measure(plan, func(st *gpu.Stats) (any, error) {
+			o := gpu.Options{Pred: b.s.Pred, Stats: st, Device: c.devs[0], DeviceMemory: c.cap}
 			if len(c.devs) > 1 {
 				o.Device, o.Devices = nil, c.devs
 			}
@@ -251,11 +227,11 @@ func (b *benchRun) streamed(ctx context.Context) error {
 			return fmt.Errorf("%s, n=%d: %w", label, n, err)
 		}
 		rec.SetSummary(s)
-		if rec.Check, err = checkRowsSSSP(ctx, g, first.(*graph.AllPairs), b.dev, 8, b.cfg.seed); err != nil {
+		if rec.Check, err = checkRowsSSSP(ctx, g, first.(*graph.AllPairs), b.dev, 8, b.s.Seed); err != nil {
 			return fmt.Errorf("%s, n=%d: %w", label, n, err)
 		}
 		rec.RelaxPerSec = float64(n) * float64(n) * float64(n) / (rec.KernelMs / 1000)
-		rec.Ceiling = rec.RelaxPerSec / bench.DPXCeiling(b.dev.Info()) / float64(len(c.devs))
+		rec.Ceiling = rec.RelaxPerSec / DPXCeiling(b.dev.Info()) / float64(len(c.devs))
 		if c.cap == 0 {
 			inCore = rec.KernelMs
 		} else {

@@ -1,4 +1,4 @@
-package display
+package lab
 
 import "runtime/debug"
 
@@ -7,7 +7,7 @@ import "runtime/debug"
 // .git directory, not in a git worktree (whose .git is a file) or a copy of
 // the tree. Set it at link time:
 //
-//	go build -ldflags "-X github.com/pathnotes/pathnotes/display.linkedCommit=$(git rev-parse --short=12 HEAD)"
+//	go build -ldflags "-X github.com/pathnotes/pathnotes/lab.linkedCommit=$(git rev-parse --short=12 HEAD)"
 var linkedCommit string
 
 // Build names the pathnotes build that runs this process, for the first

@@ -1,4 +1,4 @@
-package session
+package rewrite
 
 import (
 	"go/ast"

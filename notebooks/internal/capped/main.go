@@ -1,0 +1,463 @@
+// Command capped runs the measurements that notebooks 01 and 03 leave out
+// at PATHNOTES_SCALE=1 because they would take too long inside one
+// notebook run, spread over every GPU and the cores of one host, and
+// writes them to a JSON file that the notebooks' "run apart" cells read
+// (notebooks/capped.json):
+//
+//   - 03, Table 1: bf-naive, bf-stride and bf-flag with the report's |V|−1
+//     passes on the stand-in of Bodra's largest road network "e";
+//   - 03, Table 3: fw-row on gnutella25 and 30, fw-hn and fw-hn-shared on
+//     gnutella30;
+//   - 01, Tables 1, 3 and 5: the thesis's CPU triple loop as written
+//     (cpu.FloydWarshallAsWritten with Π) on the graphs beyond |V| = 2000,
+//     one core each.
+//
+// Each GPU job runs once on a device of its own (the longest first, on the
+// least loaded device), each CPU job once on a core of its own; a job
+// starts only when its estimate (the H100 run's for the GPU jobs, a
+// calibration at |V| = 1000 for the CPU ones) ends before -deadline. The
+// file is rewritten after every job, and with -resume the jobs it already
+// holds are not run again, so that several short calls can fill it. Run it
+// from the repository root (it reads data/snap). Every result is checked:
+// the GPU ones against a reference (cpu.Dijkstra; fw-blocked's matrix,
+// itself checked on 64 sampled rows), the CPU ones with VerifyWorkers.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/internal/atomicfile"
+	"github.com/pathnotes/pathnotes/lab"
+)
+
+// Result is one measurement, keyed by its notebook, table, row and column
+// as the notebook's table names them.
+type Result struct {
+	Notebook string  `json:"notebook"` // "01-karaula-fw" or "03-bodra-cuda-sp"
+	Table    string  `json:"table"`    // "Table 1", "Table 3", "Table 5"
+	Row      string  `json:"row"`      // a dataset ("e", "gnutella30") or a class and size ("dense 5000")
+	Column   string  `json:"column"`   // a variant, or "CPU" for 01's triple loop
+	Graph    string  `json:"graph"`    // how the graph was made
+	N        int     `json:"n"`
+	M        int     `json:"m"`
+	Wall     float64 `json:"wall_s"`             // the whole call, seconds
+	Kernel   float64 `json:"kernel_s,omitempty"` // device time of the kernels, seconds (GPU jobs)
+	Device   string  `json:"device"`             // the card, or the CPU model and "one core"
+	Checked  string  `json:"checked"`            // how the result was checked
+	Estimate float64 `json:"estimate_s"`         // what the job was expected to take
+}
+
+// File is what capped writes.
+type File struct {
+	Build   string   `json:"build"`   // lab.Build: the commit of this binary
+	Host    string   `json:"host"`    // the CPU model and its logical CPUs
+	GPUs    []string `json:"gpus"`    // the cards used
+	Command string   `json:"command"` // how capped was called (the last call)
+	Results []Result `json:"results"`
+	Skipped []string `json:"skipped,omitempty"` // the jobs left out by the last call, and why
+}
+
+// job is one measurement to make.
+type job struct {
+	Result
+	gpu bool
+	run func(ctx context.Context, dev *gpu.Device) (Result, error)
+}
+
+func (j job) key() string { return j.Notebook + "|" + j.Table + "|" + j.Row + "|" + j.Column }
+
+func main() {
+	out := flag.String("out", "capped.json", "the JSON `file` to write")
+	resume := flag.Bool("resume", false, "keep the results already in -out and run only the jobs it lacks")
+	deadline := flag.Duration("deadline", 9*time.Minute, "start no job that would end later than this after the start")
+	only := flag.String("only", "gpu,cpu", "which jobs: gpu (03's Tables 1 and 3), cpu (01's CPU column), or both")
+	cpuMaxN := flag.Int("cpu-max-n", 12500, "01's CPU column up to this |V|")
+	flag.Parse()
+	if err := run(*out, *resume, *deadline, *only, *cpuMaxN); err != nil {
+		fmt.Fprintln(os.Stderr, "capped:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out string, resume bool, deadline time.Duration, only string, cpuMaxN int) error {
+	start := time.Now()
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(deadline))
+	defer cancel()
+	f := &File{Build: lab.Build(), Host: fmt.Sprintf("%s, %d logical CPUs", lab.CPUModel(), runtime.NumCPU()),
+		Command: strings.Join(os.Args, " ")}
+	done := map[string]bool{}
+	if resume {
+		if b, err := os.ReadFile(out); err == nil {
+			var old File
+			if err := json.Unmarshal(b, &old); err != nil {
+				return fmt.Errorf("-resume: %s: %w", out, err)
+			}
+			if old.Build != f.Build {
+				return fmt.Errorf("-resume: %s comes from build %q, this is %q: one build for all", out, old.Build, f.Build)
+			}
+			f.Results, f.GPUs = old.Results, old.GPUs
+			for _, r := range old.Results {
+				done[job{Result: r}.key()] = true
+			}
+		}
+	}
+	var mu sync.Mutex
+	save := func(r *Result, skipped string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if r != nil {
+			f.Results = append(f.Results, *r)
+			fmt.Printf("%s %s %s %s: %.4g s wall (%.4g estimated) on %s\n", r.Notebook, r.Table, r.Row, r.Column, r.Wall, r.Estimate, r.Device)
+		}
+		if skipped != "" {
+			f.Skipped = append(f.Skipped, skipped)
+			fmt.Println("skipped:", skipped)
+		}
+		b, err := json.MarshalIndent(f, "", " ")
+		if err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(out, append(b, '\n'), 0o644)
+	}
+
+	var gpuJobs, cpuJobs []job
+	if strings.Contains(only, "gpu") {
+		jobs, err := bodraJobs()
+		if err != nil {
+			return err
+		}
+		gpuJobs = jobs
+	}
+	var devs []*gpu.Device
+	if len(gpuJobs) > 0 {
+		var err error
+		if devs, err = gpu.OpenAll(); err != nil {
+			return err
+		}
+		for _, d := range devs {
+			name := d.Info().Name + " (" + d.Driver() + " driver)"
+			if !slices.Contains(f.GPUs, name) {
+				f.GPUs = append(f.GPUs, name)
+			}
+		}
+	}
+	if strings.Contains(only, "cpu") {
+		cpuJobs = karaulaJobs(cpuMaxN)
+	}
+	var todo []job
+	for _, j := range append(gpuJobs, cpuJobs...) {
+		if !done[j.key()] {
+			todo = append(todo, j)
+		}
+	}
+	if err := save(nil, ""); err != nil {
+		return err
+	}
+
+	var wg sync.WaitGroup
+	errc := make(chan error, len(todo))
+	launch := func(j job, dev *gpu.Device) {
+		r, err := j.run(ctx, dev)
+		if err != nil {
+			if ctx.Err() != nil {
+				err = save(nil, fmt.Sprintf("%s: stopped at the deadline", j.key()))
+			}
+			errc <- err
+			return
+		}
+		r.Notebook, r.Table, r.Row, r.Column, r.Graph, r.Estimate = j.Notebook, j.Table, j.Row, j.Column, j.Graph, j.Estimate
+		errc <- save(&r, "")
+	}
+
+	// GPU jobs: the longest first, each on the device that frees first,
+	// one queue per device.
+	sort.SliceStable(todo, func(a, b int) bool { return todo[a].Estimate > todo[b].Estimate })
+	if len(devs) > 0 {
+		free := make([]time.Duration, len(devs)) // when each device's queue ends, from start
+		queues := make([][]job, len(devs))
+		for _, j := range todo {
+			if !j.gpu {
+				continue
+			}
+			d := 0
+			for i := range free {
+				if free[i] < free[d] {
+					d = i
+				}
+			}
+			est := time.Duration(j.Estimate * 1.1 * float64(time.Second))
+			if time.Since(start)+free[d]+est > deadline {
+				if err := save(nil, fmt.Sprintf("%s: ≈ %.0f s would end after the deadline", j.key(), j.Estimate)); err != nil {
+					return err
+				}
+				continue
+			}
+			free[d] += est
+			queues[d] = append(queues[d], j)
+		}
+		for d, q := range queues {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for _, j := range q {
+					launch(j, devs[d])
+				}
+			}()
+		}
+	}
+
+	// CPU jobs: calibrate each graph class at |V| = 1000, then run every
+	// job that fits on a core of its own, the GPU queues' cores left out.
+	var cpuTodo []job
+	for _, j := range todo {
+		if !j.gpu {
+			cpuTodo = append(cpuTodo, j)
+		}
+	}
+	if len(cpuTodo) > 0 {
+		rate, err := calibrate(ctx)
+		if err != nil {
+			return err
+		}
+		cores := max(1, runtime.NumCPU()-len(devs)-1)
+		sem := make(chan struct{}, cores)
+		sort.SliceStable(cpuTodo, func(a, b int) bool { return cpuTodo[a].N < cpuTodo[b].N })
+		for _, j := range cpuTodo {
+			j.Estimate = rate[j.Row[:strings.IndexByte(j.Row, ' ')]] * math.Pow(float64(j.N), 3)
+			if time.Since(start)+time.Duration(j.Estimate*1.2*float64(time.Second)) > deadline {
+				if err := save(nil, fmt.Sprintf("%s: ≈ %.0f s on one core would end after the deadline", j.key(), j.Estimate)); err != nil {
+					return err
+				}
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				launch(j, nil)
+			}()
+		}
+	}
+	wg.Wait()
+	close(errc)
+	var errs []error
+	for err := range errc {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	fmt.Printf("capped: %d results in %s after %s\n", len(f.Results), out, time.Since(start).Round(time.Second))
+	return errors.Join(errs...)
+}
+
+// Notebook 03's parameters: [Bodra]'s randint(1, 100), seed 1, source 0.
+var (
+	bodraWeights = graph.WeightRange{Min: 1, Max: 100}
+	bodraSeed    = uint64(1)
+)
+
+// bodraJobs are 03's cells that its 60-second cap leaves out, with the
+// estimates that its H100 run printed for them.
+func bodraJobs() ([]job, error) {
+	var jobs []job
+	// Table 1: the "e" stand-in, graph.RoadLike with the report's |V|, |E|.
+	const eN, eM = 3598623, 8778114
+	var roadOnce sync.Once
+	var road *graph.Graph
+	var roadRef *graph.SingleSource
+	var roadErr error
+	loadRoad := func(ctx context.Context) error {
+		roadOnce.Do(func() {
+			road, roadErr = graph.RoadLike(eN, max(eM/2*2, 2*(eN-1)), bodraWeights, bodraSeed)
+			if roadErr == nil {
+				roadRef, roadErr = cpu.Dijkstra(ctx, road, 0, cpu.DijkstraOptions{})
+			}
+		})
+		return roadErr
+	}
+	for name, est := range map[string]float64{gpu.VariantBFNaive: 277, gpu.VariantBFStride: 264, gpu.VariantBFFlag: 73.5} {
+		jobs = append(jobs, job{gpu: true, Result: Result{Notebook: "03-bodra-cuda-sp", Table: "Table 1", Row: "e", Column: name,
+			Graph: fmt.Sprintf("graph.RoadLike(%d, %d, weights 1..100, seed 1), from vertex 0, |V|−1 passes", eN, eM), Estimate: est},
+			run: func(ctx context.Context, dev *gpu.Device) (Result, error) {
+				if err := loadRoad(ctx); err != nil {
+					return Result{}, err
+				}
+				var st gpu.Stats
+				r, err := gpu.SingleSource(ctx, name, road, 0, gpu.Options{Device: dev, Stats: &st})
+				if err != nil {
+					return Result{}, fmt.Errorf("%s on e: %w", name, err)
+				}
+				if !r.SameDistances(roadRef) {
+					return Result{}, fmt.Errorf("%s on e differs from cpu.Dijkstra:\n%s", name, r.Diff(roadRef, 5))
+				}
+				return Result{N: road.N(), M: road.M(), Wall: st.Wall.Seconds(), Kernel: st.Kernel.Seconds(),
+					Device: dev.Info().Name, Checked: "cpu.Dijkstra's distances"}, nil
+			}})
+	}
+	// Table 3: the Gnutella graphs, each checked against fw-blocked's
+	// matrix on the same device.
+	type snapGraph struct {
+		once sync.Once
+		g    *graph.Graph
+		ref  *graph.AllPairs
+		err  error
+	}
+	snaps := map[string]*snapGraph{"gnutella25": {}, "gnutella30": {}}
+	load := func(ctx context.Context, name string, dev *gpu.Device) (*snapGraph, error) {
+		s := snaps[name]
+		s.once.Do(func() {
+			path := "data/snap/p2p-Gnutella" + strings.TrimPrefix(name, "gnutella") + ".txt.gz"
+			if s.g, s.err = graph.ReadFile(path, graph.ReadOptions{Weights: bodraWeights, Seed: bodraSeed}); s.err != nil {
+				return
+			}
+			if s.ref, s.err = gpu.AllPairs(ctx, gpu.VariantFWBlocked, s.g, gpu.Options{Device: dev}); s.err != nil {
+				return
+			}
+			s.err = sampleRows(ctx, s.g, s.ref, 64)
+		})
+		return s, s.err
+	}
+	for _, c := range []struct {
+		graph, variant string
+		est            float64
+	}{{"gnutella25", gpu.VariantFWRow, 101}, {"gnutella30", gpu.VariantFWRow, 427},
+		{"gnutella30", gpu.VariantFWHN, 113}, {"gnutella30", gpu.VariantFWHNShared, 125}} {
+		jobs = append(jobs, job{gpu: true, Result: Result{Notebook: "03-bodra-cuda-sp", Table: "Table 3", Row: c.graph, Column: c.variant,
+			Graph: "SNAP p2p-Gnutella" + strings.TrimPrefix(c.graph, "gnutella") + ", weights 1..100, seed 1", Estimate: c.est},
+			run: func(ctx context.Context, dev *gpu.Device) (Result, error) {
+				s, err := load(ctx, c.graph, dev)
+				if err != nil {
+					return Result{}, err
+				}
+				var st gpu.Stats
+				r, err := gpu.AllPairs(ctx, c.variant, s.g, gpu.Options{Device: dev, Stats: &st})
+				if err != nil {
+					return Result{}, fmt.Errorf("%s on %s: %w", c.variant, c.graph, err)
+				}
+				if !r.SameDistances(s.ref) {
+					return Result{}, fmt.Errorf("%s and fw-blocked differ on %s:\n%s", c.variant, c.graph, r.Diff(s.ref, 5))
+				}
+				return Result{N: s.g.N(), M: s.g.M(), Wall: st.Wall.Seconds(), Kernel: st.Kernel.Seconds(),
+					Device: dev.Info().Name, Checked: "fw-blocked's matrix, itself checked on 64 sampled rows against cpu.Dijkstra"}, nil
+			}})
+	}
+	return jobs, nil
+}
+
+// sampleRows compares row 0 and k random rows of r with cpu.Dijkstra.
+func sampleRows(ctx context.Context, g *graph.Graph, r *graph.AllPairs, k int) error {
+	rng := rand.New(rand.NewPCG(bodraSeed, 3))
+	for i := 0; i <= k; i++ {
+		src := 0
+		if i > 0 {
+			src = rng.IntN(g.N())
+		}
+		ref, err := cpu.Dijkstra(ctx, g, src, cpu.DijkstraOptions{})
+		if err != nil {
+			return err
+		}
+		if !r.Row(src).SameDistances(ref) {
+			return fmt.Errorf("fw-blocked on %s, row %d:\n%s", g.Name(), src, r.Row(src).Diff(ref, 5))
+		}
+	}
+	return nil
+}
+
+// Notebook 01's parameters: weights 1..100, seed 2017.
+var (
+	karaulaWeights = graph.WeightRange{Min: 1, Max: 100}
+	karaulaSeed    = uint64(2017)
+)
+
+// karaulaSizes are the thesis's |V| and |E| beyond 2000 for each class:
+// Tables 1, 3 and 5 of [Karaula 2017].
+var karaulaSizes = []struct {
+	class, table string
+	n, m         []int
+}{
+	{"dense", "Table 1", []int{5000, 7500, 10000, 12500}, []int{500000, 1125000, 2000000, 3125000}},
+	{"sparse", "Table 3", []int{5000, 7500, 10000, 12500}, []int{2500, 3750, 5000, 6250}},
+	{"medium", "Table 5", []int{5000, 7500, 10000, 12500}, []int{30000, 45000, 65000, 81250}},
+}
+
+// karaulaJobs are 01's CPU cells beyond |V| = 2000, up to maxN.
+func karaulaJobs(maxN int) []job {
+	var jobs []job
+	device := lab.CPUModel() + ", one core"
+	for _, c := range karaulaSizes {
+		for i, n := range c.n {
+			if n > maxN {
+				continue
+			}
+			m := c.m[i]
+			jobs = append(jobs, job{Result: Result{Notebook: "01-karaula-fw", Table: c.table, Row: fmt.Sprintf("%s %d", c.class, n), Column: "CPU", N: n, M: m,
+				Graph: fmt.Sprintf("graph.GNM(%d, %d, weights 1..100, seed 2017)", n, m)},
+				run: func(ctx context.Context, _ *gpu.Device) (Result, error) {
+					wall, err := asWritten(ctx, n, m, true)
+					if err != nil {
+						return Result{}, err
+					}
+					return Result{N: n, M: m, Wall: wall, Device: device, Checked: "VerifyWorkers: every path rebuilt from Π, the triangle inequality on every arc"}, nil
+				}})
+		}
+	}
+	return jobs
+}
+
+// asWritten times cpu.FloydWarshallAsWritten with Π on graph.GNM(n, m)
+// once, and verifies the result when verify is set.
+func asWritten(ctx context.Context, n, m int, verify bool) (float64, error) {
+	g, err := graph.GNM(n, m, karaulaWeights, karaulaSeed)
+	if err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	r, err := cpu.FloydWarshallAsWritten(ctx, g, cpu.FWOptions{Pred: true})
+	wall := time.Since(t0).Seconds()
+	if err != nil {
+		return 0, err
+	}
+	if verify {
+		if err := r.VerifyWorkers(ctx, g, 0); err != nil {
+			return 0, fmt.Errorf("fw-cpu-as-written on GNM(%d, %d): %w", n, m, err)
+		}
+	}
+	return wall, nil
+}
+
+// calibrationN is the |V| at which calibrate times each class.
+var calibrationN = 1000
+
+// calibrate times the triple loop at |V| = calibrationN for each class,
+// with the density of the class's smallest size, and returns seconds per
+// |V|³ by class.
+func calibrate(ctx context.Context) (map[string]float64, error) {
+	rate := map[string]float64{}
+	for _, c := range karaulaSizes {
+		n := calibrationN
+		m := int(float64(c.m[0]) * float64(n) * float64(n-1) / (float64(c.n[0]) * float64(c.n[0]-1)))
+		wall, err := asWritten(ctx, n, max(m, 1), false)
+		if err != nil {
+			return nil, err
+		}
+		rate[c.class] = wall / math.Pow(float64(n), 3)
+	}
+	return rate, nil
+}
