@@ -26,6 +26,7 @@ import (
 	"github.com/pathnotes/pathnotes/bindings"
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/internal/cli"
 	"github.com/pathnotes/pathnotes/internal/magics"
 	"github.com/pathnotes/pathnotes/kernel"
@@ -67,11 +68,14 @@ var infoSections = []func() string{gpu.Describe, magics.Compilers}
 // library (always loaded by the session), the bindings of the project's
 // packages with their doc comments for inspection, the packages a cell may
 // use without an import line, rich display of graph values and traces
-// through display.Present, the kernel's magics, %gpu, %%cuda and %%ptx, and
-// the display package publishing to the session. The caller closes it.
+// through display.Present, the kernel's magics, %gpu, %%cuda and %%ptx with
+// the session's own kernels (a cells.Session, whose methods its cells call
+// as package cells), and the display package publishing to the session.
+// The caller closes it.
 func newSession() (*session.Session, error) {
+	kernels := new(cells.Session) // the session's own %%cuda and %%ptx modules
 	s, err := session.New(session.Options{
-		Symbols: []interp.Exports{bindings.Symbols},
+		Symbols: []interp.Exports{bindings.Symbols, bindings.Cells(kernels)},
 		Prelude: bindings.Prelude,
 		Doc:     bindings.Doc,
 		Present: func(v any) session.Renderer { return display.Present(v) },
@@ -85,7 +89,7 @@ func newSession() (*session.Session, error) {
 			return nil, fmt.Errorf("registering %%%s: %w", m.Name, err)
 		}
 	}
-	if err := magics.Register(s); err != nil {
+	if err := magics.Register(s, kernels); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("registering the GPU magics: %w", err)
 	}

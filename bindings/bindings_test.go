@@ -11,6 +11,9 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
+
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 )
 
 // TestFresh regenerates the tables into a temporary directory and fails
@@ -82,5 +85,55 @@ func TestDoc(t *testing.T) {
 	}
 	if _, ok := Doc("github.com/pathnotes/pathnotes/graph", "NoSuchThing"); ok {
 		t.Fatal("Doc found a name that does not exist")
+	}
+}
+
+// TestCellsSession checks that Cells makes the methods of one session's
+// cells.Session the functions of package cells: a Go cell reaches the
+// modules that session loaded and no other session's, Doc gives the
+// methods' comments, and no method hides a name the package declares.
+func TestCellsSession(t *testing.T) {
+	t.Setenv(gpu.EnvDriver, "emu")
+	ptx, err := os.ReadFile("../gpu/cells/testdata/celltest.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, other := new(cells.Session), new(cells.Session)
+	if _, err := mine.Load("mine", string(ptx)); err != nil {
+		t.Fatal(err)
+	}
+	table := Cells(mine)[cellsPath+"/cells"]
+	for name := range table {
+		if _, clash := Symbols[cellsPath+"/cells"][name]; clash {
+			t.Errorf("cells.Session.%s hides the package's own %s", name, name)
+		}
+		if d, ok := Doc(cellsPath, name); !ok || !strings.Contains(d, "func (s *Session) "+name) {
+			t.Errorf("Doc(cells, %s) = %q, %v", name, d, ok)
+		}
+	}
+	for _, c := range []struct {
+		k    *cells.Session
+		want string
+	}{{mine, "module mine on PTX emulator"}, {other, "cell modules: none"}} {
+		i := interp.New(interp.Options{})
+		for _, s := range []interp.Exports{stdlib.Symbols, Symbols, Cells(c.k)} {
+			if err := i.Use(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := i.Eval(`import "github.com/pathnotes/pathnotes/gpu/cells"`); err != nil {
+			t.Fatal(err)
+		}
+		v, err := i.Eval(`cells.Describe()`)
+		if err != nil || !strings.Contains(v.String(), c.want) {
+			t.Errorf("cells.Describe() = %v, %v; want %q", v, err, c.want)
+		}
+		if _, err := i.Eval(`_, kerr := cells.GetKernel("vecAdd")`); err != nil {
+			t.Fatal(err)
+		}
+		found, err := i.Eval(`kerr == nil`)
+		if err != nil || found.Bool() != (c.k == mine) {
+			t.Errorf("cells.GetKernel(vecAdd) found it: %v (%v) in the session of %q", found, err, c.want)
+		}
 	}
 }

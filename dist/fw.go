@@ -27,6 +27,7 @@ import (
 
 	"github.com/pathnotes/pathnotes/dist/comm"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -129,15 +130,15 @@ type rank struct {
 	mI, mJ     int // local tile rows and columns
 	lr, lc     int // local padded rows and columns (mI·Tile, mJ·Tile)
 	mode       kernelMode
-	phase1     *gpu.Kernel
-	update     *gpu.Kernel
-	copyK      *gpu.Kernel
-	d, dp      *gpu.Buffer // the local matrix (and Π)
-	diag, diaP *gpu.Buffer
-	row, rowP  [2][2]*gpu.Buffer // [slot][gap]: the pivot row's tiles, without the pivot tile when gap
-	col        [2][2]*gpu.Buffer // [slot][gap]: the pivot column's
+	phase1     *cells.Kernel
+	update     *cells.Kernel
+	copyK      *cells.Kernel
+	d, dp      *cells.Buffer // the local matrix (and Π)
+	diag, diaP *cells.Buffer
+	row, rowP  [2][2]*cells.Buffer // [slot][gap]: the pivot row's tiles, without the pivot tile when gap
+	col        [2][2]*cells.Buffer // [slot][gap]: the pivot column's
 	rowG, colG comm.Group
-	buffers    []*gpu.Buffer
+	buffers    []*cells.Buffer
 	sent, recv []int64
 }
 
@@ -286,8 +287,8 @@ func checkRange(part *Part) error {
 }
 
 // alloc allocates a buffer of n int32 values and keeps it for free.
-func (r *rank) alloc(n int, what string) (*gpu.Buffer, error) {
-	b, err := r.Device.NewBuffer(gpu.Int32, n)
+func (r *rank) alloc(n int, what string) (*cells.Buffer, error) {
+	b, err := cells.NewBuffer(r.Device, cells.Int32, n)
 	if err != nil {
 		return nil, fmt.Errorf("dist: rank (%d, %d): %s: %w", r.p, r.q, what, err)
 	}
@@ -311,12 +312,12 @@ func (r *rank) setup(g *graph.Graph) error {
 	if err != nil {
 		return err
 	}
-	mod, err := r.Device.LoadPTX(ptx.FWFast, text)
+	mod, err := cells.LoadPTX(r.Device, ptx.FWFast, text)
 	if err != nil {
 		return err
 	}
 	for _, k := range []struct {
-		dst  **gpu.Kernel
+		dst  **cells.Kernel
 		name string
 	}{{&r.phase1, "ff_phase1_" + r.mode.suffix}, {&r.update, "ff_dist_update_" + r.mode.suffix}, {&r.copyK, "ff_dist_copy"}} {
 		if *k.dst, err = mod.Kernel(k.name); err != nil {
@@ -432,7 +433,7 @@ func (r *rank) localMatrix(g *graph.Graph) (d, dp []int32) {
 // padding, which only the last tile has, dropped) with the mode's
 // infinity turned back into graph.Inf.
 func (r *rank) download(rows, cols int) (d, dp []int32, err error) {
-	crop := func(b *gpu.Buffer, inf int32) ([]int32, error) {
+	crop := func(b *cells.Buffer, inf int32) ([]int32, error) {
 		v, err := b.ToInt32s()
 		if err != nil {
 			return nil, err
@@ -459,7 +460,7 @@ func (r *rank) download(rows, cols int) (d, dp []int32, err error) {
 
 // at returns the address of local cell (i, j) of b, whose rows are ld
 // values long.
-func at(b *gpu.Buffer, i, j, ld int) gpu.DevicePtr {
+func at(b *cells.Buffer, i, j, ld int) gpu.DevicePtr {
 	if b == nil {
 		return 0
 	}
@@ -508,7 +509,7 @@ func (r *rank) copyBlock(rows, cols int, src gpu.DevicePtr, lds int, dst gpu.Dev
 
 // broadcast broadcasts buf in group g from member root, counting it for
 // pivot K; a buffer of nothing, or a group of one, moves nothing.
-func (r *rank) broadcast(K int, g comm.Group, buf *gpu.Buffer, values, root int) error {
+func (r *rank) broadcast(K int, g comm.Group, buf *cells.Buffer, values, root int) error {
 	if buf == nil || values == 0 || g.Size() == 1 {
 		return nil
 	}
@@ -605,7 +606,7 @@ func (r *rank) pivot(K int) error {
 
 // pack copies rows row0 .. row0+rows−1 of src's local matrix, columns
 // 0 .. lc−1 less the tile at column gap (−1: none), into dst.
-func (r *rank) pack(row0, rows, _ int, lc, gap int, dst, src *gpu.Buffer) error {
+func (r *rank) pack(row0, rows, _ int, lc, gap int, dst, src *cells.Buffer) error {
 	w := lc - b2i(gap >= 0)*Tile
 	if gap < 0 {
 		return r.copyBlock(rows, lc, at(src, row0, 0, lc), lc, dst.Ptr(), w)
@@ -618,7 +619,7 @@ func (r *rank) pack(row0, rows, _ int, lc, gap int, dst, src *gpu.Buffer) error 
 
 // packCol copies the tiles of local column col0 .. col0+Tile−1, less the
 // tile at row gap (−1: none), into dst (rows Tile long).
-func (r *rank) packCol(col0, gap int, dst *gpu.Buffer) error {
+func (r *rank) packCol(col0, gap int, dst *cells.Buffer) error {
 	src := func(i int) gpu.DevicePtr { return at(r.d, i, col0, r.lc) }
 	if gap < 0 {
 		return r.copyBlock(r.lr, Tile, src(0), r.lc, dst.Ptr(), Tile)
@@ -627,6 +628,19 @@ func (r *rank) packCol(col0, gap int, dst *gpu.Buffer) error {
 		return err
 	}
 	return r.copyBlock(r.lr-gap-Tile, Tile, src(gap+Tile), r.lc, at(dst, gap, 0, Tile), Tile)
+}
+
+// begin tells every rank, in the background, that this one has begun a
+// round; the channel gives the exchange's error once every rank has said
+// the same (an AllGather of the control plane, a message to rank 0 and
+// back, hidden behind the round's work).
+func (r *rank) begin() <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		_, err := r.Control.AllGather(r.ctx, nil)
+		ch <- err
+	}()
+	return ch
 }
 
 // roundHook, when set (by tests), is called on every rank after it
@@ -642,6 +656,7 @@ func (r *rank) rounds() error {
 	if err := r.pivot(0); err != nil {
 		return err
 	}
+	var began <-chan error
 	for K := range r.nb {
 		// One round in flight: the previous round's update and this
 		// round's panels end before the host queues more. A stopped run
@@ -652,6 +667,16 @@ func (r *rank) rounds() error {
 		if err := r.Transport.Join(); err != nil {
 			return err
 		}
+		// No rank begins round K before every rank has begun round K-1,
+		// so that a rank that dies stops the others within a round of
+		// where it was, however late the news of its death comes: a
+		// rank's panels may not be needed again for many rounds.
+		if began != nil {
+			if err := <-began; err != nil {
+				return err
+			}
+		}
+		began = r.begin()
 		slot := K % 2
 		inR, inC := r.inRow(K), r.inCol(K)
 		A := r.col[slot][b2i(inR)]
@@ -662,7 +687,7 @@ func (r *rank) rounds() error {
 		// aRow and bCol address A's tile for local tile row li and B's
 		// for local tile column lj, past the gap.
 		aRow := func(li int) gpu.DevicePtr { return at(A, (li-b2i(agap >= 0 && li > agap))*Tile, 0, Tile) }
-		bCol := func(b *gpu.Buffer, lj int) gpu.DevicePtr {
+		bCol := func(b *cells.Buffer, lj int) gpu.DevicePtr {
 			return at(b, 0, (lj-b2i(bgap >= 0 && lj > bgap))*Tile, ldb)
 		}
 		if K+1 < r.nb {
@@ -696,6 +721,9 @@ func (r *rank) rounds() error {
 		if roundHook != nil {
 			roundHook(r.Control.Rank(), K)
 		}
+	}
+	if err := <-began; err != nil {
+		return err
 	}
 	return r.Transport.Fence(r.ctx)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pathnotes/pathnotes/dist/comm"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -315,7 +316,7 @@ func probe(ctx context.Context, tr comm.Transport, dev *gpu.Device, grid Grid, r
 		if err != nil {
 			return nil, err
 		}
-		buf, err := dev.NewBuffer(gpu.Int32, g.values)
+		buf, err := cells.NewBuffer(dev, cells.Int32, g.values)
 		if err != nil {
 			return nil, err
 		}

@@ -13,40 +13,13 @@ import (
 	"github.com/pathnotes/pathnotes/ptx"
 )
 
-// TestClangCellsMatchNVCC runs every kernel of the notebooks' %%cuda
-// cells (the lab's solutions among them) on the emulator from clang's PTX
-// and from nvcc's, with the same arguments, and compares what they wrote.
-// One worker runs the blocks in order, so that the racy kernels the
-// notebooks show give the same result from both.
-func TestClangCellsMatchNVCC(t *testing.T) {
-	d, err := openEmulator(ptxemu.Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	compareClangNVCC(t, d, false)
-}
-
-// TestLabNotebookNamesClang checks that the lab notebook tells a student
-// without the CUDA toolkit to install clang, and how to ask for it.
-func TestLabNotebookNamesClang(t *testing.T) {
-	b, err := os.ReadFile("../notebooks/05-apsp-lab.ipynb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"otherwise by clang", "install clang", "brew install llvm", "%%cuda --compiler=clang"} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("05-apsp-lab.ipynb does not say %q", want)
-		}
-	}
-}
-
 // TestClangVariants compiles the sources of pathnotes' own kernels
 // (ptx/*.cu, which the lab's timings run beside the student's; all but
 // fwfast.cu) with clang and runs every GPU variant from that PTX on the
 // emulator against the CPU, as TestEmuVariants does with nvcc's.
 func TestClangVariants(t *testing.T) {
 	testenv.NeedClang(t)
-	t.Setenv(EnvPTXCache, "off")
+	t.Setenv(rtc.EnvPTXCache, "off")
 	src, err := filepath.Abs("../ptx")
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +36,7 @@ func TestClangVariants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := rtc.CompileCUDADetail(context.Background(), name, cu, CompileOptions{Compiler: "clang", Flags: []string{"-I" + src}})
+		c, err := rtc.CompileCUDADetail(context.Background(), name, cu, rtc.CompileOptions{Compiler: "clang", Flags: []string{"-I" + src}})
 		if err != nil {
 			t.Fatalf("%s.cu: %v", name, err)
 		}
@@ -75,7 +48,7 @@ func TestClangVariants(t *testing.T) {
 		}
 	}
 	t.Setenv(ptx.EnvDir, dir)
-	dev, err := openEmulator(ptxemu.Options{})
+	dev, err := OpenEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 // path. Sources 0 and n/2 for single-source variants.
 func TestCardMatchesEmulator(t *testing.T) {
 	card := testDevice(t)
-	emu, err := openEmulator(ptxemu.Options{})
+	emu, err := OpenEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,95 +3,54 @@ package gpu
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
 
-// DeviceInfo describes one GPU: what it is and the limits that decide
-// grid shapes and occupancy.
-type DeviceInfo struct {
-	Ordinal        int
-	Name           string
-	Major, Minor   int    // compute capability
-	SMs            int    // streaming multiprocessors
-	Memory         uint64 // total global memory, bytes
-	ClockMHz       int    // SM clock
-	MemoryClockMHz int
-	MemoryBusBits  int
-	L2Bytes        int
-	WarpSize       int
-	// Limits of a block and of a multiprocessor.
-	MaxThreadsPerBlock  int
-	MaxThreadsPerSM     int
-	SharedPerBlock      int // bytes a block gets without opting in
-	SharedPerBlockOptin int // bytes a block may opt in to
-	SharedPerSM         int
-	RegistersPerBlock   int
-	MaxBlock            [3]int
-	MaxGrid             [3]int
-	// Largest textures (linear 1-D, 2-D width×height, 3-D), for the
-	// device-query exercise; the kernels use no textures.
-	MaxTexture1D int
-	MaxTexture2D [2]int
-	MaxTexture3D [3]int
+// The driver's names that the solvers' API speaks in: a device's
+// description, a device address, a launch shape, the variable that picks
+// the driver, and the error of asking for CUDA in a build without it.
+type (
+	// DeviceInfo describes one GPU: what it is and its limits.
+	DeviceInfo = driver.DeviceInfo
+	// DevicePtr is an address in device memory.
+	DevicePtr = driver.DevicePtr
+	// Dim3 is the shape of a grid (in blocks) or of a block (in threads).
+	Dim3 = driver.Dim3
+)
+
+// Dim builds a Dim3 from one to three sizes, the missing ones 1:
+// Dim(256) is (256,1,1), Dim(8, 6) is (8,6,1), Dim(4, 2, 2) is (4,2,2).
+// Sizes beyond three are ignored.
+func Dim(x int, yz ...int) Dim3 {
+	d := Dim3{X: x, Y: 1, Z: 1}
+	if len(yz) > 0 {
+		d.Y = yz[0]
+	}
+	if len(yz) > 1 {
+		d.Z = yz[1]
+	}
+	return d
 }
 
-// String summarises the device on one line.
-// Figures a device does not have (the emulator has no clock, bus or L2)
-// are left out.
-func (i DeviceInfo) String() string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "gpu %d: %s, compute capability %d.%d, %d SMs", i.Ordinal, i.Name, i.Major, i.Minor, i.SMs)
-	if i.ClockMHz > 0 {
-		fmt.Fprintf(&sb, " at %d MHz", i.ClockMHz)
-	}
-	fmt.Fprintf(&sb, ", %s", graph.FormatBytes(i.Memory))
-	if i.MemoryBusBits > 0 {
-		fmt.Fprintf(&sb, " (%d-bit bus)", i.MemoryBusBits)
-	}
-	if i.L2Bytes > 0 {
-		fmt.Fprintf(&sb, ", L2 %s", graph.FormatBytes(uint64(i.L2Bytes)))
-	}
-	fmt.Fprintf(&sb, "; block ≤ %d threads, %s shared (%s opt-in); SM ≤ %d threads, %s shared",
-		i.MaxThreadsPerBlock, graph.FormatBytes(uint64(i.SharedPerBlock)),
-		graph.FormatBytes(uint64(i.SharedPerBlockOptin)), i.MaxThreadsPerSM, graph.FormatBytes(uint64(i.SharedPerSM)))
-	return sb.String()
-}
+// EnvDriver is the environment variable that picks the driver (see
+// driver.EnvDriver): "cuda", "emu" or "off".
+const EnvDriver = driver.EnvDriver
 
-// EnvDriver is the environment variable that picks the driver: "cuda",
-// "emu" (an interpreter of the kernels' PTX on the CPU) or "off". Unset or
-// empty, it means cuda when CUDA works, and emu when it does not (a binary
-// built without the cuda tag, no device, a driver that fails): the first
-// GPU call in the process then says so on stderr, and Describe says why.
-const EnvDriver = "PATHNOTES_GPU"
-
-// activeDriver returns the driver PATHNOTES_GPU selects, or an error that
-// says why there is none (cuda asked for but built without CUDA, switched
-// off, unknown name).
-func activeDriver() (gpuDriver, error) {
-	switch v := strings.TrimSpace(os.Getenv(EnvDriver)); v {
-	case "":
-		return defaultDriver(), nil
-	case "cuda":
-		return cudaDriver()
-	case "off":
-		return nil, fmt.Errorf("gpu: switched off by %s=off", EnvDriver)
-	case "emu":
-		return emuDriver{why: "selected by " + EnvDriver + "=emu"}, nil
-	default:
-		return nil, fmt.Errorf("gpu: %s=%q: want cuda, emu or off", EnvDriver, v)
-	}
-}
+// ErrNoCUDA is the error of asking for the cuda driver in a binary built
+// without the cuda build tag (see driver.ErrNoCUDA).
+var ErrNoCUDA = driver.ErrNoCUDA
 
 // listDevices describes every device of the active driver.
 func listDevices() ([]DeviceInfo, error) {
-	drv, err := activeDriver()
+	drv, err := driver.Active()
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +70,7 @@ func listDevices() ([]DeviceInfo, error) {
 // Describe returns the lines `pathnotes info` and the %gpu magic print: the
 // active driver (or why there is none) and every device.
 func Describe() string {
-	drv, err := activeDriver()
+	drv, err := driver.Active()
 	if err != nil {
 		return "gpu driver: none (" + err.Error() + ")"
 	}
@@ -140,12 +99,12 @@ func Describe() string {
 // once per driver context, on first use.
 type Device struct {
 	info DeviceInfo
-	drv  gpuDriver
+	drv  driver.Driver
 
 	mu      sync.Mutex // held by the run in progress
-	ctx     deviceContext
-	modules map[string]moduleHandle
-	funcs   map[string]funcHandle
+	ctx     driver.Context
+	modules map[string]driver.Module
+	funcs   map[string]driver.Func
 	lost    error // set when a sticky error could not be recovered from: every later call fails with it
 	// spare holds device buffers and events that ended runs left for the
 	// next ones (spareBytes in all), so that a small run does not pay
@@ -153,18 +112,15 @@ type Device struct {
 	// as its kernels; a context reset drops them.
 	spare       []spareBuf
 	spareBytes  uint64
-	spareEvents []eventHandle
+	spareEvents []driver.Event
 	// staging is two page-locked host buffers for large copies back
 	// (download), made on first use; a context reset frees them.
 	staging [2][]int32
-	// epoch counts the contexts the device has had: a Buffer or Module of
-	// the cell API made in an older one is gone.
-	epoch int
-	// pending are the latest launches of the cell API that nothing has
-	// waited for (LaunchAsync), at most maxPending; pendingN counts them
-	// all. A fault reported later names its kernel from them.
-	pending  []launchRecord
-	pendingN int
+	// epoch counts the contexts the device has had (Epoch).
+	epoch atomic.Int64
+	// deferred is work nothing has waited for yet (Hold.Defer), which the
+	// next run waits for first.
+	deferred Settler
 }
 
 var (
@@ -176,7 +132,7 @@ var (
 // the first time; later calls return the same Device, as long as
 // PATHNOTES_GPU still selects its driver.
 func Open(ordinal int) (*Device, error) {
-	drv, err := activeDriver()
+	drv, err := driver.Active()
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +172,35 @@ func Default() (*Device, error) { return Open(0) }
 // the same kernels run on the CPU, exactly and slowly, with bounds checks.
 // Pass it as Options.Device to run a variant without a GPU, or to check a
 // card's answer beside it.
-func Emulator() (*Device, error) { return openEmulator(ptxemu.Options{}) }
+func Emulator() (*Device, error) { return OpenEmulator(ptxemu.Options{}) }
+
+// OpenEmulator is Emulator with opts, which set the emulator's workers,
+// memory size and checks: one worker runs the blocks in order, as a test
+// of a racy kernel wants.
+func OpenEmulator(opts ptxemu.Options) (*Device, error) {
+	drv := driver.Emulator(opts, "opened with OpenEmulator")
+	info, err := drv.DeviceInfo(0)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := drv.Open(0)
+	if err != nil {
+		return nil, err
+	}
+	d := &Device{info: info, drv: drv, ctx: ctx}
+	d.forget()
+	return d, nil
+}
+
+// EmulatorStats returns what the kernels did on an emulated device since
+// it was opened (or last reset): instructions, bytes per state space,
+// atomics, barriers. The interpreter measures no GPU time, so these counts
+// stand in for it. ok is false on a real GPU.
+func (d *Device) EmulatorStats() (stats ptxemu.Stats, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return driver.EmulatorStats(d.ctx)
+}
 
 // Info describes the device.
 func (d *Device) Info() DeviceInfo { return d.info }
@@ -275,7 +259,7 @@ func (d *Device) takeSpare(bytes uint64) (spareBuf, bool) {
 func (d *Device) keepSpare(b spareBuf) {
 	// The emulator allocates in a moment, and spares would only grow its
 	// memory (each growth copies all of it).
-	if _, emu := d.ctx.(*emuContext); emu || b.bytes > spareMax {
+	if driver.Emulated(d.ctx) || b.bytes > spareMax {
 		_ = d.ctx.Free(b.ptr) // nothing left to do about a failed free
 		return
 	}
@@ -327,10 +311,10 @@ func (d *Device) stagingBuffers() ([2][]int32, error) {
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
 	d.spare, d.spareBytes, d.spareEvents = nil, 0, nil
-	d.pending, d.pendingN = nil, 0
-	d.epoch++
-	d.modules = map[string]moduleHandle{}
-	d.funcs = map[string]funcHandle{}
+	d.deferred = nil
+	d.epoch.Add(1)
+	d.modules = map[string]driver.Module{}
+	d.funcs = map[string]driver.Func{}
 }
 
 // rebuild tries to recover from a sticky error by resetting the context,
@@ -352,7 +336,7 @@ func (d *Device) rebuild(cause error) string {
 
 // function returns kernel name of PTX module mod, loading the module the
 // first time. d.mu is held.
-func (d *Device) function(mod, name string) (funcHandle, error) {
+func (d *Device) function(mod, name string) (driver.Func, error) {
 	key := mod + "." + name
 	if f, ok := d.funcs[key]; ok {
 		return f, nil

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -249,7 +250,7 @@ func TestDeviceErrors(t *testing.T) {
 	}
 	_, err = d.ctx.LoadModule("broken", ".version 7.8\n.target sm_52\n.address_size 64\n.visible .entry broken()\n{\n\tbogus.instruction;\n}\n")
 	r.end()
-	var de *driverError
+	var de *driver.Error
 	if !errors.As(err, &de) || de.Log == "" || de.Sticky {
 		t.Errorf("loading broken PTX: %v, want a non-sticky driver error with the JIT log", err)
 	} else {
@@ -265,7 +266,7 @@ func TestDeviceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = d.ctx.Launch(ctx, f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, []uint64{i32(4), 0, 0, 0})
+	err = d.ctx.Launch(ctx, f, Dim(1, 1, 1), Dim(2048, 1, 1), 0, []uint64{i32(4), 0, 0, 0})
 	r.end()
 	if !errors.As(err, &de) || de.Sticky {
 		t.Errorf("launching 2048 threads per block: %v, want a non-sticky driver error", err)
@@ -304,7 +305,7 @@ func TestIllegalAddressChild(t *testing.T) {
 	d := testDevice(t)
 	ctx := context.Background()
 	err := nullMatrixLaunch(t, d)
-	var de *driverError
+	var de *driver.Error
 	if !errors.As(err, &de) || !de.Sticky || !strings.Contains(err.Error(), "CUDA_ERROR_ILLEGAL_ADDRESS") {
 		t.Fatalf("fw_hn on a null pointer: %v, want a sticky illegal-address error", err)
 	}

@@ -52,13 +52,14 @@
 //
 // # Files
 //
-// The package's files are named by layer: driver_*.go (the cuda and emu
-// drivers behind one small interface), device*.go (devices, their errors),
-// cell_*.go (the API for kernels written in notebook cells: buffers,
-// modules, launches, printf, CUDA C compiled by gpu/internal/rtc),
-// variants_*.go (the documents' variants), fast_*.go (pathnotes' own
-// solvers), multi.go (runs on several devices) and solve_*.go (what both kinds of solver share: runs, input
-// and result checks).
+// The package's files are named by layer: device*.go (devices, their
+// options, Hold: the device lent to package cells), variants_*.go (the
+// documents' variants), fast_*.go (pathnotes' own solvers), multi.go (runs
+// on several devices), profile.go (the launch profile) and solve_*.go
+// (what both kinds of solver share: runs, input and result checks). The
+// drivers (cuda and emu) are package gpu/driver's; kernels that notebooks
+// write in cells (buffers, modules, launches, printf, CUDA C compiled by
+// gpu/internal/rtc) are package gpu/cells's.
 //
 // Distances are int32 and graph.Inf (INT_MAX) means unreachable, as in the
 // documents: a kernel relaxes only when both operands are finite. Inputs
@@ -71,10 +72,10 @@
 // # The device API and its drivers
 //
 // A Device (Open, Default) is one GPU; Describe lists them with their
-// limits. The variants run on the device through a small driver
-// interface (memory, copies, memset, module loading, launches,
-// synchronisation, events), never through a CUDA type, so that another
-// driver can be added without touching them. PTX comes from package ptx,
+// limits. The variants run on the device through the small driver
+// interface of package gpu/driver (memory, copies, memset, module loading,
+// launches, synchronisation, events), never through a CUDA type, so that
+// another driver can be added without touching them. PTX comes from package ptx,
 // loaded once per context on first use; a JIT failure carries the JIT log.
 // Every run fills Stats (Options.Stats) from CUDA events: kernel time,
 // transfer times, launches, bytes moved. New device buffers are filled

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -27,7 +30,7 @@ var (
 // emulator returns the shared emulated device of these tests.
 func emulator(t *testing.T) *Device {
 	t.Helper()
-	emuOnce.Do(func() { emuDev, emuErr = openEmulator(ptxemu.Options{}) })
+	emuOnce.Do(func() { emuDev, emuErr = OpenEmulator(ptxemu.Options{}) })
 	if emuErr != nil {
 		t.Fatal(emuErr)
 	}
@@ -98,11 +101,11 @@ func TestEmuNegativeCycles(t *testing.T) {
 // PTX module decodes on the emulator and that running every variant (with
 // predecessors, on a graph of two tiles) launches each one.
 func TestEmuEveryKernelRuns(t *testing.T) {
-	dev, err := openEmulator(ptxemu.Options{})
+	dev, err := OpenEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := openEmulator(ptxemu.Options{})
+	other, err := OpenEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +153,8 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			}
 		}
 	}
-	c := dev.ctx.(*emuContext)
 	loaded := map[string]*ptxemu.Module{}
-	for _, m := range c.modules {
+	for _, m := range driver.EmulatorModules(dev.ctx) {
 		loaded[m.Name()] = m
 	}
 	for _, name := range ptx.Names() {
@@ -184,9 +186,9 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 // fallback to the emulator when CUDA is unusable.
 func TestEmuDriverSelection(t *testing.T) {
 	t.Setenv(EnvDriver, "emu")
-	drv, err := activeDriver()
+	drv, err := driver.Active()
 	if err != nil || drv.Name() != "emu" {
-		t.Fatalf("%s=emu: activeDriver() = %v, %v", EnvDriver, drv, err)
+		t.Fatalf("%s=emu: driver.Active() = %v, %v", EnvDriver, drv, err)
 	}
 	want := "gpu driver: emu (PTX interpreter on the CPU; selected by PATHNOTES_GPU=emu); PTX modules "
 	if d := Describe(); !strings.HasPrefix(d, want) || !strings.Contains(d, "PTX emulator (") {
@@ -200,23 +202,23 @@ func TestEmuDriverSelection(t *testing.T) {
 	if err != nil || res.At(0, 2) != 5 {
 		t.Errorf("FWBlocked on the selected emulator: %v, %v", res, err)
 	}
-	if _, err := cudaDriver(); err == nil {
+	if _, err := driver.CUDA(); err == nil {
 		t.Setenv(EnvDriver, "cuda")
-		if drv, err := activeDriver(); err != nil || drv.Name() != "cuda" {
+		if drv, err := driver.Active(); err != nil || drv.Name() != "cuda" {
 			t.Errorf("%s=cuda: %v, %v", EnvDriver, drv, err)
 		}
 	} else {
 		t.Setenv(EnvDriver, "cuda")
-		if _, err2 := activeDriver(); !errors.Is(err2, err) {
+		if _, err2 := driver.Active(); !errors.Is(err2, err) {
 			t.Errorf("%s=cuda without CUDA: %v, want %v", EnvDriver, err2, err)
 		}
 	}
 	t.Setenv(EnvDriver, "")
-	drv, err = activeDriver()
+	drv, err = driver.Active()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, cerr := cudaDriver(); cerr != nil {
+	if _, cerr := driver.CUDA(); cerr != nil {
 		v, _ := drv.Version()
 		if drv.Name() != "emu" || !strings.Contains(v, "built without CUDA") {
 			t.Errorf("default without CUDA: %s (%s), want the emulator saying why", drv.Name(), v)
@@ -233,7 +235,7 @@ const envNoticeChild = "PATHNOTES_GPU_TEST_NOTICE_CHILD"
 // TestEmuNotice checks, in a child process, that falling back to the
 // emulator prints one line on stderr however many GPU calls follow.
 func TestEmuNotice(t *testing.T) {
-	if _, err := cudaDriver(); err == nil {
+	if _, err := driver.CUDA(); err == nil {
 		if d, err := Default(); err == nil && d.Driver() == "cuda" {
 			t.Skip("CUDA works here: the default driver is cuda, there is no fallback to report")
 		}
@@ -271,13 +273,13 @@ func TestEmuNoticeChild(t *testing.T) {
 // resets and works again.
 func TestEmuIllegalAddress(t *testing.T) {
 	// One worker runs the blocks in order, so block (0,0,0) faults first.
-	dev, err := openEmulator(ptxemu.Options{Workers: 1})
+	dev, err := OpenEmulator(ptxemu.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	err = nullMatrixLaunch(t, dev)
-	var de *driverError
+	var de *driver.Error
 	if !errors.As(err, &de) || !de.Sticky || de.Name != "CUDA_ERROR_ILLEGAL_ADDRESS" {
 		t.Fatalf("fw_hn on a null matrix: %v, want a sticky illegal-address error", err)
 	}
@@ -296,12 +298,12 @@ func TestEmuIllegalAddress(t *testing.T) {
 // the emulator cannot run (a JIT failure, with the list in Log) and a
 // launch shape it refuses.
 func TestEmuDriverErrors(t *testing.T) {
-	dev, err := openEmulator(ptxemu.Options{})
+	dev, err := OpenEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = dev.ctx.LoadModule("broken", ".version 7.8\n.target sm_52\n.address_size 64\n.visible .entry broken()\n{\n\tbogus.instruction;\n}\n")
-	var de *driverError
+	var de *driver.Error
 	if !errors.As(err, &de) || de.Sticky || de.Name != "CUDA_ERROR_INVALID_PTX" || !strings.Contains(de.Log, "unsupported PTX instruction bogus.instruction at line 6") {
 		t.Errorf("loading broken PTX: %v", err)
 	}
@@ -309,7 +311,7 @@ func TestEmuDriverErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = dev.ctx.Launch(context.Background(), f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, []uint64{i32(4), 0, 0, 0})
+	err = dev.ctx.Launch(context.Background(), f, Dim(1, 1, 1), Dim(2048, 1, 1), 0, []uint64{i32(4), 0, 0, 0})
 	if !errors.As(err, &de) || de.Sticky || de.Name != "CUDA_ERROR_INVALID_VALUE" {
 		t.Errorf("launching 2048 threads per block: %v", err)
 	}
@@ -324,7 +326,7 @@ func TestEmuDriverErrors(t *testing.T) {
 // TestEmuStats checks the run statistics on the emulator and the
 // interpreter's own counts.
 func TestEmuStats(t *testing.T) {
-	dev, err := openEmulator(ptxemu.Options{})
+	dev, err := OpenEmulator(ptxemu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,5 +381,61 @@ func TestEmuLaunchCounts(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEmuSolverCancelInLaunch checks that a solver's context stops the
+// emulator inside a long launch (apsp-batched runs its sources in one
+// launch), not only between launches, and that the device works after.
+func TestEmuSolverCancelInLaunch(t *testing.T) {
+	d, err := OpenEmulator(ptxemu.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.GNM(600, 6000, graph.WeightRange{Min: 1, Max: 100}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A small run first loads the module, so that the deadline falls in
+	// the long launch, not in decoding the PTX (slow on a loaded machine).
+	small, _ := graph.GNM(20, 80, graph.WeightRange{Min: 1, Max: 9}, 2)
+	ref, _ := cpu.FloydWarshall(context.Background(), small, cpu.FWOptions{})
+	if res, err := AllPairs(context.Background(), VariantAPSPBatched, small, Options{Device: d}); err != nil || !res.SameDistances(ref) {
+		t.Fatalf("apsp-batched before the cancelled run: %v", err)
+	}
+	// The deadline must fall in the launch, after the host's preparation,
+	// which a loaded machine slows: it doubles from 150 ms until it does.
+	var start time.Time
+	for deadline := 150 * time.Millisecond; ; deadline *= 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		start = time.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := AllPairs(ctx, VariantAPSPBatched, g, Options{Device: d})
+			done <- err
+		}()
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("apsp-batched still runs 30 s after its context expired")
+		}
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("apsp-batched with a %v deadline: %v, want an error wrapping context.DeadlineExceeded", deadline, err)
+		}
+		if !strings.Contains(err.Error(), "after 0 launches") || deadline >= 5*time.Second {
+			break
+		}
+		t.Logf("the %v deadline fell before the launch: %v", deadline, err)
+	}
+	for _, part := range []string{"apsp-batched: interrupted after", "in kernel apsp_batch"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("cancelled solver: error %q lacks %q", err, part)
+		}
+	}
+	t.Logf("stopped after %v: %v", time.Since(start), err)
+	res, err := AllPairs(context.Background(), VariantAPSPBatched, small, Options{Device: d})
+	if err != nil || !res.SameDistances(ref) {
+		t.Errorf("apsp-batched after the cancelled run: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -178,13 +179,13 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 	if err := r.fill(flags, graph.Inf); err != nil {
 		return err
 	}
-	var copied [2]eventHandle
+	var copied [2]driver.Event
 	for i := range copied {
 		if copied[i], err = r.event(); err != nil {
 			return err
 		}
 	}
-	kstart, kstop := make([]eventHandle, batches), make([]eventHandle, batches)
+	kstart, kstop := make([]driver.Event, batches), make([]driver.Event, batches)
 	for b := range batches {
 		if kstart[b], err = r.event(); err != nil {
 			return err
@@ -223,7 +224,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 			if err := r.fill(next, 0); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.SSSP, "apsp_batch", Dim3{min(blocks, count), 1, 1}, Dim3{tun.Block, 1, 1}, 0,
+			if err := r.launch(ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
 				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), next.arg(),
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err

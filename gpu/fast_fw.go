@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -27,7 +28,7 @@ const (
 )
 
 // ffPhase1Block is the block of ff_phase1, which closes the primary tile.
-var ffPhase1Block = Dim3{256, 1, 1}
+var ffPhase1Block = Dim(256, 1, 1)
 
 // ffMode is one of fw-fast's kernel sets.
 type ffMode struct {
@@ -142,7 +143,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		quarter := nb <= ffQuarterMax
 		for s := range nb {
 			args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 				return err
 			}
 			if nb == 1 {
@@ -152,17 +153,17 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 			// The panels: quarters without predecessors; with them
 			// ff_panels, so that Π is the one every path of fw-fast returns.
 			if quarter && !opts.Pred {
-				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim3{nb, 2, 4}, Dim3{256, 1, 1}, 0, args...); err != nil {
+				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim(nb, 2, 4), Dim(256, 1, 1), 0, args...); err != nil {
 					return err
 				}
-			} else if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 2, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+			} else if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim(nb, 2, 1), Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
-			rest, grid := "ff_rest_", Dim3{nb, nb, 1}
+			rest, grid := "ff_rest_", Dim(nb, nb, 1)
 			if quarter {
-				rest, grid = "ff_qrest_", Dim3{2 * nb, 2 * nb, 1}
+				rest, grid = "ff_qrest_", Dim(2*nb, 2*nb, 1)
 			}
-			if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
 			r.report(min((s+1)*ffTile, n), n)
@@ -219,7 +220,7 @@ func (r *run) ffBuild(g *graph.Graph, ld, y0, h int, d, p uint64, mode ffMode) e
 		return err
 	}
 	rows := h * ffTile
-	if err := r.launch(ptx.FWFast, "ff_init", Dim3{ceilDiv(ld, 512), min(rows, 65535), 1}, Dim3{128, 1, 1}, 0,
+	if err := r.launch(ptx.FWFast, "ff_init", Dim(ceilDiv(ld, 512), min(rows, 65535), 1), Dim(128, 1, 1), 0,
 		i32(n), i32(ld), i32(y0*ffTile), i32(rows), uint64(uint32(mode.inf)), d, p); err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func (r *run) ffBuild(g *graph.Graph, ld, y0, h int, d, p uint64, mode ffMode) e
 	if hi <= lo {
 		return nil
 	}
-	return r.launch(ptx.FWFast, "ff_arcs", Dim3{ceilDiv(hi-lo, 8), 1, 1}, Dim3{256, 1, 1}, 0,
+	return r.launch(ptx.FWFast, "ff_arcs", Dim(ceilDiv(hi-lo, 8), 1, 1), Dim(256, 1, 1), 0,
 		i32(ld), i32(lo), i32(hi), c.off.arg(), c.tgt.arg(), c.w.arg(), d, p)
 }
 
@@ -264,8 +265,8 @@ func (r *run) ffFinish(g *graph.Graph, n, ld, lo, hi int, mode ffMode, d, p buff
 // ffCheck queues ff_finish on rows lo..hi-1 of d and p (addressed as the
 // whole matrix of side ld) on stream s, with its three flags in flags
 // (set to graph.Inf before).
-func (r *run) ffCheck(n, ld, lo, hi int, mode ffMode, d, p, flags buffer, s streamHandle) error {
-	return r.launchOn(s, ptx.FWFast, "ff_finish", Dim3{min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1}, Dim3{256, 1, 1}, 0,
+func (r *run) ffCheck(n, ld, lo, hi int, mode ffMode, d, p, flags buffer, s driver.Stream) error {
+	return r.launchOn(s, ptx.FWFast, "ff_finish", Dim(min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1), Dim(256, 1, 1), 0,
 		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(mode.inf)), d.arg(), p.arg(), flags.arg())
 }
 
@@ -377,13 +378,13 @@ func (r *run) ffMove(host []int32, m uint64, buf buffer, n, ld, lo, hi int, inf 
 			if err := r.copyIn(stage, part); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FWFast, "ff_scatter", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_scatter", grid, Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
 			continue
 		}
 		args[5], args[6] = m, stage.arg()
-		if err := r.launch(ptx.FWFast, "ff_gather", grid, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, "ff_gather", grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 		if err := r.download(part, stage); err != nil {

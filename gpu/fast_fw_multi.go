@@ -175,10 +175,10 @@ func ffMultiStage(grp *group, stripes []ffStripe, s, ld int, mode ffMode) error 
 	}
 	o, ro := &stripes[owner], grp.runs[owner]
 	args := []uint64{i32(ld), i32(s), o.virtD, o.virtP}
-	if err := ro.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
+	if err := ro.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 		return err
 	}
-	if err := ro.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim3{nb, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+	if err := ro.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim(nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 		return err
 	}
 	row := DevicePtr(s-o.y0) * ffTile * DevicePtr(ld) * 4 // the primary row's offset in the owner's stripe
@@ -198,10 +198,10 @@ func ffMultiStage(grp *group, stripes []ffStripe, s, ld int, mode ffMode) error 
 			}
 		}
 		args := []uint64{i32(ld), i32(s), i32(st.y0), st.virtD, st.virtP, bd, bp}
-		if err := r.launch(ptx.FWFast, "ff_stripe_col_"+mode.suffix, Dim3{st.h, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, "ff_stripe_col_"+mode.suffix, Dim(st.h, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
-		if err := r.launch(ptx.FWFast, "ff_stripe_rest_"+mode.suffix, Dim3{nb, st.h, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, "ff_stripe_rest_"+mode.suffix, Dim(nb, st.h, 1), Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 	}

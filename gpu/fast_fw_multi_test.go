@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 )
@@ -17,7 +18,7 @@ func emulators(t *testing.T, k int) []*Device {
 	t.Helper()
 	devs := make([]*Device, k)
 	for i := range devs {
-		d, err := openEmulator(ptxemu.Options{})
+		d, err := OpenEmulator(ptxemu.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +180,7 @@ func fwFast(ctx context.Context, g *graph.Graph) func(Options) error {
 // ordinal is an error that names the variable.
 func TestEmuDevices(t *testing.T) {
 	t.Setenv(EnvDriver, "emu")
-	t.Setenv(EnvEmuDevices, "3")
+	t.Setenv(driver.EnvEmuDevices, "3")
 	devs, err := OpenAll()
 	if err != nil || len(devs) != 3 || devs[0] == devs[1] || devs[1] == devs[2] {
 		t.Fatalf("OpenAll: %v, %v", devs, err)
@@ -195,8 +196,8 @@ func TestEmuDevices(t *testing.T) {
 	if _, err := Open(3); err == nil || !strings.Contains(err.Error(), "no device 3") {
 		t.Errorf("Open(3): %v", err)
 	}
-	t.Setenv(EnvEmuDevices, "zero")
-	if _, err := OpenAll(); err == nil || !strings.Contains(err.Error(), EnvEmuDevices) {
+	t.Setenv(driver.EnvEmuDevices, "zero")
+	if _, err := OpenAll(); err == nil || !strings.Contains(err.Error(), driver.EnvEmuDevices) {
 		t.Errorf("bad count: %v", err)
 	}
 }

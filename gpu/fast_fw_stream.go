@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -138,10 +139,10 @@ func (pl *ffPlan) rows(s blocks) (lo, hi int) {
 // that updates its bands and the events that order the streams' work on it.
 type ffSlot struct {
 	d, p    buffer
-	compute streamHandle
+	compute driver.Stream
 	// loaded, computed and free are recorded after the slot's last copy
 	// in, update and copy out.
-	loaded, computed, free eventHandle
+	loaded, computed, free driver.Event
 }
 
 // ffCard is one card's part of a streamed run: its primary buffer
@@ -157,17 +158,17 @@ type ffCard struct {
 	at      []int
 	slots   []*ffSlot
 	next    int // the slot the next band takes
-	in, out streamHandle
-	compute [2]streamHandle
+	in, out driver.Stream
+	compute [2]driver.Stream
 	// doneWith[k] is recorded on compute stream k after a pass's bands,
 	// stored[i] on the out stream after unit i's latest copy out (0
 	// before the first): its next copy in waits for it.
-	doneWith [2]eventHandle
-	stored   []eventHandle
+	doneWith [2]driver.Event
+	stored   []driver.Event
 	// marks holds each pass's events for StreamSplit: on the default
 	// stream before the chunk's swap, after it and after the own stages;
 	// then doneWith of both compute streams.
-	marks [][5]eventHandle
+	marks [][5]driver.Event
 }
 
 // ffStream is a streamed fw-fast run on the cards of grp.
@@ -249,7 +250,7 @@ func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budge
 // kernels' infinity for good), streams and events.
 func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 	pl := &s.pl
-	card := &ffCard{r: r, c: c, stored: make([]eventHandle, len(pl.units[c]))}
+	card := &ffCard{r: r, c: c, stored: make([]driver.Event, len(pl.units[c]))}
 	rows := 0
 	for _, h := range pl.regions {
 		card.at = append(card.at, rows)
@@ -275,7 +276,7 @@ func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 			return nil, err
 		}
 	}
-	for _, st := range []*streamHandle{&card.in, &card.out, &card.compute[0], &card.compute[1]} {
+	for _, st := range []*driver.Stream{&card.in, &card.out, &card.compute[0], &card.compute[1]} {
 		if *st, err = r.dev.ctx.NewStream(); err != nil {
 			return nil, r.fail(err, "creating a stream")
 		}
@@ -290,7 +291,7 @@ func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 				return nil, err
 			}
 		}
-		for _, e := range []*eventHandle{&sl.loaded, &sl.computed, &sl.free} {
+		for _, e := range []*driver.Event{&sl.loaded, &sl.computed, &sl.free} {
 			if *e, err = r.event(); err != nil {
 				return nil, err
 			}
@@ -304,7 +305,7 @@ func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 
 // join makes the work queued later on each of to wait for what is queued
 // on from now.
-func (card *ffCard) join(from streamHandle, to ...streamHandle) error {
+func (card *ffCard) join(from driver.Stream, to ...driver.Stream) error {
 	r := card.r
 	e, err := r.event()
 	if err != nil {
@@ -334,7 +335,7 @@ func (s *ffStream) close() error {
 		s.regs.release()
 	}
 	for _, card := range s.cards {
-		for _, st := range []streamHandle{card.in, card.out, card.compute[0], card.compute[1]} {
+		for _, st := range []driver.Stream{card.in, card.out, card.compute[0], card.compute[1]} {
 			if st != 0 {
 				_ = card.r.dev.ctx.DestroyStream(st) // nothing left to do about a failed destroy
 			}
@@ -362,7 +363,7 @@ func (s *ffStream) passes() error {
 	rowsDone := 0
 	for p := range s.pl.passes {
 		for _, card := range s.cards {
-			card.marks = append(card.marks, [5]eventHandle{})
+			card.marks = append(card.marks, [5]driver.Event{})
 			if err := card.mark(&card.marks[p][0], 0); err != nil {
 				return err
 			}
@@ -440,7 +441,7 @@ func (s *ffStream) eachCard(f func(card *ffCard) error) error {
 }
 
 // mark records a new event on stream st of card into e.
-func (card *ffCard) mark(e *eventHandle, st streamHandle) error {
+func (card *ffCard) mark(e *driver.Event, st driver.Stream) error {
 	var err error
 	if *e, err = card.r.event(); err != nil {
 		return err
@@ -459,7 +460,7 @@ func (s *ffStream) time() error {
 		for _, card := range s.cards {
 			m := card.marks[p]
 			ctx := card.r.dev.ctx
-			for i, pair := range [][2]eventHandle{{m[0], m[1]}, {m[1], m[2]}, {m[2], m[3]}, {m[2], m[4]}} {
+			for i, pair := range [][2]driver.Event{{m[0], m[1]}, {m[1], m[2]}, {m[2], m[3]}, {m[2], m[4]}} {
 				dt, err := ctx.Elapsed(pair[0], pair[1])
 				if err != nil {
 					return card.r.fail(err, "streamed fw-fast, pass %d", p)
@@ -481,7 +482,7 @@ func (s *ffStream) time() error {
 // receives the other cards' chunks, waits for both.
 func (s *ffStream) swapChunk(card *ffCard, p int) error {
 	ctx := card.r.dev.ctx
-	var freed []eventHandle // after the copy out of each unit of the old chunk
+	var freed []driver.Event // after the copy out of each unit of the old chunk
 	var ends []int          // the block row (in the region) where each ends
 	if p > 0 {
 		old := s.pl.chunks[card.c][p-1]
@@ -524,7 +525,7 @@ func (s *ffStream) swapChunk(card *ffCard, p int) error {
 }
 
 // afterBands makes stream st of card wait for the bands queued so far.
-func (s *ffStream) afterBands(card *ffCard, st streamHandle) error {
+func (s *ffStream) afterBands(card *ffCard, st driver.Stream) error {
 	for _, e := range card.doneWith {
 		if e == 0 {
 			continue
@@ -636,10 +637,10 @@ func (s *ffStream) ownStages(p int) error {
 		for st := ch.y0; st < ch.y1; st++ {
 			args := []uint64{i32(pl.ld), i32(st), od, op}
 			r := owner.r
-			if err := r.launch(ptx.FWFast, "ff_phase1_"+s.mode.suffix, Dim3{1, 1, 1}, ffPhase1Block, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_phase1_"+s.mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim3{pl.nb, 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+			if err := r.launch(ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim(pl.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
 			for _, card := range s.cards {
@@ -764,21 +765,21 @@ func (s *ffStream) bandOrder(card *ffCard, p int) []int {
 // stripeStage queues stage st on stream st of card for block rows u
 // (addressed as the whole matrix by d and p): their part of the primary
 // column, then the rest of them, with the primary row at bd and bp.
-func (s *ffStream) stripeStage(card *ffCard, on streamHandle, u blocks, d, p uint64, st int, bd, bp uint64) error {
+func (s *ffStream) stripeStage(card *ffCard, on driver.Stream, u blocks, d, p uint64, st int, bd, bp uint64) error {
 	r := card.r
 	args := []uint64{i32(s.pl.ld), i32(st), i32(u.y0), d, p, bd, bp}
-	if err := r.launchOn(on, ptx.FWFast, "ff_stripe_col_"+s.mode.suffix, Dim3{u.rows(), 1, 1}, Dim3{256, 1, 1}, 0, args...); err != nil {
+	if err := r.launchOn(on, ptx.FWFast, "ff_stripe_col_"+s.mode.suffix, Dim(u.rows(), 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 		return err
 	}
-	return r.launchOn(on, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim3{s.pl.nb, u.rows(), 1}, Dim3{256, 1, 1}, 0, args...)
+	return r.launchOn(on, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim(s.pl.nb, u.rows(), 1), Dim(256, 1, 1), 0, args...)
 }
 
 // convert queues kernel (ff_scatter or ff_gather) on stream st over the
 // first rows block rows of b in place: every value maps to itself but
 // for the infinities.
-func (s *ffStream) convert(card *ffCard, st streamHandle, kernel string, b buffer, rows int) error {
+func (s *ffStream) convert(card *ffCard, st driver.Stream, kernel string, b buffer, rows int) error {
 	count := rows * ffTile * s.pl.ld
-	return card.r.launchOn(st, ptx.FWFast, kernel, grid1D(count, 256), Dim3{256, 1, 1}, 0,
+	return card.r.launchOn(st, ptx.FWFast, kernel, grid1D(count, 256), Dim(256, 1, 1), 0,
 		i32(s.pl.ld), i32(s.pl.ld), 0, i32(rows*ffTile), uint64(uint32(s.mode.inf)), b.arg(), b.arg())
 }
 
@@ -793,7 +794,7 @@ func (s *ffStream) copyUnit(card *ffCard, buf buffer, k int, u blocks, in bool) 
 	for _, pc := range s.regs.of(k, u.y0) {
 		dev := buf.ptr + DevicePtr(4*(pc.row0-lo)*ld)
 		rows := len(pc.mem) / n
-		host := bytesOf(pc.mem)
+		host := asBytes(pc.mem)
 		var err error
 		switch {
 		case in && pc.ok:
@@ -828,7 +829,7 @@ func (s *ffStream) copyUnit(card *ffCard, buf buffer, k int, u blocks, in bool) 
 // registered is copied from pageable memory (pinned against the
 // collector), more slowly: the run goes on.
 type hostBands struct {
-	ctx    deviceContext
+	ctx    driver.Context
 	pieces []hostPiece
 	at     map[[2]int][2]int // (matrix, band's first block row): its pieces, from and to
 	pin    runtime.Pinner
@@ -851,7 +852,7 @@ const regWorkers = 8
 // registerBands registers the n-wide matrices mats in bands (of block
 // rows), in pieces of at most piece bytes (one row at least), and returns
 // when every piece is registered or given up on.
-func registerBands(ctx deviceContext, mats [][]int32, n int, bands []blocks, piece int) *hostBands {
+func registerBands(ctx driver.Context, mats [][]int32, n int, bands []blocks, piece int) *hostBands {
 	h := &hostBands{ctx: ctx, at: map[[2]int][2]int{}}
 	per := max(1, piece/(4*max(n, 1))) // rows per piece
 	for k, m := range mats {
@@ -867,7 +868,7 @@ func registerBands(ctx deviceContext, mats [][]int32, n int, bands []blocks, pie
 			h.pin.Pin(&m[0])
 		}
 	}
-	h.each(func(p *hostPiece) { p.ok = ctx.HostRegister(bytesOf(p.mem)) == nil })
+	h.each(func(p *hostPiece) { p.ok = ctx.HostRegister(asBytes(p.mem)) == nil })
 	return h
 }
 
@@ -882,7 +883,7 @@ func (h *hostBands) of(k, y0 int) []hostPiece {
 func (h *hostBands) release() {
 	h.each(func(p *hostPiece) {
 		if p.ok {
-			_ = h.ctx.HostUnregister(bytesOf(p.mem)) // nothing left to do about a failed unregister
+			_ = h.ctx.HostUnregister(asBytes(p.mem)) // nothing left to do about a failed unregister
 		}
 	})
 	h.pin.Unpin()

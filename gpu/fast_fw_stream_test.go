@@ -252,10 +252,10 @@ func TestRegisterBands(t *testing.T) {
 		}
 	}
 	h.release()
-	if err := dev.ctx.HostRegister(bytesOf(mats[0][:n])); err != nil {
+	if err := dev.ctx.HostRegister(asBytes(mats[0][:n])); err != nil {
 		t.Errorf("registering again after release: %v", err)
 	}
-	if err := dev.ctx.HostUnregister(bytesOf(mats[0][:n])); err != nil {
+	if err := dev.ctx.HostUnregister(asBytes(mats[0][:n])); err != nil {
 		t.Error(err)
 	}
 }

@@ -509,7 +509,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	}
 	var tr frontierTrace
 	err = r.kernels(func() error {
-		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim3{256, 1, 1}, 0, i32(n), i32(source),
+		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim(256, 1, 1), 0, i32(n), i32(source),
 			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
 			return err
 		}
@@ -527,7 +527,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 				}
 			}
 			before := int(state[stStep])
-			if err := r.launch(ptx.SSSP, "sssp_run", Dim3{s.blocks, 1, 1}, Dim3{s.threads, 1, 1}, s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
 				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
@@ -598,8 +598,8 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 	if count == 0 {
 		return nil
 	}
-	grid := Dim3{min(ceilDiv(count, 256), 4096), 1, 1}
-	return r.launch(ptx.SSSP, "sssp_unpack", grid, Dim3{256, 1, 1}, 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
+	grid := Dim(min(ceilDiv(count, 256), 4096), 1, 1)
+	return r.launch(ptx.SSSP, "sssp_unpack", grid, Dim(256, 1, 1), 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
 }
 
 // SSSPFast runs variant "sssp-fast", pathnotes' fastest single-source

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -113,8 +114,8 @@ func TestArgumentChecks(t *testing.T) {
 // TestDriverSelection checks PATHNOTES_GPU's values.
 func TestDriverSelection(t *testing.T) {
 	t.Setenv(EnvDriver, "emu")
-	if drv, err := activeDriver(); err != nil || drv.Name() != "emu" {
-		t.Errorf("%s=emu: activeDriver() = %v, %v, want the emulator", EnvDriver, drv, err)
+	if drv, err := driver.Active(); err != nil || drv.Name() != "emu" {
+		t.Errorf("%s=emu: driver.Active() = %v, %v, want the emulator", EnvDriver, drv, err)
 	}
 	if d := Describe(); !strings.HasPrefix(d, "gpu driver: emu (") || !strings.Contains(d, "PATHNOTES_GPU=emu") {
 		t.Errorf("%s=emu: Describe() = %q", EnvDriver, d)
@@ -124,8 +125,8 @@ func TestDriverSelection(t *testing.T) {
 		"metal": `PATHNOTES_GPU="metal": want cuda, emu or off`,
 	} {
 		t.Setenv(EnvDriver, value)
-		if _, err := activeDriver(); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s=%s: activeDriver() = %v, want %q", EnvDriver, value, err, want)
+		if _, err := driver.Active(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s=%s: driver.Active() = %v, want %q", EnvDriver, value, err, want)
 		}
 		if d := Describe(); !strings.HasPrefix(d, "gpu driver: none (") || !strings.Contains(d, want) {
 			t.Errorf("%s=%s: Describe() = %q", EnvDriver, value, d)
@@ -190,7 +191,7 @@ func TestCheckLaunch(t *testing.T) {
 	ok := []struct {
 		grid, block Dim3
 		shared      int
-	}{{Dim3{1, 1, 1}, block2D, 3 * tileBytes}, {Dim3{36, 36682, 1}, block1024, 0}, {Dim3{1147, 1147, 1}, block2D, 0}}
+	}{{Dim(1, 1, 1), block2D, 3 * tileBytes}, {Dim(36, 36682, 1), block1024, 0}, {Dim(1147, 1147, 1), block2D, 0}}
 	for _, c := range ok {
 		if err := checkLaunch(h100, c.grid, c.block, c.shared); err != nil {
 			t.Errorf("checkLaunch(%v, %v, %d) = %v", c.grid, c.block, c.shared, err)
@@ -201,11 +202,11 @@ func TestCheckLaunch(t *testing.T) {
 		shared      int
 		want        string
 	}{
-		{Dim3{1, 70000, 1}, block1024, 0, "grid (1,70000,1) is outside"},
-		{Dim3{0, 1, 1}, block1024, 0, "grid (0,1,1) is outside"},
-		{Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, "block (2048,1,1) is outside"},
-		{Dim3{1, 1, 1}, Dim3{64, 32, 1}, 0, "has 2048 threads"},
-		{Dim3{1, 1, 1}, block2D, 64 << 10, "65536 bytes of shared memory"},
+		{Dim(1, 70000, 1), block1024, 0, "grid (1,70000,1) is outside"},
+		{Dim(0, 1, 1), block1024, 0, "grid (0,1,1) is outside"},
+		{Dim(1, 1, 1), Dim(2048, 1, 1), 0, "block (2048,1,1) is outside"},
+		{Dim(1, 1, 1), Dim(64, 32, 1), 0, "has 2048 threads"},
+		{Dim(1, 1, 1), block2D, 64 << 10, "65536 bytes of shared memory"},
 	}
 	for _, c := range bad {
 		if err := checkLaunch(h100, c.grid, c.block, c.shared); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -306,7 +307,7 @@ func buildArcs(t testing.TB, b *graph.Builder, arcs string) *graph.Graph {
 	return g
 }
 
-// fakeContext is a deviceContext without a GPU: a fixed amount of memory and
+// fakeContext is a driver.Context without a GPU: a fixed amount of memory and
 // allocations that succeed (no copies or launches), for the checks that
 // come before any kernel runs and for the handling of driver errors.
 type fakeContext struct {
@@ -318,49 +319,49 @@ type fakeContext struct {
 
 var errFake = errors.New("fake context: not supported")
 
-func (f *fakeContext) MemInfo() (uint64, uint64, error)                  { return f.free, f.total, nil }
-func (f *fakeContext) HostAlloc(n uint64) ([]byte, error)                { return make([]byte, n), nil }
-func (f *fakeContext) HostFree([]byte) error                             { return nil }
-func (f *fakeContext) Alloc(uint64) (DevicePtr, error)                   { return 4096, nil }
-func (f *fakeContext) Free(DevicePtr) error                              { return nil }
-func (f *fakeContext) CopyIn(DevicePtr, []int32) error                   { return nil }
-func (f *fakeContext) CopyOut([]int32, DevicePtr) error                  { return errFake }
-func (f *fakeContext) Memset32(DevicePtr, uint32, uint64) error          { return nil }
-func (f *fakeContext) LoadModule(string, string) (moduleHandle, error)   { return 1, nil }
-func (f *fakeContext) Function(moduleHandle, string) (funcHandle, error) { return 1, nil }
-func (f *fakeContext) MaxActiveBlocks(funcHandle, int, int) (int, error) {
+func (f *fakeContext) MemInfo() (uint64, uint64, error)                    { return f.free, f.total, nil }
+func (f *fakeContext) HostAlloc(n uint64) ([]byte, error)                  { return make([]byte, n), nil }
+func (f *fakeContext) HostFree([]byte) error                               { return nil }
+func (f *fakeContext) Alloc(uint64) (DevicePtr, error)                     { return 4096, nil }
+func (f *fakeContext) Free(DevicePtr) error                                { return nil }
+func (f *fakeContext) CopyIn(DevicePtr, []int32) error                     { return nil }
+func (f *fakeContext) CopyOut([]int32, DevicePtr) error                    { return errFake }
+func (f *fakeContext) Memset32(DevicePtr, uint32, uint64) error            { return nil }
+func (f *fakeContext) LoadModule(string, string) (driver.Module, error)    { return 1, nil }
+func (f *fakeContext) Function(driver.Module, string) (driver.Func, error) { return 1, nil }
+func (f *fakeContext) MaxActiveBlocks(driver.Func, int, int) (int, error) {
 	return 1, nil
 }
-func (f *fakeContext) Launch(context.Context, funcHandle, Dim3, Dim3, int, []uint64) error {
+func (f *fakeContext) Launch(context.Context, driver.Func, Dim3, Dim3, int, []uint64) error {
 	return f.launchErr
 }
-func (f *fakeContext) Synchronize() error                                      { return nil }
-func (f *fakeContext) NewEvent() (eventHandle, error)                          { return 1, nil }
-func (f *fakeContext) Record(eventHandle) error                                { return nil }
-func (f *fakeContext) Elapsed(eventHandle, eventHandle) (time.Duration, error) { return 0, nil }
-func (f *fakeContext) DestroyEvent(eventHandle) error                          { return nil }
-func (f *fakeContext) Reset() error                                            { f.resets++; return f.resetErr }
-func (f *fakeContext) NewStream() (streamHandle, error)                        { return 1, nil }
-func (f *fakeContext) DestroyStream(streamHandle) error                        { return nil }
-func (f *fakeContext) LaunchOn(context.Context, streamHandle, funcHandle, Dim3, Dim3, int, []uint64) error {
+func (f *fakeContext) Synchronize() error                                        { return nil }
+func (f *fakeContext) NewEvent() (driver.Event, error)                           { return 1, nil }
+func (f *fakeContext) Record(driver.Event) error                                 { return nil }
+func (f *fakeContext) Elapsed(driver.Event, driver.Event) (time.Duration, error) { return 0, nil }
+func (f *fakeContext) DestroyEvent(driver.Event) error                           { return nil }
+func (f *fakeContext) Reset() error                                              { f.resets++; return f.resetErr }
+func (f *fakeContext) NewStream() (driver.Stream, error)                         { return 1, nil }
+func (f *fakeContext) DestroyStream(driver.Stream) error                         { return nil }
+func (f *fakeContext) LaunchOn(context.Context, driver.Stream, driver.Func, Dim3, Dim3, int, []uint64) error {
 	return f.launchErr
 }
-func (f *fakeContext) CopyInAsync(DevicePtr, []byte, streamHandle) error  { return nil }
-func (f *fakeContext) CopyOutAsync([]byte, DevicePtr, streamHandle) error { return errFake }
-func (f *fakeContext) CopyIn2DAsync(DevicePtr, int, []byte, int, int, int, streamHandle) error {
+func (f *fakeContext) CopyInAsync(DevicePtr, []byte, driver.Stream) error  { return nil }
+func (f *fakeContext) CopyOutAsync([]byte, DevicePtr, driver.Stream) error { return errFake }
+func (f *fakeContext) CopyIn2DAsync(DevicePtr, int, []byte, int, int, int, driver.Stream) error {
 	return nil
 }
-func (f *fakeContext) CopyOut2DAsync([]byte, int, DevicePtr, int, int, int, streamHandle) error {
+func (f *fakeContext) CopyOut2DAsync([]byte, int, DevicePtr, int, int, int, driver.Stream) error {
 	return errFake
 }
-func (f *fakeContext) RecordOn(eventHandle, streamHandle) error  { return nil }
-func (f *fakeContext) WaitEvent(streamHandle, eventHandle) error { return nil }
-func (f *fakeContext) SyncStream(streamHandle) error             { return nil }
-func (f *fakeContext) SyncEvent(eventHandle) error               { return nil }
-func (f *fakeContext) HostRegister([]byte) error                 { return nil }
-func (f *fakeContext) HostUnregister([]byte) error               { return nil }
+func (f *fakeContext) RecordOn(driver.Event, driver.Stream) error  { return nil }
+func (f *fakeContext) WaitEvent(driver.Stream, driver.Event) error { return nil }
+func (f *fakeContext) SyncStream(driver.Stream) error              { return nil }
+func (f *fakeContext) SyncEvent(driver.Event) error                { return nil }
+func (f *fakeContext) HostRegister([]byte) error                   { return nil }
+func (f *fakeContext) HostUnregister([]byte) error                 { return nil }
 
-func fakeDevice(ctx deviceContext) *Device {
+func fakeDevice(ctx driver.Context) *Device {
 	d := &Device{info: DeviceInfo{Name: "Fake GPU", MaxThreadsPerBlock: 1024, SharedPerBlock: 48 << 10,
 		MaxBlock: [3]int{1024, 1024, 64}, MaxGrid: [3]int{1<<31 - 1, 65535, 65535}}, ctx: ctx}
 	d.forget()
@@ -395,12 +396,12 @@ func TestDeviceMemoryCheck(t *testing.T) {
 // leaves the device usable.
 func TestStickyErrors(t *testing.T) {
 	g := mustGraph(t, 3, "0->1 1, 1->2 1")
-	sticky := &driverError{Op: "cuLaunchKernel", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS", Sticky: true}
+	sticky := &driver.Error{Op: "cuLaunchKernel", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS", Sticky: true}
 
 	ok := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: sticky}
 	d := fakeDevice(ok)
 	_, err := FWHN(context.Background(), g, Options{Device: d})
-	if !errors.As(err, new(*driverError)) || !strings.Contains(err.Error(), "context has been reset") || ok.resets != 1 || d.lost != nil {
+	if !errors.As(err, new(*driver.Error)) || !strings.Contains(err.Error(), "context has been reset") || ok.resets != 1 || d.lost != nil {
 		t.Errorf("sticky error with a working reset: %v (resets %d, lost %v)", err, ok.resets, d.lost)
 	}
 
@@ -420,7 +421,7 @@ func TestStickyErrors(t *testing.T) {
 		t.Errorf("a lost device was reset %d times, want 1", broken.resets)
 	}
 
-	refused := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: &driverError{Op: "cuLaunchKernel", Code: 1, Name: "CUDA_ERROR_INVALID_VALUE"}}
+	refused := &fakeContext{free: 1 << 30, total: 1 << 30, launchErr: &driver.Error{Op: "cuLaunchKernel", Code: 1, Name: "CUDA_ERROR_INVALID_VALUE"}}
 	d = fakeDevice(refused)
 	if _, err := FWHN(context.Background(), g, Options{Device: d}); err == nil || refused.resets != 0 || d.lost != nil {
 		t.Errorf("non-sticky error: %v (resets %d)", err, refused.resets)
@@ -436,7 +437,7 @@ func nullMatrixLaunch(t *testing.T, d *Device) error {
 		t.Fatal(err)
 	}
 	err = r.kernels(func() error {
-		return r.launch(ptx.FloydWarshall, "fw_hn", Dim3{4, 4, 1}, block2D, 0, i32(128), i32(0), 0, 0)
+		return r.launch(ptx.FloydWarshall, "fw_hn", Dim(4, 4, 1), block2D, 0, i32(128), i32(0), 0, 0)
 	})
 	r.end()
 	return err

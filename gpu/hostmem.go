@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -69,7 +70,7 @@ const stagedMinBytes = 16 << 20
 // matrices, made on a goroutine of its own (so that, with the kernels
 // running, it costs the call nothing).
 type hostResult struct {
-	ctx         deviceContext
+	ctx         driver.Context
 	rows, width int
 	mats        [][]int32
 	path        int
@@ -165,7 +166,7 @@ func (h *hostResult) release() error {
 // fetch copies rows lo..hi-1 of matrix k from the device matrix at src,
 // whose rows are devPitch values apart, on stream s, and returns once the
 // copy is done. The copy's device time is added to Stats.DeviceToHost.
-func (r *run) fetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s streamHandle) error {
+func (r *run) fetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s driver.Stream) error {
 	f, err := r.queueFetch(h, k, src, devPitch, lo, hi, s)
 	if err != nil {
 		return err
@@ -175,7 +176,7 @@ func (r *run) fetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s
 
 // pendingFetch is a copy back that queueFetch queued: its events and size.
 type pendingFetch struct {
-	start, stop eventHandle
+	start, stop driver.Event
 	bytes       uint64
 }
 
@@ -183,7 +184,7 @@ type pendingFetch struct {
 // waiting for it, on the registered and pageable paths (the staged one
 // needs the host, and returns once it is done); fetched waits for it. The
 // result's memory must not be read before.
-func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s streamHandle) (pendingFetch, error) {
+func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s driver.Stream) (pendingFetch, error) {
 	c := r.dev.ctx
 	f := pendingFetch{bytes: uint64(max(hi-lo, 0)) * uint64(h.width) * 4}
 	var err error
@@ -231,7 +232,7 @@ func (r *run) fetched(f pendingFetch) error {
 // fetchStaged copies rows lo..hi-1 through the two page-locked staging
 // buffers: while all cores copy one into the result, the device fills the
 // other. Without staging buffers it copies straight into host.
-func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, s streamHandle) error {
+func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
 	c := r.dev.ctx
 	st, err := r.dev.stagingBuffers()
 	if err != nil {
@@ -241,7 +242,7 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 		return nil
 	}
 	per := max(1, len(st[0])/max(w, 1))
-	var ev [2]eventHandle
+	var ev [2]driver.Event
 	for i := range ev {
 		if ev[i], err = r.event(); err != nil {
 			return err

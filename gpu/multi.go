@@ -8,25 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
 // Several devices in one run (Options.Devices): opening them, holding them
 // together, and copying between them.
-
-// peerCopier is what a deviceContext offers for copies between two devices
-// of one driver. Both drivers have it: the cuda driver through
-// cuMemcpyPeer, the emulator by reading the other emulator's memory.
-type peerCopier interface {
-	// EnablePeer lets this context reach other's memory directly, when the
-	// two devices can, and reports whether they can.
-	EnablePeer(other deviceContext) (bool, error)
-	// CopyPeer copies bytes from src on the device of from into dst here.
-	CopyPeer(dst DevicePtr, from deviceContext, src DevicePtr, bytes uint64) error
-}
-
-// errNotPeer is CopyPeer's answer for a context of another driver.
-var errNotPeer = errors.New("the two devices belong to different drivers")
 
 // stagePeerCopies makes multi-device runs copy through host memory even
 // where the devices can copy directly (tests use it to exercise that path).
@@ -163,7 +150,7 @@ func beginGroup(ctx context.Context, what string, devs []*Device, opts Options) 
 	for a, ra := range grp.runs {
 		grp.direct[a] = make([]bool, len(devs))
 		for b, rb := range grp.runs {
-			pb, ok := rb.dev.ctx.(peerCopier)
+			pb, ok := rb.dev.ctx.(driver.Peer)
 			if a == b || !ok || stagePeerCopies {
 				continue
 			}
@@ -217,7 +204,7 @@ func (grp *group) copyPanel(from, to int, src, dst DevicePtr, values int) error 
 	bytes := uint64(values) * 4
 	grp.peer += bytes
 	if grp.direct[from][to] {
-		if err := rt.dev.ctx.(peerCopier).CopyPeer(dst, rf.dev.ctx, src, bytes); err != nil {
+		if err := rt.dev.ctx.(driver.Peer).CopyPeer(dst, rf.dev.ctx, src, bytes); err != nil {
 			return rt.fail(err, "copying %d values from %s", values, rf.dev.info.Name)
 		}
 		return nil
@@ -239,7 +226,7 @@ func (grp *group) copyPanel(from, to int, src, dst DevicePtr, values int) error 
 // between events recorded before and after it; Stats.Kernel becomes the
 // slowest device's time.
 func (grp *group) kernels(f func() error) error {
-	starts := make([]eventHandle, len(grp.runs))
+	starts := make([]driver.Event, len(grp.runs))
 	for i, r := range grp.runs {
 		e, err := r.event()
 		if err != nil {

@@ -7,12 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
 // Profiles of launches. While a Profiler runs (StartProfile, or Profile
-// around a function), every launch on every device, of the cell API and of
-// the solvers alike, is recorded with its shape, its resources and its
+// around a function), every launch on every device, of package cells and
+// of the solvers alike, is recorded with its shape, its resources and its
 // occupancy; on the emulator with the counts a profiler takes on a card
 // too (ptxemu.Profile: warps, instructions, divergent branches, global
 // requests and sectors, shared wavefronts and bank conflicts, per PTX
@@ -193,22 +194,22 @@ func Combine(launches []*LaunchProfile) []*LaunchProfile {
 	return out
 }
 
-// launchProfiler is a deviceContext that counts what a launch does (the
+// launchProfiler is a driver.Context that counts what a launch does (the
 // emulator's).
 type launchProfiler interface {
-	profileLaunch(ctx context.Context, f funcHandle, grid, block Dim3, sharedBytes int, args []uint64) (*ptxemu.Profile, error)
+	ProfileLaunch(ctx context.Context, f driver.Func, grid, block Dim3, sharedBytes int, args []uint64) (*ptxemu.Profile, error)
 }
 
-// kernelResources is a deviceContext that tells a kernel's registers per
+// kernelResources is a driver.Context that tells a kernel's registers per
 // thread (0: unknown) and static shared memory.
 type kernelResources interface {
-	resources(f funcHandle) (registers, staticShared int, err error)
+	Resources(f driver.Func) (registers, staticShared int, err error)
 }
 
 // launch enqueues kernel f, called name, on the device: through the
 // driver, and while a Profiler runs, recording the launch. d is held by
 // the caller.
-func (d *Device) launch(ctx context.Context, f funcHandle, name string, grid, block Dim3, sharedBytes int, args []uint64) error {
+func (d *Device) launch(ctx context.Context, f driver.Func, name string, grid, block Dim3, sharedBytes int, args []uint64) error {
 	ps := profilers.Load()
 	if ps == nil {
 		return d.ctx.Launch(ctx, f, grid, block, sharedBytes, args)
@@ -216,7 +217,7 @@ func (d *Device) launch(ctx context.Context, f funcHandle, name string, grid, bl
 	lp := &LaunchProfile{Kernel: name, Device: d.info.Name, Grid: grid, Block: block, Launches: 1}
 	var err error
 	if p, ok := d.ctx.(launchProfiler); ok {
-		lp.Counts, err = p.profileLaunch(ctx, f, grid, block, sharedBytes, args)
+		lp.Counts, err = p.ProfileLaunch(ctx, f, grid, block, sharedBytes, args)
 		lp.Emulated = lp.Counts != nil
 	} else {
 		err = d.ctx.Launch(ctx, f, grid, block, sharedBytes, args)
@@ -227,7 +228,7 @@ func (d *Device) launch(ctx context.Context, f funcHandle, name string, grid, bl
 	static := 0
 	if r, ok := d.ctx.(kernelResources); ok {
 		var rerr error
-		if lp.Registers, static, rerr = r.resources(f); rerr != nil {
+		if lp.Registers, static, rerr = r.Resources(f); rerr != nil {
 			lp.Registers, static = 0, 0
 		}
 	}

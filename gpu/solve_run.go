@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -121,7 +122,7 @@ type run struct {
 	out    *Stats
 	start  time.Time
 	bufs   []spareBuf
-	events []eventHandle
+	events []driver.Event
 	last   string // the kernel launched last, for error messages
 	// prepared is set by the first copy to the device (Stats.Prepare ends
 	// there), fetchedAt by the end of the last copy back (Stats.Result
@@ -139,9 +140,10 @@ func (r *run) report(done, total int) {
 	}
 }
 
-// begin locks d for one run, after waiting for the cell API's pending
-// launches: a fault of theirs fails the run before it starts, with an
-// error that names the kernel that faulted, not the run.
+// begin locks d for one run, after waiting for the work left on it
+// (Hold.Defer: kernels of cells launched without waiting): a fault of
+// theirs fails the run before it starts, with an error that names the
+// kernel that faulted, not the run.
 func (d *Device) begin(ctx context.Context, what string, out *Stats) (*run, error) {
 	d.mu.Lock()
 	if d.lost != nil {
@@ -150,7 +152,7 @@ func (d *Device) begin(ctx context.Context, what string, out *Stats) (*run, erro
 	}
 	if err := d.settle(); err != nil {
 		d.mu.Unlock()
-		return nil, fmt.Errorf("%s: not started: %w", what, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return &run{dev: d, ctx: ctx, what: what, out: out, start: time.Now(),
 		stats: Stats{Variant: what, Device: d.info.Name}}, nil
@@ -202,7 +204,7 @@ func (r *run) memFree() (free, total uint64, err error) {
 // says whether the GPU is still usable.
 func (r *run) fail(err error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if isSticky(err) && r.dev.lost == nil {
+	if driver.IsSticky(err) && r.dev.lost == nil {
 		r.bufs, r.events = nil, nil
 		return fmt.Errorf("%s: %s: %w (%s)", r.what, msg, err, r.dev.rebuild(err))
 	}
@@ -231,7 +233,7 @@ func (r *run) alloc(n int) (buffer, error) {
 	b, ok := r.dev.takeSpare(bytes)
 	if !ok {
 		p, err := r.dev.ctx.Alloc(bytes)
-		if err != nil && r.dev.spareBytes > 0 && !isSticky(err) {
+		if err != nil && r.dev.spareBytes > 0 && !driver.IsSticky(err) {
 			r.dev.releaseSpare()
 			p, err = r.dev.ctx.Alloc(bytes)
 		}
@@ -401,7 +403,7 @@ func (r *run) readInts(host []int32, b buffer) error {
 
 // event returns an event for the run: a spare one of an earlier run, or a
 // new one; the run leaves it to the next at its end.
-func (r *run) event() (eventHandle, error) {
+func (r *run) event() (driver.Event, error) {
 	d := r.dev
 	if k := len(d.spareEvents); k > 0 {
 		e := d.spareEvents[k-1]
@@ -470,7 +472,7 @@ func (r *run) launch(mod, name string, grid, block Dim3, shared int, args ...uin
 }
 
 // launchOn is launch on stream s.
-func (r *run) launchOn(s streamHandle, mod, name string, grid, block Dim3, shared int, args ...uint64) error {
+func (r *run) launchOn(s driver.Stream, mod, name string, grid, block Dim3, shared int, args ...uint64) error {
 	if err := r.ctx.Err(); err != nil {
 		return fmt.Errorf("%s: interrupted after %d launches: %w", r.what, r.stats.Launches, err)
 	}

@@ -23,7 +23,7 @@ type fwCompute func(r *run, n int, d, p buffer) error
 //
 // Negative arcs are allowed; a negative cycle is a *graph.NegativeCycleError.
 func FWHN(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
-	return runFW(ctx, g, opts, VariantFWHN, 0, perPivot("fw_hn", func(n int) Dim3 { return Dim3{tiles(n), tiles(n), 1} }, block2D))
+	return runFW(ctx, g, opts, VariantFWHN, 0, perPivot("fw_hn", func(n int) Dim3 { return Dim(tiles(n), tiles(n), 1) }, block2D))
 }
 
 // FWHNShared runs variant "fw-hn-shared", Bodra's "Super Naive Shared"
@@ -35,7 +35,7 @@ func FWHN(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, e
 // FWHN. The grid's y extent limits n to the device's maximum grid height
 // (65535 on current GPUs).
 func FWHNShared(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
-	return runFW(ctx, g, opts, VariantFWHNShared, 0, perPivot("fw_hn_shared", func(n int) Dim3 { return Dim3{ceilDiv(n, 1024), n, 1} }, block1024))
+	return runFW(ctx, g, opts, VariantFWHNShared, 0, perPivot("fw_hn_shared", func(n int) Dim3 { return Dim(ceilDiv(n, 1024), n, 1) }, block1024))
 }
 
 // FWRow runs variant "fw-row", Bodra's "Naive" ([Bodra] §2.3.3): one
@@ -76,13 +76,13 @@ func FWTiledGlobal(ctx context.Context, g *graph.Graph, opts Options) (*graph.Al
 		nb := tiles(n)
 		for round := range nb {
 			args := []uint64{i32(n), i32(round), d.arg(), p.arg()}
-			if err := r.launch(ptx.FloydWarshall, "fw_tiled_global_phase1", Dim3{1, 1, 1}, block2D, 0, args...); err != nil {
+			if err := r.launch(ptx.FloydWarshall, "fw_tiled_global_phase1", Dim(1, 1, 1), block2D, 0, args...); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FloydWarshall, "fw_tiled_global_phase2", Dim3{nb, 2, 1}, block2D, 0, args...); err != nil {
+			if err := r.launch(ptx.FloydWarshall, "fw_tiled_global_phase2", Dim(nb, 2, 1), block2D, 0, args...); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FloydWarshall, "fw_tiled_global_phase3", Dim3{nb, nb, 1}, block2D, 0, args...); err != nil {
+			if err := r.launch(ptx.FloydWarshall, "fw_tiled_global_phase3", Dim(nb, nb, 1), block2D, 0, args...); err != nil {
 				return err
 			}
 			r.report(min((round+1)*tile, n), n)
@@ -113,17 +113,17 @@ func FWBlocked(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPai
 		}
 		for round := range nb {
 			args := []uint64{i32(n), i32(round), d.arg(), p.arg()}
-			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase1", Dim3{1, 1, 1}, block2D, (1+withPred)*tileBytes, args...); err != nil {
+			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase1", Dim(1, 1, 1), block2D, (1+withPred)*tileBytes, args...); err != nil {
 				return err
 			}
 			if nb == 1 {
 				r.report(n, n)
 				break
 			}
-			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase2", Dim3{nb - 1, 2, 1}, block2D, 2*(1+withPred)*tileBytes, args...); err != nil {
+			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase2", Dim(nb-1, 2, 1), block2D, 2*(1+withPred)*tileBytes, args...); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase3", Dim3{nb - 1, nb - 1, 1}, block2D, (2+withPred)*tileBytes, args...); err != nil {
+			if err := r.launch(ptx.FloydWarshall, "fw_blocked_phase3", Dim(nb-1, nb-1, 1), block2D, (2+withPred)*tileBytes, args...); err != nil {
 				return err
 			}
 			r.report(min((round+1)*tile, n), n)
@@ -165,13 +165,13 @@ func FWGaioso(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPair
 		if err != nil {
 			return err
 		}
-		persistent := Dim3{gaiosoBlocks(r.dev.info.SMs, perSM, nb), 1, 1}
+		persistent := Dim(gaiosoBlocks(r.dev.info.SMs, perSM, nb), 1, 1)
 		for round := range nb {
 			if err := r.launch(ptx.FloydWarshall, "fw_gaioso_phase1", persistent, block2D, shared1,
 				i32(n), i32(round), i32(nb), d.arg(), p.arg(), primD.arg(), primP.arg()); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FloydWarshall, "fw_gaioso_phase2", Dim3{nb, nb, 1}, block2D, (2+withPred)*tileBytes,
+			if err := r.launch(ptx.FloydWarshall, "fw_gaioso_phase2", Dim(nb, nb, 1), block2D, (2+withPred)*tileBytes,
 				i32(n), i32(round), d.arg(), p.arg(), primD.arg(), primP.arg()); err != nil {
 				return err
 			}

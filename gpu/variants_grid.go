@@ -11,9 +11,9 @@ const tileBytes = tile * tile * 4
 
 // Block shapes the documents use.
 var (
-	block2D   = Dim3{tile, tile, 1} // 32×32: Karaula, Bodra's FW, Gaioso
-	block1024 = Dim3{1024, 1, 1}    // Bodra's 1-D kernels (THREADS_PER_BLOCK)
-	block512  = Dim3{512, 1, 1}     // Musap's threadsPerBlock
+	block2D   = Dim(tile, tile, 1) // 32×32: Karaula, Bodra's FW, Gaioso
+	block1024 = Dim(1024, 1, 1)    // Bodra's 1-D kernels (THREADS_PER_BLOCK)
+	block512  = Dim(512, 1, 1)     // Musap's threadsPerBlock
 )
 
 // ceilDiv returns ⌈a/b⌉ for a ≥ 0, b > 0.
@@ -24,12 +24,12 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 func tiles(n int) int { return ceilDiv(n, tile) }
 
 // grid1D is a 1-D grid of ⌈n/threads⌉ blocks, at least one.
-func grid1D(n, threads int) Dim3 { return Dim3{max(ceilDiv(n, threads), 1), 1, 1} }
+func grid1D(n, threads int) Dim3 { return Dim(max(ceilDiv(n, threads), 1), 1, 1) }
 
 // strideGrid is the grid of Bodra's stride and flag Bellman-Ford: half the
 // blocks of the naive grid. Bodra computes ((V-1)/1024+1)/2, which is 0 —
 // an invalid launch — for V ≤ 1024; it is at least 1 here.
-func strideGrid(n int) Dim3 { return Dim3{max(ceilDiv(n, 1024)/2, 1), 1, 1} }
+func strideGrid(n int) Dim3 { return Dim(max(ceilDiv(n, 1024)/2, 1), 1, 1) }
 
 // checkLaunch reports a launch shape the device cannot run, before the
 // driver does, in terms a notebook user can act on.

@@ -9,28 +9,29 @@ import (
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
 // APSPFunc is a student's all-pairs function: it launches its kernels on
 // dev to turn d into the distance matrix, in place. On entry d holds the
-// n×n weight matrix, row-major int32, as gpu.Device.GraphMatrix makes it
+// n×n weight matrix, row-major int32, as cells.GraphMatrix makes it
 // (the weight of the arc i → j at d[i*n+j], graph.Inf where there is no
 // arc, 0 on the diagonal); on return it must hold every shortest distance,
 // graph.Inf where there is no path. The checker's d is longer than n×n: a
 // guard zone after the matrix catches writes past its end, so use n, not
 // d.Len(). The function may return before its kernels end: the checker
 // synchronizes.
-type APSPFunc func(dev *gpu.Device, d *gpu.Buffer, n int) error
+type APSPFunc func(dev *gpu.Device, d *cells.Buffer, n int) error
 
 // SSSPFunc is a student's single-source function: offsets, targets and
-// weights are the graph's CSR arrays as gpu.Device.GraphCSR makes them
+// weights are the graph's CSR arrays as cells.GraphCSR makes them
 // (int32; the arcs of u are offsets[u] .. offsets[u+1]-1); on return dist
 // (n int32 values) must hold the distance from source to every vertex,
 // graph.Inf where there is no path. The checker fills dist with Poison
 // first, so a vertex the kernels never write shows as such. Like d of an
 // APSPFunc, dist is longer than n: use n.
-type SSSPFunc func(dev *gpu.Device, offsets, targets, weights, dist *gpu.Buffer, n, source int) error
+type SSSPFunc func(dev *gpu.Device, offsets, targets, weights, dist *cells.Buffer, n, source int) error
 
 // Poison fills the cells a student's kernels should not write (the guard
 // zones after the matrix and the distance vector) and the distance vector
@@ -200,7 +201,7 @@ func checkAPSPCase(ctx context.Context, dev *gpu.Device, fn APSPFunc, g *graph.G
 	for range guardCells(n) {
 		host = append(host, Poison)
 	}
-	c.judge(dev, host, want.Dist, input, fam, func(d *gpu.Buffer) error { return fn(dev, d, n) })
+	c.judge(dev, host, want.Dist, input, fam, func(d *cells.Buffer) error { return fn(dev, d, n) })
 	return c
 }
 
@@ -214,7 +215,7 @@ func checkSSSPCase(ctx context.Context, dev *gpu.Device, fn SSSPFunc, g *graph.G
 		c.Err = fmt.Errorf("the CPU reference failed: %w", err)
 		return c
 	}
-	off, tgt, w, err := dev.GraphCSR(g)
+	off, tgt, w, err := cells.GraphCSR(dev, g)
 	if err != nil {
 		c.Err = fmt.Errorf("copying the graph to the device: %w", err)
 		return c
@@ -224,7 +225,7 @@ func checkSSSPCase(ctx context.Context, dev *gpu.Device, fn SSSPFunc, g *graph.G
 	for i := range host {
 		host[i] = Poison
 	}
-	c.judge(dev, host, want.Dist, nil, fam, func(dist *gpu.Buffer) error { return fn(dev, off, tgt, w, dist, n, source) })
+	c.judge(dev, host, want.Dist, nil, fam, func(dist *cells.Buffer) error { return fn(dev, off, tgt, w, dist, n, source) })
 	if c.Mismatch != nil {
 		c.Mismatch.I = source
 	}
@@ -235,7 +236,7 @@ func checkSSSPCase(ctx context.Context, dev *gpu.Device, fn SSSPFunc, g *graph.G
 // how long it took and its error or, when it ran, how its result compares
 // with want (compare, with input, c.N and fam) and whether it is host
 // unchanged.
-func (c *Case) judge(dev *gpu.Device, host, want, input []int32, fam string, f func(*gpu.Buffer) error) {
+func (c *Case) judge(dev *gpu.Device, host, want, input []int32, fam string, f func(*cells.Buffer) error) {
 	got, dt, err := runOnDevice(dev, host, f)
 	c.Time = dt
 	if err != nil {
@@ -249,8 +250,8 @@ func (c *Case) judge(dev *gpu.Device, host, want, input []int32, fam string, f f
 // runOnDevice copies host to a new device buffer, runs f on it, waits for
 // the device and copies the buffer back, timing f and the wait on the host
 // clock.
-func runOnDevice(dev *gpu.Device, host []int32, f func(*gpu.Buffer) error) ([]int32, time.Duration, error) {
-	buf, err := dev.Int32s(host)
+func runOnDevice(dev *gpu.Device, host []int32, f func(*cells.Buffer) error) ([]int32, time.Duration, error) {
+	buf, err := cells.Int32s(dev, host)
 	if err != nil {
 		return nil, 0, fmt.Errorf("copying the input to the device: %w", err)
 	}
@@ -274,7 +275,7 @@ func runOnDevice(dev *gpu.Device, host []int32, f func(*gpu.Buffer) error) ([]in
 }
 
 // free releases device buffers; their errors do not change a verdict.
-func free(bufs ...*gpu.Buffer) {
+func free(bufs ...*cells.Buffer) {
 	for _, b := range bufs {
 		_ = b.Free()
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/lab"
 )
@@ -13,7 +14,7 @@ import (
 // matrix off the device and back; guard false leaves out the check that
 // both terms are finite, the bug the handout warns about (INF + w wraps).
 func hostFW(guard bool) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	return func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		w, err := d.ToInt32s()
 		if err != nil {
 			return err

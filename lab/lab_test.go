@@ -10,6 +10,7 @@ import (
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 )
 
 // studentPTX holds the kernels of testdata/student.cu: correct ones and
@@ -20,14 +21,14 @@ import (
 var studentPTX string
 
 // student loads the test kernels on the emulator.
-func student(t *testing.T) (*gpu.Device, *gpu.Module) {
+func student(t *testing.T) (*gpu.Device, *cells.Module) {
 	t.Helper()
 	t.Setenv(gpu.EnvDriver, "emu")
 	dev, err := gpu.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := dev.LoadPTX("student", studentPTX)
+	m, err := cells.LoadPTX(dev, "student", studentPTX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,12 +37,12 @@ func student(t *testing.T) (*gpu.Device, *gpu.Module) {
 
 // perPivot is a one-launch-per-k Floyd-Warshall with kernel name on 2-D
 // blocks of 16×16 threads.
-func perPivot(t *testing.T, m *gpu.Module, name string) APSPFunc {
+func perPivot(t *testing.T, m *cells.Module, name string) APSPFunc {
 	k, err := m.Kernel(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	return func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		grid := gpu.Dim((n+15)/16, (n+15)/16)
 		for p := 0; p < n; p++ {
 			if err := k.Launch(grid, gpu.Dim(16, 16), d, n, p); err != nil {
@@ -54,8 +55,8 @@ func perPivot(t *testing.T, m *gpu.Module, name string) APSPFunc {
 
 // tiled is the 3-kernel tiled Floyd-Warshall of testdata/student.cu with
 // rounds tiles per side; ceil says whether the last partial tile counts.
-func tiled(t *testing.T, m *gpu.Module, ceil bool) APSPFunc {
-	var ks [3]*gpu.Kernel
+func tiled(t *testing.T, m *cells.Module, ceil bool) APSPFunc {
+	var ks [3]*cells.Kernel
 	for i, name := range []string{"tiledPhase1", "tiledPhase2", "tiledPhase3"} {
 		k, err := m.Kernel(name)
 		if err != nil {
@@ -63,7 +64,7 @@ func tiled(t *testing.T, m *gpu.Module, ceil bool) APSPFunc {
 		}
 		ks[i] = k
 	}
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	return func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		nb := n / 32
 		if ceil {
 			nb = (n + 31) / 32
@@ -126,7 +127,7 @@ func TestCheckAPSPOffByOne(t *testing.T) {
 	if err2 != nil {
 		t.Fatal(err2)
 	}
-	d, err2 := dev.GraphMatrix(g)
+	d, err2 := cells.GraphMatrix(dev, g)
 	if err2 != nil {
 		t.Fatal(err2)
 	}
@@ -271,7 +272,7 @@ func TestCheckAPSPFunctionError(t *testing.T) {
 	_, _ = student(t)
 	calls := 0
 	boom := errors.New("boom")
-	rep, err := CheckAPSP(context.Background(), func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	rep, err := CheckAPSP(context.Background(), func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		calls++
 		return boom
 	}, small)
@@ -287,7 +288,7 @@ func TestCheckAPSPFunctionError(t *testing.T) {
 	if _, err := CheckAPSP(context.Background(), nil, small); err == nil {
 		t.Error("a nil function was accepted")
 	}
-	noop := func(dev *gpu.Device, d *gpu.Buffer, n int) error { return nil }
+	noop := func(dev *gpu.Device, d *cells.Buffer, n int) error { return nil }
 	if _, err := CheckAPSP(context.Background(), noop, CheckOptions{Sizes: []int{0}}); err == nil {
 		t.Error("size 0 was accepted")
 	}
@@ -300,7 +301,7 @@ func TestCheckAPSPKernelFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := CheckOptions{Sizes: []int{2, 3}}
-	rep, err := CheckAPSP(context.Background(), func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	rep, err := CheckAPSP(context.Background(), func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		// a huge n makes the kernel read far outside the buffer
 		return k.Launch(gpu.Dim(1), gpu.Dim(4), d, 1<<20, 1<<19)
 	}, small)
@@ -311,14 +312,14 @@ func TestCheckAPSPKernelFault(t *testing.T) {
 	if !rep.Cases[1].NotRun {
 		t.Errorf("the check went on after a fault:\n%s", rep)
 	}
-	if _, err := dev.NewBuffer(gpu.Int32, 4); err != nil {
+	if _, err := cells.NewBuffer(dev, cells.Int32, 4); err != nil {
 		t.Errorf("the device is unusable after the fault: %v", err)
 	}
 }
 
 // bellmanFord is a student's SSSP: an init kernel, then relax rounds until
 // nothing changes.
-func bellmanFord(t *testing.T, m *gpu.Module, initName string) SSSPFunc {
+func bellmanFord(t *testing.T, m *cells.Module, initName string) SSSPFunc {
 	init, err := m.Kernel(initName)
 	if err != nil {
 		t.Fatal(err)
@@ -327,8 +328,8 @@ func bellmanFord(t *testing.T, m *gpu.Module, initName string) SSSPFunc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(dev *gpu.Device, off, tgt, w, dist *gpu.Buffer, n, source int) error {
-		changed, err := dev.NewBuffer(gpu.Int32, 1)
+	return func(dev *gpu.Device, off, tgt, w, dist *cells.Buffer, n, source int) error {
+		changed, err := cells.NewBuffer(dev, cells.Int32, 1)
 		if err != nil {
 			return err
 		}

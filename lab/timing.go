@@ -10,6 +10,7 @@ import (
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/internal/bench"
 )
@@ -302,7 +303,7 @@ func TimeAPSP(ctx context.Context, fns []APSPEntry, sizes []int, opts TimeOption
 				return gpu.AllPairs(ctx, v, g, gpu.Options{Device: dev, Stats: st})
 			},
 			student: func(k int) ([]int32, time.Duration, error) {
-				return runOnDevice(dev, g.Dense(), func(d *gpu.Buffer) error { return fns[k].Func(dev, d, n) })
+				return runOnDevice(dev, g.Dense(), func(d *cells.Buffer) error { return fns[k].Func(dev, d, n) })
 			},
 		}, err
 	})
@@ -448,11 +449,11 @@ func (t *Timing) check(n int, got, want []int32) error {
 // timeSSSPStudent runs a student's single-source function from vertex 0,
 // returning its distances and host-clock time.
 func timeSSSPStudent(dev *gpu.Device, g *graph.Graph, fn SSSPFunc) ([]int32, time.Duration, error) {
-	off, tgt, w, err := dev.GraphCSR(g)
+	off, tgt, w, err := cells.GraphCSR(dev, g)
 	if err != nil {
 		return nil, 0, fmt.Errorf("copying the graph to the device: %w", err)
 	}
 	defer free(off, tgt, w)
 	host := slices.Repeat([]int32{Poison}, g.N())
-	return runOnDevice(dev, host, func(dist *gpu.Buffer) error { return fn(dev, off, tgt, w, dist, g.N(), 0) })
+	return runOnDevice(dev, host, func(dist *cells.Buffer) error { return fn(dev, off, tgt, w, dist, g.N(), 0) })
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -184,7 +185,7 @@ func TestTCPBroadcast(t *testing.T) {
 			return err
 		}
 		for i, g := range []Group{row, col, row} {
-			buf, err := dev.Int32s([]int32{int32(c.Rank()), int32(i), 7})
+			buf, err := cells.Int32s(dev, []int32{int32(c.Rank()), int32(i), 7})
 			if err != nil {
 				return err
 			}

@@ -106,6 +106,7 @@ import (
 	"unsafe"
 
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 )
 
 // EnvNCCL names the variable that gives libnccl's path; unset, the
@@ -468,7 +469,7 @@ func (g *ncclGroup) Size() int { return g.size }
 
 // Broadcast queues ncclBroadcast (in place) on the transport's stream,
 // after the work queued on the default stream so far.
-func (g *ncclGroup) Broadcast(ctx context.Context, buf *gpu.Buffer, root int) error {
+func (g *ncclGroup) Broadcast(ctx context.Context, buf *cells.Buffer, root int) error {
 	t := g.t
 	if err := interrupted(t.ctl, ctx); err != nil {
 		t.abortComms()

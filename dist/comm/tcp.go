@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 )
 
 // TCP is the transport over plain TCP connections between the ranks: a
@@ -265,7 +266,7 @@ func (g *tcpGroup) Size() int { return len(g.members) }
 
 // Broadcast sends root's buffer to each other member in turn (root) or
 // reads it from root (the others), each wait bounded by the timeout.
-func (g *tcpGroup) Broadcast(ctx context.Context, buf *gpu.Buffer, root int) error {
+func (g *tcpGroup) Broadcast(ctx context.Context, buf *cells.Buffer, root int) error {
 	t := g.t
 	if root < 0 || root >= len(g.members) {
 		return fmt.Errorf("comm: broadcast from member %d of a group of %d", root, len(g.members))

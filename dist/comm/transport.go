@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 )
 
 // Transport moves device buffers between the ranks of a run: broadcasts
@@ -51,7 +51,7 @@ type Group interface {
 	Size() int
 	// Broadcast copies root's buf into every other member's buf (of the
 	// same length), after the device work queued before the call.
-	Broadcast(ctx context.Context, buf *gpu.Buffer, root int) error
+	Broadcast(ctx context.Context, buf *cells.Buffer, root int) error
 }
 
 // Options are a transport's settings.

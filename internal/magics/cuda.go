@@ -6,29 +6,33 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
 // registerCellMagics gives session s the %%cuda and %%ptx cell magics:
-// a cell of CUDA C or PTX whose kernels a Go cell then launches with
-// gpu.Launch, gpu.GetKernel and gpu.GetVar; and %%profile, which profiles
-// the kernels a cell launches (profile.go).
-func registerCellMagics(s *session.Session) error {
+// a cell of CUDA C or PTX, loaded into k, whose kernels a Go cell then
+// launches with cells.Launch, cells.GetKernel and cells.GetVar; and
+// %%profile, which profiles the kernels a cell launches (profile.go).
+func registerCellMagics(s *session.Session, k *cells.Session) error {
 	for _, m := range []session.Magic{{
 		Name:  "cuda",
 		Cell:  true,
 		Usage: cudaUsage,
 		Help: "compile the cell's CUDA C (NVRTC, nvcc or clang, cached in .pathnotes-ptx/) and load it on the GPU; " +
-			"its kernels are then gpu.Launch(\"name\", gpu.Dim(blocks), gpu.Dim(threads), args...), its variables gpu.GetVar(\"name\")",
-		Run: runCUDAMagic,
+			"its kernels are then cells.Launch(\"name\", gpu.Dim(blocks), gpu.Dim(threads), args...), its variables cells.GetVar(\"name\")",
+		Run: func(ctx context.Context, _ *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
+			return runCUDAMagic(ctx, k, args, body)
+		},
 	}, {
 		Name:  "ptx",
 		Cell:  true,
 		Usage: "%%ptx [--name MODULE]",
 		Help:  "load the cell's PTX text on the GPU (or the emulator; no CUDA toolkit needed) and register its kernels and variables, as %%cuda does",
-		Run:   runPTXMagic,
+		Run: func(_ context.Context, _ *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
+			return runPTXMagic(k, args, body)
+		},
 	}, profileMagic} {
 		if err := s.RegisterMagic(m); err != nil {
 			return err
@@ -84,8 +88,8 @@ func parseCellArgs(magic, args string, cuda bool) (cellArgs, error) {
 			if err != nil {
 				return a, err
 			}
-			if !slices.Contains(gpu.CompilerNames, v) {
-				return a, fmt.Errorf("%%%%cuda: unknown compiler %q (use %s)", v, strings.Join(gpu.CompilerNames, ", "))
+			if !slices.Contains(cells.CompilerNames, v) {
+				return a, fmt.Errorf("%%%%cuda: unknown compiler %q (use %s)", v, strings.Join(cells.CompilerNames, ", "))
 			}
 			a.compiler = v
 		case opt == "--" && cuda:
@@ -102,15 +106,14 @@ func parseCellArgs(magic, args string, cuda bool) (cellArgs, error) {
 	return a, nil
 }
 
-// runCUDAMagic compiles and loads a %%cuda cell; compiler errors name the
-// cell's lines.
-func runCUDAMagic(ctx context.Context, s *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
+// runCUDAMagic compiles a %%cuda cell and loads it into k; compiler
+// errors name the cell's lines.
+func runCUDAMagic(ctx context.Context, k *cells.Session, args, body string) (*session.Bundle, error) {
 	a, err := parseCellArgs("cuda", args, true)
 	if err != nil {
 		return nil, err
 	}
-	routePrintf(s)
-	m, comp, err := gpu.LoadCellCUDA(ctx, a.name, cudaCellSource(body), gpu.CompileOptions{Arch: a.arch, Flags: a.flags, Compiler: a.compiler})
+	m, comp, err := k.LoadCUDA(ctx, a.name, cudaCellSource(body), cells.CompileOptions{Arch: a.arch, Flags: a.flags, Compiler: a.compiler})
 	if err != nil {
 		return nil, err
 	}
@@ -130,14 +133,13 @@ func runCUDAMagic(ctx context.Context, s *session.Session, args, body string, _ 
 // lines are the cell's.
 func cudaCellSource(body string) string { return "#line 1 \"cell\"\n" + body }
 
-// runPTXMagic loads a %%ptx cell.
-func runPTXMagic(_ context.Context, s *session.Session, args, body string, _ session.Output) (*session.Bundle, error) {
+// runPTXMagic loads a %%ptx cell into k.
+func runPTXMagic(k *cells.Session, args, body string) (*session.Bundle, error) {
 	a, err := parseCellArgs("ptx", args, false)
 	if err != nil {
 		return nil, err
 	}
-	routePrintf(s)
-	m, err := gpu.LoadCellPTX(a.name, body)
+	m, err := k.Load(a.name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +149,7 @@ func runPTXMagic(_ context.Context, s *session.Session, args, body string, _ ses
 // moduleSummary is the one line a %%cuda or %%ptx cell prints: the module,
 // its kernels with their parameters, its variables, where the PTX came
 // from and its size.
-func moduleSummary(m *gpu.Module, origin string) string {
+func moduleSummary(m *cells.Module, origin string) string {
 	var ks []string
 	for _, name := range m.Kernels() {
 		if k, err := m.Kernel(name); err == nil {
@@ -163,9 +165,3 @@ func moduleSummary(m *gpu.Module, origin string) string {
 	}
 	return line + fmt.Sprintf("; %s, PTX %s", origin, graph.FormatBytes(uint64(len(m.PTX()))))
 }
-
-// routePrintf sends the device-side printf of kernels run on the emulator
-// to the standard output of session s, whose text goes to the running
-// cell's output as the cells' own prints do: the kernels of a %%cuda or
-// %%ptx cell are launched by later Go cells of the same session.
-func routePrintf(s *session.Session) { gpu.SetPrintfOutput(s.Stdout()) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pathnotes/pathnotes/bindings"
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/internal/testenv"
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
@@ -47,13 +48,14 @@ func cellSession(t *testing.T) (*session.Session, string) {
 	t.Helper()
 	t.Setenv(gpu.EnvDriver, "emu")
 	cache := t.TempDir()
-	t.Setenv(gpu.EnvPTXCache, cache)
-	s, err := session.New(session.Options{Symbols: []interp.Exports{bindings.Symbols}, Prelude: bindings.Prelude})
+	t.Setenv(cells.EnvPTXCache, cache)
+	k := new(cells.Session)
+	s, err := session.New(session.Options{Symbols: []interp.Exports{bindings.Symbols, bindings.Cells(k)}, Prelude: bindings.Prelude})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if err := Register(s); err != nil {
+	if err := Register(s, k); err != nil {
 		t.Fatal(err)
 	}
 	return s, cache
@@ -72,10 +74,10 @@ func run(t *testing.T, s *session.Session, code string) (result, printed string,
 
 // launchCell is a Go cell that runs vecAdd and prints the sums.
 const launchCell = `d, _ := gpu.Default()
-a, _ := d.Float32s([]float32{1, 2, 3})
-b, _ := d.Float32s([]float32{10, 20, 30})
-c, _ := d.NewBuffer(gpu.Float32, 3)
-err := gpu.Launch("vecAdd", gpu.Dim(1), gpu.Dim(32), a, b, c, 3)
+a, _ := cells.Float32s(d, []float32{1, 2, 3})
+b, _ := cells.Float32s(d, []float32{10, 20, 30})
+c, _ := cells.NewBuffer(d, cells.Float32, 3)
+err := cells.Launch("vecAdd", gpu.Dim(1), gpu.Dim(32), a, b, c, 3)
 sum, _ := c.ToFloat32s()
 fmt.Println(sum, err)`
 
@@ -97,8 +99,8 @@ func TestPTXCell(t *testing.T) {
 	if err != nil || printed != "[11 22 33] <nil>\n" {
 		t.Errorf("launching from a Go cell printed %q, %v", printed, err)
 	}
-	_, printed, err = run(t, s, `err = gpu.Launch("vecAdd", gpu.Dim(1), gpu.Dim(2048), a, b, c, 3)
-fmt.Printf("Error %d : %s\n", gpu.ErrorCode(err), gpu.ErrorString(err))`)
+	_, printed, err = run(t, s, `err = cells.Launch("vecAdd", gpu.Dim(1), gpu.Dim(2048), a, b, c, 3)
+fmt.Printf("Error %d : %s\n", cells.ErrorCode(err), cells.ErrorString(err))`)
 	if err != nil || printed != "Error 9 : invalid configuration argument\n" {
 		t.Errorf("config error cell: %q, %v", printed, err)
 	}
@@ -120,9 +122,9 @@ func TestPTXCellPrintf(t *testing.T) {
 	if _, _, err := run(t, s, "%%ptx\n"+printfTestPTX); err != nil {
 		t.Fatal(err)
 	}
-	_, printed, err := run(t, s, `v, _ := gpu.GetVar("devData")
+	_, printed, err := run(t, s, `v, _ := cells.GetVar("devData")
 v.CopyFloat32s([]float32{3.14})
-gpu.Launch("checkGlobal", gpu.Dim(1), gpu.Dim(1))
+cells.Launch("checkGlobal", gpu.Dim(1), gpu.Dim(1))
 got, _ := v.ToFloat32s()
 fmt.Printf("Host: the value changed by the kernel to %.2f\n", got[0])`)
 	want := "Device: the value of the global variable is 3.140000\nHost: the value changed by the kernel to 5.14\n"
@@ -143,7 +145,7 @@ func TestCUDACellCompileError(t *testing.T) {
 	if err != nil || !strings.Contains(res, "module vecAdd on PTX emulator") || !strings.Contains(res, "compiled by nvcc") {
 		t.Fatalf("%%%%cuda: %q, %v", res, err)
 	}
-	_, printed, err := run(t, s, launchCell+"\nh, err := gpu.GetVar(\"hits\")\nfmt.Println(h.Type(), err)")
+	_, printed, err := run(t, s, launchCell+"\nh, err := cells.GetVar(\"hits\")\nfmt.Println(h.Type(), err)")
 	if err != nil || printed != "[11 22 33] <nil>\nint32 <nil>\n" {
 		t.Errorf("launch: %q, %v", printed, err)
 	}
@@ -168,7 +170,7 @@ func TestCUDACellCache(t *testing.T) {
 			t.Errorf("no compiler, empty cache: %v, want %q in it", err, want)
 		}
 	}
-	file, err := gpu.PTXCacheFile(cudaCellSource("\n"+vecAddCUDA), gpu.CompileOptions{}) // the session blanks the magic's line
+	file, err := cells.PTXCacheFile(cudaCellSource("\n"+vecAddCUDA), cells.CompileOptions{}) // the session blanks the magic's line
 	if err != nil || filepath.Dir(file) != cache {
 		t.Fatalf("PTXCacheFile: %q, %v", file, err)
 	}
@@ -185,11 +187,11 @@ func TestCUDACellCache(t *testing.T) {
 	}
 }
 
-// cellTestPTX is gpu's test PTX (see gpu/cell_test.go for its source).
-var cellTestPTX = mustReadFile("../../gpu/testdata/celltest.ptx")
+// cellTestPTX is package cells' test PTX (see gpu/cells/cells_test.go for its source).
+var cellTestPTX = mustReadFile("../../gpu/cells/testdata/celltest.ptx")
 
-// printfTestPTX is gpu's printf test PTX (see gpu/cell_test.go).
-var printfTestPTX = mustReadFile("../../gpu/testdata/printf.ptx")
+// printfTestPTX is package cells' printf test PTX (see gpu/cells/cells_test.go).
+var printfTestPTX = mustReadFile("../../gpu/cells/testdata/printf.ptx")
 
 // mustReadFile returns a test data file's text; the tests cannot run
 // without it.
@@ -212,12 +214,12 @@ func TestCUDACellClang(t *testing.T) {
 	if err != nil || !strings.Contains(res, "module vecAdd on PTX emulator") || !strings.Contains(res, "compiled by clang ") {
 		t.Fatalf("%%%%cuda --compiler=clang: %q, %v", res, err)
 	}
-	_, printed, err := run(t, s, launchCell+"\nh, err := gpu.GetVar(\"hits\")\nfmt.Println(h.Type(), err)")
+	_, printed, err := run(t, s, launchCell+"\nh, err := cells.GetVar(\"hits\")\nfmt.Println(h.Type(), err)")
 	if err != nil || printed != "[11 22 33] <nil>\nint32 <nil>\n" {
 		t.Errorf("launch: %q, %v", printed, err)
 	}
-	_, printed, err = run(t, s, `err = gpu.Launch("vecAdd", gpu.Dim(1), gpu.Dim(2048), a, b, c, 3)
-fmt.Printf("Error %d : %s\n", gpu.ErrorCode(err), gpu.ErrorString(err))`)
+	_, printed, err = run(t, s, `err = cells.Launch("vecAdd", gpu.Dim(1), gpu.Dim(2048), a, b, c, 3)
+fmt.Printf("Error %d : %s\n", cells.ErrorCode(err), cells.ErrorString(err))`)
 	if err != nil || printed != "Error 9 : invalid configuration argument\n" {
 		t.Errorf("config error cell: %q, %v", printed, err)
 	}
@@ -226,9 +228,9 @@ fmt.Printf("Error %d : %s\n", gpu.ErrorCode(err), gpu.ErrorString(err))`)
 		"__global__ void checkGlobal() {\n  printf(\"Device: %d %f %s %c %5.2e\\n\", (int)threadIdx.x, devData, \"ok\", 'z', 1234.5);\n  devData += 2.0f;\n}"); err != nil {
 		t.Fatal(err)
 	}
-	_, printed, err = run(t, s, `v, _ := gpu.GetVar("devData")
+	_, printed, err = run(t, s, `v, _ := cells.GetVar("devData")
 v.CopyFloat32s([]float32{3.14})
-gpu.Launch("checkGlobal", gpu.Dim(1), gpu.Dim(2))
+cells.Launch("checkGlobal", gpu.Dim(1), gpu.Dim(2))
 got, _ := v.ToFloat32s()
 fmt.Printf("Host: %.2f\n", got[0])`)
 	if want := "Device: 0 3.140000 ok z 1.23e+03\nDevice: 1 3.140000 ok z 1.23e+03\nHost: 5.14\n"; err != nil || printed != want {

@@ -1,7 +1,8 @@
-// Package magics joins cell sessions to the gpu package: the %gpu line
+// Package magics joins cell sessions to the gpu packages: the %gpu line
 // magic and the %%cuda, %%ptx and %%profile cell magics, which Register
-// adds to a session, and the device-side printf of the kernels those cells
-// load, which goes to the cells' output.
+// adds to a session, with the session's kernels (a cells.Session) whose
+// launches take the running cell's context and whose device-side printf
+// goes to the cells' output.
 package magics
 
 import (
@@ -11,21 +12,26 @@ import (
 	"text/tabwriter"
 
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/kernel/session"
 )
 
 // Register gives session s the %gpu line magic and the %%cuda, %%ptx and
-// %%profile cell magics. `%gpu` prints what `pathnotes info` prints about the GPU
-// driver and devices, then the modules of %%cuda and %%ptx cells and the
-// CUDA compilers; `%gpu variants` lists the GPU variants with their launch
-// shapes and sources. It also makes the running cell's context that of
-// gpu.Launch and the other cell launches (gpu.SetLaunchContext), so that
-// interrupting a cell stops a kernel running on the emulator.
-func Register(s *session.Session) error {
-	if err := registerCellMagics(s); err != nil {
+// %%profile cell magics, which load their modules into k, the kernels of
+// the session (the cells reach k as package cells: the program binds its
+// methods there). `%gpu` prints what `pathnotes info` prints about the GPU
+// driver and devices, then k's modules and the CUDA compilers; `%gpu
+// variants` lists the GPU variants with their launch shapes and sources.
+// It also makes the running cell's context that of k's launches, so that
+// interrupting a cell stops a kernel running on the emulator, and sends
+// their device-side printf to the cells' output: the kernels of a %%cuda
+// or %%ptx cell are launched by later Go cells of the same session.
+func Register(s *session.Session, k *cells.Session) error {
+	if err := registerCellMagics(s, k); err != nil {
 		return err
 	}
-	gpu.SetLaunchContext(s.CellContext)
+	k.Context = s.CellContext
+	k.Printf = s.Stdout()
 	return s.RegisterMagic(session.Magic{
 		Name:  "gpu",
 		Usage: "%gpu [variants]",
@@ -33,7 +39,7 @@ func Register(s *session.Session) error {
 		Run: func(_ context.Context, _ *session.Session, args, _ string, _ session.Output) (*session.Bundle, error) {
 			switch strings.TrimSpace(args) {
 			case "":
-				text := gpu.Describe() + "\n" + gpu.DescribeCells() + "\n" + Compilers()
+				text := gpu.Describe() + "\n" + k.Describe() + "\n" + Compilers()
 				return session.TextBundle(text), nil
 			case "variants":
 				return session.TextBundle(variantTable()), nil
@@ -46,7 +52,7 @@ func Register(s *session.Session) error {
 // Compilers is the line that names the CUDA compilers of %%cuda cells and
 // the PTX cache, as %gpu and `pathnotes info` print it.
 func Compilers() string {
-	return "cuda compilers: " + strings.Join(gpu.Compilers(), "; ")
+	return "cuda compilers: " + strings.Join(cells.Compilers(), "; ")
 }
 
 // variantTable lists the GPU variants, one per line.

@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// spinPTX is gpu's kernel that never ends.
-var spinPTX = mustReadFile("../../gpu/testdata/spin.ptx")
+// spinPTX is package cells' test kernel that never ends.
+var spinPTX = mustReadFile("../../gpu/cells/testdata/spin.ptx")
 
-// TestInterruptEndlessKernel interrupts a Go cell whose gpu.Launch runs an
+// TestInterruptEndlessKernel interrupts a Go cell whose cells.Launch runs an
 // endless %%ptx kernel on the emulator: the interrupt stops the kernel
 // (Register makes the cell's context the launches' context), so the next
 // cell's launch runs instead of waiting for the device forever.
@@ -25,7 +25,7 @@ func TestInterruptEndlessKernel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	time.AfterFunc(200*time.Millisecond, cancel)
-	_, err := s.Execute(ctx, `err := gpu.Launch("spin", gpu.Dim(2), gpu.Dim(32), 0)
+	_, err := s.Execute(ctx, `err := cells.Launch("spin", gpu.Dim(2), gpu.Dim(32), 0)
 fmt.Println("spin returned", err)`, &cellOutput{})
 	if err == nil || !strings.Contains(err.Error(), "nterrupt") {
 		t.Errorf("interrupted cell: %v, want an interruption", err)

@@ -34,7 +34,7 @@ func (o *displayOutput) Stream(name, text string) {
 // result, and a cell that launches nothing says so.
 func TestProfileMagic(t *testing.T) {
 	s, _ := cellSession(t)
-	ptx, err := os.ReadFile("../../gpu/testdata/profile/patterns.ptx")
+	ptx, err := os.ReadFile("../../gpu/cells/testdata/profile/patterns.ptx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func TestProfileMagic(t *testing.T) {
 	out := &displayOutput{}
 	b, err := s.Execute(context.Background(), `%%profile
 d, _ := gpu.Default()
-in, _ := d.NewBuffer(gpu.Float32, 32*1024)
-dst, _ := d.NewBuffer(gpu.Float32, 1024)
+in, _ := cells.NewBuffer(d, cells.Float32, 32*1024)
+dst, _ := cells.NewBuffer(d, cells.Float32, 1024)
 for range 2 {
-	if err := gpu.Launch("copyStrided", gpu.Dim(4), gpu.Dim(256), dst, in, 1024, 32); err != nil {
+	if err := cells.Launch("copyStrided", gpu.Dim(4), gpu.Dim(256), dst, in, 1024, 32); err != nil {
 		panic(err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
 	"github.com/pathnotes/pathnotes/internal/toolchain"
 )
 
@@ -140,9 +140,9 @@ func TestCompilerStates(t *testing.T) {
 	}
 }
 
-// nvrtcLine is what gpu.Compilers says of NVRTC.
+// nvrtcLine is what cells.Compilers says of NVRTC.
 func nvrtcLine() string {
-	for _, line := range gpu.Compilers() {
+	for _, line := range cells.Compilers() {
 		if strings.HasPrefix(line, "NVRTC") {
 			return line
 		}

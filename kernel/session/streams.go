@@ -14,5 +14,5 @@ func (s *Session) Stdout() io.Writer { return s.stdout.w }
 // CellContext returns the context of the cell code running now, which an
 // interrupt cancels, or context.Background() between cells: what Ctx()
 // returns inside a cell. Code outside the interpreter that runs for the
-// cells and takes no context of theirs (gpu.Launch) asks for it here.
+// cells and takes no context of theirs (cells.Launch) asks for it here.
 func (s *Session) CellContext() context.Context { return s.hooks.context() }

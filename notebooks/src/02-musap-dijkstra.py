@@ -97,7 +97,7 @@ md(r'''
 The thesis's first chapter is a short course in CUDA C. Its exercises run here as they would in a
 CUDA program: a `%%cuda` cell holds the kernels (compiled to PTX by the CUDA compiler where one is
 installed; elsewhere the PTX cached beside the notebook in `.pathnotes-ptx/` is loaded), and Go
-cells allocate buffers, launch with `gpu.Launch(name, grid, block, args...)` — the `<<<grid, block>>>`
+cells allocate buffers, launch with `cells.Launch(name, grid, block, args...)` — the `<<<grid, block>>>`
 of CUDA C — and read the results back. Every exercise checks its result.
 
 The listings of the thesis have a few slips that are fixed here, not copied: the "final" 1-D
@@ -190,7 +190,7 @@ Fig. 1.3's launch, `dim3(4,2,2)` threads per block on a `dim3(2,2)` grid, makes 
 
 code(r'''
 // int32s copies a buffer back; a failure is a bug, so it panics.
-func int32s(b *gpu.Buffer) []int32 {
+func int32s(b *cells.Buffer) []int32 {
 	v, err := b.ToInt32s()
 	if err != nil {
 		panic(err)
@@ -199,17 +199,17 @@ func int32s(b *gpu.Buffer) []int32 {
 }
 
 // newInts allocates n zeroed int32s on the device.
-func newInts(n int) *gpu.Buffer {
-	b, err := dev.NewBuffer(gpu.Int32, n)
+func newInts(n int) *cells.Buffer {
+	b, err := cells.NewBuffer(dev, cells.Int32, n)
 	if err != nil {
 		panic(err)
 	}
 	return b
 }
 
-// launch is gpu.Launch that panics: an error here is a bug.
+// launch is cells.Launch that panics: an error here is a bug.
 func launch(name string, grid, block gpu.Dim3, args ...any) {
-	if err := gpu.Launch(name, grid, block, args...); err != nil {
+	if err := cells.Launch(name, grid, block, args...); err != nil {
 		panic(err)
 	}
 }
@@ -237,7 +237,7 @@ for r := 0; r < height; r++ {
 	}
 	fig19.Add(row...)
 }
-for _, b := range []*gpu.Buffer{ids, out2} {
+for _, b := range []*cells.Buffer{ids, out2} {
 	b.Free()
 }
 fig19
@@ -263,7 +263,7 @@ func countRun(blocks, tpb, n int) (int32, int32, error) {
 	ran, worked := newInts(1), newInts(1)
 	defer ran.Free()
 	defer worked.Free()
-	if err := gpu.Launch("countThreads", gpu.Dim(blocks), gpu.Dim(tpb), ran, worked, n); err != nil {
+	if err := cells.Launch("countThreads", gpu.Dim(blocks), gpu.Dim(tpb), ran, worked, n); err != nil {
 		return 0, 0, err
 	}
 	return int32s(ran)[0], int32s(worked)[0], nil
@@ -278,8 +278,8 @@ for _, n := range []int{7, 5} {
 		}
 		ran, worked, err := countRun(blocks, 8, n)
 		if err != nil {
-			check(blocks == 0 && gpu.ErrorCode(err) == 9, "N=%d, %d blocks: %v", n, blocks, err)
-			pitfalls.Add(n, way, blocks, "—", "—", "—", fmt.Sprintf("Error %d : %s", gpu.ErrorCode(err), gpu.ErrorString(err)))
+			check(blocks == 0 && cells.ErrorCode(err) == 9, "N=%d, %d blocks: %v", n, blocks, err)
+			pitfalls.Add(n, way, blocks, "—", "—", "—", fmt.Sprintf("Error %d : %s", cells.ErrorCode(err), cells.ErrorString(err)))
 			continue
 		}
 		check(ran == int32(blocks*8) && worked == int32(min(n, blocks*8)), "N=%d, %d blocks: %d threads ran, %d passed", n, blocks, ran, worked)
@@ -298,7 +298,7 @@ blocks, within its card's limit. Its Fig. 1.4 launches 33,554,430 elements as 65
 and gets `Error 9 : invalid configuration argument`: the thesis (§1.3) and its program give the
 limit as 65,536 blocks, but a Fermi card allows at most 65,535 in x, so 65,536 is one too many; Fig. 1.5 relaunches with 32,768 blocks of 1024 and gets `Error 0 : no error`. An invalid launch
 fails silently unless the program asks, so every launch is checked here, as `cudaGetLastError`
-does: `gpu.ErrorCode` and `gpu.ErrorString` give CUDA's number and message.
+does: `cells.ErrorCode` and `cells.ErrorString` give CUDA's number and message.
 
 Since compute capability 3.0 a grid may have 2³¹−1 blocks in x, so the thesis's 65,536 × 512 is
 valid on this device; a block of 2048 threads is what gets error 9 today. The vectors here have
@@ -345,15 +345,15 @@ for i := vecN - 1024; i < vecN; i++ {
 		probes = append(probes, i)
 	}
 }
-bufA, err := dev.Float32s(a)
+bufA, err := cells.Float32s(dev, a)
 if err != nil {
 	panic(err)
 }
-bufB, err := dev.Float32s(b)
+bufB, err := cells.Float32s(dev, b)
 if err != nil {
 	panic(err)
 }
-bufC, err := dev.NewBuffer(gpu.Float32, vecN)
+bufC, err := cells.NewBuffer(dev, cells.Float32, vecN)
 if err != nil {
 	panic(err)
 }
@@ -374,7 +374,7 @@ for _, cfg := range []launchConfig{
 	if err := bufC.Fill(-1); err != nil {
 		panic(err)
 	}
-	err := gpu.Launch("vecAdd", gpu.Dim(cfg.Blocks), gpu.Dim(cfg.Threads), bufA, bufB, bufC, vecN)
+	err := cells.Launch("vecAdd", gpu.Dim(cfg.Blocks), gpu.Dim(cfg.Threads), bufA, bufB, bufC, vecN)
 	summed := "—"
 	if err == nil {
 		if err := dev.Synchronize(); err != nil {
@@ -395,12 +395,12 @@ for _, cfg := range []launchConfig{
 		summed = fmt.Sprintf("%d of %d elements", covered, vecN)
 	}
 	errs.Add(cfg.What, fmt.Sprintf("%d × %d", cfg.Blocks, cfg.Threads), cfg.Thesis,
-		fmt.Sprintf("Error %d : %s", gpu.ErrorCode(err), gpu.ErrorString(err)), summed)
+		fmt.Sprintf("Error %d : %s", cells.ErrorCode(err), cells.ErrorString(err)), summed)
 	if cfg.Threads > info.MaxThreadsPerBlock {
-		check(gpu.ErrorCode(err) == 9, "%d threads per block: %v, want error 9", cfg.Threads, err)
+		check(cells.ErrorCode(err) == 9, "%d threads per block: %v, want error 9", cfg.Threads, err)
 	}
 }
-for _, buf := range []*gpu.Buffer{bufA, bufB, bufC} {
+for _, buf := range []*cells.Buffer{bufA, bufB, bufC} {
 	buf.Free()
 }
 errs
@@ -420,21 +420,21 @@ ma, mb := make([]float32, matN*matN), make([]float32, matN*matN)
 for i := range ma {
 	ma[i], mb[i] = float32(i), float32(10*i)
 }
-bufMA, err := dev.Float32s(ma)
+bufMA, err := cells.Float32s(dev, ma)
 if err != nil {
 	panic(err)
 }
-bufMB, err := dev.Float32s(mb)
+bufMB, err := cells.Float32s(dev, mb)
 if err != nil {
 	panic(err)
 }
-bufMC, err := dev.NewBuffer(gpu.Float32, matN*matN)
+bufMC, err := cells.NewBuffer(dev, cells.Float32, matN*matN)
 if err != nil {
 	panic(err)
 }
-errBig := gpu.Launch("matAdd", gpu.Dim(1, 1), gpu.Dim(256, 256), bufMA, bufMB, bufMC, matN)
-check(gpu.ErrorCode(errBig) == 9, "a 256×256 block: %v, want error 9", errBig)
-fmt.Printf("dim3(256,256) threads per block: Error %d : %s\n", gpu.ErrorCode(errBig), gpu.ErrorString(errBig))
+errBig := cells.Launch("matAdd", gpu.Dim(1, 1), gpu.Dim(256, 256), bufMA, bufMB, bufMC, matN)
+check(cells.ErrorCode(errBig) == 9, "a 256×256 block: %v, want error 9", errBig)
+fmt.Printf("dim3(256,256) threads per block: Error %d : %s\n", cells.ErrorCode(errBig), cells.ErrorString(errBig))
 tiles := blocksFor(matN, 16)
 launch("matAdd", gpu.Dim(tiles, tiles), gpu.Dim(16, 16), bufMA, bufMB, bufMC, matN)
 mc, err := bufMC.ToFloat32s()
@@ -445,7 +445,7 @@ for i := range mc {
 	check(mc[i] == ma[i]+mb[i], "matAdd: element %d is %g, want %g", i, mc[i], ma[i]+mb[i])
 }
 fmt.Printf("dim3(16,16) threads per block on a %d×%d grid: all %d elements of the %d×%d sum are right\n", tiles, tiles, matN*matN, matN, matN)
-for _, buf := range []*gpu.Buffer{bufMA, bufMB, bufMC} {
+for _, buf := range []*cells.Buffer{bufMA, bufMB, bufMC} {
 	buf.Free()
 }
 ''')
@@ -456,7 +456,7 @@ md(r'''
 Three of the thesis's memory spaces in one module:
 
 - a `__device__ float devData` in global memory: the host writes 3.14 (`cudaMemcpyToSymbol`; here
-  `gpu.GetVar("devData")` and a copy), a `<<<1,1>>>` kernel adds 2.0, the host reads 5.14 back
+  `cells.GetVar("devData")` and a copy), a `<<<1,1>>>` kernel adds 2.0, the host reads 5.14 back
   (the thesis's kernel also prints the value with `printf`; here the host prints what it reads);
 - a `__constant__` array, written by the host and read by every thread: the coefficients of a cubic;
 - `__shared__` memory for a block sum (Fig. 2.8): 8 elements, then strides 1, 2 and 4, with a
@@ -545,7 +545,7 @@ __global__ void busy(float *x, int n, int rounds) {
 code(r'''
 import "math"
 
-devData, err := gpu.GetVar("devData")
+devData, err := cells.GetVar("devData")
 if err != nil {
 	panic(err)
 }
@@ -564,7 +564,7 @@ if err != nil {
 check(after[0] == float32(3.14)+2, "devData after addTwo is %g, want 3.14 + 2", after[0])
 fmt.Printf("__device__ devData: the host wrote %.2f, addTwo<<<1,1>>> added 2.0, the host read %.2f back\n", before[0], after[0])
 
-coef, err := gpu.GetVar("coef")
+coef, err := cells.GetVar("coef")
 if err != nil {
 	panic(err)
 }
@@ -576,11 +576,11 @@ cubicX := make([]float32, 1000)
 for i := range cubicX {
 	cubicX[i] = float32(i)/100 - 5
 }
-bufX, err := dev.Float32s(cubicX)
+bufX, err := cells.Float32s(dev, cubicX)
 if err != nil {
 	panic(err)
 }
-bufY, err := dev.NewBuffer(gpu.Float32, len(cubicX))
+bufY, err := cells.NewBuffer(dev, cells.Float32, len(cubicX))
 if err != nil {
 	panic(err)
 }
@@ -600,7 +600,7 @@ bufY.Free()
 
 code(r'''
 in8 := []int32{3, 1, 4, 1, 5, 9, 2, 6}
-bufIn8, err := dev.Int32s(in8)
+bufIn8, err := cells.Int32s(dev, in8)
 if err != nil {
 	panic(err)
 }
@@ -642,12 +642,12 @@ for i := range vals {
 	vals[i] = int32(i % 97)
 	hostSum += int64(vals[i])
 }
-bufVals, err := dev.Int32s(vals)
+bufVals, err := cells.Int32s(dev, vals)
 if err != nil {
 	panic(err)
 }
 partial := newInts(blocksFor(sumN, tpb))
-sumKernel, err := gpu.GetKernel("blockSum")
+sumKernel, err := cells.GetKernel("blockSum")
 if err != nil {
 	panic(err)
 }
@@ -660,7 +660,7 @@ for _, p := range int32s(partial) {
 }
 check(deviceSum == hostSum, "blockSum over %d values: %d, want %d", sumN, deviceSum, hostSum)
 fmt.Printf("blockSum with %d bytes of extern __shared__ per block: %d blocks, their sums add up to %d, as on the host\n", tpb*4, partial.Len(), deviceSum)
-for _, buf := range []*gpu.Buffer{bufIn8, out8, steps, bufVals, partial} {
+for _, buf := range []*cells.Buffer{bufIn8, out8, steps, bufVals, partial} {
 	buf.Free()
 }
 ''')
@@ -670,8 +670,8 @@ md(r'''
 
 The thesis times GPU code with a host clock (`cpuSecond`, on `gettimeofday`) around the launch,
 and insists on `cudaDeviceSynchronize()` before reading the clock: a launch only queues the kernel
-and returns. `gpu.Launch` waits for its kernel (so that a fault is its own error); the bare
-`<<<...>>>` is `gpu.LaunchAsync`. The cell times `busy` three ways: the host clock around
+and returns. `cells.Launch` waits for its kernel (so that a fault is its own error); the bare
+`<<<...>>>` is `cells.LaunchAsync`. The cell times `busy` three ways: the host clock around
 `LaunchAsync` alone, the host clock around `LaunchAsync` and `dev.Synchronize()`, and CUDA events
 around the kernel (`Kernel.Time`, the modern way). Whether the launch returned early is read off
 the numbers.
@@ -684,7 +684,7 @@ busyN, rounds := 1<<20, 2000
 if gpuTag != "" {
 	busyN, rounds = 1<<12, 200
 }
-bufBusy, err := dev.NewBuffer(gpu.Float32, busyN)
+bufBusy, err := cells.NewBuffer(dev, cells.Float32, busyN)
 if err != nil {
 	panic(err)
 }
@@ -694,7 +694,7 @@ if err := dev.Synchronize(); err != nil {
 	panic(err)
 }
 t0 := time.Now()
-if err := gpu.LaunchAsync("busy", busyGrid, busyBlock, bufBusy, busyN, rounds); err != nil {
+if err := cells.LaunchAsync("busy", busyGrid, busyBlock, bufBusy, busyN, rounds); err != nil {
 	panic(err)
 }
 returned := time.Since(t0)
@@ -702,7 +702,7 @@ if err := dev.Synchronize(); err != nil {
 	panic(err)
 }
 finished := time.Since(t0)
-bk, err := gpu.GetKernel("busy")
+bk, err := cells.GetKernel("busy")
 if err != nil {
 	panic(err)
 }
@@ -988,7 +988,7 @@ for _, k := range []int{32, 1024, 1 << 16} {
 		panic(err)
 	}
 	check(ref.Dist[n-1] == 2, "d(s, t) = %d on the star, want 2", ref.Dist[n-1])
-	offV, tgtE, wW, err := dev.GraphCSR(g)
+	offV, tgtE, wW, err := cells.GraphCSR(dev, g)
 	if err != nil {
 		panic(err)
 	}
@@ -1003,15 +1003,15 @@ for _, k := range []int{32, 1024, 1 << 16} {
 	for i := 1; i <= k; i++ {
 		c0[i], f0[i] = 1, 1
 	}
-	bufC, err := dev.Int32s(c0)
+	bufC, err := cells.Int32s(dev, c0)
 	if err != nil {
 		panic(err)
 	}
-	bufF, err := dev.Int32s(f0)
+	bufF, err := cells.Int32s(dev, f0)
 	if err != nil {
 		panic(err)
 	}
-	bufU, err := dev.Int32s(u0)
+	bufU, err := cells.Int32s(dev, u0)
 	if err != nil {
 		panic(err)
 	}
@@ -1031,7 +1031,7 @@ for _, k := range []int{32, 1024, 1 << 16} {
 		wrongTotal[name] += bad
 		raceRows.Add(k, name, fmt.Sprintf("%d of %d", bad, raceLaunches), worst)
 	}
-	for _, b := range []*gpu.Buffer{offV, tgtE, wW, bufC, bufF, bufU} {
+	for _, b := range []*cells.Buffer{offV, tgtE, wW, bufC, bufF, bufU} {
 		b.Free()
 	}
 }

@@ -331,7 +331,7 @@ if noGPU != "" {
 	fmt.Println(noGPU + ": the race is not run")
 } else {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	distBuf, err := dev.NewBuffer(gpu.Int32, 1)
+	distBuf, err := cells.NewBuffer(dev, cells.Int32, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -343,7 +343,7 @@ if noGPU != "" {
 		for i := range offers {
 			offers[i] = int32(i + 1)
 		}
-		offerBuf, err := dev.NewBuffer(gpu.Int32, threads)
+		offerBuf, err := cells.NewBuffer(dev, cells.Int32, threads)
 		if err != nil {
 			panic(err)
 		}
@@ -356,7 +356,7 @@ if noGPU != "" {
 				if err := distBuf.Fill(float64(graph.Inf)); err != nil {
 					panic(err)
 				}
-				if err := gpu.Launch(name, gpu.Dim((threads+255)/256), gpu.Dim(min(threads, 256)), distBuf, offerBuf, threads); err != nil {
+				if err := cells.Launch(name, gpu.Dim((threads+255)/256), gpu.Dim(min(threads, 256)), distBuf, offerBuf, threads); err != nil {
 					panic(err)
 				}
 				got, err := distBuf.ToInt32s()

@@ -70,12 +70,12 @@ if onEmu {
 Each version is a Go function of type `lab.APSPFunc`:
 
 ```go
-func(dev *gpu.Device, d *gpu.Buffer, n int) error
+func(dev *gpu.Device, d *cells.Buffer, n int) error
 ```
 
-On entry `d` holds the n×n weight matrix, row-major `int32`, as `dev.GraphMatrix(g)` makes it: the
+On entry `d` holds the n×n weight matrix, row-major `int32`, as `cells.GraphMatrix(dev, g)` makes it: the
 weight of arc i → j at `d[i*n+j]`, `graph.Inf` (= 2³¹−1, `INT_MAX`) where there is no arc, 0 on
-the diagonal. The function launches its kernels (`gpu.GetKernel(name)` then `k.Launch(grid,
+the diagonal. The function launches its kernels (`cells.GetKernel(name)` then `k.Launch(grid,
 block, args...)`, the `<<<grid, block>>>` of CUDA) and leaves the shortest distances in `d`, Inf
 where there is no path. The handout leaves the infinity to its `graph.c`; here it is `INT_MAX`, so
 a kernel must not add to it: `INF + w` wraps round to a large negative number. Negative arcs are
@@ -154,8 +154,8 @@ CEIL_DIV = r'''// ceilDiv is ⌈a/b⌉: the blocks that cover a cells, the tiles
 func ceilDiv(a, b int) int { return (a + b - 1) / b }'''
 
 KERNEL = r'''// kernel returns the cell kernel called name, or panics: run its %%cuda cell first.
-func kernel(name string) *gpu.Kernel {
-	k, err := gpu.GetKernel(name)
+func kernel(name string) *cells.Kernel {
+	k, err := cells.GetKernel(name)
 	if err != nil {
 		panic(err)
 	}
@@ -164,7 +164,7 @@ func kernel(name string) *gpu.Kernel {
 
 NAIVE_1D = r'''// naive1D launches fwNaive1D for every k on 1-D blocks of threads threads.
 func naive1D(threads int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	return func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		k := kernel("fwNaive1D")
 		grid, block := gpu.Dim(ceilDiv(n*n, threads)), gpu.Dim(threads)
 		for p := 0; p < n; p++ {
@@ -178,7 +178,7 @@ func naive1D(threads int) lab.APSPFunc {
 
 NAIVE_2D = r'''// naive2D launches fwNaive2D for every k on bx×by blocks.
 func naive2D(bx, by int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	return func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		k := kernel("fwNaive2D")
 		grid, block := gpu.Dim(ceilDiv(n, bx), ceilDiv(n, by)), gpu.Dim(bx, by)
 		for p := 0; p < n; p++ {

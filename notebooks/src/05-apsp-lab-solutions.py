@@ -298,13 +298,13 @@ var launchCount int
 // tiled runs the three phase kernels prefix+"Phase1", "Phase2", "Phase3" for
 // every round, on tiles of side b with one thread per cell.
 func tiled(prefix string, b int) lab.APSPFunc {
-	return func(dev *gpu.Device, d *gpu.Buffer, n int) error {
+	return func(dev *gpu.Device, d *cells.Buffer, n int) error {
 		p1, p2, p3 := kernel(prefix+"Phase1"), kernel(prefix+"Phase2"), kernel(prefix+"Phase3")
 		tiles, block := ceilDiv(n, b), gpu.Dim(b, b)
 		launchCount = 0
 		for r := 0; r < tiles; r++ {
 			for _, step := range []struct {
-				k    *gpu.Kernel
+				k    *cells.Kernel
 				grid gpu.Dim3
 			}{{p1, gpu.Dim(1)}, {p2, gpu.Dim(tiles, 2)}, {p3, gpu.Dim(tiles, tiles)}} {
 				if err := step.k.Launch(step.grid, block, d, n, r); err != nil {
@@ -340,7 +340,7 @@ gm, err := graph.GNM(countN, 4*countN, graph.WeightRange{Min: 1, Max: 100}, seed
 if err != nil {
 	panic(err)
 }
-buf, err := dev.GraphMatrix(gm)
+buf, err := cells.GraphMatrix(dev, gm)
 if err != nil {
 	panic(err)
 }
@@ -631,7 +631,7 @@ if err != nil {
 var profiled []*gpu.LaunchProfile
 moved := map[string]uint64{} // 32-byte sectors of global memory loaded and stored (emulator)
 for _, v := range versions {
-	d, err := dev.GraphMatrix(gWhy)
+	d, err := cells.GraphMatrix(dev, gWhy)
 	if err != nil {
 		panic(err)
 	}

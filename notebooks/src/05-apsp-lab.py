@@ -169,7 +169,7 @@ __global__ void globalPhase3(int *d, int n, int r) {
 
 code(r'''
 // tiledGlobal runs the tiled algorithm with the kernels above.
-func tiledGlobal(dev *gpu.Device, d *gpu.Buffer, n int) error {
+func tiledGlobal(dev *gpu.Device, d *cells.Buffer, n int) error {
 	const b = 32
 	rounds := ceilDiv(n, b)
 	// TODO (task 2.2): for every round r < rounds, launch the phases in order, e.g.
@@ -213,7 +213,7 @@ __global__ void sharedPhase3(int *d, int n, int r) {
 
 code(r'''
 // tiledShared runs the tiled algorithm with the shared-memory kernels above.
-func tiledShared(dev *gpu.Device, d *gpu.Buffer, n int) error {
+func tiledShared(dev *gpu.Device, d *cells.Buffer, n int) error {
 	const b = 32 // keep equal to B in the cell above
 	rounds := ceilDiv(n, b)
 	// TODO (task 2.3): as tiledGlobal, with the shared* kernels.
@@ -274,7 +274,7 @@ if err != nil {
 	panic(err)
 }
 for _, v := range versions {
-	d, err := dev.GraphMatrix(gWhy)
+	d, err := cells.GraphMatrix(dev, gWhy)
 	if err != nil {
 		panic(err)
 	}

@@ -28,6 +28,7 @@ var packages = []string{
 	"github.com/pathnotes/pathnotes/graph",
 	"github.com/pathnotes/pathnotes/cpu",
 	"github.com/pathnotes/pathnotes/gpu",
+	"github.com/pathnotes/pathnotes/gpu/cells",
 	"github.com/pathnotes/pathnotes/display",
 	"github.com/pathnotes/pathnotes/lab",
 	"gonum.org/v1/gonum/mat",

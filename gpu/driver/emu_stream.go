@@ -1,0 +1,337 @@
+package driver
+
+// Streams, events and registered host memory on the emulator. Work queued
+// on a stream other than the default one runs as late as it may: when the
+// host waits for it (SyncStream, SyncEvent, Elapsed, Synchronize, Free),
+// or when work that must come after it runs (a WaitEvent of another
+// stream). A program that reads a copy's result, or reuses its memory,
+// before waiting for it thus sees the old contents, as it may on a card;
+// and HostUnregister or HostFree of memory a queued copy still uses is an
+// error here (on a card it is undefined).
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unsafe"
+)
+
+// emuStream is a stream's queue: ops not run yet, and how many have run.
+type emuStream struct {
+	ops      []emuOp
+	done     int  // ops run; op k (from 1) has run when done >= k
+	flushing bool // running its ops: a wait that needs more of it is a deadlock
+}
+
+// emuOp is one queued operation; host is the host memory a copy uses.
+type emuOp struct {
+	run  func() error
+	host []byte
+}
+
+// emuEvent is an event: its latest record is op seq of stream (seq 0: on
+// the default stream, or never recorded), and at is when that op ran.
+type emuEvent struct {
+	stream Stream
+	seq    int
+	at     time.Time
+}
+
+// CUDA result codes of registered memory.
+const (
+	cuHostAlreadyRegistered = 712
+	cuHostNotRegistered     = 713
+)
+
+func init() {
+	cuNames[cuHostAlreadyRegistered] = "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"
+	cuNames[cuHostNotRegistered] = "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"
+}
+
+func (c *emuContext) NewStream() (Stream, error) {
+	if err := c.check(); err != nil {
+		return 0, err
+	}
+	c.nextS++
+	c.streams[c.nextS] = &emuStream{}
+	return c.nextS, nil
+}
+
+// DestroyStream runs what the stream has queued (a card finishes it after
+// the call) and releases the handle.
+func (c *emuContext) DestroyStream(s Stream) error {
+	if s == 0 {
+		return emuError("emuStreamDestroy", cuInvalidHandle, fmt.Errorf("the default stream cannot be destroyed"), false)
+	}
+	err := c.SyncStream(s)
+	delete(c.streams, s)
+	return err
+}
+
+// stream returns stream s, nil for the default stream.
+func (c *emuContext) stream(s Stream, op string) (*emuStream, error) {
+	if s == 0 {
+		return nil, nil
+	}
+	st, ok := c.streams[s]
+	if !ok {
+		return nil, emuError(op, cuInvalidHandle, fmt.Errorf("no stream %d", s), false)
+	}
+	return st, nil
+}
+
+// enqueue runs op now on the default stream, or queues it on stream s.
+func (c *emuContext) enqueue(s Stream, what string, op emuOp) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	st, err := c.stream(s, what)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return op.run()
+	}
+	st.ops = append(st.ops, op)
+	return nil
+}
+
+// flush runs stream s's ops up to op upto (all of them for upto < 0).
+func (c *emuContext) flush(s Stream, upto int) error {
+	st, ok := c.streams[s]
+	if !ok || s == 0 {
+		return nil // the default stream's work is done; a destroyed stream's too
+	}
+	if upto < 0 {
+		upto = st.done + len(st.ops)
+	}
+	if st.done >= upto {
+		return nil
+	}
+	if st.flushing {
+		return emuError("emuStreamWaitEvent", cuInvalidValue, fmt.Errorf("streams wait for each other: stream %d waits for work that waits for it", s), false)
+	}
+	st.flushing = true
+	defer func() { st.flushing = false }()
+	for st.done < upto && len(st.ops) > 0 {
+		op := st.ops[0]
+		st.ops = st.ops[1:]
+		st.done++
+		if err := op.run(); err != nil {
+			return err
+		}
+	}
+	return c.check()
+}
+
+// drain runs every stream's queued work and returns the sticky error.
+func (c *emuContext) drain() error {
+	for s := Stream(1); s <= c.nextS; s++ {
+		if err := c.flush(s, -1); err != nil {
+			return err
+		}
+	}
+	return c.check()
+}
+
+// LaunchOn runs the kernel when stream s gets to it; a launch the
+// interpreter refuses then reports its error to whoever waits.
+func (c *emuContext) LaunchOn(ctx context.Context, s Stream, f Func, grid, block Dim3, sharedBytes int, args []uint64) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	k, err := c.kernel(f)
+	if err != nil {
+		return err
+	}
+	args = append([]uint64(nil), args...)
+	return c.enqueue(s, "emuLaunchKernel", emuOp{run: func() error { return c.launch(ctx, k, grid, block, sharedBytes, args) }})
+}
+
+// devRange checks that [p, p+bytes) lies inside one allocation, as the
+// driver checks a copy's device range when it is queued.
+func (c *emuContext) devRange(op string, p DevicePtr, bytes int) error {
+	if err := c.dev.CheckRange(uint64(p), uint64(bytes)); err != nil {
+		return emuError(op, cuInvalidValue, err, false)
+	}
+	return nil
+}
+
+func (c *emuContext) CopyInAsync(dst DevicePtr, src []byte, s Stream) error {
+	if err := c.devRange("emuMemcpyHtoDAsync", dst, len(src)); err != nil || len(src) == 0 {
+		return err
+	}
+	return c.enqueue(s, "emuMemcpyHtoDAsync", emuOp{host: src, run: func() error { return c.CopyInBytes(dst, src) }})
+}
+
+func (c *emuContext) CopyOutAsync(dst []byte, src DevicePtr, s Stream) error {
+	if err := c.devRange("emuMemcpyDtoHAsync", src, len(dst)); err != nil || len(dst) == 0 {
+		return err
+	}
+	return c.enqueue(s, "emuMemcpyDtoHAsync", emuOp{host: dst, run: func() error { return c.CopyOutBytes(dst, src) }})
+}
+
+func (c *emuContext) CopyIn2DAsync(dst DevicePtr, devPitch int, src []byte, hostPitch, width, rows int, s Stream) error {
+	return c.copy2D(true, src, hostPitch, dst, devPitch, width, rows, s)
+}
+
+func (c *emuContext) CopyOut2DAsync(dst []byte, hostPitch int, src DevicePtr, devPitch, width, rows int, s Stream) error {
+	return c.copy2D(false, dst, hostPitch, src, devPitch, width, rows, s)
+}
+
+// copy2D queues a copy of rows rows of width bytes, row by row.
+func (c *emuContext) copy2D(in bool, host []byte, hostPitch int, dev DevicePtr, devPitch, width, rows int, s Stream) error {
+	const op = "emuMemcpy2DAsync"
+	if err := check2D(len(host), hostPitch, devPitch, width, rows); err != nil {
+		return emuError(op, cuInvalidValue, err, false)
+	}
+	if rows == 0 || width == 0 {
+		return nil
+	}
+	if err := c.devRange(op, dev, (rows-1)*devPitch+width); err != nil {
+		return err
+	}
+	used := host[:(rows-1)*hostPitch+width]
+	return c.enqueue(s, op, emuOp{host: used, run: func() error {
+		for r := range rows {
+			h := host[r*hostPitch : r*hostPitch+width]
+			d := dev + DevicePtr(r*devPitch)
+			var err error
+			if in {
+				err = c.CopyInBytes(d, h)
+			} else {
+				err = c.CopyOutBytes(h, d)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}})
+}
+
+// RecordOn records e: on the default stream at once, on another stream as
+// an op that notes the time when it runs.
+func (c *emuContext) RecordOn(e Event, s Stream) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	ev, ok := c.events[e]
+	if !ok {
+		return emuError("emuEventRecord", cuInvalidHandle, fmt.Errorf("no event %d", e), false)
+	}
+	st, err := c.stream(s, "emuEventRecord")
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		*ev = emuEvent{at: time.Now()}
+		return nil
+	}
+	*ev = emuEvent{stream: s, seq: st.done + len(st.ops) + 1}
+	st.ops = append(st.ops, emuOp{run: func() error {
+		if ev.stream == s && ev.seq == st.done { // not recorded again since
+			ev.at = time.Now()
+		}
+		return nil
+	}})
+	return nil
+}
+
+// WaitEvent makes s wait for e's latest record: the default stream by
+// running e's stream up to it now, another stream by queuing that.
+func (c *emuContext) WaitEvent(s Stream, e Event) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	ev, ok := c.events[e]
+	if !ok {
+		return emuError("emuStreamWaitEvent", cuInvalidHandle, fmt.Errorf("no event %d", e), false)
+	}
+	from, seq := ev.stream, ev.seq
+	if from == 0 || from == s {
+		_, err := c.stream(s, "emuStreamWaitEvent")
+		return err // recorded on the default stream (done) or on s itself (in order)
+	}
+	return c.enqueue(s, "emuStreamWaitEvent", emuOp{run: func() error { return c.flush(from, seq) }})
+}
+
+func (c *emuContext) SyncStream(s Stream) error {
+	if _, err := c.stream(s, "emuStreamSynchronize"); err != nil {
+		return err
+	}
+	if err := c.flush(s, -1); err != nil {
+		return err
+	}
+	return c.check()
+}
+
+func (c *emuContext) SyncEvent(e Event) error {
+	ev, ok := c.events[e]
+	if !ok {
+		return emuError("emuEventSynchronize", cuInvalidHandle, fmt.Errorf("no event %d", e), false)
+	}
+	if err := c.flush(ev.stream, ev.seq); err != nil {
+		return err
+	}
+	return c.check()
+}
+
+// span is b's address range.
+func span(b []byte) (lo, hi uintptr) {
+	lo = uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return lo, lo + uintptr(len(b))
+}
+
+// HostRegister notes b as registered, refusing an overlap.
+func (c *emuContext) HostRegister(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	lo, hi := span(b)
+	c.regMu.Lock()
+	defer c.regMu.Unlock()
+	for start, n := range c.registered {
+		if lo < start+uintptr(n) && start < hi {
+			return emuError("emuMemHostRegister", cuHostAlreadyRegistered,
+				fmt.Errorf("%d bytes at %#x overlap the registered %d bytes at %#x", len(b), lo, n, start), false)
+		}
+	}
+	c.registered[lo] = len(b)
+	return nil
+}
+
+// HostUnregister releases a registration made with the same start, once
+// no queued copy uses the memory.
+func (c *emuContext) HostUnregister(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if err := c.idle(b, "emuMemHostUnregister"); err != nil {
+		return err
+	}
+	lo, _ := span(b)
+	c.regMu.Lock()
+	defer c.regMu.Unlock()
+	if _, ok := c.registered[lo]; !ok {
+		return emuError("emuMemHostUnregister", cuHostNotRegistered, fmt.Errorf("%d bytes at %#x are not registered", len(b), lo), false)
+	}
+	delete(c.registered, lo)
+	return nil
+}
+
+// idle reports an error when a queued copy uses memory in b.
+func (c *emuContext) idle(b []byte, op string) error {
+	lo, hi := span(b)
+	for h, st := range c.streams {
+		for _, o := range st.ops {
+			if len(o.host) == 0 {
+				continue
+			}
+			if olo, ohi := span(o.host); olo < hi && lo < ohi {
+				return emuError(op, cuInvalidValue, fmt.Errorf("a copy queued on stream %d still uses this memory: wait for the stream first", h), false)
+			}
+		}
+	}
+	return nil
+}

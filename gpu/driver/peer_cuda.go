@@ -1,0 +1,51 @@
+//go:build cuda
+
+package driver
+
+// Peer copies between cards of one host: cuMemcpyPeer, over NVLink or PCIe
+// where cuDeviceCanAccessPeer allows direct access.
+
+import (
+	"errors"
+
+	"gorgonia.org/cu"
+)
+
+// EnablePeer lets this context reach other's memory directly
+// (cuCtxEnablePeerAccess) when the two cards can (cuDeviceCanAccessPeer),
+// and reports whether they can.
+func (c *cudaCtx) EnablePeer(other Context) (bool, error) {
+	o, ok := other.(*cudaCtx)
+	if !ok {
+		return false, nil
+	}
+	var can int
+	err := c.do("cuDeviceCanAccessPeer", func() (err error) {
+		can, err = c.dev.CanAccessPeer(o.dev)
+		return err
+	})
+	if err != nil || can == 0 {
+		return false, err
+	}
+	err = c.do("cuCtxEnablePeerAccess", func() error {
+		if err := o.ctx.EnablePeerAccess(0); err != nil && !errors.Is(err, cu.PeerAccessAlreadyEnabled) {
+			return err
+		}
+		return nil
+	})
+	return err == nil, err
+}
+
+// CopyPeer copies bytes from src on the card of from into dst on this
+// card. cuMemcpyPeer is asynchronous for the host but ordered after all
+// work queued on both cards, and work queued later on either comes after
+// it.
+func (c *cudaCtx) CopyPeer(dst DevicePtr, from Context, src DevicePtr, bytes uint64) error {
+	o, ok := from.(*cudaCtx)
+	if !ok {
+		return errNotPeer
+	}
+	return c.do("cuMemcpyPeer", func() error {
+		return cu.MemcpyPeer(cu.DevicePtr(dst), c.ctx, cu.DevicePtr(src), o.ctx, int64(bytes))
+	})
+}
