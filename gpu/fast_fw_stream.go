@@ -483,7 +483,7 @@ func (s *ffStream) time() error {
 func (s *ffStream) swapChunk(card *ffCard, p int) error {
 	ctx := card.r.dev.ctx
 	var freed []driver.Event // after the copy out of each unit of the old chunk
-	var ends []int          // the block row (in the region) where each ends
+	var ends []int           // the block row (in the region) where each ends
 	if p > 0 {
 		old := s.pl.chunks[card.c][p-1]
 		for i, u := range s.pl.units[card.c] {
