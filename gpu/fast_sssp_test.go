@@ -9,9 +9,12 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unsafe"
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/graph"
@@ -95,9 +98,10 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // going back to the narrow grid when a far pile is small), with local
 // work through the asynchronous ring (rings of 2 and 4 entries that
 // overflow all the time, one lane and whole warps per vertex, with heavy
-// vertices and switching grids), and with solo steps on the narrow one.
-// The last
-// schedule is also the negative-cycle tests'.
+// vertices and switching grids), and with solo steps on the narrow one;
+// then heavy entries 32 at a time (HeavyBatch) on grid steps, with solo
+// steps between, with local rounds and switching grids, and through the
+// ring. The last schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -119,6 +123,10 @@ var tunings = []fastTuning{
 	{Async: 1, Block: 64, Group: 1, Solo: -1},
 	{Async: 1, Block: 96, Group: 4, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
 	{Async: 1, Block: 32, Group: 32, LocalQueue: 1, Preread: -1, Delta: 1 << 29},
+	{Block: 32, Group: 2, Heavy: 2, Solo: -1, HeavyBatch: 1},
+	{Block: 64, Group: 1, Heavy: 1, Solo: 6, Steps: 7, HeavyBatch: 1, Delta: 7},
+	{Wide: 3, WideBlock: 64, Switches: 1000, Block: 96, Group: 1, Local: 4, LocalQueue: 2, Heavy: 1, HeavyBatch: 1, Solo: -1},
+	{Async: 1, Block: 64, Group: 4, LocalQueue: 3, Heavy: 2, Wide: 20, WideBlock: 32, Switches: 1000, Steps: 4, HeavyBatch: 1},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -284,6 +292,37 @@ func TestEmuFrontierTrace(t *testing.T) {
 func TestEmuSSSPFastEngines(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
+	for _, c := range engineGraphs(t) {
+		if got := flagFrontier(c.g); got != c.flag {
+			t.Errorf("%s: flagFrontier = %v, want %v", c.name, got, c.flag)
+		}
+		checkSSSPFast(t, c.name, c.g, dev)
+	}
+	arcs := engineGraphs(t)[0].g.Arcs()
+	arcs[10].Weight = -1
+	neg, err := graph.FromArcs(engineGraphs(t)[0].g.N(), arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SSSPFast(ctx, neg, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -1") {
+		t.Errorf("a negative arc on the flag frontier's graphs: %v", err)
+	}
+}
+
+// engineGraph is one of TestEmuSSSPFastEngines' graphs and whether
+// SSSPFast takes the flag frontier on it.
+type engineGraph struct {
+	name string
+	g    *graph.Graph
+	flag bool
+}
+
+// engineGraphs builds TestEmuSSSPFastEngines' graphs: one of notebook 02's
+// (out-degree 7), one with duplicate arcs, self-loops, zero and large
+// weights and unreachable vertices, a grid, a road-like graph, an R-MAT
+// graph (hubs) and a single vertex.
+func engineGraphs(t *testing.T) []engineGraph {
+	t.Helper()
 	deg7, err := graph.ConstantDegree(3000, 7, graph.WeightRange{Min: 1, Max: 10}, 2016)
 	if err != nil {
 		t.Fatal(err)
@@ -322,42 +361,120 @@ func TestEmuSSSPFastEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		g    *graph.Graph
-		flag bool
-	}{{"out-degree 7", deg7, true}, {"awkward", awkward, true}, {"grid", grid, false}, {"road-like", road, false}, {"R-MAT", rmat, false}} {
-		if got := flagFrontier(c.g); got != c.flag {
-			t.Errorf("%s: flagFrontier = %v, want %v", c.name, got, c.flag)
+	return []engineGraph{{"out-degree 7", deg7, true}, {"awkward", awkward, true}, {"grid", grid, false},
+		{"road-like", road, false}, {"R-MAT", rmat, false}, {"single", mustGraph(t, 1, "0->0 3"), false}}
+}
+
+// checkSSSPFast runs SSSPFast on g from its first, middle and last vertex
+// with predecessors and checks the result against cpu.Dijkstra, the paths
+// against g, and the solver's name.
+func checkSSSPFast(t *testing.T, name string, g *graph.Graph, dev *Device) {
+	t.Helper()
+	ctx := context.Background()
+	for _, s := range slices.Compact([]int{0, g.N() / 2, g.N() - 1}) {
+		want, err := cpu.Dijkstra(ctx, g, s, cpu.DijkstraOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, s := range []int{0, c.g.N() / 2, c.g.N() - 1} {
-			want, err := cpu.Dijkstra(ctx, c.g, s, cpu.DijkstraOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var st Stats
-			got, err := SSSPFast(ctx, c.g, s, Options{Device: dev, Pred: true, Stats: &st})
-			switch {
-			case err != nil:
-				t.Errorf("%s from %d: %v", c.name, s, err)
-			case !got.SameDistances(want):
-				t.Errorf("%s from %d: distances differ from the CPU:\n%s", c.name, s, got.Diff(want, 5))
-			case got.Solver != VariantSSSPFast || st.Variant != VariantSSSPFast:
-				t.Errorf("%s from %d: solver %q, stats %q", c.name, s, got.Solver, st.Variant)
-			default:
-				if err := got.Verify(c.g); err != nil {
-					t.Errorf("%s from %d: %v", c.name, s, err)
-				}
+		var st Stats
+		got, err := SSSPFast(ctx, g, s, Options{Device: dev, Pred: true, Stats: &st})
+		switch {
+		case err != nil:
+			t.Errorf("%s from %d: %v", name, s, err)
+		case !got.SameDistances(want):
+			t.Errorf("%s from %d: distances differ from the CPU:\n%s", name, s, got.Diff(want, 5))
+		case got.Solver != VariantSSSPFast || st.Variant != VariantSSSPFast:
+			t.Errorf("%s from %d: solver %q, stats %q", name, s, got.Solver, st.Variant)
+		default:
+			if err := got.Verify(g); err != nil {
+				t.Errorf("%s from %d: %v", name, s, err)
 			}
 		}
 	}
-	arcs := deg7.Arcs()
-	arcs[10].Weight = -1
-	neg, err := graph.FromArcs(deg7.N(), arcs)
+}
+
+// TestEmuSSSPFastKnobs checks every alternative that PATHNOTES_SSSP
+// selects on the engines' graphs, each engine forced on every graph, and
+// the errors of bad settings.
+func TestEmuSSSPFastKnobs(t *testing.T) {
+	dev := emulator(t)
+	for _, set := range []string{"hbatch=1", "hbatch=1,heavy=1,block=64,group=2", "block=512,blocks=3,ring=16",
+		"delta=0.5,widedelta=4", "delta=3", "wide=2,wideblock=32,hbatch=1,heavy=2,steps=3", "engine=worklist,result=make",
+		"engine=flag,flagcheck=3", "engine=auto,flagcheck=1000", "pin=1", "pin=1,result=make,engine=flag"} {
+		t.Setenv(ssspEnv, set)
+		for _, c := range engineGraphs(t) {
+			checkSSSPFast(t, set+" on "+c.name, c.g, dev)
+		}
+	}
+	g := mustGraph(t, 3, "0->1 2, 1->2 3")
+	for set, want := range map[string]string{
+		"hbatch":        `"hbatch" is not key=value`,
+		"hbatch=x":      `hbatch="x": want an integer ≥ -1`,
+		"block=16":      `block="16": want an integer ≥ 32`,
+		"block=48":      "block of 48 threads",
+		"delta=0":       `delta="0": want a positive factor`,
+		"widedelta=-1":  `widedelta="-1": want a positive factor`,
+		"engine=fast":   `engine="fast": want auto, worklist or flag`,
+		"result=pinned": `result="pinned": want touch or make`,
+		"flagcheck=0":   `flagcheck="0": want an integer ≥ 1`,
+		"pin=1,speed=9": `unknown key "speed"`,
+	} {
+		t.Setenv(ssspEnv, set)
+		if _, err := SSSPFast(context.Background(), g, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), want) ||
+			!strings.Contains(err.Error(), VariantSSSPFast) {
+			t.Errorf("%s=%s: %v, want an error saying %q", ssspEnv, set, err, want)
+		}
+	}
+}
+
+// TestEmuSSSPFastPin checks pin: the first call registers the graph's
+// arrays (here every array, the threshold lowered), a later call reuses
+// the registration, and once the graph is collected its arrays are
+// unregistered and forgotten.
+func TestEmuSSSPFastPin(t *testing.T) {
+	dev := emulator(t)
+	emu := dev.ctx.(*emuContext)
+	defer func(v int) { csrPinMin = v }(csrPinMin)
+	csrPinMin = 1
+	t.Setenv(ssspEnv, "pin=1")
+	registered := func(a []int32) bool {
+		emu.regMu.Lock()
+		defer emu.regMu.Unlock()
+		_, ok := emu.registered[uintptr(unsafe.Pointer(&a[0]))]
+		return ok
+	}
+	g, err := graph.Grid(7, 9, graph.WeightRange{Min: 1, Max: 9}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SSSPFast(ctx, neg, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -1") {
-		t.Errorf("a negative arc on the flag frontier's graphs: %v", err)
+	arrays := [][]int32{g.Offsets(), g.Targets(), g.Weights()}
+	for range 2 {
+		checkSSSPFast(t, "pinned grid", g, dev)
+		for i, a := range arrays {
+			if !registered(a) {
+				t.Fatalf("array %d of the graph is not registered after a call with pin=1", i)
+			}
+		}
+	}
+	g = nil
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		left := 0
+		for _, a := range arrays {
+			if registered(a) {
+				left++
+			}
+		}
+		csrPins.Lock()
+		entries := len(csrPins.m)
+		csrPins.Unlock()
+		if left == 0 && entries == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the graph became garbage: %d of its arrays registered, %d graphs pinned", left, entries)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -149,8 +149,9 @@ type singleCall struct {
 }
 
 // csrPinMin is the smallest CSR array (bytes) that pin page-locks: below
-// it the driver's own copy is as fast as registering would be.
-const csrPinMin = 1 << 20
+// it the driver's own copy is as fast as registering would be. (A
+// variable for the test, which pins the arrays of a small graph.)
+var csrPinMin = 1 << 20
 
 // csrPinMax bounds the bytes that csrPins keeps page-locked at once;
 // graphs beyond it are uploaded as without pin.
@@ -196,7 +197,7 @@ func (r *run) pinCSR(g *graph.Graph) [3]bool {
 		p = &csrPin{dev: r.dev}
 		for _, a := range arrays {
 			b := uint64(len(a)) * 4
-			if b < csrPinMin || csrPins.bytes+b > csrPinMax {
+			if b < uint64(csrPinMin) || csrPins.bytes+b > csrPinMax {
 				continue
 			}
 			if r.dev.ctx.HostRegister(asBytes(a)) == nil {
