@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/graph"
@@ -433,15 +432,19 @@ func TestEmuSSSPFastKnobs(t *testing.T) {
 // unregistered and forgotten.
 func TestEmuSSSPFastPin(t *testing.T) {
 	dev := emulator(t)
-	emu := dev.ctx.(*emuContext)
 	defer func(v int) { csrPinMin = v }(csrPinMin)
 	csrPinMin = 1
 	t.Setenv(ssspEnv, "pin=1")
+	// registered probes a: the emulator refuses to register memory that
+	// overlaps registered memory, and what it accepts is unregistered again.
 	registered := func(a []int32) bool {
-		emu.regMu.Lock()
-		defer emu.regMu.Unlock()
-		_, ok := emu.registered[uintptr(unsafe.Pointer(&a[0]))]
-		return ok
+		if dev.ctx.HostRegister(asBytes(a)) != nil {
+			return true
+		}
+		if err := dev.ctx.HostUnregister(asBytes(a)); err != nil {
+			t.Fatal(err)
+		}
+		return false
 	}
 	g, err := graph.Grid(7, 9, graph.WeightRange{Min: 1, Max: 9}, 4)
 	if err != nil {
