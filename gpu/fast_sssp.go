@@ -116,13 +116,6 @@ type fastTuning struct {
 	// one run, so that a worklist hovering around the bounds cannot make
 	// every launch a short one; 0 means 4.
 	Switches int
-	// HeavyBatch makes a block relax heavy worklist entries 32 at a time,
-	// their arcs shared by all its threads as one range, instead of one
-	// entry after another with two block barriers each (R-MAT scale 20 has
-	// 21,700 vertices of more than 128 arcs, 40 a block of the wide grid
-	// when they are all on one worklist): 1 yes; 0 and -1 no (the default
-	// until a card run says otherwise).
-	HeavyBatch int
 	// Trace, when set, receives the counts of the run (sweeps only: the
 	// counting slows the kernel down).
 	Trace *frontierTrace
@@ -404,7 +397,6 @@ type gridShape struct {
 	delta, local    int
 	async           int // 1: local work through the asynchronous ring
 	preread         int // 1: read a target's distance before the atomic
-	hbatch          int // 1: heavy entries 32 at a time
 }
 
 // shapes returns the narrow grid (one block per multiprocessor, local
@@ -427,7 +419,7 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 		delta, wideDelta = math.MaxInt32, math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
 	}
 	narrow = gridShape{threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
-		async: flag(tun.Async), preread: flag(tun.Preread), hbatch: flag(tun.HeavyBatch)}
+		async: flag(tun.Async), preread: flag(tun.Preread)}
 	if narrow.blocks, err = r.residentBlocks("sssp_run", narrow.threads, narrow.shared); err != nil {
 		return
 	}
@@ -436,7 +428,7 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 	} else {
 		narrow.blocks = min(narrow.blocks, max(r.dev.info.SMs, 1))
 	}
-	wide = gridShape{threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread), hbatch: flag(tun.HeavyBatch)}
+	wide = gridShape{threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread)}
 	if wide.blocks, err = r.residentBlocks("sssp_run", wide.threads, 0); err != nil {
 		return
 	}
@@ -467,13 +459,14 @@ func workOf(st []int32) (work int, split bool) {
 
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
-// call says how the data moves (sssp-fast's knobs; zero for bf-fast).
-func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun fastTuning, call singleCall) (*graph.SingleSource, error) {
+// pin says when the graph's CSR is page-locked (sssp-fast's; pinNever
+// for bf-fast and sweeps).
+func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun fastTuning, pin csrPinning) (*graph.SingleSource, error) {
 	tun, err := tun.resolve(g, name, 0, negative)
 	if err != nil {
 		return nil, err
 	}
-	r, gr, out, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors, call)
+	r, gr, out, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors, pin)
 	if err != nil {
 		return nil, err
 	}
@@ -540,8 +533,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg(),
-				i32(s.hbatch)); err != nil {
+				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
@@ -658,9 +650,9 @@ func SSSPFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*g
 	}
 	if k.engine == "flag" || k.engine == "" && flagFrontier(g) {
 		return runBF(ctx, g, source, opts, bfKernels{name: VariantSSSPFast, relax: "bf_relax_flag", update: "bf_update_flag",
-			grid: strideGrid, flag: true, nonNegative: true, early: true, check: k.flagCheck, call: k.call})
+			grid: strideGrid, flag: true, nonNegative: true, early: true, check: k.flagCheck, pin: k.pin})
 	}
-	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, k.tuning(g), k.call)
+	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, k.tuning(g), k.pin)
 }
 
 // flagFrontier is SSSPFast's rule for the flag frontier Bellman-Ford: no
@@ -678,5 +670,5 @@ func flagFrontier(g *graph.Graph) bool {
 // ssspFastTuned is SSSPFast's worklist engine with explicit tunables, for
 // sweeps (whatever the graph).
 func ssspFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun fastTuning) (*graph.SingleSource, error) {
-	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun, singleCall{})
+	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun, pinNever)
 }

@@ -103,9 +103,7 @@ func TestFastSingleSource(t *testing.T) {
 		{Wide: 256, Switches: 1000, Steps: 5}, {Wide: 1000, Preread: -1, WidePreread: -1, WideBlock: 1024, WideDelta: 1},
 		{Wide: 64, WideBlock: 128, Local: 64, LocalQueue: maxLocalQueue, Preread: -1, Switches: 50},
 		{Async: 1, Local: 1}, {Async: 1, LocalQueue: maxLocalQueue, Preread: -1, Group: 2, Block: 512},
-		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16},
-		{HeavyBatch: 1}, {HeavyBatch: 1, Heavy: 16, Group: 8, Block: 1024, Solo: -1},
-		{HeavyBatch: 1, Heavy: 32, Wide: 256, Switches: 1000, Steps: 5, WideBlock: 1024}}
+		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -136,7 +134,7 @@ func TestFastSingleSource(t *testing.T) {
 
 // TestFastSSSPKnobs checks SSSPFast under every PATHNOTES_SSSP
 // alternative against cpu.Dijkstra, predecessors verified, on the test
-// graphs and one of out-degree 7 (the flag engine's); pin=1 page-locks
+// graphs and one of out-degree 7 (the flag engine's); pin page-locks
 // each graph's arrays for real, and they are unregistered once the graphs
 // are collected.
 func TestFastSSSPKnobs(t *testing.T) {
@@ -156,9 +154,9 @@ func TestFastSSSPKnobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, set := range []string{"", "hbatch=1", "hbatch=1,heavy=32,wideblock=1024", "block=512,blocks=264",
-			"delta=0.5,widedelta=2", "engine=worklist,result=make", "engine=flag,flagcheck=4", "pin=1", "pin=1,flagcheck=8",
-			"pin=1,hbatch=1,result=make"} {
+		for _, set := range []string{"", "heavy=32,wideblock=1024", "block=512,blocks=264",
+			"delta=0.5,widedelta=2", "engine=worklist", "engine=flag,flagcheck=1", "pin=1", "pin=0", "pin=1,flagcheck=8",
+			"pin=auto,engine=flag"} {
 			t.Setenv(ssspEnv, set)
 			got, err := SSSPFast(ctx, g, 0, Options{Pred: true})
 			if err != nil {
@@ -176,7 +174,7 @@ func TestFastSSSPKnobs(t *testing.T) {
 	registered := csrPins.bytes
 	csrPins.Unlock()
 	if registered == 0 {
-		t.Errorf("pin=1 page-locked no array (rmat15's and deg7-300k's are above csrPinMin)")
+		t.Errorf("pin page-locked no array (rmat15's and deg7-300k's are above csrPinMin)")
 	}
 	clear(graphs)
 	deg7 = nil
@@ -311,9 +309,8 @@ type sweepPoint struct {
 }
 
 // fastSweep lists the schedules a sweep tries on g, each a change from
-// the defaults (see fastTuning), on a device of sms multiprocessors: heavy
-// entries 32 at a time (alone, with the heavy bound at 32 and 512, and
-// with 1024-thread wide blocks) and the heavy bound at 1024; narrow
+// the defaults (see fastTuning), on a device of sms multiprocessors: the
+// heavy bound at 1024; narrow
 // blocks of 512 and 1024 threads with the ring; two and four narrow
 // blocks per multiprocessor; delta at half, twice and four times its
 // default; the ring at 1024 and 4096 entries (the latter with 512-thread
@@ -324,9 +321,7 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 	d, wd := autoDelta(g), autoWideDelta(g, hubs(g))
 	scale := func(v int, f float64) int { return max(1, int(float64(v)*f)) }
 	return []sweepPoint{{"default", fastTuning{}},
-		{"hbatch", fastTuning{HeavyBatch: 1}}, {"hbatch,heavy=32", fastTuning{HeavyBatch: 1, Heavy: 32}},
-		{"hbatch,heavy=512", fastTuning{HeavyBatch: 1, Heavy: 512}}, {"heavy=1024", fastTuning{Heavy: 1024}},
-		{"hbatch,wide-block=1024", fastTuning{HeavyBatch: 1, WideBlock: 1024}},
+		{"heavy=1024", fastTuning{Heavy: 1024}}, {"wide-block=1024", fastTuning{WideBlock: 1024}},
 		{"block=512", fastTuning{Block: 512}}, {"block=1024", fastTuning{Block: 1024}},
 		{"blocks=2/sm", fastTuning{Blocks: 2 * sms}}, {"blocks=4/sm", fastTuning{Blocks: 4 * sms}},
 		{"delta=x0.5", fastTuning{Delta: scale(d, 0.5)}}, {"delta=x2", fastTuning{Delta: scale(d, 2)}},
@@ -339,7 +334,7 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 
 // bfSweep names the points of fastSweep that bf-fast is timed at: it
 // shares sssp-fast's engine.
-var bfSweep = map[string]bool{"default": true, "hbatch": true}
+var bfSweep = map[string]bool{"default": true}
 
 // BenchmarkFastSSSP sweeps sssp-fast's and bf-fast's tunables on the
 // target graphs, from vertex 0, distances only (as pathnotes bench times

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/graph"
@@ -97,10 +98,8 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // going back to the narrow grid when a far pile is small), with local
 // work through the asynchronous ring (rings of 2 and 4 entries that
 // overflow all the time, one lane and whole warps per vertex, with heavy
-// vertices and switching grids), and with solo steps on the narrow one;
-// then heavy entries 32 at a time (HeavyBatch) on grid steps, with solo
-// steps between, with local rounds and switching grids, and through the
-// ring. The last schedule is also the negative-cycle tests'.
+// vertices and switching grids), and with solo steps on the narrow one.
+// The last schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -122,10 +121,6 @@ var tunings = []fastTuning{
 	{Async: 1, Block: 64, Group: 1, Solo: -1},
 	{Async: 1, Block: 96, Group: 4, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
 	{Async: 1, Block: 32, Group: 32, LocalQueue: 1, Preread: -1, Delta: 1 << 29},
-	{Block: 32, Group: 2, Heavy: 2, Solo: -1, HeavyBatch: 1},
-	{Block: 64, Group: 1, Heavy: 1, Solo: 6, Steps: 7, HeavyBatch: 1, Delta: 7},
-	{Wide: 3, WideBlock: 64, Switches: 1000, Block: 96, Group: 1, Local: 4, LocalQueue: 2, Heavy: 1, HeavyBatch: 1, Solo: -1},
-	{Async: 1, Block: 64, Group: 4, LocalQueue: 3, Heavy: 2, Wide: 20, WideBlock: 32, Switches: 1000, Steps: 4, HeavyBatch: 1},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -397,9 +392,9 @@ func checkSSSPFast(t *testing.T, name string, g *graph.Graph, dev *Device) {
 // the errors of bad settings.
 func TestEmuSSSPFastKnobs(t *testing.T) {
 	dev := emulator(t)
-	for _, set := range []string{"hbatch=1", "hbatch=1,heavy=1,block=64,group=2", "block=512,blocks=3,ring=16",
-		"delta=0.5,widedelta=4", "delta=3", "wide=2,wideblock=32,hbatch=1,heavy=2,steps=3", "engine=worklist,result=make",
-		"engine=flag,flagcheck=3", "engine=auto,flagcheck=1000", "pin=1", "pin=1,result=make,engine=flag"} {
+	for _, set := range []string{"", "heavy=1,block=64,group=2", "block=512,blocks=3,ring=16",
+		"delta=0.5,widedelta=4", "delta=3", "wide=2,wideblock=32,heavy=2,steps=3", "engine=worklist",
+		"engine=flag,flagcheck=3", "engine=auto,flagcheck=1000", "engine=flag,flagcheck=1", "pin=1", "pin=0,engine=flag", "pin=auto"} {
 		t.Setenv(ssspEnv, set)
 		for _, c := range engineGraphs(t) {
 			checkSSSPFast(t, set+" on "+c.name, c.g, dev)
@@ -407,14 +402,14 @@ func TestEmuSSSPFastKnobs(t *testing.T) {
 	}
 	g := mustGraph(t, 3, "0->1 2, 1->2 3")
 	for set, want := range map[string]string{
-		"hbatch":        `"hbatch" is not key=value`,
-		"hbatch=x":      `hbatch="x": want an integer ≥ -1`,
+		"heavy":         `"heavy" is not key=value`,
+		"heavy=x":       `heavy="x": want an integer ≥ -1`,
 		"block=16":      `block="16": want an integer ≥ 32`,
 		"block=48":      "block of 48 threads",
 		"delta=0":       `delta="0": want a positive factor`,
 		"widedelta=-1":  `widedelta="-1": want a positive factor`,
 		"engine=fast":   `engine="fast": want auto, worklist or flag`,
-		"result=pinned": `result="pinned": want touch or make`,
+		"pin=2":         `pin="2": want auto, 1 or 0`,
 		"flagcheck=0":   `flagcheck="0": want an integer ≥ 1`,
 		"pin=1,speed=9": `unknown key "speed"`,
 	} {
@@ -426,15 +421,15 @@ func TestEmuSSSPFastKnobs(t *testing.T) {
 	}
 }
 
-// TestEmuSSSPFastPin checks pin: the first call registers the graph's
-// arrays (here every array, the threshold lowered), a later call reuses
-// the registration, and once the graph is collected its arrays are
-// unregistered and forgotten.
+// TestEmuSSSPFastPin checks pin: by default the first call on a graph
+// only remembers it and the second registers its arrays (here every array,
+// the threshold lowered); pin=1 registers on the first call and pin=0
+// never; later calls reuse the registration, and once a graph is
+// collected its arrays are unregistered and forgotten.
 func TestEmuSSSPFastPin(t *testing.T) {
 	dev := emulator(t)
 	defer func(v int) { csrPinMin = v }(csrPinMin)
 	csrPinMin = 1
-	t.Setenv(ssspEnv, "pin=1")
 	// registered probes a: the emulator refuses to register memory that
 	// overlaps registered memory, and what it accepts is unregistered again.
 	registered := func(a []int32) bool {
@@ -446,20 +441,31 @@ func TestEmuSSSPFastPin(t *testing.T) {
 		}
 		return false
 	}
-	g, err := graph.Grid(7, 9, graph.WeightRange{Min: 1, Max: 9}, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arrays := [][]int32{g.Offsets(), g.Targets(), g.Weights()}
-	for range 2 {
-		checkSSSPFast(t, "pinned grid", g, dev)
-		for i, a := range arrays {
-			if !registered(a) {
-				t.Fatalf("array %d of the graph is not registered after a call with pin=1", i)
+	var weaks []weak.Pointer[graph.Graph]
+	var arrays [][]int32
+	for _, c := range []struct {
+		set   string
+		after []bool // registered after each call
+	}{{"", []bool{false, true, true}}, {"pin=auto", []bool{false, true}}, {"pin=1", []bool{true, true}}, {"pin=0", []bool{false, false, false}}} {
+		t.Setenv(ssspEnv, c.set)
+		g, err := graph.Grid(7, 9, graph.WeightRange{Min: 1, Max: 9}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for call, want := range c.after {
+			if _, err := SSSPFast(context.Background(), g, call, Options{Device: dev}); err != nil {
+				t.Fatal(err)
+			}
+			for i, a := range [][]int32{g.Offsets(), g.Targets(), g.Weights()} {
+				if registered(a) != want {
+					t.Errorf("%s=%q, after call %d: array %d registered %v, want %v", ssspEnv, c.set, call+1, i, !want, want)
+				}
 			}
 		}
+		checkSSSPFast(t, c.set+" grid", g, dev)
+		weaks = append(weaks, weak.Make(g))
+		arrays = append(arrays, g.Offsets(), g.Targets(), g.Weights())
 	}
-	g = nil
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		runtime.GC()
@@ -469,14 +475,19 @@ func TestEmuSSSPFastPin(t *testing.T) {
 				left++
 			}
 		}
+		entries := 0
 		csrPins.Lock()
-		entries := len(csrPins.m)
+		for k := range csrPins.m {
+			if slices.Contains(weaks, k.g) {
+				entries++
+			}
+		}
 		csrPins.Unlock()
 		if left == 0 && entries == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s after the graph became garbage: %d of its arrays registered, %d graphs pinned", left, entries)
+			t.Fatalf("10 s after the graphs became garbage: %d of their arrays registered, %d graphs remembered", left, entries)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -16,19 +16,19 @@ import (
 // ssspEnv names the environment variable through which sssp-fast takes
 // the alternatives that a card run measures against its defaults, so that
 // one process can time them side by side (BenchmarkSSSPCall sets it between
-// runs; `PATHNOTES_SSSP=pin=1 pathnotes bench ...` times one). Its value
+// runs; `PATHNOTES_SSSP=delta=0.5 pathnotes bench ...` times one). Its value
 // is a comma-separated list of key=value:
 //
 //	engine=auto|worklist|flag   the engine (auto: flagFrontier's rule)
-//	hbatch=1|-1                 heavy entries 32 at a time (fastTuning.HeavyBatch)
 //	block=B, blocks=K, group=G, heavy=H, ring=Q, wide=W, wideblock=B, steps=S
 //	                            fastTuning's Block, Blocks, Group, Heavy, LocalQueue,
 //	                            Wide, WideBlock, Steps
 //	delta=F, widedelta=F        the bucket widths as F times their defaults
-//	pin=1|0                     page-lock the graph's CSR once and keep it (csrPins)
-//	result=touch|make           the result's host memory: made and touched while
-//	                            the kernels run (the default), or made after them
-//	flagcheck=K                 the flag engine reads its changed word every K passes
+//	pin=auto|1|0                page-lock the graph's CSR and keep it so (csrPins):
+//	                            from the second call on the same graph (auto,
+//	                            the default), from the first, or never
+//	flagcheck=K                 the flag engine reads its changed word every K
+//	                            passes (default flagCheck)
 //
 // An unknown key or a bad value is an error of the call that reads it.
 const ssspEnv = "PATHNOTES_SSSP"
@@ -40,13 +40,20 @@ type ssspKnobs struct {
 	tun       fastTuning
 	delta     float64 // factors of autoDelta and autoWideDelta (0: 1)
 	wideDelta float64
-	call      singleCall
-	flagCheck int // passes between the flag engine's reads (0: 1)
+	pin       csrPinning
+	flagCheck int // passes between the flag engine's reads
 }
+
+// flagCheck is how many passes sssp-fast's flag engine runs between two
+// reads of its changed word: on an H200 the engine took 0.96 ms instead of
+// 1.19 on out-degree 7 with 1 M vertices (the reads and the launch gaps they
+// cause were a fifth of it) and the same 9.97 ms on 10 M, where 8 passes
+// took 10.4 (docs/gpu-benchmarks.md, single source round 4).
+const flagCheck = 4
 
 // readSSSPKnobs parses ssspEnv.
 func readSSSPKnobs() (ssspKnobs, error) {
-	var k ssspKnobs
+	k := ssspKnobs{pin: pinReused, flagCheck: flagCheck}
 	val := strings.TrimSpace(os.Getenv(ssspEnv))
 	if val == "" {
 		return k, nil
@@ -70,8 +77,6 @@ func readSSSPKnobs() (ssspKnobs, error) {
 				return k, fmt.Errorf("%s: engine=%q: want auto, worklist or flag", ssspEnv, v)
 			}
 			k.engine = strings.TrimPrefix(v, "auto")
-		case "hbatch":
-			k.tun.HeavyBatch, err = num(-1)
 		case "block":
 			k.tun.Block, err = num(32)
 		case "blocks":
@@ -99,14 +104,16 @@ func readSSSPKnobs() (ssspKnobs, error) {
 				k.wideDelta = f
 			}
 		case "pin":
-			var p int
-			p, err = num(0)
-			k.call.pin = p > 0
-		case "result":
-			if v != "touch" && v != "make" {
-				return k, fmt.Errorf("%s: result=%q: want touch or make", ssspEnv, v)
+			switch v {
+			case "auto":
+				k.pin = pinReused
+			case "1":
+				k.pin = pinFirst
+			case "0":
+				k.pin = pinNever
+			default:
+				return k, fmt.Errorf("%s: pin=%q: want auto, 1 or 0", ssspEnv, v)
 			}
-			k.call.makeAfter = v == "make"
 		case "flagcheck":
 			k.flagCheck, err = num(1)
 		default:
@@ -134,19 +141,19 @@ func (k ssspKnobs) tuning(g *graph.Graph) fastTuning {
 	return t
 }
 
-// singleCall is how a single-source call moves its data: the zero value
-// is what every single-source variant does; sssp-fast's knobs may change
-// it.
-type singleCall struct {
-	// pin page-locks the graph's CSR arrays on the first call that uses
-	// them and keeps them so (csrPins), so that this and later uploads
-	// are copies at the bus's speed straight from the graph's memory.
-	pin bool
-	// makeAfter makes the result's host memory after the kernels, with
-	// make, as before: a copy into 4 MB that the process has not touched
-	// faults its pages in one at a time.
-	makeAfter bool
-}
+// csrPinning says when a single-source call page-locks the graph's CSR
+// arrays and keeps them so (csrPins), so that its uploads are copies at
+// the bus's speed straight from the graph's memory. Registering costs
+// more than one staged copy saves (on an H200's host the first call on
+// out-degree 7 with 10 M vertices took 71 ms instead of 42, every later
+// one 26.9 instead of 41.4), so sssp-fast waits for a graph's second call.
+type csrPinning int
+
+const (
+	pinNever  csrPinning = iota // staged copies on every call (the other variants)
+	pinReused                   // from the second call on the same graph (sssp-fast's default)
+	pinFirst                    // from the first call (PATHNOTES_SSSP=pin=1)
+)
 
 // csrPinMin is the smallest CSR array (bytes) that pin page-locks: below
 // it the driver's own copy is as fast as registering would be. (A
@@ -162,6 +169,7 @@ const csrPinMax = 32 << 30
 // which the graph's cleanup ends.
 type csrPin struct {
 	dev    *Device
+	tried  bool      // registration was asked for (later calls don't retry)
 	arrays [][]int32 // the registered ones
 	bytes  uint64
 }
@@ -182,19 +190,24 @@ var csrPins = struct {
 	bytes uint64
 }{m: map[csrPinKey]*csrPin{}}
 
-// pinCSR returns g's CSR arrays page-locked on r's device, registering
-// them on the first call (arrays of csrPinMin bytes or more; a
-// registration the driver refuses leaves that array out). The second
-// result tells, array by array (offsets, targets, weights), which are
-// page-locked.
-func (r *run) pinCSR(g *graph.Graph) [3]bool {
+// pinCSR returns which of g's CSR arrays (offsets, targets, weights) are
+// page-locked on r's device. The first call on g remembers it; the call
+// that registers the arrays (of csrPinMin bytes or more; a registration
+// the driver refuses leaves that array out) is the first with pinFirst,
+// else the second.
+func (r *run) pinCSR(g *graph.Graph, when csrPinning) [3]bool {
 	arrays := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}
 	key := csrPinKey{r.dev, weak.Make(g)}
 	csrPins.Lock()
 	defer csrPins.Unlock()
-	p, ok := csrPins.m[key]
-	if !ok {
+	p, seen := csrPins.m[key]
+	if !seen {
 		p = &csrPin{dev: r.dev}
+		csrPins.m[key] = p
+		runtime.AddCleanup(g, unpinCSR, key)
+	}
+	if !p.tried && (seen || when == pinFirst) {
+		p.tried = true
 		for _, a := range arrays {
 			b := uint64(len(a)) * 4
 			if b < uint64(csrPinMin) || csrPins.bytes+b > csrPinMax {
@@ -206,8 +219,6 @@ func (r *run) pinCSR(g *graph.Graph) [3]bool {
 				csrPins.bytes += b
 			}
 		}
-		csrPins.m[key] = p
-		runtime.AddCleanup(g, unpinCSR, key)
 	}
 	var pinned [3]bool
 	for i, a := range arrays {
@@ -252,12 +263,12 @@ func (r *run) uploadPinned(host []int32) (buffer, error) {
 	return b, nil
 }
 
-// uploadCSRFor is uploadCSR, with pin through page-locked arrays.
-func (r *run) uploadCSRFor(g *graph.Graph, call singleCall) (csr, error) {
-	if !call.pin {
+// uploadCSRFor is uploadCSR, through page-locked arrays where pin says.
+func (r *run) uploadCSRFor(g *graph.Graph, pin csrPinning) (csr, error) {
+	if pin == pinNever {
 		return r.uploadCSR(g)
 	}
-	pinned := r.pinCSR(g)
+	pinned := r.pinCSR(g, pin)
 	var c csr
 	for i, dst := range []*buffer{&c.off, &c.tgt, &c.w} {
 		a := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}[i]
@@ -276,12 +287,10 @@ func (r *run) uploadCSRFor(g *graph.Graph, call singleCall) (csr, error) {
 
 // singleResult starts making the host memory of a single-source result
 // (distances, and predecessors with pred) while the run uploads and
-// computes: not zeroed, its pages touched on every core. It returns nil
-// with call.makeAfter.
-func (r *run) singleResult(n int, pred bool, call singleCall) *hostResult {
-	if call.makeAfter {
-		return nil
-	}
+// computes: not zeroed, its pages touched on every core (made after the
+// kernels, a copy into 4 MB that the process had not touched faulted its
+// pages in one at a time: 3.07 ms instead of 0.35 on an H200's host).
+func (r *run) singleResult(n int, pred bool) *hostResult {
 	count := 1
 	if pred {
 		count = 2
@@ -289,10 +298,8 @@ func (r *run) singleResult(n int, pred bool, call singleCall) *hostResult {
 	return r.newHostResult(count, 1, n, true)
 }
 
-// done releases h, if there is one (the error paths' release; the
-// result's own is in finishSingle).
+// done releases h (the error paths' release; the result's own is in
+// finishSingle, after which this does nothing).
 func (h *hostResult) done() {
-	if h != nil {
-		_ = h.release()
-	}
+	_ = h.release()
 }

@@ -14,22 +14,22 @@ import (
 )
 
 // ssspCallSettings are the PATHNOTES_SSSP settings BenchmarkSSSPCall
-// times on g: the defaults, the result made after the kernels (as before),
-// the CSR page-locked once; on the worklist engine's graphs heavy entries
-// 32 at a time, on the flag engine's the changed word read every 4 and 8
-// passes. pin=1 comes after the settings without it, so that its first
-// call is the one that registers the graph.
+// times on g: the CSR never page-locked, then the defaults (page-locked
+// from the graph's second call on); on the flag engine's graphs also the
+// changed word read every pass and every 8. The settings without pin come
+// first, so that the defaults' first call is the graph's first with pin
+// and its second the one that registers it.
 func ssspCallSettings(g *graph.Graph) []string {
 	if flagFrontier(g) {
-		return []string{"", "result=make", "flagcheck=4", "flagcheck=8", "pin=1", "pin=1,flagcheck=4", "pin=1,flagcheck=8"}
+		return []string{"pin=0,flagcheck=1", "pin=0", "", "flagcheck=1", "flagcheck=8"}
 	}
-	return []string{"", "result=make", "hbatch=1", "pin=1", "pin=1,hbatch=1"}
+	return []string{"pin=0", ""}
 }
 
 // BenchmarkSSSPCall times whole sssp-fast calls (graph in Go memory to
 // distances in Go memory, from vertex 0, distances only) on the target
 // graphs under each of ssspCallSettings: the first call's wall time
-// (first-wall-ms, which pays a registration under pin=1) and the medians
+// (first-wall-ms) and the medians
 // of the timed calls' parts (callParts), with the bound, 1.3 ×
 // kernels + bytes ÷ 40 GB/s (bound-ms; bytes are the CSR in and the
 // distances out). One more, untimed call's result is checked against the

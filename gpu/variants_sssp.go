@@ -33,10 +33,10 @@ func csrBytes(g *graph.Graph) uint64 { return uint64(g.N()+1+2*g.M()) * 4 }
 // startSingle is the common beginning of the single-source variants: it
 // checks the source, starts the run, reserves the CSR and vectors n+1
 // int32 vectors, starts making the result's host memory (singleResult)
-// and uploads the CSR, as call says. On success the caller ends the run
+// and uploads the CSR, page-locked as pin says. On success the caller ends the run
 // and releases the result's memory (hostResult.done; finishSingle does it
 // on the way out).
-func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, vectors int, call singleCall) (*run, csr, *hostResult, error) {
+func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, vectors int, pin csrPinning) (*run, csr, *hostResult, error) {
 	if err := checkSource(g, source, name); err != nil {
 		return nil, csr{}, nil, err
 	}
@@ -49,8 +49,8 @@ func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, 
 		r.end()
 		return nil, csr{}, nil, err
 	}
-	out := r.singleResult(g.N(), opts.Pred, call)
-	gr, err := r.uploadCSRFor(g, call)
+	out := r.singleResult(g.N(), opts.Pred)
+	gr, err := r.uploadCSRFor(g, pin)
 	if err != nil {
 		out.done()
 		r.end()
@@ -59,37 +59,24 @@ func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	return r, gr, out, nil
 }
 
-// finishSingle copies distances (and predecessors) back into a result:
-// into out's memory, or without it into memory made now.
+// finishSingle copies distances (and predecessors) back into a result, in
+// out's memory.
 func finishSingle(r *run, g *graph.Graph, source int, out *hostResult, dist, pred buffer, withPred bool) (*graph.SingleSource, error) {
 	n := g.N()
 	res := &graph.SingleSource{Source: source, Labels: slices.Clone(g.Labels()), Solver: r.what}
-	if out != nil {
-		mats := out.wait()
-		res.Dist = mats[0]
-		if err := r.fetch(out, 0, dist.ptr, n, 0, 1, 0); err != nil {
+	mats := out.wait()
+	res.Dist = mats[0]
+	if err := r.fetch(out, 0, dist.ptr, n, 0, 1, 0); err != nil {
+		return nil, err
+	}
+	if withPred {
+		res.Pred = mats[1]
+		if err := r.fetch(out, 1, pred.ptr, n, 0, 1, 0); err != nil {
 			return nil, err
 		}
-		if withPred {
-			res.Pred = mats[1]
-			if err := r.fetch(out, 1, pred.ptr, n, 0, 1, 0); err != nil {
-				return nil, err
-			}
-		}
-		if err := out.release(); err != nil {
-			return nil, r.fail(err, "copying the result from the device")
-		}
-	} else {
-		res.Dist = make([]int32, n)
-		if err := r.download(res.Dist, dist); err != nil {
-			return nil, err
-		}
-		if withPred {
-			res.Pred = make([]int32, n)
-			if err := r.download(res.Pred, pred); err != nil {
-				return nil, err
-			}
-		}
+	}
+	if err := out.release(); err != nil {
+		return nil, r.fail(err, "copying the result from the device")
 	}
 	if err := checkResult(res.Dist, n, true, r.what); err != nil {
 		return nil, err
@@ -117,7 +104,7 @@ func finishSingle(r *run, g *graph.Graph, source int, out *hostResult, dist, pre
 // must be non-negative; ctx is checked between launches.
 func DijkstraMartin(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
 	const name = VariantDijkstraMartin
-	r, gr, out, err := startSingle(ctx, g, source, opts, name, false, 5, singleCall{})
+	r, gr, out, err := startSingle(ctx, g, source, opts, name, false, 5, pinNever)
 	if err != nil {
 		return nil, err
 	}
@@ -186,12 +173,12 @@ type bfKernels struct {
 	// that changes nothing whatever opts.EarlyExit says (sssp-fast's use).
 	nonNegative, early bool
 	// check is how many passes run between two reads of the changed word
-	// when stopping early (0 or 1: every pass; sssp-fast's knob, see
+	// when stopping early (0 or 1: every pass; sssp-fast's flagCheck, see
 	// ssspEnv). The word then says whether any of them changed anything,
 	// and a run stops up to check-1 passes after the first that changed
 	// nothing: those passes change nothing either.
 	check int
-	call  singleCall // sssp-fast's data movement (see ssspEnv)
+	pin   csrPinning // when the CSR is page-locked (sssp-fast's, see ssspEnv)
 }
 
 // BFNaive runs variant "bf-naive", Bodra's naive Bellman-Ford ([Bodra]
@@ -234,7 +221,7 @@ func BFFlag(ctx context.Context, g *graph.Graph, source int, opts Options) (*gra
 
 // runBF is the host loop shared by the Bellman-Ford variants.
 func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKernels) (*graph.SingleSource, error) {
-	r, gr, out, err := startSingle(ctx, g, source, opts, k.name, !k.nonNegative, 6, k.call)
+	r, gr, out, err := startSingle(ctx, g, source, opts, k.name, !k.nonNegative, 6, k.pin)
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,6 @@ struct problem {
     bool preread;    // read a target's distance before the atomic that lowers it
     bool agg;        // counters in global memory: claim slots one atomic per warp
     unsigned long long *trace; // TR_* counters, or null
-    bool hbatch;     // heavy entries 32 at a time per block (relax_heavy_batch)
 };
 
 // trace_add adds v to counter k of a traced run.
@@ -404,61 +403,6 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
     }
 }
 
-// relax_heavy_batch relaxes the heavy entries of step it's worklist cur
-// (nheavy of them, at its back) 32 at a time per block (the grid's blocks
-// take turns, GRID; else the one block takes them all): the first warp's
-// lanes expand one entry each (as thread 0 does for one entry without
-// hbatch, so relaxed[] records the distance every arc is relaxed from) and
-// sum their arc counts, and then the block's threads share the arcs of all
-// 32 as one range, each finding its entry by a binary search of the
-// prefix sums. A block thus pays one expansion round and two barriers per
-// 32 entries, not per entry, and entries of a few hundred arcs no longer
-// leave most of a large block idle.
-template <bool GRID>
-__device__ void relax_heavy_batch(const problem &p, const int *cur, int nheavy, int it, int thr, int *nxt, int *far,
-                                  int *nfar, int *lq, int *lcnt)
-{
-    __shared__ int bu[32], bdu[32], bbeg[32], bpre[33];
-    for (int h0 = (GRID ? blockIdx.x : 0) * 32; h0 < nheavy; h0 += (GRID ? gridDim.x : 1) * 32) {
-        if (threadIdx.x < 32) {
-            const int lane = threadIdx.x, h = h0 + lane;
-            int u = 0, du = 0, beg = 0, end = 0;
-            bool go = false;
-            if (h < nheavy) {
-                u = vload(cur + p.n - 1 - h);
-                go = expand(p, u, du, beg, end);
-            }
-            int sum = go ? end - beg : 0;
-            for (int o = 1; o < 32; o <<= 1) {
-                const int y = __shfl_up_sync(0xffffffffu, sum, o);
-                if (lane >= o)
-                    sum += y;
-            }
-            bu[lane] = u;
-            bdu[lane] = du;
-            bbeg[lane] = beg;
-            bpre[lane + 1] = sum;
-            if (lane == 0)
-                bpre[0] = 0;
-        }
-        __syncthreads();
-        const int total = bpre[32];
-        for (int k = threadIdx.x; k < total; k += blockDim.x) {
-            int lo = 0, hi = 32; // bpre[lo] <= k < bpre[hi]
-            while (hi - lo > 1) {
-                const int mid = (lo + hi) >> 1;
-                if (bpre[mid] <= k)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            const int a = bbeg[lo] + k - bpre[lo];
-            relax_arcs(p, bu[lo], bdu[lo], a, a + 1, 1, it, thr, nxt, far, nfar, lq, lcnt);
-        }
-        __syncthreads();
-    }
-}
-
 // sssp_step runs step `it` of p with threads tid of nthreads: the grid's
 // (GRID) or one block's. It returns 1, or 0 without doing anything when
 // the run is over (an int: the emulator does not take the predicate
@@ -524,11 +468,8 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         // Heavy entries, a whole block each: thread 0 reads the distance
         // and makes the relaxed[] check once for the block, so that all
         // its threads relax from the same distance that relaxed[] records.
-        // With hbatch, 32 at a time (relax_heavy_batch).
         __shared__ int hu, hdu, hgo, hbeg, hend;
-        if (p.hbatch)
-            relax_heavy_batch<GRID>(p, cur, nheavy, it, thr, nxt, far, nfar, lq, lcnt);
-        for (int h = GRID ? blockIdx.x : 0; !p.hbatch && h < nheavy; h += GRID ? gridDim.x : 1) {
+        for (int h = GRID ? blockIdx.x : 0; h < nheavy; h += GRID ? gridDim.x : 1) {
             if (threadIdx.x == 0) {
                 int du, beg, end;
                 hu = vload(cur + p.n - 1 - h);
@@ -676,21 +617,20 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints).
 // barbase is the grid barrier's count of arrivals when the launch starts
 // (the host reads it from st after the launch before). trace, when not
-// null, receives the TR_* counters. hbatch relaxes heavy entries 32 at a
-// time per block (relax_heavy_batch) instead of one at a time. The launch
-// bounds ask for blocks of up to 1024 threads, one of them per
-// multiprocessor at least, which gives the compiler registers enough not
-// to spill (without the 1, ptxas planned for two and spilled).
+// null, receives the TR_* counters. The launch bounds ask for blocks of up
+// to 1024 threads, one of them per multiprocessor at least, which gives
+// the compiler registers enough not to spill (without the 1, ptxas
+// planned for two and spilled).
 extern "C" __global__ void __launch_bounds__(1024, 1)
     sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
              int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
              int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,
-             unsigned barbase, unsigned long long *trace, int hbatch)
+             unsigned barbase, unsigned long long *trace)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
                        negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
-                       preread != 0, true, trace, hbatch != 0};
+                       preread != 0, true, trace};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
@@ -766,7 +706,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
         }
         __syncthreads();
         const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                           false, 0, 0, nullptr, false, true, false, nullptr, false};
+                           false, 0, 0, nullptr, false, true, false, nullptr};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
         for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
