@@ -641,8 +641,11 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // atomicMin, so predecessors (opts.Pred) come from the arcs that set the
 // final distances and never form cycles, zero-weight arcs included.
 //
-// The environment variable PATHNOTES_SSSP selects measured alternatives
-// (ssspEnv); without it, the defaults above.
+// From the second call on the same graph, the graph's CSR arrays are
+// page-locked and stay so until the graph is collected, so that uploads
+// run at the bus's speed (csrPinning). The environment variable
+// PATHNOTES_SSSP selects measured alternatives (ssspEnv); without it, the
+// defaults above.
 func SSSPFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
 	k, err := readSSSPKnobs()
 	if err != nil {
