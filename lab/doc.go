@@ -28,5 +28,13 @@
 // The sample notebooks measure with the same harness: OpenMachine names
 // the CPU and opens the GPU, with the words their tables and notes use
 // (Machine.Seconds is a time's cell, NoGPU what the GPU cells say without
-// a device), and Mean is the mean of up to three runs of a GPU call.
+// a device, Machine.AllPairs a GPU variant's run), Mean is the mean of up
+// to three runs of a GPU call and MeanAllPairs of an all-pairs solver's
+// runs, each checked against a reference. The helpers that the notebooks'
+// tables and claims share live here too, so that a notebook's cells show
+// the experiment and not its plumbing: FitLine, Span, Verdict and the
+// other readers of measured values, RaceRuns and RaceVerdict for racing
+// kernels, the stand-ins of the documents' inputs (RoadStandIn,
+// GNMStandIn), and ReadApart, which reads what notebooks/internal/capped
+// ran apart.
 package lab

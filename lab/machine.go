@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/graph"
 )
 
 // Machine is what a notebook's measurements run on: the CPU, and the GPU
@@ -129,4 +131,19 @@ func Mean(f func() gpu.Stats) (wall, kernel float64) {
 		}
 	}
 	return wall / float64(runs), kernel / float64(runs)
+}
+
+// AllPairs runs the all-pairs GPU variant name on g on the machine's
+// device, with Π when pred, and returns the result and the statistics of
+// the call. The error names the variant and the graph.
+func (m *Machine) AllPairs(ctx context.Context, name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stats, error) {
+	var st gpu.Stats
+	if m.Device == nil {
+		return nil, st, fmt.Errorf("%s on %s: %s", name, g.Name(), m.NoGPU)
+	}
+	r, err := gpu.AllPairs(ctx, name, g, gpu.Options{Pred: pred, Device: m.Device, Stats: &st})
+	if err != nil {
+		return nil, st, fmt.Errorf("%s on %s (|V|=%d, |E|=%d): %w", name, g.Name(), g.N(), g.M(), err)
+	}
+	return r, st, nil
 }

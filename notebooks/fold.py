@@ -9,7 +9,7 @@ in notebooks/ gets the outputs and execution counts of its code cells whose
 source is the same as a cell of the run:
 
   all      every such cell (a card run of the whole notebook);
-  apart    only the "run apart" cells (those that read capped.json), whose
+  apart    only the "run apart" cells (those that read capped.json with lab.ReadApart), whose
            outputs depend on that file and not on the device: a run on the
            emulator gives them;
   profile  only the %%profile cells (issue #28's outputs from the emulator,
@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 WANTED = {
     "all": lambda src: True,
-    "apart": lambda src: "readApart(" in src,
+    "apart": lambda src: "lab.ReadApart(" in src,
     "profile": lambda src: src.lstrip().startswith("%%profile"),
 }
 

@@ -16,8 +16,13 @@ import (
 // nbFile is the part of a notebook the freshness test compares.
 type nbFile struct {
 	Cells []struct {
-		CellType       string          `json:"cell_type"`
-		ID             string          `json:"id"`
+		CellType string `json:"cell_type"`
+		ID       string `json:"id"`
+		Metadata struct {
+			Pathnotes struct {
+				Subject *string `json:"subject"`
+			} `json:"pathnotes"`
+		} `json:"metadata"`
 		Source         json.RawMessage `json:"source"`
 		ExecutionCount *int            `json:"execution_count"`
 		Outputs        []any           `json:"outputs"`
@@ -251,6 +256,46 @@ func TestReferences(t *testing.T) {
 				t.Errorf("%s cites %s, which its References cell does not resolve", path, k)
 			case listed && !cited:
 				t.Errorf("%s lists %s in its References, but cites it nowhere", path, k)
+			}
+		}
+	}
+}
+
+// maxCellLines is the longest a code cell may be unless it is marked as the
+// subject of its section; src/common.py's MAX_LINES is the same number.
+const maxCellLines = 40
+
+// TestCellLength checks that every code cell of a notebook shows the
+// algorithm or the experiment and not helper code: a cell of more than
+// maxCellLines lines must be marked as the subject of its section (the
+// generator's code(..., subject="why") writes the reason into the cell's
+// metadata, pathnotes.subject), and only such a cell may be marked.
+func TestCellLength(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("src", "common.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^MAX_LINES = ` + strconv.Itoa(maxCellLines) + `$`).Match(b) {
+		t.Errorf("src/common.py's MAX_LINES is not %d", maxCellLines)
+	}
+	paths, err := filepath.Glob("*.ipynb")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no notebooks (%v)", err)
+	}
+	for _, path := range paths {
+		for i, c := range readNotebook(t, path).Cells {
+			if c.CellType != "code" {
+				continue
+			}
+			lines := strings.Count(strings.TrimRight(source(t, c.Source), "\n"), "\n") + 1
+			subject := c.Metadata.Pathnotes.Subject
+			switch {
+			case subject != nil && strings.TrimSpace(*subject) == "":
+				t.Errorf("%s cell %d (%s): marked as its section's subject without saying why", path, i+1, c.ID)
+			case subject != nil && lines <= maxCellLines:
+				t.Errorf("%s cell %d (%s): %d lines, marked as its section's subject, which only a cell over %d lines needs: drop the mark", path, i+1, c.ID, lines, maxCellLines)
+			case subject == nil && lines > maxCellLines:
+				t.Errorf("%s cell %d (%s): %d lines, over %d: move its helper code into a package (lab, display), or mark the cell as the subject of its section in its generator", path, i+1, c.ID, lines, maxCellLines)
 			}
 		}
 	}

@@ -148,3 +148,30 @@ const (
 	measuredOneProcess4  = 4.937
 	measuredOneCard      = 18.887
 )
+
+// Runs of pathnotes apsp on one host of two H200s (NV18), 1×2 ranks as two processes over
+// NCCL 2.28.9, GNM 60|V| (weights 1..64), 2026-11-27 (measured): the rounds' time of the
+// slowest rank, with NCCL as it chooses and with P2P and SHM off (sockets on lo), each beside
+// the link rate of its own probe (20 broadcasts of a panel, 32 MiB at n = 65,536 and 64 MiB at
+// 131,072, in the process row of 2 ranks after one untimed), and the one-card time of fw-fast
+// on the same host kind and graph (pathnotes bench, kernel time; with Π, the in-memory cell of
+// the streamed bench).
+var measuredTwo = []struct {
+	name     string
+	n        int
+	pred     bool
+	linkBW   float64 // bytes per second, the run's probe
+	rounds   float64 // seconds, the slowest rank
+	oneCard  float64 // seconds, one card in one process; 0: from the distances-only rate at 65,536
+	linkName string
+}{
+	{"NCCL as it chooses (P2P, NVLink)", 65536, false, 158e9, 10.334, 18.861, "NVLink"},
+	{"NCCL sockets on lo (P2P, SHM off)", 65536, false, 4.15e9, 12.393, 18.861, "lo"},
+	{"NCCL as it chooses (P2P, NVLink)", 65536, true, 278e9, 11.223, 20.423, "NVLink"},
+	{"NCCL sockets on lo (P2P, SHM off)", 65536, true, 4.9e9, 13.558, 20.423, "lo"},
+	{"NCCL as it chooses (P2P, NVLink)", 131072, false, 227e9, 79.916, 0, "NVLink"},
+}
+
+// measuredTwoProcess is fw-fast on both cards of that host in one process, n = 65,536,
+// distances only (pathnotes bench --devices 0,1, kernel time): 1.98× its one card.
+const measuredTwoProcess = 9.530

@@ -40,6 +40,7 @@ func Tables() []Table {
 		{"batch", batchTable()},
 		{"batch-volume", volumeTable()},
 		{"fw-measured", measuredTable()},
+		{"fw-measured-two", measuredTwoTable()},
 	}
 }
 
@@ -70,6 +71,39 @@ func measuredTable() string {
 		seconds(measuredOneProcess4), fmt.Sprintf("%.3f", measuredOneCard/(4*measuredOneProcess4)), ""})
 	return table([]string{"4 ranks (2×2), n = 65,536, D", "row / column link (GB/s)", "update per round (model)",
 		"pivot + broadcasts per round (model)", "T_P (model)", "efficiency (model)", "measured", "efficiency (measured)",
+		"measured / model"}, rows)
+}
+
+// measuredTwoTable: the model beside the measured runs of two ranks on one host, each with
+// the link rate of its own probe.
+func measuredTwoTable() string {
+	var rows [][]string
+	for _, r := range measuredTwo {
+		n := float64(r.n)
+		l := Layout{N: r.n, B: block, Grid: Grid{1, 2}, Pred: r.pred}
+		m := machine(l)
+		link := Link{Name: r.linkName, Bandwidth: r.linkBW, Latency: hopLatency}
+		m.Along, m.Down = link, link
+		one, from := r.oneCard, "measured"
+		if one == 0 {
+			r0 := measuredTwo[0]
+			f := n / float64(r0.n)
+			one, from = r0.oneCard*f*f*f, "n³ from 65,536"
+		}
+		e := EstimateFW(l, m, n*n*n/one)
+		mats := "D"
+		if r.pred {
+			mats = "D, Π"
+		}
+		rows = append(rows, []string{r.name, fmt.Sprintf("%d", r.n), mats, fmt.Sprintf("%.3g", r.linkBW/1e9),
+			seconds(e.Update), seconds(e.Pivot + e.Comm), seconds(e.Time), seconds(one) + " (" + from + ")",
+			seconds(r.rounds), fmt.Sprintf("%.3f", one/(2*r.rounds)), fmt.Sprintf("%.2f×", r.rounds/e.Time)})
+	}
+	rows = append(rows, []string{"one process, 2 cards (fw-fast's stripes, peer copies)", "65536", "D", "", "", "", "",
+		seconds(measuredTwo[0].oneCard) + " (measured)", seconds(measuredTwoProcess),
+		fmt.Sprintf("%.3f", measuredTwo[0].oneCard/(2*measuredTwoProcess)), ""})
+	return table([]string{"2 ranks (1×2)", "n", "matrices", "link (GB/s)", "update per round (model)",
+		"pivot + broadcasts per round (model)", "T_P (model)", "T_1", "measured", "efficiency (measured)",
 		"measured / model"}, rows)
 }
 

@@ -266,7 +266,7 @@ for _, n := range sizes {
 display.NewPlot("Floyd-Warshall on the CPU", "vertices n", "seconds").LogLog().
 	Line("fw-cpu-naive", display.Ints(sizes), display.Seconds(naive)).
 	Line("fw-cpu-blocked", display.Ints(sizes), display.Seconds(blocked))
-""")
+""", subject="the section's timing experiment: the naive and the blocked Floyd-Warshall on growing random graphs, and the plot of their times")
 md("""
 ## Where next
 

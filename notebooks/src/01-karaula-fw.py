@@ -250,7 +250,7 @@ if err := display.Show(display.Graph(fig23).Path(shortest).Title("the shortest a
 	panic(err)
 }
 display.Row(display.DistMatrix(m1).Title("matrix (1): hop counts"), display.DistMatrix(m2).Title("matrix (2): weighted distances"))
-''')
+''', subject="the section checks the thesis's claims about Fig. 2.3 one by one: matrices (1) and (2), the walks and the ties it adds by hand")
 
 md(r'''
 ## §3.1 Floyd-Warshall one k at a time (Fig. 3.1, Example 6)
@@ -499,30 +499,6 @@ modules, so that the timings of §5 do not include that.
 ''')
 
 code(r'''
-// verifyAll is r.Verify(g) on every core: the large results of §5 need it
-// (a row costs O(|V| + |E|)).
-func verifyAll(g *graph.Graph, r *graph.AllPairs) error {
-	if err := r.VerifyWorkers(Ctx(), g, 0); err != nil {
-		return fmt.Errorf("%s: %w", r.Solver, err)
-	}
-	return nil
-}
-
-''' + common.SOLVE_GPU + r'''
-
-// checkAgainst panics unless r has ref's distances and a Π that Verify
-// accepts; it says whether Π is ref's too.
-func checkAgainst(g *graph.Graph, r, ref *graph.AllPairs) string {
-	check(r.SameDistances(ref), "%s and %s differ on %s (|V|=%d):\n%s", r.Solver, ref.Solver, g.Name(), g.N(), r.Diff(ref, 5))
-	if err := verifyAll(g, r); err != nil {
-		panic(err)
-	}
-	if r.Equal(ref) {
-		return "same D and Π"
-	}
-	return "same D; Π differs on ties, verified"
-}
-
 cases := []*graph.Graph{fig23, fig31, fig410}
 for _, n := range []int{5, 32, 40, 64, 200, 800, 1000} {
 	if n > cpuMaxN {
@@ -541,7 +517,7 @@ for _, g := range cases {
 	if err != nil {
 		panic(err)
 	}
-	if err := verifyAll(g, ref); err != nil {
+	if err := ref.VerifyWorkers(Ctx(), g, 0); err != nil { // every core: §5's large results need it
 		panic(err)
 	}
 	row := []any{g.Name(), g.N(), g.M(), g.N() % 32, "verified"}
@@ -552,14 +528,21 @@ for _, g := range cases {
 		case g.N() > gpuMaxN:
 			row = append(row, fmt.Sprintf("not run (|V| > %d)", gpuMaxN))
 		default:
-			r, _ := solveGPU(name, g, true)
-			row = append(row, checkAgainst(g, r, ref))
+			r, _, err := machine.AllPairs(Ctx(), name, g, true)
+			if err != nil {
+				panic(err)
+			}
+			same, err := lab.Agree(Ctx(), g, r, ref) // the same D, and a Π that Verify accepts
+			if err != nil {
+				panic(err)
+			}
+			row = append(row, same)
 		}
 	}
 	agree.Add(row...)
 }
 agree
-''')
+''', subject="the section's experiment: the three programs on the same graphs, each GPU result checked against the CPU's")
 
 md(r'''
 ### The shared-memory budget of CUDA v2
@@ -702,36 +685,14 @@ classes := []densityClass{
 	}},
 }
 
-// roundsTo reports whether x, rounded to the digits of the printed
-// percentage p (such as "0.03%" or "6.67e-03%"), gives p.
-func roundsTo(x float64, p string) bool {
-	num := strings.TrimSuffix(p, "%")
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		panic(fmt.Sprintf("ρ %q: %v", p, err))
-	}
-	mant, exp, _ := strings.Cut(num, "e")
-	unit := 1.0
-	if _, frac, ok := strings.Cut(mant, "."); ok {
-		unit = math.Pow(10, -float64(len(frac)))
-	}
-	if exp != "" {
-		e, err := strconv.Atoi(exp)
-		if err != nil {
-			panic(fmt.Sprintf("ρ %q: %v", p, err))
-		}
-		unit *= math.Pow(10, float64(e))
-	}
-	return math.Abs(x-v) <= unit/2*(1+1e-9)
-}
-
 typos := display.NewTable("Printed speed-ups that disagree with the printed times", "table", "|V|", "column", "printed", "from the times")
 var flagged []string // "table/|V|" of each disagreeing speed-up
 typoAt := map[string]bool{} // "table/|V|/column" of each
 for _, c := range classes {
 	for _, r := range c.Rows {
 		rho := 100 * float64(r.E) / float64(r.V*(r.V-1))
-		check(roundsTo(rho, r.Rho), "Table %d, |V|=%d: ρ = %.4g%%, printed %s", c.TimeTable, r.V, rho, r.Rho)
+		printed, err := lab.RoundsTo(rho, r.Rho) // ρ rounded to the digits printed
+		check(err == nil && printed, "Table %d, |V|=%d: ρ = %.4g%%, printed %s (%v)", c.TimeTable, r.V, rho, r.Rho, err)
 		for _, s := range []struct {
 			column           string
 			printed, derived float64
@@ -747,7 +708,7 @@ for _, c := range classes {
 check(strings.Join(flagged, " ") == "4/20 6/5", "speed-ups that disagree with the times (table/|V|): %v, want the two typos 4/20 and 6/5", flagged)
 fmt.Println("every printed ρ is |E|/(|V|(|V|−1)) rounded; all other printed speed-ups agree with the times within rounding")
 typos
-''')
+''', subject="the section is the thesis's numbers: its six tables as data and the two checks on them (ρ rounding, speed-up typos)")
 
 md(r'''
 ### Rebuilt on this machine
@@ -763,57 +724,20 @@ the three after it run one density class each.
 ''')
 
 code(r'''
-import "time"
-
-// meanCPU runs the thesis's CPU triple loop as written `runs` times on g;
-// it returns the mean wall time in seconds and the first run's result,
-// verified.
-func meanCPU(g *graph.Graph) (float64, *graph.AllPairs) {
-	var total time.Duration
-	var first *graph.AllPairs
-	for i := 0; i < runs; i++ {
-		t0 := time.Now()
-		r, err := cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{Pred: true})
-		total += time.Since(t0)
-		if err != nil {
-			panic(fmt.Sprintf("CPU on |V|=%d, |E|=%d: %v", g.N(), g.M(), err))
-		}
-		if first == nil {
-			first = r
-		}
+// gpuRuns runs a GPU variant `runs` times on g: the mean wall and kernel
+// seconds and the first result, which has ref's distances (ref may be nil)
+// and a Π that Verify accepts; later runs must repeat its distances.
+func gpuRuns(name string, g *graph.Graph, ref *graph.AllPairs) (float64, float64, *graph.AllPairs) {
+	wall, kernels, r, err := lab.MeanAllPairs(runs, ref, func() (*graph.AllPairs, gpu.Stats, error) {
+		return machine.AllPairs(Ctx(), name, g, true)
+	})
+	if err == nil {
+		err = r.VerifyWorkers(Ctx(), g, 0)
 	}
-	if err := verifyAll(g, first); err != nil {
+	if err != nil {
 		panic(err)
 	}
-	return total.Seconds() / float64(runs), first
-}
-
-// meanGPU runs a GPU variant `runs` times on g; it returns the mean wall
-// and kernel seconds and the first run's result. The first run is checked
-// against ref, or verified alone when there is no ref; the others must
-// give its distances.
-func meanGPU(name string, g *graph.Graph, ref *graph.AllPairs) (float64, float64, *graph.AllPairs) {
-	var wall, kernels float64
-	var first *graph.AllPairs
-	for i := 0; i < runs; i++ {
-		r, st := solveGPU(name, g, true)
-		wall += st.Wall.Seconds()
-		kernels += st.Kernel.Seconds()
-		switch {
-		case first == nil && ref != nil:
-			checkAgainst(g, r, ref)
-		case first == nil:
-			if err := verifyAll(g, r); err != nil {
-				panic(err)
-			}
-		default:
-			check(r.SameDistances(first), "%s gave different distances on two runs (|V|=%d)", name, g.N())
-		}
-		if first == nil {
-			first = r
-		}
-	}
-	return wall / float64(runs), kernels / float64(runs), first
+	return wall, kernels, r
 }
 
 // outcome keeps what one class measured here, 0 where a program did not run.
@@ -821,18 +745,6 @@ type outcome struct {
 	V           []int
 	CPU, V1, V2 []float64
 }
-
-// both returns the sizes and values where a and b were both measured.
-func both(vs []int, a, b []float64) ([]float64, []float64, []float64) {
-	var xs, as, bs []float64
-	for i, v := range vs {
-		if a[i] > 0 && b[i] > 0 {
-			xs, as, bs = append(xs, float64(v)), append(as, a[i]), append(bs, b[i])
-		}
-	}
-	return xs, as, bs
-}
-
 
 // rebuild runs one density class: every thesis row within this scale's
 // caps, on a GNM graph with the thesis's |V| and |E|. It shows the rebuilt
@@ -872,16 +784,25 @@ func rebuild(c densityClass) *outcome {
 			check(g.M() == row.E && math.Abs(g.Density()-float64(row.E)/float64(row.V*(row.V-1))) < 1e-12,
 				"GNM(%d, %d) has %d arcs", row.V, row.E, g.M())
 			var ref *graph.AllPairs
-			if runCPU {
-				cpuT, ref = meanCPU(g)
+			if runCPU { // the thesis's triple loop as written, verified
+				var err error
+				cpuT, _, ref, err = lab.MeanAllPairs(runs, nil, lab.OnHost(func() (*graph.AllPairs, error) {
+					return cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{Pred: true})
+				}))
+				if err == nil {
+					err = ref.VerifyWorkers(Ctx(), g, 0)
+				}
+				if err != nil {
+					panic(err)
+				}
 			}
 			if runGPU {
 				var r1 *graph.AllPairs
-				v1T, k1, r1 = meanGPU(gpu.VariantFWHN, g, ref)
+				v1T, k1, r1 = gpuRuns(gpu.VariantFWHN, g, ref)
 				if ref == nil { // beyond the CPU's cap: v2 is checked against v1
 					ref = r1
 				}
-				v2T, k2, _ = meanGPU(gpu.VariantFWBlocked, g, ref)
+				v2T, k2, _ = gpuRuns(gpu.VariantFWBlocked, g, ref)
 			}
 		}
 		out.V, out.CPU, out.V1, out.V2 = append(out.V, row.V), append(out.CPU, cpuT), append(out.V1, v1T), append(out.V2, v2T)
@@ -932,14 +853,14 @@ func rebuild(c densityClass) *outcome {
 		name string
 		ys   []float64
 	}{{"CPU", out.CPU}, {"CUDA v1", out.V1}, {"CUDA v2", out.V2}} {
-		if x, y, _ := both(out.V, s.ys, s.ys); len(x) > 0 {
+		if x, y, _ := lab.Both(out.V, s.ys, s.ys); len(x) > 0 {
 			fig.Line(s.name, x, y)
 		}
 	}
-	if x, a, b := both(out.V, out.CPU, out.V1); len(x) > 0 {
+	if x, a, b := lab.Both(out.V, out.CPU, out.V1); len(x) > 0 {
 		ups.Speedup("CPU÷v1", x, a, b)
 	}
-	if x, a, b := both(out.V, out.V1, out.V2); len(x) > 0 {
+	if x, a, b := lab.Both(out.V, out.V1, out.V2); len(x) > 0 {
 		ups.Speedup("v1÷v2", x, a, b)
 	}
 	for _, v := range []any{times, speed, fig, ups} {
@@ -950,7 +871,7 @@ func rebuild(c densityClass) *outcome {
 	return out
 }
 measuredHere := map[string]*outcome{}
-''')
+''', subject="the section's experiment: one density class rebuilt, measured and drawn beside the thesis's tables and figures")
 
 md(r'''
 ### Dense graphs: Tables 1 and 2, Fig. 5.1
@@ -991,11 +912,12 @@ a core of its own (several at once), each verified, as far as its time limit all
 ''')
 
 code(r'''
-''' + common.APART + r'''
-
-apart, mine := readApart("01-karaula-fw")
+apart, mine, err := lab.ReadApart("capped.json", "01-karaula-fw")
+if err != nil {
+	panic(err)
+}
 if apart == nil || len(mine) == 0 {
-	fmt.Println(notRunApart)
+	fmt.Println(lab.NotRunApart)
 } else {
 	thesisCPU := map[string]float64{} // "dense 5000" → the thesis's seconds
 	for _, c := range classes {
@@ -1006,8 +928,7 @@ if apart == nil || len(mine) == 0 {
 	ta := display.NewTable("Tables 1, 3 and 5: the CPU column beyond |V| = 2000, run apart, seconds", "table", "class and |V|", "|E|",
 		"CPU (thesis)", "CPU (apart)").Ratio("thesis ÷ apart", "CPU (thesis)", "CPU (apart)")
 	for _, r := range mine {
-		row := r["row"].(string)
-		ta.Add(r["table"], row, int(r["m"].(float64)), thesisCPU[row], r["wall_s"])
+		ta.Add(r.Table, r.Row, r.M, thesisCPU[r.Row], r.Wall)
 	}
 	ta.Note(fmt.Sprintf("run apart by notebooks/internal/capped, %s, on %s: fw-cpu-as-written with Π, one run each on a core of its own, several at once; every result verified", apart.Build, apart.Host))
 	ta.Note("thesis: Intel Core i5-760, mean of 2 runs")
@@ -1047,30 +968,18 @@ The cell compares each with what this run measured, at the largest |V| both side
 ''')
 
 code(r'''
-// largest returns the index of the largest |V| at which a and b were both
-// measured, or -1.
-func largest(a, b []float64) int {
-	at := -1
-	for i := range a {
-		if a[i] > 0 && b[i] > 0 {
-			at = i
-		}
-	}
-	return at
-}
-
 summary := display.NewTable("CPU÷v2 at the largest |V| run here", "class", "|V|", "CPU÷v2 (thesis)", "CPU÷v2 (here)", "CPU÷v2 at 12,500 (thesis)")
 density := display.NewTable("CPU time against the sparse class, same |V|", "class", "|V|", "CPU (thesis)", "÷ sparse (thesis)", "CPU (here)", "÷ sparse (here)")
 sparse := measuredHere["sparse"]
 for _, c := range classes {
 	got := measuredHere[c.Name]
 	last := c.Rows[len(c.Rows)-1]
-	if i := largest(got.CPU, got.V2); i >= 0 {
+	if i := lab.LastBoth(got.CPU, got.V2); i >= 0 {
 		summary.Add(c.Name, got.V[i], c.Rows[i].CPU/c.Rows[i].V2, got.CPU[i]/got.V2[i], last.CPU/last.V2)
 	} else {
 		summary.Add(c.Name, "—", "—", "—", last.CPU/last.V2)
 	}
-	if i := largest(got.CPU, sparse.CPU); i >= 0 {
+	if i := lab.LastBoth(got.CPU, sparse.CPU); i >= 0 {
 		density.Add(c.Name, got.V[i], c.Rows[i].CPU, c.Rows[i].CPU/classes[1].Rows[i].CPU, got.CPU[i], got.CPU[i]/sparse.CPU[i])
 	}
 }
@@ -1087,7 +996,7 @@ for _, c := range classes {
 			break
 		}
 	}
-	if i := largest(got.CPU, got.V1); i >= 0 {
+	if i := lab.LastBoth(got.CPU, got.V1); i >= 0 {
 		hereAt = "not within the sizes run"
 		for j := 0; j <= i; j++ {
 			if got.CPU[j] > 0 && got.V1[j] > 0 && got.V2[j] > 0 && math.Min(got.V1[j], got.V2[j]) < got.CPU[j] {
@@ -1101,7 +1010,7 @@ for _, c := range classes {
 	crossover.Add(c.Name, thesisAt, hereAt)
 }
 display.Column(summary, density, crossover)
-''')
+''', subject="the section sets the thesis's three observations against this run: speed-up, density and crossover")
 
 md(r'''
 ## What is not reproduced

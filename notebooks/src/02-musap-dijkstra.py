@@ -180,7 +180,7 @@ __global__ void matAdd(const float *a, const float *b, float *c, int n) {
         c[i + j * n] = a[i + j * n] + b[i + j * n];
     }
 }
-''')
+''', subject="the kernels of §1.2-1.4 that the section launches")
 
 md(r'''
 Fig. 1.3's launch, `dim3(4,2,2)` threads per block on a `dim3(2,2)` grid, makes 2·2·1 = 4 blocks of
@@ -241,7 +241,7 @@ for _, b := range []*cells.Buffer{ids, out2} {
 	b.Free()
 }
 fig19
-''')
+''', subject="the section's experiment: Figs. 1.3 and 1.9's launches and the thread numbers they give")
 
 md(r'''
 ### Grid size by ceiling division (§1.4)
@@ -404,7 +404,7 @@ for _, buf := range []*cells.Buffer{bufA, bufB, bufC} {
 	buf.Free()
 }
 errs
-''')
+''', subject="the section's experiment: Figs. 1.4-1.5's launch configurations, the errors they get and the sums they reach")
 
 md(r'''
 ### Matrix addition on 2-D blocks (§1.4)
@@ -540,7 +540,7 @@ __global__ void busy(float *x, int n, int rounds) {
         x[i] = v;
     }
 }
-''')
+''', subject="the kernels of §1.5 (__device__, __constant__ and __shared__ memory) that the section runs")
 
 code(r'''
 import "math"
@@ -596,7 +596,7 @@ for i, x := range cubicX {
 fmt.Printf("__constant__ coef = %v: the cubic at %d points agrees with the host\n", coefs, len(cubicX))
 bufX.Free()
 bufY.Free()
-''')
+''', subject="the section's experiment: a __device__ variable and __constant__ coefficients written by the host and read by kernels")
 
 code(r'''
 in8 := []int32{3, 1, 4, 1, 5, 9, 2, 6}
@@ -663,7 +663,7 @@ fmt.Printf("blockSum with %d bytes of extern __shared__ per block: %d blocks, th
 for _, buf := range []*cells.Buffer{bufIn8, out8, steps, bufVals, partial} {
 	buf.Free()
 }
-''')
+''', subject="the section's experiment: Fig. 2.8's block sum in __shared__ memory, checked stride by stride")
 
 md(r'''
 ### §1.6–1.7 Timing, with and without synchronising
@@ -723,7 +723,7 @@ if returned < finished/2 {
 } else {
 	fmt.Printf("Here the launch returned only after %v of the %v: this driver ran the kernel before returning, so the two clocks agree. On a GPU a launch returns at once.\n", returned, finished)
 }
-''')
+''', subject="the section's experiment: one kernel timed by the host clock, with and without synchronising, and by CUDA events")
 
 md(r'''
 ## §2.5 Dijkstra step by step (Figs. 2.4–2.6)
@@ -805,7 +805,7 @@ for i, w := range wantIters {
 check(distText(resSabcd.Dist) == "[0,2,5,6,7]", "final C = %s, the thesis has [0,2,5,6,7]", distText(resSabcd.Dist))
 fmt.Println("both traces are the thesis's, step by step (d = 8 after a settles from the assumed a→d = 6); final C = [0,2,5,6,7], settle order", vertexSet(sabcd, trSabcd.SettleOrder()))
 display.DijkstraTrace(&trSabcd)
-''')
+''', subject="the section's worked example: Figs. 2.4-2.6's Dijkstra steps on the thesis's graph, checked step by step")
 
 md(r'''
 ### The same example on the GPU
@@ -959,8 +959,6 @@ __global__ void relaxAtomic(const int *V, const int *E, const int *W, int *C, co
 code(r'''
 import "math/rand/v2"
 
-''' + common.RACE + r'''
-
 // starGraph is s = 0 → 1..k (weight 1) and i → t = k+1 for every i, the
 // weights of the arcs into t being 1..k.
 func starGraph(k int) *graph.Graph {
@@ -1016,7 +1014,7 @@ for _, k := range []int{32, 1024, 1 << 16} {
 		panic(err)
 	}
 	for _, name := range []string{"relaxWrong", "relaxAtomic"} {
-		bad, worst := raceRuns(raceLaunches, 2, func() int32 {
+		bad, worst := lab.RaceRuns(raceLaunches, 2, func() int32 {
 			rng.Shuffle(k, func(i, j int) { intoT[i], intoT[j] = intoT[j], intoT[i] })
 			copy(weightsW[k:], intoT)
 			if err := wW.CopyInt32s(weightsW); err != nil {
@@ -1038,8 +1036,12 @@ for _, k := range []int{32, 1024, 1 << 16} {
 if err := display.Show(raceRows); err != nil {
 	panic(err)
 }
-raceVerdict(dev.Info().Name, wrongTotal["relaxWrong"], wrongTotal["relaxAtomic"], 3*raceLaunches)
-''')
+said, err := lab.RaceVerdict(dev.Info().Name, wrongTotal["relaxWrong"], wrongTotal["relaxAtomic"], 3*raceLaunches)
+if err != nil {
+	panic(err)
+}
+fmt.Println(said)
+''', subject="the section's experiment: the racing relax and its atomicMin twin on growing frontiers")
 
 md(r'''
 ## §2.8 The compact adjacency list (Figs. 2.9 and 2.10)
@@ -1193,7 +1195,7 @@ exp.Note(fmt.Sprintf("here: %s; %s; graph.ConstantDegree(n, %d, weights %d..%d, 
 	host, gpuHost, degree, weights.Min, weights.Max, seed))
 exp.Note("while-iterations: dijkstra-martin's launches ÷ 3, the number of distinct finite distances")
 exp
-''')
+''', subject="the section's experiment: §2.9 rebuilt, out-degree 7 graphs of growing size on the CPU and the GPU")
 
 md(r'''
 ### Why sssp-fast lost to dijkstra-martin here, and now runs bf-flag's kernels
@@ -1230,17 +1232,6 @@ squares, and says from the numbers whether the ratio grows.
 ''')
 
 code(r'''
-// fitLine returns a and b of the least-squares line y = a + b·x.
-func fitLine(xs, ys []float64) (float64, float64) {
-	var sx, sy, sxx, sxy float64
-	n := float64(len(xs))
-	for i := range xs {
-		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
-	}
-	b := (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	return (sy - b*sx) / n, b
-}
-
 var xs, cpuT, gpuK, gpuW, fastW, ratioK, ratioW, ratioF []float64
 for _, r := range rows {
 	xs, cpuT = append(xs, float64(r.N)), append(cpuT, r.CPU)
@@ -1264,7 +1255,7 @@ for _, s := range []struct {
 	if len(s.ys) != len(xs) {
 		continue
 	}
-	fa, fb := fitLine(xs, s.ys)
+	fa, fb := lab.FitLine(xs, s.ys)
 	fig211.Line(s.name, xs, s.ys).Fit(s.name, func(x float64) float64 { return fa + fb*x })
 	fits.Add(s.name+here, fa, fb*1e6)
 }
@@ -1282,7 +1273,7 @@ if len(ratioK) == 0 {
 	}
 	// The ratio "grows" when its fitted slope is positive and the largest
 	// size's ratio beats the smallest's.
-	_, bk := fitLine(xs, ratioK)
+	_, bk := lab.FitLine(xs, ratioK)
 	grows := bk > 0 && ratioK[len(ratioK)-1] > ratioK[0]
 	verdict := map[bool]string{true: "grows with |V|, as in the thesis", false: "does not grow with |V|, unlike the thesis's Fig. 2.12"}[grows]
 	fmt.Printf("CPU ÷ GPU kernels runs from %.3g at |V| = %d to %.3g at |V| = %d: it %s\n", ratioK[0], int(xs[0]), ratioK[len(ratioK)-1], int(xs[len(xs)-1]), verdict)
@@ -1293,7 +1284,7 @@ if len(ratioK) == 0 {
 		panic(err)
 	}
 }
-''')
+''', subject="the section redraws Figs. 2.11 and 2.12 with their least-squares lines and reads the ratio's trend")
 
 md(r'''
 ## What is not reproduced

@@ -159,53 +159,16 @@ snapSets := []dataset{
 
 ''' + common.CHECK + r'''
 
-// sinks counts the vertices of g without out-arcs.
-func sinks(g *graph.Graph) int {
-	c := 0
-	for v := 0; v < g.N(); v++ {
-		if g.OutDegree(v) == 0 {
-			c++
-		}
-	}
-	return c
-}
-
-// shrink scales a size by f, at least lo.
-func shrink(x int, f float64, lo int) int { return max(int(float64(x)*f), lo) }
-
-// roadStandIn is graph.RoadLike with d's size scaled by f (|E| even and at
-// least a spanning tree's, as RoadLike needs).
-func roadStandIn(d dataset, f float64) *graph.Graph {
-	n := shrink(d.N, f, 4)
-	m := max(shrink(d.M, f, 0)/2*2, 2*(n-1))
-	g, err := graph.RoadLike(n, m, weights, seed)
-	if err != nil {
-		panic(fmt.Sprintf("%s stand-in: %v", d.Name, err))
-	}
-	return g.WithName(d.Name + " stand-in")
-}
-
-// snapStandIn is the real SNAP graph at f = 1, else a GNM graph with its
-// |V| and |E| scaled by f.
-func snapStandIn(d dataset, real *graph.Graph, f float64) *graph.Graph {
-	if f == 1 {
-		return real
-	}
-	n := shrink(d.N, f, 8)
-	g, err := graph.GNM(n, min(shrink(d.M, f, n), n*(n-1)), weights, seed)
-	if err != nil {
-		panic(fmt.Sprintf("%s stand-in: %v", d.Name, err))
-	}
-	return g.WithName(d.Name + " stand-in")
-}
-
 inputs := display.NewTable("The report's inputs and the graphs used here", "dataset", "nodes (paper)", "edges (paper)",
 	"graph here", "|V| here", "|E| here", "no out-arcs", "what")
 var roads, snaps []*graph.Graph
 for _, d := range roadSets {
-	g := roadStandIn(d, roadF)
+	g, err := lab.RoadStandIn(d.Name, d.N, d.M, roadF, weights, seed)
+	if err != nil {
+		panic(err)
+	}
 	roads = append(roads, g)
-	inputs.Add(d.Name, d.N, d.M, g.Name(), g.N(), g.M(), sinks(g), fmt.Sprintf("synthetic: graph.RoadLike, size × %.3g", roadF))
+	inputs.Add(d.Name, d.N, d.M, g.Name(), g.N(), g.M(), lab.Sinks(g), fmt.Sprintf("synthetic: graph.RoadLike, size × %.3g", roadF))
 }
 for _, d := range snapSets {
 	real, err := graph.ReadFile(d.File, graph.ReadOptions{Weights: weights, Seed: seed})
@@ -214,17 +177,20 @@ for _, d := range snapSets {
 	}
 	real = real.WithName(d.Name)
 	check(real.N() == d.N && real.M() == d.M, "%s: read |V|=%d, |E|=%d; the report has %d and %d", d.File, real.N(), real.M(), d.N, d.M)
-	inputs.Add(d.Name, d.N, d.M, real.Name()+" (SNAP file)", real.N(), real.M(), sinks(real), "read, weights 1..100 seeded")
-	g := snapStandIn(d, real, snapF)
-	if g != real {
-		inputs.Add("", "", "", g.Name(), g.N(), g.M(), sinks(g), fmt.Sprintf("graph.GNM, size × %.3g", snapF))
+	inputs.Add(d.Name, d.N, d.M, real.Name()+" (SNAP file)", real.N(), real.M(), lab.Sinks(real), "read, weights 1..100 seeded")
+	g := real // the real SNAP graph at scale 1, else a GNM stand-in of its size × snapF
+	if snapF != 1 {
+		if g, err = lab.GNMStandIn(d.Name, d.N, d.M, snapF, weights, seed); err != nil {
+			panic(err)
+		}
+		inputs.Add("", "", "", g.Name(), g.N(), g.M(), lab.Sinks(g), fmt.Sprintf("graph.GNM, size × %.3g", snapF))
 	}
 	snaps = append(snaps, g)
 }
 inputs.Note("the three SNAP files have exactly the report's node and edge counts")
 inputs.Note("the road graphs are synthetic stand-ins with Table 1's node and edge counts (times the scale), not the DIMACS maps")
 inputs
-''')
+''', subject="the section is the report's inputs: its datasets, the SNAP files read and the stand-ins used here")
 
 md(r'''
 ## Figure 1: why Bellman-Ford needs `atomicMin`
@@ -284,7 +250,7 @@ if err := display.Show(race); err != nil {
 	panic(err)
 }
 display.Graph(fig1).Title("Figure 1's graph (reconstructed): S→A 1, S→B 2, A→C 5, B→C 7")
-''')
+''', subject="the section's worked example: Figure 1's graph, the lost update traced step by step")
 
 md(r'''
 ### The race on the device
@@ -324,8 +290,6 @@ __global__ void relaxAtomic(int *dist, const int *offer, int n) {
 code(r'''
 import "math/rand/v2"
 
-''' + common.RACE + r'''
-
 launches := 20
 if noGPU != "" {
 	fmt.Println(noGPU + ": the race is not run")
@@ -348,7 +312,7 @@ if noGPU != "" {
 			panic(err)
 		}
 		for _, name := range []string{"relaxPlain", "relaxAtomic"} {
-			bad, worst := raceRuns(launches, 1, func() int32 {
+			bad, worst := lab.RaceRuns(launches, 1, func() int32 {
 				rng.Shuffle(threads, func(i, j int) { offers[i], offers[j] = offers[j], offers[i] })
 				if err := offerBuf.CopyInt32s(offers); err != nil {
 					panic(err)
@@ -378,12 +342,16 @@ if noGPU != "" {
 	if err := display.Show(raceTable); err != nil {
 		panic(err)
 	}
-	raceVerdict(dev.Info().Name, wrong["relaxPlain"], wrong["relaxAtomic"], 3*launches)
+	said, err := lab.RaceVerdict(dev.Info().Name, wrong["relaxPlain"], wrong["relaxAtomic"], 3*launches)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(said)
 	if gpuTag != "" {
 		fmt.Println("The emulator runs each instruction once for all active lanes of a warp, so the lanes of one warp all read the old distance before any of them stores; its warps then take turns, so a later warp reads what an earlier one left. On a GPU many warps run at once.")
 	}
 }
-''')
+''', subject="the section's experiment: threads racing to relax one vertex, plain and with atomicMin")
 
 md(r'''
 ### Parents after the distances
@@ -448,7 +416,7 @@ if noGPU != "" {
 	fmt.Println("bf-naive" + gpuTag + ": d(S,C) = 6, parents from the rule:", path)
 }
 display.SingleSource(ref1)
-''')
+''', subject="the section's algorithm: Bodra's parent rule applied after the distances, and its check")
 
 md(r'''
 ## Bellman-Ford (§2.1, Table 1, Figure 5)
@@ -502,8 +470,12 @@ smallSnap, err := graph.GNM(300, 1100, weights, seed)
 if err != nil {
 	panic(err)
 }
+smallRoad, err := lab.RoadStandIn(roadSets[0].Name, roadSets[0].N, roadSets[0].M, 500.0/264346, weights, seed)
+if err != nil {
+	panic(err)
+}
 smallChecks := []*graph.Graph{fig1, complete100.WithName("complete digraph, 100 vertices (sample2)"),
-	smallSnap.WithName("Gnutella-like GNM(300, 1100)"), roadStandIn(roadSets[0], 500.0/264346)}
+	smallSnap.WithName("Gnutella-like GNM(300, 1100)"), smallRoad}
 columns := []string{"graph", "|V|", "|E|"}
 for _, v := range bfVariants {
 	columns = append(columns, v+gpuTag)
@@ -529,7 +501,7 @@ for _, g := range smallChecks {
 	bfCheck.Add(row...)
 }
 bfCheck
-''')
+''', subject="the section's experiment: the three Bellman-Ford variants on small graphs against cpu.Dijkstra")
 
 md(r'''
 ### Table 1 rebuilt
@@ -546,15 +518,6 @@ on nyc.
 ''')
 
 code(r'''
-import "time"
-
-// cpuSeconds times f once on the host.
-func cpuSeconds(f func()) float64 {
-	t0 := time.Now()
-	f()
-	return time.Since(t0).Seconds()
-}
-
 // capped is a cell of Tables 1 and 3: the seconds measured, or, for a run
 // left out because it would exceed the cap, its estimate.
 func capped(seconds, estimate float64) any {
@@ -587,8 +550,8 @@ for i, d := range roadSets {
 	p := table1[d.Name]
 	g := roads[i]
 	var ref *graph.SingleSource
-	dij := cpuSeconds(func() { ref = cpuSSSP(g, source) })
-	bfc := cpuSeconds(func() {
+	dij := lab.HostSeconds(func() { ref = cpuSSSP(g, source) })
+	bfc := lab.HostSeconds(func() {
 		r, err := cpu.BellmanFord(Ctx(), g, source, cpu.BFOptions{})
 		if err != nil {
 			panic(err)
@@ -643,7 +606,7 @@ t1.Note(fmt.Sprintf("here: synthetic road stand-ins (graph.RoadLike with Table 1
 t1.Note(fmt.Sprintf("not run: the |V|−1 passes, estimated from the same variant on the next smaller stand-in by the ratio of |V|·|E|, would exceed the cap of %g s", capSeconds))
 early.Note("passes: how many the early-exit runs made before one changed nothing (the same for all three variants)")
 display.Column(t1, early)
-''')
+''', subject="the section's experiment: Table 1 rebuilt, with the estimates of the runs over the cap")
 
 md(r'''
 ### Figure 5 redrawn, and Naive ÷ Flag
@@ -656,15 +619,6 @@ report puts at "about 2.8×" (2.19 to 2.78 from its table).
 
 code(r'''
 import "math"
-
-// ratioRange returns the smallest and largest of xs.
-func ratioRange(xs []float64) (float64, float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
-	return lo, hi
-}
 
 // One name, and so one colour, a version: the report's times dashed, this
 // run's solid.
@@ -714,17 +668,17 @@ ups5 := display.NewPlot("Naive ÷ Flag", "|V|", "times faster").LogX().Sources("
 if len(ratioX) > 0 {
 	ups5.Line("Naive ÷ Flag", ratioX, hereRatio)
 }
-lo, hi := ratioRange(paperRatio)
+lo, hi := lab.Range(paperRatio)
 check(math.Abs(lo-2.19) < 0.01 && math.Abs(hi-2.78) < 0.01, "Naive ÷ Flag from Table 1 spans %.2f–%.2f, Table 1 gives 2.19–2.78", lo, hi)
 if len(hereRatio) == 0 {
 	fmt.Println(noGPU + ": only the report's lines")
 } else {
-	hlo, hhi := ratioRange(hereRatio)
-	slo, shi := ratioRange(strideRatio)
+	hlo, hhi := lab.Range(hereRatio)
+	slo, shi := lab.Range(strideRatio)
 	fmt.Printf("Naive ÷ Flag: %.2f–%.2f in the report, %.2f–%.2f here; Stride ÷ Naive here %.2f–%.2f (report: 0.99–1.07)\n", lo, hi, hlo, hhi, slo, shi)
 }
 display.Column(display.Row(fig5, ups5), ratios)
-''')
+''', subject="the section redraws Figure 5 and sets Naive ÷ Flag against the report's")
 
 md(r'''
 ## Dijkstra for all pairs (§2.2, Table 2)
@@ -748,7 +702,7 @@ code(r'''
 apspGraph := snaps[0] // gnutella04, or its stand-in below scale 1
 apspWall := 0.0       // dijkstra-apsp-row's wall time, for the last sections
 var apspRef *graph.AllPairs
-cpuAPSP := cpuSeconds(func() {
+cpuAPSP := lab.HostSeconds(func() {
 	r, err := cpu.DijkstraAll(Ctx(), apspGraph, cpu.APSPOptions{Workers: 1})
 	if err != nil {
 		panic(err)
@@ -813,8 +767,6 @@ paperName := map[string]string{
 	gpu.VariantFWRow: "Naive", gpu.VariantFWHN: "Super Naive", gpu.VariantFWHNShared: "Super Naive Shared",
 	gpu.VariantFWTiledGlobal: "Tiled", gpu.VariantFWBlocked: "Tiled Shared",
 }
-''' + common.SOLVE_GPU + r'''
-
 columns = []string{"graph", "|V|", "|E|"}
 for _, v := range fwVariants {
 	columns = append(columns, v+gpuTag)
@@ -836,10 +788,12 @@ for _, n := range []int{5, 32, 33, 100} {
 			row = append(row, noGPU)
 			continue
 		}
-		r, st := solveGPU(name, g, true)
-		check(r.SameDistances(ref), "%s on %s:\n%s", name, g.Name(), r.Diff(ref, 5))
-		if err := r.Verify(g); err != nil {
-			panic(fmt.Sprintf("%s on %s: %v", name, g.Name(), err))
+		r, st, err := machine.AllPairs(Ctx(), name, g, true)
+		if err == nil {
+			_, err = lab.Agree(Ctx(), g, r, ref) // the same D, and a Π that Verify accepts
+		}
+		if err != nil {
+			panic(err)
 		}
 		row = append(row, fmt.Sprintf("same D, Π verified; %d launches", st.Launches))
 	}
@@ -941,7 +895,10 @@ if noGPU == "" {
 				}
 			}
 			w, k := lab.Mean(func() gpu.Stats {
-				r, st := solveGPU(name, g, false)
+				r, st, err := machine.AllPairs(Ctx(), name, g, false)
+				if err != nil {
+					panic(err)
+				}
 				switch {
 				case fwRefs[i] == nil && g.N() <= 4096:
 					ref, err := cpu.FloydWarshallBlocked(Ctx(), g, cpu.FWOptions{})
@@ -982,7 +939,7 @@ t3.Note("paper: CUDA events around allocation, copies and kernels, on an unnamed
 t3.Note("here: " + strings.Join(here3, ", ") + "; " + host + "; " + gpuHost)
 t3.Note(fmt.Sprintf("not run: the time estimated from the same variant on the next smaller graph by the ratio of |V|³ exceeds the cap of %g s", capSeconds))
 t3
-''')
+''', subject="the section's experiment: Table 3 rebuilt, each variant checked, with the estimates of the runs over the cap")
 
 md(r'''
 ### The cells over the cap, run apart
@@ -995,11 +952,12 @@ file holds, beside the report's time and the estimate.
 ''')
 
 code(r'''
-''' + common.APART + r'''
-
-apart, mine := readApart("03-bodra-cuda-sp")
+apart, mine, err := lab.ReadApart("capped.json", "03-bodra-cuda-sp")
+if err != nil {
+	panic(err)
+}
 if apart == nil || len(mine) == 0 {
-	fmt.Println(notRunApart)
+	fmt.Println(lab.NotRunApart)
 } else {
 	// The report's column of each variant in Table 1, of each graph in Table 3.
 	t1Col := map[string]int{gpu.VariantBFNaive: 0, gpu.VariantBFStride: 1, gpu.VariantBFFlag: 2}
@@ -1007,12 +965,11 @@ if apart == nil || len(mine) == 0 {
 	ta := display.NewTable("Tables 1 and 3: the cells over the cap, run apart, seconds", "table", "dataset", "variant",
 		"|V|", "|E|", "paper", "estimate", "wall (apart)", "kernels (apart)", "card")
 	for _, r := range mine {
-		table, row, variant := r["table"].(string), r["row"].(string), r["column"].(string)
-		paper := table3[variant][t3Col[row]]
-		if table == "Table 1" {
-			paper = table1[row][t1Col[variant]]
+		paper := table3[r.Column][t3Col[r.Row]]
+		if r.Table == "Table 1" {
+			paper = table1[r.Row][t1Col[r.Column]]
 		}
-		ta.Add(table, row, variant, int(r["n"].(float64)), int(r["m"].(float64)), paper, r["estimate_s"], r["wall_s"], r["kernel_s"], r["device"])
+		ta.Add(r.Table, r.Row, r.Column, r.N, r.M, paper, r.Estimate, r.Wall, r.Kernel, r.Device)
 	}
 	ta.Note(fmt.Sprintf("run apart by notebooks/internal/capped, %s, on %s (%s); one run each", apart.Build, strings.Join(apart.GPUs, ", "), apart.Host))
 	ta.Note("estimate: the H100 run's, from the next smaller graph, as in the tables above")
@@ -1103,7 +1060,7 @@ for _, r := range fwRatios {
 check(math.Abs(table3[gpu.VariantFWRow][0]/table3[gpu.VariantFWBlocked][0]-12.68) < 0.01, "Naive ÷ Tiled Shared on gnutella04 from Table 3 is not Table 3's 12.68")
 rt.Note("—: not both run (a variant is left out where it would exceed the cap)")
 display.Column(fig6, rt)
-''')
+''', subject="the section redraws Figure 6 and the report's ratios from Table 3 and from this run")
 
 md(r'''
 ## pathnotes' own variants
@@ -1197,7 +1154,7 @@ for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"}
 fast.Note("every fast result has the reference's distances: fw-blocked's (checked above against the CPU) or cpu.Dijkstra's")
 fast.Note("here: " + host + "; " + gpuHost)
 fast
-''')
+''', subject="the section's experiment: pathnotes' fast variants on the same graphs beside the report's best")
 
 md(r'''
 ## The report's claims against this run
@@ -1209,84 +1166,6 @@ report's ordering or ratio shows up here, not whether its seconds do.
 ''')
 
 code(r'''
-// span writes the range of the positive xs as "a–b", or "—".
-func span(xs []float64) string {
-	var pos []float64
-	for _, x := range xs {
-		if x > 0 {
-			pos = append(pos, x)
-		}
-	}
-	if len(pos) == 0 {
-		return "—"
-	}
-	lo, hi := ratioRange(pos)
-	if fmt.Sprintf("%.2f", lo) == fmt.Sprintf("%.2f", hi) {
-		return fmt.Sprintf("%.2f", lo)
-	}
-	return fmt.Sprintf("%.2f–%.2f", lo, hi)
-}
-
-// verdict says whether every positive x satisfies ok.
-func verdict(xs []float64, ok func(float64) bool) string {
-	n, held := 0, 0
-	for _, x := range xs {
-		if x > 0 {
-			n++
-			if ok(x) {
-				held++
-			}
-		}
-	}
-	switch {
-	case n == 0:
-		return "not measured at this scale"
-	case held == n:
-		return "holds"
-	case held == 0:
-		return "does not hold"
-	}
-	return fmt.Sprintf("holds in %d of %d cases", held, n)
-}
-
-// fastestIs is 1 on each graph where want was the fastest of vs that ran,
-// 0.5 where another was, 0 where want did not run.
-func fastestIs(want string, vs []string, wall map[string][]float64, graphs int) []float64 {
-	out := make([]float64, graphs)
-	for i := range out {
-		if wall[want][i] == 0 {
-			continue
-		}
-		out[i] = 1
-		for _, v := range vs {
-			if wall[v][i] > 0 && wall[v][i] < wall[want][i] {
-				out[i] = 0.5
-			}
-		}
-	}
-	return out
-}
-
-// fastestNames lists, per graph, the fastest of vs that ran there.
-func fastestNames(vs []string, wall map[string][]float64, graphs int) string {
-	var out []string
-	for i := 0; i < graphs; i++ {
-		best := ""
-		for _, v := range vs {
-			if wall[v][i] > 0 && (best == "" || wall[v][i] < wall[best][i]) {
-				best = v
-			}
-		}
-		if best != "" {
-			out = append(out, best)
-		}
-	}
-	if len(out) == 0 {
-		return "—"
-	}
-	return strings.Join(out, ", ")
-}
-
 bfWall := map[string][]float64{}
 var paperStride []float64
 for _, name := range bfVariants {
@@ -1321,34 +1200,34 @@ for j, v := range bfVariants {
 		bfPaper[v] = append(bfPaper[v], table1[d.Name][j])
 	}
 }
-sum.Add("Stride with Flag is the fastest Bellman-Ford", fastestNames(bfVariants, bfPaper, len(roadSets)),
-	fastestNames(bfVariants, bfWall, len(roads)), verdict(fastestIs(gpu.VariantBFFlag, bfVariants, bfWall, len(roads)), isOne))
-sum.Add("Stride ≈ Naive (Stride ÷ Naive)", span(paperStride), span(stride), verdict(stride, func(x float64) bool { return x > 0.9 && x < 1.1 }))
-sum.Add("Flag ≈ 2.2–2.8× Naive (Naive ÷ Flag)", span(paperRatio), span(hereRatio), verdict(hereRatio, func(x float64) bool { return x >= 2 && x <= 3 }))
-sum.Add("GPU Dijkstra APSP beats the CPU (CPU ÷ GPU)", fmt.Sprintf("%.1f", 24*60/119.941), span(apspRatio), verdict(apspRatio, func(x float64) bool { return x > 1 }))
-sum.Add("Super Naive is the fastest naive FW", fastestNames(fwVariants[:3], fwPaper, 3),
-	fastestNames(fwVariants[:3], fwWall, len(snaps)), verdict(fastestIs(gpu.VariantFWHN, fwVariants[:3], fwWall, len(snaps)), isOne))
-sum.Add("Super Naive Shared is no faster (Shared ÷ Super Naive)", "1.07–1.17", span(derived["Super Naive Shared ÷ Super Naive"]),
-	verdict(derived["Super Naive Shared ÷ Super Naive"], func(x float64) bool { return x >= 0.95 }))
-sum.Add("Tiled is 4–6× Naive (Naive ÷ Tiled)", "3.77–6.23", span(derived["Naive ÷ Tiled"]), verdict(derived["Naive ÷ Tiled"], func(x float64) bool { return x >= 3 }))
-sum.Add("Tiled Shared ≈ 2× Tiled (Tiled ÷ Tiled Shared)", "1.77–2.26", span(derived["Tiled ÷ Tiled Shared"]),
-	verdict(derived["Tiled ÷ Tiled Shared"], func(x float64) bool { return x >= 1.5 && x <= 2.5 }))
-sum.Add("Tiled Shared is the fastest FW", fastestNames(fwVariants, fwPaper, 3),
-	fastestNames(fwVariants, fwWall, len(snaps)), verdict(fastestIs(gpu.VariantFWBlocked, fwVariants, fwWall, len(snaps)), isOne))
+sum.Add("Stride with Flag is the fastest Bellman-Ford", lab.FastestNames(bfVariants, bfPaper, len(roadSets)),
+	lab.FastestNames(bfVariants, bfWall, len(roads)), lab.Verdict(lab.FastestIs(gpu.VariantBFFlag, bfVariants, bfWall, len(roads)), isOne))
+sum.Add("Stride ≈ Naive (Stride ÷ Naive)", lab.Span(paperStride), lab.Span(stride), lab.Verdict(stride, func(x float64) bool { return x > 0.9 && x < 1.1 }))
+sum.Add("Flag ≈ 2.2–2.8× Naive (Naive ÷ Flag)", lab.Span(paperRatio), lab.Span(hereRatio), lab.Verdict(hereRatio, func(x float64) bool { return x >= 2 && x <= 3 }))
+sum.Add("GPU Dijkstra APSP beats the CPU (CPU ÷ GPU)", fmt.Sprintf("%.1f", 24*60/119.941), lab.Span(apspRatio), lab.Verdict(apspRatio, func(x float64) bool { return x > 1 }))
+sum.Add("Super Naive is the fastest naive FW", lab.FastestNames(fwVariants[:3], fwPaper, 3),
+	lab.FastestNames(fwVariants[:3], fwWall, len(snaps)), lab.Verdict(lab.FastestIs(gpu.VariantFWHN, fwVariants[:3], fwWall, len(snaps)), isOne))
+sum.Add("Super Naive Shared is no faster (Shared ÷ Super Naive)", "1.07–1.17", lab.Span(derived["Super Naive Shared ÷ Super Naive"]),
+	lab.Verdict(derived["Super Naive Shared ÷ Super Naive"], func(x float64) bool { return x >= 0.95 }))
+sum.Add("Tiled is 4–6× Naive (Naive ÷ Tiled)", "3.77–6.23", lab.Span(derived["Naive ÷ Tiled"]), lab.Verdict(derived["Naive ÷ Tiled"], func(x float64) bool { return x >= 3 }))
+sum.Add("Tiled Shared ≈ 2× Tiled (Tiled ÷ Tiled Shared)", "1.77–2.26", lab.Span(derived["Tiled ÷ Tiled Shared"]),
+	lab.Verdict(derived["Tiled ÷ Tiled Shared"], func(x float64) bool { return x >= 1.5 && x <= 2.5 }))
+sum.Add("Tiled Shared is the fastest FW", lab.FastestNames(fwVariants, fwPaper, 3),
+	lab.FastestNames(fwVariants, fwWall, len(snaps)), lab.Verdict(lab.FastestIs(gpu.VariantFWBlocked, fwVariants, fwWall, len(snaps)), isOne))
 for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"} {
 	if fastSeen[name] {
-		sum.Add("(pathnotes) "+name+" is faster than the report's best (best ÷ fast)", "—", span(fastRatios[name]),
-			verdict(fastRatios[name], func(x float64) bool { return x > 1 }))
+		sum.Add("(pathnotes) "+name+" is faster than the report's best (best ÷ fast)", "—", lab.Span(fastRatios[name]),
+			lab.Verdict(fastRatios[name], func(x float64) bool { return x > 1 }))
 	}
 }
-check(span(paperStride) == "0.99–1.07", "Stride ÷ Naive in Table 1 spans %s", span(paperStride))
+check(lab.Span(paperStride) == "0.99–1.07", "Stride ÷ Naive in Table 1 spans %s", lab.Span(paperStride))
 if gpuTag != "" {
 	fmt.Println("The GPU side of this run is the emulator: its times count interpreted instructions on the CPU, so the verdicts say nothing about GPUs.")
 }
 sum.Note("here: " + host + "; " + gpuHost + fmt.Sprintf("; scale %g", scale))
 sum.Note("FW ratios from wall times on the graphs where both ran; \"holds\" for a ≈ claim means within the bands in the code above")
 sum
-''')
+''', subject="the section sets each of the report's claims against this run")
 
 md(r'''
 ## What is not reproduced

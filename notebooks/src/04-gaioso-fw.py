@@ -134,7 +134,7 @@ if dev != nil {
 }
 occ.Note("by threads alone; shared memory and registers may allow fewer blocks (fw-gaioso asks the driver)")
 occ
-''')
+''', subject="the section's subject besides the machine: the occupancy of 32×32 blocks, which sizes the persistent phase-1 grid")
 
 md(r'''
 ## The tiles and their phases (Figs. 1–3)
@@ -221,8 +221,6 @@ func gnm(n, k int) *graph.Graph {
 	return g.WithName(fmt.Sprintf("GNM(%d, %d)", n, g.M()))
 }
 
-''' + common.SOLVE_GPU + r'''
-
 // launches is the number of kernel launches each variant makes for n vertices.
 func launches(name string, n int) int {
 	nb := (n + 31) / 32
@@ -261,9 +259,11 @@ for _, n := range []int{5, 32, 40, 64, 100} {
 		case n > gpuMaxN:
 			row = append(row, fmt.Sprintf("not run (|V| > %d)", gpuMaxN))
 		default:
-			r, st := solveGPU(name, g, true)
-			check(r.SameDistances(ref), "%s and the sequential solver differ on %s:\n%s", name, g.Name(), r.Diff(ref, 5))
-			if err := r.Verify(g); err != nil {
+			r, st, err := machine.AllPairs(Ctx(), name, g, true)
+			if err == nil {
+				_, err = lab.Agree(Ctx(), g, r, ref) // the same D, and a Π that Verify accepts
+			}
+			if err != nil {
 				panic(err)
 			}
 			check(st.Launches == launches(name, n), "%s made %d launches on |V|=%d, want %d", name, st.Launches, n, launches(name, n))
@@ -273,7 +273,7 @@ for _, n := range []int{5, 32, 40, 64, 100} {
 	small.Add(row...)
 }
 small
-''')
+''', subject="the section's experiment: the four implementations on the same graphs, with the launches each makes")
 
 md(r'''
 ## The paper's claims
@@ -329,7 +329,6 @@ code(r'''
 import (
 	"math"
 	"slices"
-	"time"
 )
 
 // timing is one implementation's mean times on one graph, in seconds;
@@ -340,35 +339,15 @@ type timing struct{ Kernel, Wall float64 }
 // times and first result. The first result must have ref's distances
 // when ref is given; later runs must repeat the first.
 func measure(name string, g *graph.Graph, ref *graph.AllPairs, times int) (timing, *graph.AllPairs) {
-	var t timing
-	var first *graph.AllPairs
-	for i := 0; i < times; i++ {
-		var r *graph.AllPairs
-		if name == "sequential" {
-			t0 := time.Now()
-			res, err := cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{})
-			if err != nil {
-				panic(fmt.Sprintf("sequential on %s: %v", g.Name(), err))
-			}
-			el := time.Since(t0).Seconds()
-			t.Kernel, t.Wall, r = t.Kernel+el, t.Wall+el, res
-		} else {
-			res, st := solveGPU(name, g, false)
-			t.Kernel, t.Wall, r = t.Kernel+st.Kernel.Seconds(), t.Wall+st.Wall.Seconds(), res
-		}
-		switch {
-		case first == nil && ref != nil:
-			check(r.SameDistances(ref), "%s and %s differ on %s:\n%s", name, ref.Solver, g.Name(), r.Diff(ref, 5))
-		case first != nil:
-			check(r.SameDistances(first), "%s gave different distances on two runs of %s", name, g.Name())
-		}
-		if first == nil {
-			first = r
-		}
+	var run lab.AllPairsRun = func() (*graph.AllPairs, gpu.Stats, error) { return machine.AllPairs(Ctx(), name, g, false) }
+	if name == "sequential" { // host time, as both kernel and wall time
+		run = lab.OnHost(func() (*graph.AllPairs, error) { return cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{}) })
 	}
-	t.Kernel /= float64(times)
-	t.Wall /= float64(times)
-	return t, first
+	wall, kernel, first, err := lab.MeanAllPairs(times, ref, run)
+	if err != nil {
+		panic(err)
+	}
+	return timing{Kernel: kernel, Wall: wall}, first
 }
 
 impls := append([]string{"sequential"}, variants...)
@@ -443,7 +422,7 @@ if hnMaxN > hnAllN {
 }
 perDensity.Note("every GPU result has the sequential program's distances where that ran, else fw-blocked's")
 perDensity
-''')
+''', subject="the section's experiment: which implementation runs on which graph, measured per density")
 
 md(r'''
 ### Times and speed-ups, averaged over the densities
@@ -507,7 +486,7 @@ for _, t := range []*display.Table{times, ups} {
 	t.Note("paper: Intel Core i5 2300 and Tesla C2075; mean of 10 runs, then over the three densities")
 }
 display.Column(times, ups)
-''')
+''', subject="the section's tables: the means over the densities and fw-gaioso's speed-ups, extrapolating the sequential time")
 
 md(r'''
 ### Figs. 7 and 8 redrawn: time against |V|
@@ -572,18 +551,6 @@ at that |V| scaled (or the mean over the sizes where both ran), "—" where this
 ''')
 
 code(r'''
-// meanOf is the mean of xs, or 0 when it is empty.
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
 // at returns ys at the x of the paper's |V| scaled, or 0.
 func at(xs, ys []float64, paperV int) float64 {
 	want := float64(max(int(float64(paperV)*scale), 2))
@@ -605,7 +572,7 @@ for _, c := range claims {
 		xs, ys = kkX, kkS
 	}
 	if c.V == 0 {
-		compare.Add(c.What, "mean", c.Times, "mean", machine.Seconds(meanOf(ys), true))
+		compare.Add(c.What, "mean", c.Times, "mean", machine.Seconds(lab.MeanOf(ys), true))
 		continue
 	}
 	compare.Add(c.What, c.V, c.Times, max(int(float64(c.V)*scale), 2), machine.Seconds(at(xs, ys, c.V), true))
@@ -634,7 +601,7 @@ if len(kkX) > 0 {
 	fig9.Line("fw-blocked (Katz-Kider) ÷ fw-gaioso", kkX, kkS)
 }
 display.Row(fig10, fig9)
-''')
+''', subject="the section sets the paper's claims against this run and redraws Figs. 9 and 10")
 
 md(r'''
 ## What the persistent phase-1 blocks buy today
@@ -663,10 +630,7 @@ switch {
 case len(ratios) == 0:
 	fmt.Println("No GPU timings at this scale, so nothing to say about the persistent blocks here.")
 default:
-	lo, hi := ratios[0], ratios[0]
-	for _, r := range ratios {
-		lo, hi = math.Min(lo, r), math.Max(hi, r)
-	}
+	lo, hi := lab.Range(ratios)
 	// Within 5% counts as a tie: repeated runs vary about that much.
 	verdict := "faster than fw-blocked at some sizes and slower at others"
 	switch {
@@ -682,7 +646,7 @@ default:
 		verdict = "no slower than fw-blocked at any size run (within 5% of it, or faster)"
 	}
 	fmt.Printf("On %s, fw-gaioso was %s (fw-blocked ÷ fw-gaioso from %.2f to %.2f, mean %.2f), against the paper's ≈1.8× on a Tesla C2075.\n",
-		gpuName, verdict, lo, hi, meanOf(ratios))
+		gpuName, verdict, lo, hi, lab.MeanOf(ratios))
 	if gpuTag != "" {
 		fmt.Println("These are emulator times: they count interpreted instructions, not what a GPU would do.")
 	}

@@ -104,7 +104,7 @@ func mustPass(name string, fn lab.APSPFunc) *lab.Report {
 
 mustPass("naive, 1-D blocks of 256", naive1D(256))
 mustPass("naive, 2-D blocks of 32×8", naive2D(32, 8))
-''')
+''', subject="the answer to Task 2.1: the launch functions of the naive kernels, checked")
 
 md(r'''
 ### 2.1 (a): 1-D or 2-D blocks?
@@ -200,7 +200,7 @@ for _, e := range shapeEntries {
 	}
 }
 fmt.Println("The timing table of §4.1 uses the fastest shape,", bestShape)
-''')
+''', subject="the answer to Task 2.1 (a): which block shape is fastest, and why")
 
 md(r'''
 A shape also decides how many threads a launch wastes. At the handout's sizes, all powers of two,
@@ -289,7 +289,7 @@ __global__ void globalPhase3(int *d, int n, int r) {
     for (int k = r * B; k < min(r * B + B, n); k++) v = relax(v, d[i * n + k], d[k * n + j]);
     d[i * n + j] = v;
 }
-''')
+''', subject="the answer to Task 2.2: the tiled kernels in global memory")
 
 code(r'''
 // launchCount counts the launches of the tiled functions' last run.
@@ -440,7 +440,7 @@ template <int B> __device__ void phase3(int *d, int n, int r) {
 TILE(8)
 TILE(16)
 TILE(32)
-''')
+''', subject="the answer to Task 2.3: the tiled kernels in shared memory")
 
 code(r'''
 tileSides := []int{8, 16, 32}
@@ -582,7 +582,7 @@ if onEmu {
 	answers.Note("emulator: the GPU columns are CPU times of an interpreter; these answers only show the method")
 }
 answers
-''')
+''', subject="the answers to the handout's questions: growth with n and speed-up over the CPU")
 
 code(r'''
 versionNames := []string{"naive", "tiled global", "tiled shared"}

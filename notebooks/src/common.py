@@ -15,6 +15,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+# MAX_LINES is the longest a code cell may be unless it is marked as the
+# subject of its section (Notebook.code's subject).
+MAX_LINES = 40
+
+
 class Notebook:
     """Collects cells and writes them as an nbformat 4.5 notebook."""
 
@@ -25,13 +30,21 @@ class Notebook:
         self.outputs = outputs
         self.idfmt = idfmt
         self.cells = []
+        self.subjects = {}  # cell index → why that cell may run long
 
     def md(self, text):
         """Adds a markdown cell."""
         self.cells.append(("markdown", text.strip("\n")))
 
-    def code(self, text):
-        """Adds a Go cell."""
+    def code(self, text, subject=None):
+        """Adds a Go cell. A code cell of more than MAX_LINES lines holds
+        helper code that belongs in a package, unless the cell is the
+        subject of its section (the algorithm or the experiment that the
+        section is about): then subject says so, in words, and the cell's
+        metadata carries it (pathnotes.subject), which
+        notebooks_test.go's TestCellLength reads."""
+        if subject is not None:
+            self.subjects[len(self.cells)] = subject
         self.cells.append(("code", text.strip("\n")))
 
     def write(self, name):
@@ -44,7 +57,8 @@ class Notebook:
         kept = previous_outputs(path)
         cells = []
         for i, (kind, text) in enumerate(self.cells, 1):
-            cell = {"cell_type": kind, "id": self.idfmt % (self.prefix, i), "metadata": {},
+            meta = {"pathnotes": {"subject": self.subjects[i - 1]}} if i - 1 in self.subjects else {}
+            cell = {"cell_type": kind, "id": self.idfmt % (self.prefix, i), "metadata": meta,
                     "source": text.splitlines(True)}
             if kind == "code":
                 cell["execution_count"], cell["outputs"] = None, []
@@ -197,100 +211,6 @@ func vertex(g *graph.Graph, name string) int {
 		panic(err)
 	}
 	return v
-}'''
-
-SOLVE_GPU = r'''// solveGPU runs an all-pairs GPU variant on the device opened above, with
-// Π when pred. A failure on a usable device is a bug, so it panics.
-func solveGPU(name string, g *graph.Graph, pred bool) (*graph.AllPairs, gpu.Stats) {
-	var st gpu.Stats
-	r, err := gpu.AllPairs(Ctx(), name, g, gpu.Options{Pred: pred, Device: dev, Stats: &st})
-	if err != nil {
-		panic(fmt.Sprintf("%s on %s (|V|=%d, |E|=%d): %v", name, g.Name(), g.N(), g.M(), err))
-	}
-	return r, st
-}'''
-
-# APART reads capped.json, which notebooks/internal/capped writes on a card:
-# the cells that a notebook's caps leave out at scale 1, run apart.
-APART = r'''import (
-	"encoding/json"
-	"errors"
-	"io/fs"
-	"sort"
-)
-
-// apartFile is what notebooks/internal/capped wrote: the build, the host,
-// the cards, and one result a cell run apart.
-type apartFile struct {
-	Build, Host string
-	GPUs        []string
-	Results     []map[string]any
-}
-
-// readApart returns capped.json and those of its results that belong to
-// notebook, or nil when the file is not there (capped has not run).
-func readApart(notebook string) (*apartFile, []map[string]any) {
-	b, err := os.ReadFile("capped.json")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		panic(err)
-	}
-	var f apartFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		panic(fmt.Sprintf("capped.json: %v", err))
-	}
-	var mine []map[string]any
-	for _, r := range f.Results {
-		if r["notebook"] == notebook {
-			mine = append(mine, r)
-		}
-	}
-	// In the tables' order: by table, then |V|, then variant.
-	sort.SliceStable(mine, func(i, j int) bool {
-		a, b := mine[i], mine[j]
-		if a["table"] != b["table"] {
-			return a["table"].(string) < b["table"].(string)
-		}
-		if a["n"] != b["n"] {
-			return a["n"].(float64) < b["n"].(float64)
-		}
-		return a["column"].(string) < b["column"].(string)
-	})
-	return &f, mine
-}
-
-// notRunApart is what a "run apart" cell prints before capped has run.
-const notRunApart = "Not run apart yet: \"notebooks/card-run.sh BINARY OUTDIR capped\" runs these cells on a card; its capped.json goes to notebooks/."'''
-
-# RACE times a racing kernel against its atomicMin twin (Figure 1 of [Bodra],
-# §2.7 of [Musap 2016]); it needs CHECK.
-RACE = r'''// raceRuns launches a racing kernel launches times: run shuffles the
-// offers, launches once and returns the value the kernel left, which
-// should be want. It returns how many launches left another value, and
-// the largest value left.
-func raceRuns(launches int, want int32, run func() int32) (int, int32) {
-	wrong, worst := 0, want
-	for l := 0; l < launches; l++ {
-		got := run()
-		if got != want {
-			wrong++
-		}
-		worst = max(worst, got)
-	}
-	return wrong, worst
-}
-
-// raceVerdict panics unless the atomicMin kernel was right in all its
-// launches, and says what the plain read-compare-write did on the device.
-func raceVerdict(device string, plainWrong, atomicWrong, launches int) {
-	check(atomicWrong == 0, "atomicMin left a wrong distance in %d of %d launches", atomicWrong, launches)
-	if plainWrong == 0 {
-		fmt.Printf("Here the race did not show: the plain read-compare-write left the minimum in every launch on the %s. That proves nothing — a lost update depends on timing — and atomicMin is what makes the answer certain.\n", device)
-	} else {
-		fmt.Printf("On the %s the plain read-compare-write lost the minimum in %d of %d launches; atomicMin never did.\n", device, plainWrong, launches)
-	}
 }'''
 
 SCALE_POSITIVE = scale_cell("!(v > 0)", "a positive number such as 0.05 or 1")

@@ -47,31 +47,12 @@ import (
 )
 
 // Result is one measurement, keyed by its notebook, table, row and column
-// as the notebook's table names them.
-type Result struct {
-	Notebook string  `json:"notebook"` // "01-karaula-fw" or "03-bodra-cuda-sp"
-	Table    string  `json:"table"`    // "Table 1", "Table 3", "Table 5"
-	Row      string  `json:"row"`      // a dataset ("e", "gnutella30") or a class and size ("dense 5000")
-	Column   string  `json:"column"`   // a variant, or "CPU" for 01's triple loop
-	Graph    string  `json:"graph"`    // how the graph was made
-	N        int     `json:"n"`
-	M        int     `json:"m"`
-	Wall     float64 `json:"wall_s"`             // the whole call, seconds
-	Kernel   float64 `json:"kernel_s,omitempty"` // device time of the kernels, seconds (GPU jobs)
-	Device   string  `json:"device"`             // the card, or the CPU model and "one core"
-	Checked  string  `json:"checked"`            // how the result was checked
-	Estimate float64 `json:"estimate_s"`         // what the job was expected to take
-}
+// as the notebook's table names them; the notebooks read it with
+// lab.ReadApart.
+type Result = lab.ApartResult
 
 // File is what capped writes.
-type File struct {
-	Build   string   `json:"build"`   // lab.Build: the commit of this binary
-	Host    string   `json:"host"`    // the CPU model and its logical CPUs
-	GPUs    []string `json:"gpus"`    // the cards used
-	Command string   `json:"command"` // how capped was called (the last call)
-	Results []Result `json:"results"`
-	Skipped []string `json:"skipped,omitempty"` // the jobs left out by the last call, and why
-}
+type File = lab.ApartFile
 
 // job is one measurement to make.
 type job struct {

@@ -1,0 +1,368 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+func TestFitLine(t *testing.T) {
+	xs := []float64{1, 2, 3, 4}
+	a, b := FitLine(xs, []float64{5, 7, 9, 11}) // y = 3 + 2x
+	if math.Abs(a-3) > 1e-12 || math.Abs(b-2) > 1e-12 {
+		t.Errorf("FitLine on y = 3 + 2x: a=%g b=%g", a, b)
+	}
+	// Points off the line: the least-squares slope of (0,0), (1,1), (2,0) is 0.
+	a, b = FitLine([]float64{0, 1, 2}, []float64{0, 1, 0})
+	if math.Abs(b) > 1e-12 || math.Abs(a-1.0/3) > 1e-12 {
+		t.Errorf("FitLine on a peak: a=%g b=%g, want 1/3 and 0", a, b)
+	}
+	if _, b := FitLine([]float64{2, 2}, []float64{1, 3}); !math.IsNaN(b) && !math.IsInf(b, 0) {
+		t.Errorf("one distinct x gave a finite slope %g", b)
+	}
+}
+
+func TestRangeMeanSpan(t *testing.T) {
+	if lo, hi := Range([]float64{3, -1, 7}); lo != -1 || hi != 7 {
+		t.Errorf("Range = %g, %g", lo, hi)
+	}
+	if lo, hi := Range(nil); !math.IsInf(lo, 1) || !math.IsInf(hi, -1) {
+		t.Errorf("Range(nil) = %g, %g", lo, hi)
+	}
+	if m := MeanOf([]float64{1, 2, 6}); m != 3 {
+		t.Errorf("MeanOf = %g", m)
+	}
+	if m := MeanOf(nil); m != 0 {
+		t.Errorf("MeanOf(nil) = %g", m)
+	}
+	for _, c := range []struct {
+		xs   []float64
+		want string
+	}{
+		{nil, "—"}, {[]float64{0, -2}, "—"}, {[]float64{2.001, 0, 1.999}, "2.00"},
+		{[]float64{0.99, 0, 1.07, 1.01}, "0.99–1.07"},
+	} {
+		if got := Span(c.xs); got != c.want {
+			t.Errorf("Span(%v) = %q, want %q", c.xs, got, c.want)
+		}
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	big := func(x float64) bool { return x > 1 }
+	for _, c := range []struct {
+		xs   []float64
+		want string
+	}{
+		{nil, "not measured at this scale"}, {[]float64{0, 0}, "not measured at this scale"},
+		{[]float64{2, 0, 3}, "holds"}, {[]float64{0.5, 0.9}, "does not hold"},
+		{[]float64{2, 0.5, 0, 3}, "holds in 2 of 3 cases"},
+	} {
+		if got := Verdict(c.xs, big); got != c.want {
+			t.Errorf("Verdict(%v) = %q, want %q", c.xs, got, c.want)
+		}
+	}
+}
+
+func TestFastest(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	wall := map[string][]float64{
+		"a": {1, 3, 0, 0},
+		"b": {2, 2, 5, 0},
+		"c": {0, 4, 4, 0},
+	}
+	got := FastestIs("a", names, wall, 4)
+	if want := []float64{1, 0.5, 0, 0}; !equalFloats(got, want) {
+		t.Errorf("FastestIs = %v, want %v", got, want)
+	}
+	if got := FastestNames(names, wall, 4); got != "a, b, c" {
+		t.Errorf("FastestNames = %q", got)
+	}
+	if got := FastestNames(names, wall, 2); got != "a, b" {
+		t.Errorf("FastestNames over 2 graphs = %q", got)
+	}
+	if got := FastestNames(names, map[string][]float64{"a": {0}, "b": {0}, "c": {0}}, 1); got != "—" {
+		t.Errorf("FastestNames with nothing run = %q", got)
+	}
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBothLastBoth(t *testing.T) {
+	sizes := []int{10, 20, 30, 40}
+	a, b := []float64{1, 0, 3, 4}, []float64{5, 6, 7, 0}
+	xs, as, bs := Both(sizes, a, b)
+	if !equalFloats(xs, []float64{10, 30}) || !equalFloats(as, []float64{1, 3}) || !equalFloats(bs, []float64{5, 7}) {
+		t.Errorf("Both = %v %v %v", xs, as, bs)
+	}
+	if i := LastBoth(a, b); i != 2 {
+		t.Errorf("LastBoth = %d, want 2", i)
+	}
+	if i := LastBoth([]float64{0, 1}, []float64{1, 0}); i != -1 {
+		t.Errorf("LastBoth with no common measurement = %d", i)
+	}
+}
+
+func TestRoundsTo(t *testing.T) {
+	for _, c := range []struct {
+		x       float64
+		printed string
+		want    bool
+	}{
+		{100 * 10.0 / 20, "50%", true},
+		{100 * 40.0 / 90, "44.44%", true},
+		{100 * 40.0 / 90, "44.45%", false},
+		{100 * 3750.0 / (7500 * 7499), "6.67e-03%", true},
+		{100 * 3750.0 / (7500 * 7499), "6.6e-03%", false},
+		{0.0251, "0.03", true},
+		{0.0249, "0.03", false},
+	} {
+		got, err := RoundsTo(c.x, c.printed)
+		if err != nil || got != c.want {
+			t.Errorf("RoundsTo(%g, %q) = %v, %v; want %v", c.x, c.printed, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "x%", "1.5e%", "1e2.5"} {
+		if _, err := RoundsTo(1, bad); err == nil || !strings.Contains(err.Error(), "printed number") {
+			t.Errorf("RoundsTo(1, %q): error %v, want one naming the number", bad, err)
+		}
+	}
+}
+
+func TestHostSeconds(t *testing.T) {
+	s := HostSeconds(func() { time.Sleep(20 * time.Millisecond) })
+	if s < 0.02 || s > 5 {
+		t.Errorf("HostSeconds of a 20 ms sleep = %g", s)
+	}
+}
+
+func TestRace(t *testing.T) {
+	left := []int32{2, 5, 2, 3}
+	i := 0
+	wrong, worst := RaceRuns(len(left), 2, func() int32 { i++; return left[i-1] })
+	if wrong != 2 || worst != 5 || i != 4 {
+		t.Errorf("RaceRuns = %d wrong, worst %d after %d launches", wrong, worst, i)
+	}
+	if wrong, worst := RaceRuns(3, 7, func() int32 { return 7 }); wrong != 0 || worst != 7 {
+		t.Errorf("RaceRuns without a race = %d, %d", wrong, worst)
+	}
+	if _, err := RaceVerdict("X", 0, 1, 60); err == nil || !strings.Contains(err.Error(), "1 of 60") {
+		t.Errorf("a wrong atomicMin gave %v", err)
+	}
+	v, err := RaceVerdict("Card", 0, 0, 60)
+	if err != nil || !strings.HasPrefix(v, "Here the race did not show") || !strings.Contains(v, "on the Card.") {
+		t.Errorf("no race: %q, %v", v, err)
+	}
+	v, err = RaceVerdict("Card", 7, 0, 60)
+	if err != nil || v != "On the Card the plain read-compare-write lost the minimum in 7 of 60 launches; atomicMin never did." {
+		t.Errorf("a race: %q, %v", v, err)
+	}
+}
+
+func TestReadApart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "capped.json")
+	if f, mine, err := ReadApart(path, "01-karaula-fw"); f != nil || mine != nil || err != nil {
+		t.Fatalf("no file: %v %v %v", f, mine, err)
+	}
+	data := `{"build": "b1", "host": "h", "results": [
+		{"notebook": "01-karaula-fw", "table": "Table 3", "row": "sparse 5000", "column": "CPU", "n": 5000, "m": 2500, "wall_s": 3},
+		{"notebook": "03-bodra-cuda-sp", "table": "Table 1", "row": "e", "column": "bf-naive", "n": 9, "wall_s": 1},
+		{"notebook": "01-karaula-fw", "table": "Table 1", "row": "dense 7500", "column": "CPU", "n": 7500, "wall_s": 2},
+		{"notebook": "01-karaula-fw", "table": "Table 1", "row": "dense 5000", "column": "CPU", "n": 5000, "wall_s": 1}]}`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, mine, err := ReadApart(path, "01-karaula-fw")
+	if err != nil || f == nil || f.Build != "b1" || len(f.Results) != 4 {
+		t.Fatalf("ReadApart: %+v, %v", f, err)
+	}
+	var rows []string
+	for _, r := range mine {
+		rows = append(rows, r.Table+"/"+r.Row)
+	}
+	if got := strings.Join(rows, ", "); got != "Table 1/dense 5000, Table 1/dense 7500, Table 3/sparse 5000" {
+		t.Errorf("01's results in order: %s", got)
+	}
+	if mine[2].M != 2500 || mine[2].Wall != 3 {
+		t.Errorf("fields not read: %+v", mine[2])
+	}
+	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadApart(path, "x"); err == nil || !strings.Contains(err.Error(), "capped.json") {
+		t.Errorf("a broken file: %v", err)
+	}
+}
+
+func TestMeanAllPairs(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.GNM(40, 160, graph.WeightRange{Min: 1, Max: 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	good := func() (*graph.AllPairs, gpu.Stats, error) {
+		calls++
+		r, err := cpu.FloydWarshallBlocked(ctx, g, cpu.FWOptions{})
+		return r, gpu.Stats{Wall: time.Duration(calls) * time.Second, Kernel: time.Second}, err
+	}
+	wall, kernel, first, err := MeanAllPairs(3, ref, good)
+	if err != nil || calls != 3 || wall != 2 || kernel != 1 || first == nil || !first.SameDistances(ref) {
+		t.Fatalf("MeanAllPairs: %g %g %v after %d calls", wall, kernel, err, calls)
+	}
+	// A result that differs from ref, and a later run that differs from the first.
+	wrong, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+	wrong.Dist[1]++
+	if _, _, _, err := MeanAllPairs(1, ref, func() (*graph.AllPairs, gpu.Stats, error) { return wrong, gpu.Stats{}, nil }); err == nil || !strings.Contains(err.Error(), "differ") {
+		t.Errorf("a wrong first result: %v", err)
+	}
+	n := 0
+	flaky := func() (*graph.AllPairs, gpu.Stats, error) {
+		n++
+		if n == 2 {
+			return wrong, gpu.Stats{}, nil
+		}
+		return ref, gpu.Stats{}, nil
+	}
+	if _, _, _, err := MeanAllPairs(3, nil, flaky); err == nil || !strings.Contains(err.Error(), "runs 1 and 2") {
+		t.Errorf("a run that differs from the first: %v", err)
+	}
+	boom := errors.New("boom")
+	if _, _, _, err := MeanAllPairs(2, nil, func() (*graph.AllPairs, gpu.Stats, error) { return nil, gpu.Stats{}, boom }); !errors.Is(err, boom) {
+		t.Errorf("a failing run: %v", err)
+	}
+	if _, _, _, err := MeanAllPairs(0, nil, good); err == nil {
+		t.Error("0 runs gave no error")
+	}
+	// OnHost times the call and fills both times.
+	_, st, err := OnHost(func() (*graph.AllPairs, error) { time.Sleep(10 * time.Millisecond); return ref, nil })()
+	if err != nil || st.Wall < 10*time.Millisecond || st.Kernel != st.Wall {
+		t.Errorf("OnHost: %+v, %v", st, err)
+	}
+}
+
+func TestStandIns(t *testing.T) {
+	if Scaled(1000, 0.05, 4) != 50 || Scaled(10, 0.05, 4) != 4 {
+		t.Errorf("Scaled: %d %d", Scaled(1000, 0.05, 4), Scaled(10, 0.05, 4))
+	}
+	w := graph.WeightRange{Min: 1, Max: 100}
+	g, err := RoadStandIn("nyc", 264346, 733846, 0.001, w, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Name() != "nyc stand-in" || g.N() != 264 || g.M() != 732 {
+		t.Errorf("road stand-in: %s, |V| %d, |E| %d; want 264 and 732", g.Name(), g.N(), g.M())
+	}
+	// Few arcs: at least a spanning tree's both ways.
+	if g, err := RoadStandIn("x", 100, 10, 1, w, 1); err != nil || g.M() != 198 {
+		t.Errorf("road stand-in with few arcs: %v, %v", g, err)
+	}
+	g, err = GNMStandIn("gnutella04", 10876, 39994, 0.01, w, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Name() != "gnutella04 stand-in" || g.N() != 108 || g.M() != 399 {
+		t.Errorf("GNM stand-in: %s, |V| %d, |E| %d", g.Name(), g.N(), g.M())
+	}
+	if g, err := GNMStandIn("tiny", 10, 1000, 1, w, 1); err != nil || g.M() != 90 {
+		t.Errorf("GNM stand-in capped at n(n−1): %v, %v", g, err)
+	}
+	if _, err := GNMStandIn("bad", 10, 10, 1, graph.WeightRange{Min: 5, Max: 1}, 1); err == nil || !strings.Contains(err.Error(), "bad stand-in") {
+		t.Errorf("bad weights: %v", err)
+	}
+	sink, err := graph.FromArcs(4, []graph.Arc{{From: 0, To: 1, Weight: 1}, {From: 1, To: 2, Weight: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Sinks(sink) != 2 {
+		t.Errorf("Sinks = %d, want 2 (vertices 2 and 3)", Sinks(sink))
+	}
+}
+
+func TestAgree(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.FromArcs(3, []graph.Arc{{From: 0, To: 1, Weight: 1}, {From: 1, To: 2, Weight: 1}, {From: 0, To: 2, Weight: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	if got, err := Agree(ctx, g, same, ref); err != nil || got != "same D and Π" {
+		t.Errorf("the same result: %q, %v", got, err)
+	}
+	// 0 → 2 ties: directly or through 1; the other Π is also right.
+	tie, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	if tie.Pred[2] == 0 {
+		tie.Pred[2] = 1
+	} else {
+		tie.Pred[2] = 0
+	}
+	if got, err := Agree(ctx, g, tie, ref); err != nil || got != "same D; Π differs on ties, verified" {
+		t.Errorf("a tie broken the other way: %q, %v", got, err)
+	}
+	bad, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	bad.Pred[1] = 2 // 0 → 1 through 2: no such arc
+	if _, err := Agree(ctx, g, bad, ref); err == nil {
+		t.Error("a wrong Π passed")
+	}
+	far, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	far.Dist[2] = 3
+	if _, err := Agree(ctx, g, far, ref); err == nil || !strings.Contains(err.Error(), "differ") {
+		t.Errorf("a wrong distance: %v", err)
+	}
+}
+
+func TestMachineAllPairs(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.GNM(45, 200, graph.WeightRange{Min: 1, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = g.WithName("G45")
+	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openMachine("GPU variants", gpu.Emulator)
+	if m.Err != nil {
+		t.Fatal(m.Err)
+	}
+	r, st, err := m.AllPairs(ctx, gpu.VariantFWBlocked, g, true)
+	if err != nil || !r.SameDistances(ref) || r.Pred == nil || st.Launches == 0 {
+		t.Fatalf("fw-blocked on the emulator: %v, %+v", err, st)
+	}
+	if _, _, err := m.AllPairs(ctx, "no-such-variant", g, false); err == nil || !strings.Contains(err.Error(), "no-such-variant on G45 (|V|=45, |E|=200)") {
+		t.Errorf("an unknown variant: %v", err)
+	}
+	none := openMachine("GPU variants", func() (*gpu.Device, error) { return nil, gpu.ErrNoCUDA })
+	if _, _, err := none.AllPairs(ctx, gpu.VariantFWBlocked, g, false); err == nil || !strings.Contains(err.Error(), "no GPU") {
+		t.Errorf("without a device: %v", err)
+	}
+}
