@@ -83,6 +83,7 @@ func init() {
 		"Profiler":      reflect.ValueOf((*gpu.Profiler)(nil)),
 		"Settler":       reflect.ValueOf((*gpu.Settler)(nil)),
 		"Stats":         reflect.ValueOf((*gpu.Stats)(nil)),
+		"StreamSplit":   reflect.ValueOf((*gpu.StreamSplit)(nil)),
 		"Variant":       reflect.ValueOf((*gpu.Variant)(nil)),
 
 		// interface wrapper definitions

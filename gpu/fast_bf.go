@@ -29,5 +29,5 @@ func BFFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*gra
 
 // bfFastTuned is BFFast with explicit tunables (Delta is not used).
 func bfFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun fastTuning) (*graph.SingleSource, error) {
-	return runFrontier(ctx, g, source, opts, VariantBFFast, true, tun)
+	return runFrontier(ctx, g, source, opts, VariantBFFast, true, tun, pinNever)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
@@ -105,7 +107,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	// values) that neither path needs now, so that a cap streams exactly
 	// where it did when both did.
 	if budget, err := r.budget(opts.DeviceMemory); err == nil && need+uint64(min(n*n, ffStage))*4 > budget && n > 0 {
-		return r.fwFastStreamed(g, opts, mode, budget)
+		return fwFastStreamed(&group{runs: []*run{r}, direct: [][]bool{{false}}}, g, opts, mode, budget)
 	}
 	if err := r.reserve(need, what); err != nil {
 		if free, _, e := r.memFree(); e == nil {
@@ -418,16 +420,45 @@ func (r *run) ffBadRow(row []int32, what string, i int, bad func(int32) bool) er
 }
 
 // ffResult checks that the host holds the result's matrices and makes the
-// result: the dense weight matrix as distances, and Π⁰ when asked for.
+// result, rows on every core: the dense weight matrix as distances
+// (graph.Dense), and Π⁰ when asked for (initialPred). The runs that keep
+// their matrices in host memory solve it in place.
 func ffResult(g *graph.Graph, pred bool, matrices int) (*graph.AllPairs, error) {
 	n := g.N()
 	if err := graph.CheckMatrixSize(n, matrices); err != nil {
 		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
 	}
-	res := &graph.AllPairs{N: n, Dist: g.Dense(), Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
+	res := &graph.AllPairs{N: n, Dist: make([]int32, n*n), Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
 	if pred {
-		res.Pred = initialPred(res.Dist, n)
+		res.Pred = make([]int32, n*n)
 	}
+	workers := min(runtime.GOMAXPROCS(0), max(n/64, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * n / workers; i < (w+1)*n/workers; i++ {
+				row := res.Dist[i*n : (i+1)*n]
+				for j := range row {
+					row[j] = graph.Inf
+				}
+				row[i] = 0
+				ts, ws := g.Out(i)
+				for k, t := range ts {
+					row[t] = min(row[t], ws[k])
+				}
+				if pred {
+					prow := res.Pred[i*n : (i+1)*n]
+					for j, v := range row {
+						prow[j] = graph.Nil
+						if j != i && v != graph.Inf {
+							prow[j] = int32(i)
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 	return res, nil
 }
 

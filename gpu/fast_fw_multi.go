@@ -50,6 +50,12 @@ func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 		y0, y1 := c*nb/len(grp.runs), (c+1)*nb/len(grp.runs)
 		stripes[c] = ffStripe{y0: y0, h: y1 - y0, lo: min(y0*ffTile, n), hi: min(y1*ffTile, n)}
 	}
+	if budget, stream, err := stripesFit(grp, stripes, n, ld, matrices, opts.DeviceMemory); err != nil || stream {
+		if err != nil {
+			return nil, err
+		}
+		return fwFastStreamed(grp, g, opts, mode, budget)
+	}
 	res, err := ffResult(g, opts.Pred, matrices)
 	if err != nil {
 		return nil, err
@@ -85,12 +91,38 @@ func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 	return grp.runs[0].finishFW(g, res)
 }
 
+// stripesFit reports whether some card's stripe does not fit its device
+// memory (limit, when set, caps each card's: Options.DeviceMemory), so
+// that the run must stream, and the least memory of the cards.
+func stripesFit(grp *group, stripes []ffStripe, n, ld, matrices int, limit uint64) (budget uint64, stream bool, err error) {
+	for c, r := range grp.runs {
+		b, err := r.budget(limit)
+		if err != nil {
+			return 0, false, err
+		}
+		if c == 0 || b < budget {
+			budget = b
+		}
+		if stripes[c].need(n, ld, matrices) > b {
+			stream = true
+		}
+	}
+	return budget, stream, nil
+}
+
+// need is the device memory the stripe takes: its rows of the matrices, a
+// copy of the primary row and the staging buffer.
+func (st *ffStripe) need(n, ld, matrices int) uint64 {
+	stage := min(max(n*n, 1), ffStage)
+	return (uint64(st.h*ffTile*ld)+ffTile*uint64(ld))*4*uint64(matrices) + uint64(stage)*4
+}
+
 // alloc reserves and fills the stripe's device memory on r's card and
 // copies the stripe's rows of res in.
 func (st *ffStripe) alloc(r *run, res *graph.AllPairs, n, ld, matrices int, mode ffMode) error {
 	cells := st.h * ffTile * ld
 	stage := min(max(n*n, 1), ffStage)
-	need := (uint64(cells)+ffTile*uint64(ld))*4*uint64(matrices) + uint64(stage)*4
+	need := st.need(n, ld, matrices)
 	what := fmt.Sprintf("a stripe of %d of the %d rows (padded to %d; %d int32 matrices, a copy of the primary row and a staging buffer)",
 		st.h*ffTile, ld, ld, matrices)
 	if err := r.reserve(need, what); err != nil {

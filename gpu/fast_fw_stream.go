@@ -1,10 +1,12 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
@@ -24,95 +26,268 @@ func (r *run) budget(limit uint64) (uint64, error) {
 	return free, nil
 }
 
-// ffSlot is one band buffer of a streamed fw-fast run, with the events
-// that order the three streams' work on it.
+// blocks is a range of block rows, from y0 to y1 (not included).
+type blocks struct{ y0, y1 int }
+
+// rows is the range's block row count.
+func (s blocks) rows() int { return s.y1 - s.y0 }
+
+// ffPlan is the shape of a streamed fw-fast run on cards devices. Card c
+// owns the block rows stripes[c] and cuts them into one chunk per pass:
+// pass p's primary rows are chunks[c][p] of every card, which every card
+// holds at once in its primary buffer (a region per card, regions[q] block
+// rows for card q's chunks). Every other block row of a card's stripe goes
+// through the card in bands (units[c], each inside one chunk, of at most
+// unit block rows), slots band buffers at a time.
+type ffPlan struct {
+	n, ld, nb, matrices int
+	passes              int
+	stripes             []blocks
+	chunks              [][]blocks
+	units               [][]blocks
+	unitPass            [][]int // the pass whose chunk holds each unit
+	regions             []int
+	unit, slots         int
+}
+
+// ffUnitMax is the most block rows of a band: wider ones only take memory
+// from the primary rows. ffUnitMin is the fewest a plan with ffSlotsMax
+// band buffers takes (narrower bands make small kernels, whose latency
+// shows); a variable, so that tests can cut chunks into several bands.
+const ffUnitMax = 16
+
+var ffUnitMin = 4
+
+// ffSlotsMax is how many band buffers a card keeps when its memory allows:
+// two being updated (one on each compute stream, so that one's small
+// kernels overlap the other's large ones), one being copied in and one
+// being copied out.
+const ffSlotsMax = 4
+
+// planFWStream shapes a streamed run of n vertices (matrices int32
+// matrices) on cards devices with budget bytes each: the fewest passes
+// whose primary rows leave room for ffSlotsMax bands of at least ffUnitMin
+// block rows (or of the whole chunk, when chunks are smaller); failing that, the
+// fewest passes that leave room for two bands, then one, of one block row.
+func planFWStream(n, matrices, cards int, budget uint64) (ffPlan, error) {
+	ld := max(ceilDiv(n, ffTile), 1) * ffTile
+	nb := ld / ffTile
+	rowBytes := uint64(ffTile) * uint64(ld) * 4 * uint64(matrices)
+	fit := int((budget - min(budget/64, 256<<20)) / rowBytes) // block rows that fit, less room for the driver's rounding
+	pl := ffPlan{n: n, ld: ld, nb: nb, matrices: matrices}
+	for c := range cards {
+		pl.stripes = append(pl.stripes, blocks{c * nb / cards, (c + 1) * nb / cards})
+	}
+	widest := 0
+	for _, s := range pl.stripes {
+		widest = max(widest, s.rows())
+	}
+	for _, try := range []struct{ slots, unit int }{{ffSlotsMax, ffUnitMin}, {2, 1}, {1, 1}} {
+		for passes := 1; passes <= widest; passes++ {
+			primary, chunk := 0, 0
+			for _, s := range pl.stripes {
+				primary += ceilDiv(s.rows(), passes)
+				chunk = max(chunk, ceilDiv(s.rows(), passes))
+			}
+			unit := min((fit-primary)/try.slots, ffUnitMax, chunk)
+			if fit-primary < try.slots || unit < min(try.unit, chunk) {
+				continue
+			}
+			pl.passes, pl.unit, pl.slots = passes, unit, try.slots
+			pl.cut()
+			return pl, nil
+		}
+	}
+	return ffPlan{}, fmt.Errorf("%s: n=%d does not fit %s of device memory even streamed: that needs %d block rows of 128 (%s each) on each of %d devices; n up to %d would fit in it",
+		VariantFWFast, n, graph.FormatBytes(budget), cards+1, graph.FormatBytes(rowBytes), cards, fwFastMaxN(budget, matrices))
+}
+
+// cut splits every stripe into its chunks, near-equal, and every chunk
+// into units of at most pl.unit block rows, near-equal.
+func (pl *ffPlan) cut() {
+	for _, s := range pl.stripes {
+		var chunks, units []blocks
+		var unitPass []int
+		for p := range pl.passes {
+			ch := blocks{s.y0 + p*s.rows()/pl.passes, s.y0 + (p+1)*s.rows()/pl.passes}
+			chunks = append(chunks, ch)
+			k := ceilDiv(ch.rows(), pl.unit)
+			for i := range k {
+				units = append(units, blocks{ch.y0 + i*ch.rows()/k, ch.y0 + (i+1)*ch.rows()/k})
+				unitPass = append(unitPass, p)
+			}
+		}
+		pl.chunks = append(pl.chunks, chunks)
+		pl.units = append(pl.units, units)
+		pl.unitPass = append(pl.unitPass, unitPass)
+	}
+	for c := range pl.stripes {
+		widest := 0
+		for _, ch := range pl.chunks[c] {
+			widest = max(widest, ch.rows())
+		}
+		pl.regions = append(pl.regions, widest)
+	}
+}
+
+// rows returns the graph's rows in block rows s.
+func (pl *ffPlan) rows(s blocks) (lo, hi int) {
+	return min(s.y0*ffTile, pl.n), min(s.y1*ffTile, pl.n)
+}
+
+// ffSlot is one band buffer of a streamed fw-fast run, with the stream
+// that updates its bands and the events that order the streams' work on it.
 type ffSlot struct {
-	band  int // the band it holds, -1 none
-	d, p  buffer
-	dirty bool // holds the device's latest values of its band, which the host has not got
-	// done is the pass in which the band was last updated (-1 none);
-	// used the enqueue count of that update, for choosing a victim.
-	done, used int
+	d, p    buffer
+	compute driver.Stream
 	// loaded, computed and free are recorded after the slot's last copy
 	// in, update and copy out.
 	loaded, computed, free driver.Event
 }
 
-// ffStream is the state of a streamed fw-fast run: the host result,
-// the shape (bands of h block rows, P of them), the slots, and the three
-// streams: in (copies to the device and the conversion after them),
-// compute (the stage kernels) and out (the conversion and copies back).
-type ffStream struct {
-	r                *run
-	res              *graph.AllPairs
-	mode             ffMode
-	n, ld, nb, h, P  int
-	in, compute, out driver.Stream
-	slots            []*ffSlot
-	regs             *hostBands
-	updates          int // updates enqueued so far
+// ffCard is one card's part of a streamed run: its primary buffer
+// (regions[q] at block row offset at[q], holding card q's chunk of the
+// pass), its band buffers and its streams: in (copies to the card and the
+// conversions after them), out (conversions and copies back) and two
+// compute streams for the bands; the primary rows' own stages run on the
+// default stream, which copies between cards are ordered with.
+type ffCard struct {
+	r       *run
+	c       int
+	sd, sp  buffer
+	at      []int
+	slots   []*ffSlot
+	next    int // the slot the next band takes
+	in, out driver.Stream
+	compute [2]driver.Stream
+	// doneWith[k] is recorded on compute stream k after a pass's bands,
+	// stored[i] on the out stream after unit i's latest copy out (0
+	// before the first): its next copy in waits for it.
+	doneWith [2]driver.Event
+	stored   []driver.Event
+	// marks holds each pass's events for StreamSplit: on the default
+	// stream before the chunk's swap, after it and after the own stages;
+	// then doneWith of both compute streams.
+	marks [][5]driver.Event
 }
 
-// ffStreamSlots is how many band buffers a streamed run keeps when the
-// budget allows: the pass's primary band, one band being updated, one
-// being copied in and one being copied out.
-const ffStreamSlots = 4
+// ffStream is a streamed fw-fast run on the cards of grp.
+type ffStream struct {
+	grp   *group
+	pl    ffPlan
+	res   *graph.AllPairs
+	mode  ffMode
+	cards []*ffCard
+	regs  *hostBands
+	split *StreamSplit
+}
 
-// fwFastStreamed is fw-fast for matrices that do not fit the device: they
-// stay in host memory (res), and bands of block rows go through the
-// device. A pass takes one band S as the primary rows: S's own stages run
-// on S (ff_phase1, the primary row, ff_stripe_col and ff_stripe_rest with
-// S as the primary rows), then every other band T gets the stages of S
-// with S's final rows as the primary rows. Using S's rows after all of
+// fwFastStreamed is fw-fast for matrices that do not fit the devices of
+// grp: they stay in host memory (the result, built in place), and block
+// rows go through the devices. Each card owns a stripe of block rows and
+// cuts it into one chunk per pass. Pass p takes chunk p of every card as
+// the primary rows S: the cards run S's own stages together, as fw-fast
+// on several cards runs every stage (the owner of each block row closes
+// its tile and updates its row, copies the row to the other cards, and
+// every card updates its chunk), then copy their chunks to each other, so
+// that each holds all of S; then every card streams the other block rows
+// of its stripe through its band buffers, giving each band the stages of
+// S with S's final rows as the primary rows. Using S's rows after all of
 // S's stages rather than as they were at each stage gives the same
 // result: they are lengths of real paths, never above the values of the
 // stage, so every cell still reaches its shortest distance. And
 // Floyd-Warshall may take its intermediate vertices in any order, so the
-// passes may take the bands in any order, each once.
+// passes may take the chunks in any order, each once.
 //
-// The device holds up to four bands at once (fewer, wider ones only when
-// the budget leaves no room for four of one block row): while the compute
-// stream updates one, a second is copied in on a stream of its own and a
-// third copied out on another, each copy straight between the host
-// matrix (page-locked band by band, on goroutines, as the first pass
-// reaches it) and the padded band (2D copies), with the conversion of
-// graph.Inf to the kernels' infinity and back done in place on the device.
-// A band's copy out starts as soon as the pass has updated it, except for
-// the last bands of the pass: they stay on the device, the last becomes
-// the next pass's S, and the next pass updates the others first, so that
-// each pass copies three bands fewer each way than it updates.
-func (r *run) fwFastStreamed(g *graph.Graph, opts Options, mode ffMode, budget uint64) (*graph.AllPairs, error) {
-	n := g.N()
-	matrices := opts.matrices()
-	ld := ceilDiv(n, ffTile) * ffTile
-	nb := ld / ffTile
-	rowBytes := uint64(ffTile) * uint64(ld) * 4 * uint64(matrices)
-	slots, h := ffStreamSlots, 0
-	for ; slots >= 2; slots-- {
-		if h = int(budget / rowBytes / uint64(slots)); h >= 1 {
-			break
-		}
-	}
-	if h < 1 {
-		return nil, fmt.Errorf("%s: n=%d does not fit %s of device memory even streamed: that needs two bands of 128 rows (%s); n up to %d would fit in it",
-			VariantFWFast, n, graph.FormatBytes(budget), graph.FormatBytes(2*rowBytes), fwFastMaxN(budget, matrices))
-	}
-	h = min(h, nb)
-	res, err := ffResult(g, opts.Pred, matrices)
+// The primary rows take most of a card's memory (the fewer passes, the
+// fewer copies), the bands the rest (planFWStream). While the compute
+// streams update two bands, a third is copied in and a fourth out, each
+// copy straight between the host matrix (registered, page-locked, before
+// the kernels start) and the padded band; graph.Inf and the kernels'
+// infinity are converted in place on the device. At the end of a pass
+// each card copies its chunk out and the next one in, unit by unit, the
+// copy in of each unit waiting only for the copies out that free its rows.
+func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budget uint64) (*graph.AllPairs, error) {
+	pl, err := planFWStream(g.N(), opts.matrices(), len(grp.runs), budget)
 	if err != nil {
 		return nil, err
 	}
-	s := &ffStream{r: r, res: res, mode: mode, n: n, ld: ld, nb: nb, h: h, P: ceilDiv(nb, h)}
-	for range slots {
-		sl := &ffSlot{band: -1, done: -1}
-		if sl.d, err = r.alloc(h * ffTile * ld); err != nil {
+	res, err := ffResult(g, opts.Pred, pl.matrices)
+	if err != nil {
+		return nil, err
+	}
+	split := &grp.runs[0].stats.Streamed
+	s := &ffStream{grp: grp, pl: pl, res: res, mode: mode, split: split}
+	for c, r := range grp.runs {
+		card, err := s.newCard(c, r)
+		if err != nil {
 			return nil, err
 		}
-		if err := r.fill(sl.d, mode.inf); err != nil { // the padding columns, for good
+		s.cards = append(s.cards, card)
+	}
+	mats := [][]int32{res.Dist}
+	if res.Pred != nil {
+		mats = append(mats, res.Pred)
+	}
+	var bands []blocks
+	for _, u := range pl.units {
+		bands = append(bands, u...)
+	}
+	t0 := time.Now()
+	s.regs = registerBands(grp.runs[0].dev.ctx, mats, pl.n, bands, regPiece)
+	split.Register = time.Since(t0)
+	err = grp.kernels(s.passes)
+	if cerr := s.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return grp.runs[0].finishFW(g, res)
+}
+
+// newCard allocates card c's buffers (the padding columns filled with the
+// kernels' infinity for good), streams and events.
+func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
+	pl := &s.pl
+	card := &ffCard{r: r, c: c, stored: make([]driver.Event, len(pl.units[c]))}
+	rows := 0
+	for _, h := range pl.regions {
+		card.at = append(card.at, rows)
+		rows += h
+	}
+	var err error
+	newBuf := func(blocks int, pred bool) (buffer, error) {
+		b, err := r.alloc(blocks * ffTile * pl.ld)
+		if err != nil {
+			return b, err
+		}
+		v := s.mode.inf
+		if pred {
+			v = graph.Nil
+		}
+		return b, r.fill(b, v)
+	}
+	if card.sd, err = newBuf(rows, false); err != nil {
+		return nil, err
+	}
+	if pl.matrices == 2 {
+		if card.sp, err = newBuf(rows, true); err != nil {
 			return nil, err
 		}
-		if opts.Pred {
-			if sl.p, err = r.alloc(h * ffTile * ld); err != nil {
+	}
+	for _, st := range []*driver.Stream{&card.in, &card.out, &card.compute[0], &card.compute[1]} {
+		if *st, err = r.dev.ctx.NewStream(); err != nil {
+			return nil, r.fail(err, "creating a stream")
+		}
+	}
+	for i := range pl.slots {
+		sl := &ffSlot{compute: card.compute[i%2]}
+		if sl.d, err = newBuf(pl.unit, false); err != nil {
+			return nil, err
+		}
+		if pl.matrices == 2 {
+			if sl.p, err = newBuf(pl.unit, true); err != nil {
 				return nil, err
 			}
 		}
@@ -121,47 +296,17 @@ func (r *run) fwFastStreamed(g *graph.Graph, opts Options, mode ffMode, budget u
 				return nil, err
 			}
 		}
-		s.slots = append(s.slots, sl)
+		card.slots = append(card.slots, sl)
 	}
-	if err := s.open(); err != nil {
-		return nil, err
-	}
-	err = r.kernels(s.passes)
-	if cerr := s.close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return r.finishFW(g, res)
-}
-
-// open creates the streams, orders them after the default stream's work so
-// far (the slots' allocation and fill), and starts page-locking the host
-// matrices band by band.
-func (s *ffStream) open() error {
-	r := s.r
-	for _, st := range []*driver.Stream{&s.in, &s.compute, &s.out} {
-		var err error
-		if *st, err = r.dev.ctx.NewStream(); err != nil {
-			return r.fail(err, "creating a stream")
-		}
-	}
-	if err := s.join(0, s.in, s.compute, s.out); err != nil {
-		return err
-	}
-	mats := [][]int32{s.res.Dist}
-	if s.res.Pred != nil {
-		mats = append(mats, s.res.Pred)
-	}
-	s.regs = registerBands(r.dev.ctx, mats, s.n, s.h*ffTile, s.P, regPiece)
-	return nil
+	// The streams start after the default stream's work so far (the
+	// buffers' fills).
+	return card, card.join(0, card.in, card.out, card.compute[0], card.compute[1])
 }
 
 // join makes the work queued later on each of to wait for what is queued
 // on from now.
-func (s *ffStream) join(from driver.Stream, to ...driver.Stream) error {
-	r := s.r
+func (card *ffCard) join(from driver.Stream, to ...driver.Stream) error {
+	r := card.r
 	e, err := r.event()
 	if err != nil {
 		return err
@@ -177,262 +322,497 @@ func (s *ffStream) join(from driver.Stream, to ...driver.Stream) error {
 	return nil
 }
 
-// close waits for the streams, releases the host matrices' page locks and
+// close waits for the cards, releases the host matrices' page locks and
 // destroys the streams.
 func (s *ffStream) close() error {
-	r := s.r
-	err := r.dev.ctx.Synchronize()
-	if err != nil {
-		err = r.fail(err, "streamed fw-fast")
+	var err error
+	for _, card := range s.cards {
+		if e := card.r.dev.ctx.Synchronize(); e != nil && err == nil {
+			err = card.r.fail(e, "streamed fw-fast")
+		}
 	}
 	if s.regs != nil {
 		s.regs.release()
 	}
-	for _, st := range []driver.Stream{s.in, s.compute, s.out} {
-		if st != 0 {
-			_ = r.dev.ctx.DestroyStream(st) // nothing left to do about a failed destroy
+	for _, card := range s.cards {
+		for _, st := range []driver.Stream{card.in, card.out, card.compute[0], card.compute[1]} {
+			if st != 0 {
+				_ = card.r.dev.ctx.DestroyStream(st) // nothing left to do about a failed destroy
+			}
 		}
 	}
 	return err
 }
 
-// rows returns the matrix rows of band b (block rows b·h .. b·h+h-1,
-// those below n).
-func (s *ffStream) rows(b int) (lo, hi int) {
-	return min(b*s.h*ffTile, s.n), min((b+1)*s.h*ffTile, s.n)
+// region returns card's primary buffer for card q's chunk of pass p as
+// kernel arguments that address it as the whole matrix.
+func (s *ffStream) region(card *ffCard, q, p int) (d, p2 uint64) {
+	off := DevicePtr(card.at[q]) * ffTile * DevicePtr(s.pl.ld) * 4
+	y0 := s.pl.chunks[q][p].y0
+	d = stripeArg(buffer{card.sd.ptr + off, 1}, y0, s.pl.ld)
+	if card.sp.n > 0 {
+		p2 = stripeArg(buffer{card.sp.ptr + off, 1}, y0, s.pl.ld)
+	}
+	return d, p2
 }
 
-// blocks returns the block rows of band b.
-func (s *ffStream) blocks(b int) (y0, h int) {
-	return b * s.h, min(s.h, s.nb-b*s.h)
+// passes queues every pass on every card, then makes each card's default
+// stream wait for all of its streams (so that the kernel time's closing
+// event follows them), and times the parts of the passes.
+func (s *ffStream) passes() error {
+	rowsDone := 0
+	for p := range s.pl.passes {
+		for _, card := range s.cards {
+			card.marks = append(card.marks, [5]driver.Event{})
+			if err := card.mark(&card.marks[p][0], 0); err != nil {
+				return err
+			}
+			if err := s.swapChunk(card, p); err != nil {
+				return err
+			}
+			if err := card.mark(&card.marks[p][1], 0); err != nil {
+				return err
+			}
+		}
+		if err := s.ownStages(p); err != nil {
+			return err
+		}
+		// Each card's bands from a goroutine of its own: a card's queue of
+		// launches is bounded, and the host must not wait on one card's
+		// while another's runs dry.
+		err := s.eachCard(func(card *ffCard) error {
+			if err := card.mark(&card.marks[p][2], 0); err != nil {
+				return err
+			}
+			if err := card.join(0, card.compute[0], card.compute[1]); err != nil {
+				return err
+			}
+			if err := s.bands(card, p); err != nil {
+				return err
+			}
+			for k, st := range card.compute {
+				if err := card.mark(&card.doneWith[k], st); err != nil {
+					return err
+				}
+				card.marks[p][3+k] = card.doneWith[k]
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for q := range s.cards {
+			lo, hi := s.pl.rows(s.pl.chunks[q][p])
+			rowsDone += hi - lo
+		}
+		s.grp.runs[0].stats.Passes++
+		s.grp.runs[0].report(rowsDone, s.pl.n)
+	}
+	for _, card := range s.cards {
+		if err := s.storeChunk(card, s.pl.passes-1); err != nil {
+			return err
+		}
+		if err := card.join(card.compute[0], 0); err != nil {
+			return err
+		}
+		if err := card.join(card.compute[1], 0); err != nil {
+			return err
+		}
+		if err := card.join(card.in, 0); err != nil {
+			return err
+		}
+		if err := card.join(card.out, 0); err != nil {
+			return err
+		}
+	}
+	return s.time()
 }
 
-// args returns slot sl's distances and predecessors as kernel arguments
-// addressing its band as the whole matrix.
-func (s *ffStream) args(sl *ffSlot) (d, p uint64) {
-	y0, _ := s.blocks(sl.band)
-	d = stripeArg(sl.d, y0, s.ld)
-	if sl.p.n > 0 {
-		p = stripeArg(sl.p, y0, s.ld)
+// eachCard calls f on every card, each from a goroutine of its own, and
+// returns the first error.
+func (s *ffStream) eachCard(f func(card *ffCard) error) error {
+	errs := make([]error, len(s.cards))
+	var wg sync.WaitGroup
+	for i, card := range s.cards {
+		wg.Go(func() { errs[i] = f(card) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// mark records a new event on stream st of card into e.
+func (card *ffCard) mark(e *driver.Event, st driver.Stream) error {
+	var err error
+	if *e, err = card.r.event(); err != nil {
+		return err
+	}
+	if err := card.r.dev.ctx.RecordOn(*e, st); err != nil {
+		return card.r.fail(err, "recording an event")
+	}
+	return nil
+}
+
+// time adds up the parts of every pass into the split, the slowest card's
+// of each part.
+func (s *ffStream) time() error {
+	for p := range s.pl.passes {
+		var part [3]time.Duration
+		for _, card := range s.cards {
+			m := card.marks[p]
+			ctx := card.r.dev.ctx
+			for i, pair := range [][2]driver.Event{{m[0], m[1]}, {m[1], m[2]}, {m[2], m[3]}, {m[2], m[4]}} {
+				dt, err := ctx.Elapsed(pair[0], pair[1])
+				if err != nil {
+					return card.r.fail(err, "streamed fw-fast, pass %d", p)
+				}
+				part[min(i, 2)] = max(part[min(i, 2)], dt)
+			}
+		}
+		s.split.Load += part[0]
+		s.split.Own += part[1]
+		s.split.Bands += part[2]
+	}
+	return nil
+}
+
+// swapChunk queues, on card, the copy out of its chunk of pass p-1 (after
+// the bands of pass p-1, the last work that reads it) and the copy in of
+// its chunk of pass p, unit by unit: each unit in after the units out
+// whose rows it takes. The default stream, which runs the own stages and
+// receives the other cards' chunks, waits for both.
+func (s *ffStream) swapChunk(card *ffCard, p int) error {
+	ctx := card.r.dev.ctx
+	var freed []driver.Event // after the copy out of each unit of the old chunk
+	var ends []int           // the block row (in the region) where each ends
+	if p > 0 {
+		old := s.pl.chunks[card.c][p-1]
+		for i, u := range s.pl.units[card.c] {
+			if s.pl.unitPass[card.c][i] != p-1 {
+				continue
+			}
+			if err := s.storeChunkUnit(card, i, old, len(freed) == 0); err != nil {
+				return err
+			}
+			freed = append(freed, card.stored[i])
+			ends = append(ends, u.y1-old.y0)
+		}
+	}
+	ch := s.pl.chunks[card.c][p]
+	k := 0
+	for i, u := range s.pl.units[card.c] {
+		if s.pl.unitPass[card.c][i] != p {
+			continue
+		}
+		for k < len(freed)-1 && ends[k] < u.y1-ch.y0 {
+			k++
+		}
+		if k < len(freed) {
+			if err := ctx.WaitEvent(card.in, freed[k]); err != nil {
+				return card.r.fail(err, "waiting for an event")
+			}
+		}
+		d, pr := s.regionBuf(card, card.c, u.y0-ch.y0, u.rows())
+		if err := s.load(card, i, d, pr); err != nil {
+			return err
+		}
+	}
+	if err := card.join(card.in, 0); err != nil {
+		return err
+	}
+	// The other cards' regions are written by copies on the default
+	// stream: after the bands of the last pass, which read them.
+	return s.afterBands(card, 0)
+}
+
+// afterBands makes stream st of card wait for the bands queued so far.
+func (s *ffStream) afterBands(card *ffCard, st driver.Stream) error {
+	for _, e := range card.doneWith {
+		if e == 0 {
+			continue
+		}
+		if err := card.r.dev.ctx.WaitEvent(st, e); err != nil {
+			return card.r.fail(err, "waiting for an event")
+		}
+	}
+	return nil
+}
+
+// storeChunk queues the copy out of card's chunk of pass p, after the
+// pass's bands.
+func (s *ffStream) storeChunk(card *ffCard, p int) error {
+	ch := s.pl.chunks[card.c][p]
+	for i := range s.pl.units[card.c] {
+		if s.pl.unitPass[card.c][i] == p {
+			if err := s.storeChunkUnit(card, i, ch, i == 0 || s.pl.unitPass[card.c][i-1] != p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// storeChunkUnit queues the copy out of unit i of card's chunk ch from its
+// region; first makes the out stream wait for the bands queued so far.
+func (s *ffStream) storeChunkUnit(card *ffCard, i int, ch blocks, first bool) error {
+	u := s.pl.units[card.c][i]
+	if first {
+		if err := s.afterBands(card, card.out); err != nil {
+			return err
+		}
+		if err := card.join(0, card.out); err != nil { // the own stages
+			return err
+		}
+	}
+	d, p := s.regionBuf(card, card.c, u.y0-ch.y0, u.rows())
+	return s.store(card, i, d, p)
+}
+
+// regionBuf returns block rows from .. from+rows-1 of region q of card's
+// primary buffers.
+func (s *ffStream) regionBuf(card *ffCard, q, from, rows int) (d, p buffer) {
+	row := ffTile * s.pl.ld
+	off := (card.at[q] + from) * row
+	d = buffer{card.sd.ptr + DevicePtr(4*off), rows * row}
+	if card.sp.n > 0 {
+		p = buffer{card.sp.ptr + DevicePtr(4*off), rows * row}
 	}
 	return d, p
 }
 
-// passes runs every pass, the compute stream's work and the copies, and
-// makes the default stream wait for all of it (so that the kernel time's
-// closing event follows it).
-func (s *ffStream) passes() error {
-	var S *ffSlot
-	usedS := make([]bool, s.P)
-	rowsDone := 0
-	for pass := range s.P {
-		if pass == 0 {
-			S = s.slots[0]
-			if err := s.load(S, 0); err != nil {
-				return err
-			}
-		}
-		usedS[S.band] = true
-		if err := s.ownStages(S, pass); err != nil {
-			return err
-		}
-		order := s.order(S, usedS)
-		keep := len(s.slots) - 1 // the last bands of a pass stay for the next
-		if pass == s.P-1 {
-			keep = 0
-		}
-		for i, t := range order {
-			T := s.slotOf(t)
-			if T == nil {
-				var err error
-				if T, err = s.victim(S, pass); err != nil {
-					return err
-				}
-				if err := s.load(T, t); err != nil {
-					return err
-				}
-			}
-			if err := s.update(T, S, pass); err != nil {
-				return err
-			}
-			if i < len(order)-keep {
-				if err := s.store(T); err != nil {
-					return err
-				}
-			}
-		}
-		lo, hi := s.rows(S.band)
-		rowsDone += hi - lo
-		if pass < s.P-1 && len(order) > 0 {
-			S = s.slotOf(order[len(order)-1])
-		} else if err := s.store(S); err != nil {
-			return err
-		}
-		s.r.stats.Passes++
-		s.r.report(rowsDone, s.n)
-	}
-	for _, sl := range s.slots {
-		if sl.dirty {
-			if err := s.store(sl); err != nil {
-				return err
-			}
+// load queues on card's in stream, after unit i's latest copy out, its
+// copy from the host matrices into d and p, and the conversion of
+// graph.Inf to the kernels' infinity.
+func (s *ffStream) load(card *ffCard, i int, d, p buffer) error {
+	u := s.pl.units[card.c][i]
+	if e := card.stored[i]; e != 0 {
+		if err := card.r.dev.ctx.WaitEvent(card.in, e); err != nil {
+			return card.r.fail(err, "waiting for an event")
 		}
 	}
-	if err := s.join(s.compute, 0); err != nil {
+	if err := s.copyUnit(card, d, 0, u, true); err != nil {
 		return err
 	}
-	return s.join(s.out, 0)
+	if s.mode.inf != graph.Inf {
+		if err := s.convert(card, card.in, "ff_scatter", d, u.rows()); err != nil {
+			return err
+		}
+	}
+	if p.n > 0 {
+		return s.copyUnit(card, p, 1, u, true)
+	}
+	return nil
 }
 
-// order lists the bands that pass takes as T with S as the primary
-// band: first those on the device already, then the others; the last is
-// one that has not been S yet (when one is left), to be the next S.
-func (s *ffStream) order(S *ffSlot, usedS []bool) []int {
-	var order, rest []int
-	for _, sl := range s.slots {
-		if sl != S && sl.band >= 0 {
-			order = append(order, sl.band)
+// store queues on card's out stream the conversion of the kernels'
+// infinity back to graph.Inf in d, in place, and the copies of unit i
+// from d and p to the host matrices, and records its stored event.
+func (s *ffStream) store(card *ffCard, i int, d, p buffer) error {
+	u := s.pl.units[card.c][i]
+	if s.mode.inf != graph.Inf {
+		if err := s.convert(card, card.out, "ff_gather", d, u.rows()); err != nil {
+			return err
 		}
 	}
-	for b := range s.P {
-		if b != S.band && s.slotOf(b) == nil {
-			rest = append(rest, b)
+	if err := s.copyUnit(card, d, 0, u, false); err != nil {
+		return err
+	}
+	if p.n > 0 {
+		if err := s.copyUnit(card, p, 1, u, false); err != nil {
+			return err
 		}
 	}
-	order = append(order, rest...)
-	for i := len(order) - 1; i >= 0; i-- {
-		if !usedS[order[i]] {
-			order = append(append(order[:i:i], order[i+1:]...), order[i])
-			break
-		}
-	}
-	return order
+	return card.mark(&card.stored[i], card.out)
 }
 
-// slotOf returns the slot holding band b, or nil.
-func (s *ffStream) slotOf(b int) *ffSlot {
-	for _, sl := range s.slots {
-		if sl.band == b {
-			return sl
+// ownStages queues pass p's own stages on every card's default stream:
+// for each stage (block row st of card q's chunk), card q closes the
+// primary tile and updates the primary row in its region q, copies the
+// row into the other cards' regions q, and every card updates its own
+// chunk; then each card copies its chunk to the others.
+func (s *ffStream) ownStages(p int) error {
+	pl := &s.pl
+	for q, owner := range s.cards {
+		ch := pl.chunks[q][p]
+		od, op := s.region(owner, q, p)
+		for st := ch.y0; st < ch.y1; st++ {
+			args := []uint64{i32(pl.ld), i32(st), od, op}
+			r := owner.r
+			if err := r.launch(ptx.FWFast, "ff_phase1_"+s.mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+				return err
+			}
+			if err := r.launch(ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim(pl.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
+				return err
+			}
+			for _, card := range s.cards {
+				if card != owner {
+					if err := s.copyRegion(owner, card, q, st-ch.y0, 1); err != nil {
+						return err
+					}
+				}
+				own := pl.chunks[card.c][p]
+				if own.rows() == 0 {
+					continue
+				}
+				d, pr := s.region(card, card.c, p)
+				bd, bp := s.region(card, q, p)
+				if err := s.stripeStage(card, 0, own, d, pr, st, bd, bp); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for q, from := range s.cards {
+		for _, to := range s.cards {
+			if to != from {
+				if err := s.copyRegion(from, to, q, 0, pl.chunks[q][p].rows()); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// victim returns a slot for a band to be copied in during pass: an empty
-// one, else the one updated earliest among those the pass has updated
-// already (never S), copied out first if the host has not got its values.
-func (s *ffStream) victim(S *ffSlot, pass int) (*ffSlot, error) {
-	var best *ffSlot
-	for _, sl := range s.slots {
+// copyRegion copies block rows from .. from+rows-1 of region q from one
+// card's primary buffers to another's.
+func (s *ffStream) copyRegion(from, to *ffCard, q, at, rows int) error {
+	if rows == 0 {
+		return nil
+	}
+	fd, fp := s.regionBuf(from, q, at, rows)
+	td, tp := s.regionBuf(to, q, at, rows)
+	if err := s.grp.copyPanel(from.c, to.c, fd.ptr, td.ptr, fd.n); err != nil {
+		return err
+	}
+	if fp.n > 0 {
+		return s.grp.copyPanel(from.c, to.c, fp.ptr, tp.ptr, fp.n)
+	}
+	return nil
+}
+
+// bands queues pass p's updates of card's other block rows: each unit of
+// its stripe outside its chunk of pass p goes through the next band
+// buffer: copied in on the in stream after the buffer's last copy out,
+// given every stage of the pass on the buffer's compute stream (the
+// primary rows in card's primary buffer), and copied out on the out
+// stream.
+func (s *ffStream) bands(card *ffCard, p int) error {
+	ctx := card.r.dev.ctx
+	fail := func(err error) error { return card.r.fail(err, "ordering the streams") }
+	for _, i := range s.bandOrder(card, p) {
+		u := s.pl.units[card.c][i]
+		sl := card.slots[card.next]
+		card.next = (card.next + 1) % len(card.slots)
+		if err := ctx.WaitEvent(card.in, sl.free); err != nil {
+			return fail(err)
+		}
+		if err := s.load(card, i, sl.d, sl.p); err != nil {
+			return err
+		}
+		if err := ctx.RecordOn(sl.loaded, card.in); err != nil {
+			return fail(err)
+		}
+		if err := ctx.WaitEvent(sl.compute, sl.loaded); err != nil {
+			return fail(err)
+		}
+		d, pr := stripeArg(sl.d, u.y0, s.pl.ld), uint64(0)
+		if sl.p.n > 0 {
+			pr = stripeArg(sl.p, u.y0, s.pl.ld)
+		}
+		for q := range s.cards {
+			bd, bp := s.region(card, q, p)
+			for st := s.pl.chunks[q][p].y0; st < s.pl.chunks[q][p].y1; st++ {
+				if err := s.stripeStage(card, sl.compute, u, d, pr, st, bd, bp); err != nil {
+					return err
+				}
+			}
+		}
+		if err := ctx.RecordOn(sl.computed, sl.compute); err != nil {
+			return fail(err)
+		}
+		if err := ctx.WaitEvent(card.out, sl.computed); err != nil {
+			return fail(err)
+		}
+		if err := s.store(card, i, sl.d, sl.p); err != nil {
+			return err
+		}
+		if err := ctx.RecordOn(sl.free, card.out); err != nil {
+			return fail(err)
+		}
+	}
+	return nil
+}
+
+// bandOrder lists the units card updates in pass p: those of its chunk of
+// pass p+1 first, so that their copies out, which the next pass's copies
+// in of its chunk wait for, are done early; then the others after it, and
+// those before it.
+func (s *ffStream) bandOrder(card *ffCard, p int) []int {
+	var next, later, before []int
+	for i, q := range s.pl.unitPass[card.c] {
 		switch {
-		case sl == S:
-		case sl.band < 0:
-			return sl, nil
-		case sl.done == pass && (best == nil || sl.used < best.used):
-			best = sl
+		case q == p+1:
+			next = append(next, i)
+		case q > p+1:
+			later = append(later, i)
+		case q < p:
+			before = append(before, i)
 		}
 	}
-	if best == nil {
-		return nil, fmt.Errorf("%s: internal error: no band buffer to copy band into in pass %d", VariantFWFast, pass)
-	}
-	if best.dirty {
-		if err := s.store(best); err != nil {
-			return nil, err
-		}
-	}
-	best.band = -1
-	return best, nil
+	return append(append(next, later...), before...)
 }
 
-// load queues the copy of band b into slot sl on the in stream, after sl's
-// last copy out, and the conversion of graph.Inf to the kernels' infinity.
-func (s *ffStream) load(sl *ffSlot, b int) error {
-	r := s.r
-	s.regs.wait(b)
-	ctx := r.dev.ctx
-	if err := ctx.WaitEvent(s.in, sl.free); err != nil {
-		return r.fail(err, "waiting for an event")
-	}
-	if err := s.copyBand(sl.d, 0, b, true); err != nil {
+// stripeStage queues stage st on stream st of card for block rows u
+// (addressed as the whole matrix by d and p): their part of the primary
+// column, then the rest of them, with the primary row at bd and bp.
+func (s *ffStream) stripeStage(card *ffCard, on driver.Stream, u blocks, d, p uint64, st int, bd, bp uint64) error {
+	r := card.r
+	args := []uint64{i32(s.pl.ld), i32(st), i32(u.y0), d, p, bd, bp}
+	if err := r.launchOn(on, ptx.FWFast, "ff_stripe_col_"+s.mode.suffix, Dim(u.rows(), 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 		return err
 	}
-	if s.mode.inf != graph.Inf {
-		if err := s.convert(s.in, "ff_scatter", sl); err != nil {
-			return err
-		}
-	}
-	if sl.p.n > 0 {
-		if err := s.copyBand(sl.p, 1, b, true); err != nil {
-			return err
-		}
-	}
-	if err := ctx.RecordOn(sl.loaded, s.in); err != nil {
-		return r.fail(err, "recording an event")
-	}
-	sl.band, sl.dirty, sl.done = b, false, -1
-	return ctx.WaitEvent(s.compute, sl.loaded)
+	return r.launchOn(on, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim(s.pl.nb, u.rows(), 1), Dim(256, 1, 1), 0, args...)
 }
 
-// store queues slot sl's copy back on the out stream, after its last
-// update: the kernels' infinity turned back into graph.Inf in place, then
-// the copies. The slot no longer holds a band the kernels can use.
-func (s *ffStream) store(sl *ffSlot) error {
-	r := s.r
-	ctx := r.dev.ctx
-	if err := ctx.WaitEvent(s.out, sl.computed); err != nil {
-		return r.fail(err, "waiting for an event")
-	}
-	if s.mode.inf != graph.Inf {
-		if err := s.convert(s.out, "ff_gather", sl); err != nil {
-			return err
-		}
-	}
-	if err := s.copyBand(sl.d, 0, sl.band, false); err != nil {
-		return err
-	}
-	if sl.p.n > 0 {
-		if err := s.copyBand(sl.p, 1, sl.band, false); err != nil {
-			return err
-		}
-	}
-	if err := ctx.RecordOn(sl.free, s.out); err != nil {
-		return r.fail(err, "recording an event")
-	}
-	sl.band, sl.dirty = -1, false
-	return nil
+// convert queues kernel (ff_scatter or ff_gather) on stream st over the
+// first rows block rows of b in place: every value maps to itself but
+// for the infinities.
+func (s *ffStream) convert(card *ffCard, st driver.Stream, kernel string, b buffer, rows int) error {
+	count := rows * ffTile * s.pl.ld
+	return card.r.launchOn(st, ptx.FWFast, kernel, grid1D(count, 256), Dim(256, 1, 1), 0,
+		i32(s.pl.ld), i32(s.pl.ld), 0, i32(rows*ffTile), uint64(uint32(s.mode.inf)), b.arg(), b.arg())
 }
 
-// copyBand queues the copy of band b of host matrix k (0 distances, 1
-// predecessors) to (in) or from the band buffer buf, whose rows are ld
-// values apart: one 2D copy per registered piece (a copy must not span two
-// registrations), or row by row from a piece the driver would not
-// register.
-func (s *ffStream) copyBand(buf buffer, k, b int, in bool) error {
-	r := s.r
-	lo, _ := s.rows(b)
-	for _, p := range s.regs.of(k, b) {
-		dev := buf.ptr + DevicePtr(4*(p.row0-lo)*s.ld)
-		rows := len(p.mem) / s.n
-		host := asBytes(p.mem)
+// copyUnit queues the copy of unit u of host matrix k (0 distances, 1
+// predecessors) to (in, on the in stream) or from (on the out stream)
+// buf, whose rows are ld values apart: one 2D copy per registered piece
+// (a copy must not span two registrations), or row by row from a piece
+// the driver would not register.
+func (s *ffStream) copyUnit(card *ffCard, buf buffer, k int, u blocks, in bool) error {
+	r, n, ld := card.r, s.pl.n, s.pl.ld
+	lo, _ := s.pl.rows(u)
+	for _, pc := range s.regs.of(k, u.y0) {
+		dev := buf.ptr + DevicePtr(4*(pc.row0-lo)*ld)
+		rows := len(pc.mem) / n
+		host := asBytes(pc.mem)
 		var err error
 		switch {
-		case in && p.ok:
-			err = r.dev.ctx.CopyIn2DAsync(dev, 4*s.ld, host, 4*s.n, 4*s.n, rows, s.in)
-		case p.ok:
-			err = r.dev.ctx.CopyOut2DAsync(host, 4*s.n, dev, 4*s.ld, 4*s.n, rows, s.out)
+		case in && pc.ok:
+			err = r.dev.ctx.CopyIn2DAsync(dev, 4*ld, host, 4*n, 4*n, rows, card.in)
+		case pc.ok:
+			err = r.dev.ctx.CopyOut2DAsync(host, 4*n, dev, 4*ld, 4*n, rows, card.out)
 		default:
 			for i := 0; i < rows && err == nil; i++ {
-				row, at := host[4*i*s.n:4*(i+1)*s.n], dev+DevicePtr(4*i*s.ld)
+				row, at := host[4*i*n:4*(i+1)*n], dev+DevicePtr(4*i*ld)
 				if in {
-					err = r.dev.ctx.CopyInAsync(at, row, s.in)
+					err = r.dev.ctx.CopyInAsync(at, row, card.in)
 				} else {
-					err = r.dev.ctx.CopyOutAsync(row, at, s.out)
+					err = r.dev.ctx.CopyOutAsync(row, at, card.out)
 				}
 			}
 		}
 		if err != nil {
-			return r.fail(err, "copying rows %d..%d of a %d×%d matrix", p.row0, p.row0+rows-1, s.n, s.n)
+			return r.fail(err, "copying rows %d..%d of a %d×%d matrix", pc.row0, pc.row0+rows-1, n, n)
 		}
 		if in {
 			r.stats.BytesToDevice += uint64(len(host))
@@ -443,93 +823,23 @@ func (s *ffStream) copyBand(buf buffer, k, b int, in bool) error {
 	return nil
 }
 
-// convert queues kernel (ff_scatter or ff_gather) on stream st over slot
-// sl's whole band in place: its rows taken as ld wide, every value maps
-// to itself but for the infinities.
-func (s *ffStream) convert(st driver.Stream, kernel string, sl *ffSlot) error {
-	count := sl.d.n
-	rows := count / s.ld
-	return s.r.launchOn(st, ptx.FWFast, kernel, grid1D(count, 256), Dim(256, 1, 1), 0,
-		i32(s.ld), i32(s.ld), 0, i32(rows), uint64(uint32(s.mode.inf)), sl.d.arg(), sl.d.arg())
-}
-
-// ownStages queues S's own stages on the compute stream.
-func (s *ffStream) ownStages(S *ffSlot, pass int) error {
-	r := s.r
-	sd, sp := s.args(S)
-	y0, h := s.blocks(S.band)
-	for st := y0; st < y0+h; st++ {
-		args := []uint64{i32(s.ld), i32(st), sd, sp}
-		if err := r.launchOn(s.compute, ptx.FWFast, "ff_phase1_"+s.mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
-			return err
-		}
-		if err := r.launchOn(s.compute, ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim(s.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
-			return err
-		}
-		if err := s.stripeStage(S, st, sd, sp); err != nil {
-			return err
-		}
-	}
-	return s.updated(S, pass)
-}
-
-// update queues the stages of S on band T on the compute stream.
-func (s *ffStream) update(T, S *ffSlot, pass int) error {
-	sd, sp := s.args(S)
-	y0, h := s.blocks(S.band)
-	for st := y0; st < y0+h; st++ {
-		if err := s.stripeStage(T, st, sd, sp); err != nil {
-			return err
-		}
-	}
-	return s.updated(T, pass)
-}
-
-// updated records that slot sl's band has had pass's stages.
-func (s *ffStream) updated(sl *ffSlot, pass int) error {
-	if err := s.r.dev.ctx.RecordOn(sl.computed, s.compute); err != nil {
-		return s.r.fail(err, "recording an event")
-	}
-	s.updates++
-	sl.dirty, sl.done, sl.used = true, pass, s.updates
-	return nil
-}
-
-// stripeStage queues stage st on slot b's band: its part of the primary
-// column, then the rest of it, with the primary row at bd and bp.
-func (s *ffStream) stripeStage(b *ffSlot, st int, bd, bp uint64) error {
-	r := s.r
-	d, p := s.args(b)
-	y0, h := s.blocks(b.band)
-	args := []uint64{i32(s.ld), i32(st), i32(y0), d, p, bd, bp}
-	if err := r.launchOn(s.compute, ptx.FWFast, "ff_stripe_col_"+s.mode.suffix, Dim(h, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
-		return err
-	}
-	return r.launchOn(s.compute, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim(s.ld/ffTile, h, 1), Dim(256, 1, 1), 0, args...)
-}
-
-// hostBands page-locks (registers) n-wide matrices band by band on
-// goroutines of their own, in band order, so that the first copies need
-// not wait for the whole matrices; wait(b) returns once band b of every
-// matrix is registered. Each band is registered in pieces of whole rows,
-// at most regPiece bytes each, several at once (the driver pins pages on
-// several cores). A piece that cannot be registered is copied from
-// pageable memory (pinned against the collector), more slowly: the run
-// goes on.
+// hostBands page-locks (registers) n-wide matrices band by band, each
+// band in pieces of whole rows, at most regPiece bytes each, regWorkers at
+// once (the driver pins pages on several cores). A piece that cannot be
+// registered is copied from pageable memory (pinned against the
+// collector), more slowly: the run goes on.
 type hostBands struct {
 	ctx    driver.Context
 	pieces []hostPiece
-	span   [][][2]int // [matrix][band]: the band's pieces, from and to
-	ready  []chan struct{}
+	at     map[[2]int][2]int // (matrix, band's first block row): its pieces, from and to
 	pin    runtime.Pinner
-	wg     sync.WaitGroup
 }
 
-// hostPiece is one registration: rows of a band of a matrix.
+// hostPiece is one registration: rows from row0 of a matrix.
 type hostPiece struct {
-	band, row0 int
-	mem        []int32
-	ok         bool // registered
+	row0 int
+	mem  []int32
+	ok   bool // registered
 }
 
 // regPiece is the most bytes one registration of a streamed run takes
@@ -539,70 +849,53 @@ var regPiece = 64 << 20
 
 const regWorkers = 8
 
-// registerBands starts registering the n-wide matrices mats in bands of
-// band rows, bands of them, in pieces of at most piece bytes (one row at
-// least).
-func registerBands(ctx driver.Context, mats [][]int32, n, band, bands, piece int) *hostBands {
-	h := &hostBands{ctx: ctx, ready: make([]chan struct{}, bands), span: make([][][2]int, len(mats))}
+// registerBands registers the n-wide matrices mats in bands (of block
+// rows), in pieces of at most piece bytes (one row at least), and returns
+// when every piece is registered or given up on.
+func registerBands(ctx driver.Context, mats [][]int32, n int, bands []blocks, piece int) *hostBands {
+	h := &hostBands{ctx: ctx, at: map[[2]int][2]int{}}
 	per := max(1, piece/(4*max(n, 1))) // rows per piece
-	left := make([]atomic.Int32, bands)
-	for k := range mats {
-		h.span[k] = make([][2]int, bands)
-	}
-	for b := range bands {
-		h.ready[b] = make(chan struct{})
-		for k, m := range mats {
-			h.span[k][b][0] = len(h.pieces)
-			for r0 := b * band; r0 < min((b+1)*band, n); r0 += per {
-				r1 := min(r0+per, (b+1)*band, n)
-				h.pieces = append(h.pieces, hostPiece{band: b, row0: r0, mem: m[r0*n : r1*n]})
-				left[b].Add(1)
+	for k, m := range mats {
+		for _, b := range bands {
+			from := len(h.pieces)
+			for r0 := min(b.y0*ffTile, n); r0 < min(b.y1*ffTile, n); r0 += per {
+				r1 := min(r0+per, b.y1*ffTile, n)
+				h.pieces = append(h.pieces, hostPiece{row0: r0, mem: m[r0*n : r1*n]})
 			}
-			h.span[k][b][1] = len(h.pieces)
+			h.at[[2]int{k, b.y0}] = [2]int{from, len(h.pieces)}
 		}
-		if left[b].Load() == 0 {
-			close(h.ready[b])
-		}
-	}
-	for _, m := range mats {
 		if len(m) > 0 {
 			h.pin.Pin(&m[0])
 		}
 	}
-	h.each(func(p *hostPiece) {
-		p.ok = ctx.HostRegister(asBytes(p.mem)) == nil
-		if left[p.band].Add(-1) == 0 {
-			close(h.ready[p.band])
-		}
-	})
+	h.each(func(p *hostPiece) { p.ok = ctx.HostRegister(asBytes(p.mem)) == nil })
 	return h
 }
 
-// of returns the pieces of band b of matrix k.
-func (h *hostBands) of(k, b int) []hostPiece { return h.pieces[h.span[k][b][0]:h.span[k][b][1]] }
-
-// wait blocks until band b is registered (or given up on).
-func (h *hostBands) wait(b int) { <-h.ready[b] }
+// of returns the pieces of matrix k's band from block row y0.
+func (h *hostBands) of(k, y0 int) []hostPiece {
+	at := h.at[[2]int{k, y0}]
+	return h.pieces[at[0]:at[1]]
+}
 
 // release unregisters what was registered (after the copies that use it;
 // the caller has synchronised) and unpins the matrices.
 func (h *hostBands) release() {
-	h.wg.Wait()
 	h.each(func(p *hostPiece) {
 		if p.ok {
 			_ = h.ctx.HostUnregister(asBytes(p.mem)) // nothing left to do about a failed unregister
 		}
 	})
-	h.wg.Wait()
 	h.pin.Unpin()
 }
 
-// each calls f on every piece in order, regWorkers at a time, on
-// goroutines counted in h.wg.
+// each calls f on every piece, regWorkers at a time, and returns when all
+// calls have.
 func (h *hostBands) each(f func(p *hostPiece)) {
 	var next atomic.Int64
+	var wg sync.WaitGroup
 	for range min(regWorkers, runtime.GOMAXPROCS(0), len(h.pieces)) {
-		h.wg.Go(func() {
+		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(h.pieces) {
@@ -612,4 +905,5 @@ func (h *hostBands) each(f func(p *hostPiece)) {
 			}
 		})
 	}
+	wg.Wait()
 }

@@ -10,24 +10,91 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// streamCap is a device memory cap under which fw-fast streams a matrix
-// of n vertices (matrices of them) through slots bands of h block rows
-// (plus room for the allocations' rounding).
-func streamCap(n, matrices, slots, h int) uint64 {
+// streamCap is a device memory cap under which planFWStream finds room for
+// rows block rows of fw-fast's matrices (matrices of them) of n vertices.
+func streamCap(n, matrices, rows int) uint64 {
 	ld := ceilDiv(n, ffTile) * ffTile
-	return uint64(slots*h*ffTile*ld*4*matrices) + 1024
+	b := uint64(rows * ffTile * ld * 4 * matrices)
+	if b*64/63 < 256<<20*64 {
+		return b*64/63 + 1024
+	}
+	return b + 256<<20 + 1024
 }
 
-// TestFWFastStreamed caps the device memory below fw-fast's matrices, so
-// that it streams bands of block rows through the emulated device, and
-// compares with the CPU in every kernel mode (the graphs of multiGraphs:
-// distances only, packed predecessors, negative arcs, large weights),
-// predecessors included: with two and three band buffers of one block
-// row (three bands, n not a multiple of the tile), and with four buffers
-// for five bands, where each pass copies some bands out and
-// keeps the last ones for the next; the host matrices are registered (and
-// copied) in pieces of a few rows. A cap too small even for streaming is
-// an error that says what it needs.
+// TestPlanFWStream checks the plans of a few budgets: the fewest passes
+// that leave room for the band buffers, chunks and units that cover every
+// stripe in order, and the error of a budget too small.
+func TestPlanFWStream(t *testing.T) {
+	for _, c := range []struct {
+		n, cards, rows, unitMin int
+		passes, slots, unit     int
+		regions                 []int
+	}{
+		{300, 1, 5, 4, 3, 4, 1, []int{1}},
+		{300, 1, 3, 4, 3, 2, 1, []int{1}},
+		{300, 1, 2, 4, 3, 1, 1, []int{1}},
+		{600, 1, 7, 1, 2, 4, 1, []int{3}},
+		{600, 2, 5, 4, 2, 2, 1, []int{1, 2}},
+		{600, 3, 5, 4, 2, 2, 1, []int{1, 1, 1}},
+		{32768, 1, 87, 4, 4, 4, 5, []int{64}},
+		{163840, 2, 464, 4, 3, 4, 9, []int{214, 214}},
+	} {
+		ffUnitMin = c.unitMin
+		pl, err := planFWStream(c.n, 2, c.cards, streamCap(c.n, 2, c.rows))
+		ffUnitMin = 4
+		name := fmt.Sprintf("n=%d on %d cards, %d block rows", c.n, c.cards, c.rows)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if pl.passes != c.passes || pl.slots != c.slots || pl.unit != c.unit || fmt.Sprint(pl.regions) != fmt.Sprint(c.regions) {
+			t.Errorf("%s: %d passes, %d slots of %d, regions %v; want %d, %d of %d, %v", name, pl.passes, pl.slots, pl.unit, pl.regions, c.passes, c.slots, c.unit, c.regions)
+		}
+		used := pl.slots * pl.unit
+		for _, r := range pl.regions {
+			used += r
+		}
+		if used > c.rows {
+			t.Errorf("%s: the plan takes %d block rows", name, used)
+		}
+		next := 0
+		for q, s := range pl.stripes {
+			for p, ch := range pl.chunks[q] {
+				if ch.y0 != next || ch.rows() > pl.regions[q] {
+					t.Fatalf("%s: card %d's chunk %d is %v after block row %d (region %d)", name, q, p, ch, next, pl.regions[q])
+				}
+				next = ch.y1
+			}
+			at := s.y0
+			for i, u := range pl.units[q] {
+				ch := pl.chunks[q][pl.unitPass[q][i]]
+				if u.y0 != at || u.rows() < 1 || u.rows() > pl.unit || u.y0 < ch.y0 || u.y1 > ch.y1 {
+					t.Fatalf("%s: card %d's unit %d is %v (from %d, in chunk %v)", name, q, i, u, at, ch)
+				}
+				at = u.y1
+			}
+			if at != s.y1 {
+				t.Errorf("%s: card %d's units end at %d, its stripe at %d", name, q, at, s.y1)
+			}
+		}
+		if next != pl.nb {
+			t.Errorf("%s: the chunks end at %d of %d block rows", name, next, pl.nb)
+		}
+	}
+	_, err := planFWStream(300, 1, 2, streamCap(300, 1, 2))
+	if err == nil || !strings.Contains(err.Error(), "does not fit") || !strings.Contains(err.Error(), "3 block rows of 128") {
+		t.Errorf("a budget too small: %v", err)
+	}
+}
+
+// TestFWFastStreamed caps the emulated device's memory below fw-fast's
+// matrices, so that it streams block rows through the device, and compares
+// with the CPU in every kernel mode (the graphs of multiGraphs: distances
+// only, packed predecessors, negative arcs, large weights), predecessors
+// included: one, two and four band buffers of one block row, n not a
+// multiple of the tile, chunks of several units, the host matrices
+// registered (and copied) in pieces of a few rows. A cap too small even
+// for streaming is an error that says what it needs.
 func TestFWFastStreamed(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
@@ -35,46 +102,87 @@ func TestFWFastStreamed(t *testing.T) {
 	regPiece = 40 * 300 * 4 // bands of 128 rows in pieces of 40 and 8 rows
 	small := multiGraphs(t, 300)
 	for _, c := range []struct {
-		n, slots, h, passes int
-	}{{300, 2, 1, 3}, {300, 3, 1, 3}, {600, 4, 1, 5}} {
+		n, rows, unitMin, passes int
+	}{{300, 2, 4, 3}, {300, 3, 4, 3}, {600, 7, 1, 2}} {
 		gs := small
 		if c.n != 300 {
 			gs = []testGraph{sparseWithCPU(t, c.n)}
 		}
+		ffUnitMin = c.unitMin
 		for _, tg := range gs {
 			for _, pred := range []bool{false, true} {
-				m := 1
-				if pred {
-					m = 2
-				}
-				limit := streamCap(c.n, m, c.slots, c.h)
-				var st Stats
-				name := fmt.Sprintf("%s, pred %v, %d bytes (%d buffers)", tg.name, pred, limit, c.slots)
-				res, err := FWFast(ctx, tg.g, Options{Device: dev, Pred: pred, DeviceMemory: limit, Stats: &st})
-				if !matchesCPU(t, name, tg, res, err, pred) {
-					continue
-				}
-				if st.Passes != c.passes {
-					t.Errorf("%s: %d passes, want %d", name, st.Passes, c.passes)
-				}
-				// Each pass copies in every band it does not find on the
-				// device, and at most every band is copied in per pass.
-				matrix := uint64(c.n) * uint64(c.n) * 4 * uint64(m)
-				if st.BytesToDevice > uint64(c.passes)*matrix || st.BytesToHost > uint64(c.passes)*matrix || st.BytesToHost < matrix {
-					t.Errorf("%s: %d bytes in and %d out for a %d-byte matrix in %d passes", name, st.BytesToDevice, st.BytesToHost, matrix, c.passes)
-				}
+				checkStreamed(t, ctx, tg, pred, Options{Device: dev}, c.rows, c.passes)
 			}
 		}
+		ffUnitMin = 4
 	}
 	g := mustGraph(t, 300, "0->1 1")
 	_, err := FWFast(ctx, g, Options{Device: dev, DeviceMemory: 100000})
-	if err == nil || !strings.Contains(err.Error(), "does not fit") || !strings.Contains(err.Error(), "two bands of 128 rows") {
+	if err == nil || !strings.Contains(err.Error(), "does not fit") {
 		t.Errorf("a cap too small: %v", err)
 	}
 	var st Stats
 	if _, err := FWFast(ctx, g, Options{Device: dev, Stats: &st}); err != nil || st.Passes != 0 {
 		t.Errorf("without a cap: %d passes, %v", st.Passes, err)
 	}
+}
+
+// checkStreamed runs fw-fast on tg with opts and each device capped at
+// rows block rows, compares with the CPU, and checks the passes, the bytes
+// copied (every pass copies every block row in and out once, at most) and
+// that the split of the time was filled in.
+func checkStreamed(t *testing.T, ctx context.Context, tg testGraph, pred bool, opts Options, rows, passes int) {
+	t.Helper()
+	m := 1
+	if pred {
+		m = 2
+	}
+	n := tg.g.N()
+	opts.Pred, opts.DeviceMemory = pred, streamCap(n, m, rows)
+	var st Stats
+	opts.Stats = &st
+	name := fmt.Sprintf("%s, pred %v, %d block rows, %d devices", tg.name, pred, rows, max(1, len(opts.Devices)))
+	res, err := FWFast(ctx, tg.g, opts)
+	if !matchesCPU(t, name, tg, res, err, pred) {
+		return
+	}
+	if st.Passes != passes {
+		t.Errorf("%s: %d passes, want %d", name, st.Passes, passes)
+	}
+	matrix := uint64(n) * uint64(n) * 4 * uint64(m)
+	if st.BytesToDevice > uint64(passes)*matrix || st.BytesToHost > uint64(passes)*matrix || st.BytesToHost < matrix || st.BytesToDevice < matrix {
+		t.Errorf("%s: %d bytes in and %d out for a %d-byte matrix in %d passes", name, st.BytesToDevice, st.BytesToHost, matrix, passes)
+	}
+	if st.Streamed.Own <= 0 || st.Streamed.Load <= 0 {
+		t.Errorf("%s: split %v", name, st.Streamed)
+	}
+}
+
+// TestFWFastStreamedCards streams fw-fast on two and three emulated
+// devices, each streaming its stripe, with the rows copied between them
+// directly and through the host: uneven stripes, a card whose chunk of a
+// pass is empty, every kernel mode, predecessors included.
+func TestFWFastStreamedCards(t *testing.T) {
+	ctx := context.Background()
+	defer func(p int) { regPiece = p }(regPiece)
+	regPiece = 40 * 600 * 4
+	for _, c := range []struct {
+		cards, n, rows, passes int
+		staged                 bool
+	}{{2, 300, 3, 2, false}, {2, 600, 5, 2, true}, {3, 600, 5, 2, false}} {
+		devs := emulators(t, c.cards)
+		stagePeerCopies = c.staged
+		gs := []testGraph{sparseWithCPU(t, c.n)}
+		if c.n == 300 {
+			gs = multiGraphs(t, 300)
+		}
+		for _, tg := range gs {
+			for _, pred := range []bool{false, true} {
+				checkStreamed(t, ctx, tg, pred, Options{Devices: devs}, c.rows, c.passes)
+			}
+		}
+	}
+	stagePeerCopies = false
 }
 
 // sparseWithCPU is a random graph of n vertices and 3n arcs with its CPU
@@ -93,21 +201,25 @@ func sparseWithCPU(t *testing.T, n int) testGraph {
 }
 
 // TestFWFastStreamedNegativeCycle streams a graph whose negative cycle
-// spans bands, and one with unreachable pairs and zero-weight arcs.
+// spans bands, on one device and on two, and one with unreachable pairs
+// and zero-weight arcs.
 func TestFWFastStreamedNegativeCycle(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
 	g := mustGraph(t, 300, "0->200 3, 200->130 -2, 130->0 -4, 5->6 1")
-	_, err := FWFast(ctx, g, Options{Device: dev, Pred: true, DeviceMemory: streamCap(300, 2, 3, 1)})
-	if _, ok := err.(*graph.NegativeCycleError); !ok {
-		t.Errorf("err = %v, want a *graph.NegativeCycleError", err)
+	for _, opts := range []Options{{Device: dev}, {Devices: emulators(t, 2)}} {
+		opts.Pred, opts.DeviceMemory = true, streamCap(300, 2, 3)
+		_, err := FWFast(ctx, g, opts)
+		if _, ok := err.(*graph.NegativeCycleError); !ok {
+			t.Errorf("%d devices: err = %v, want a *graph.NegativeCycleError", len(opts.Devices), err)
+		}
 	}
 	z := mustGraph(t, 260, "0->1 0, 1->259 0, 259->0 5, 130->131 2, 3->3 0")
 	want, err := FWFast(ctx, z, Options{Device: dev, Pred: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := FWFast(ctx, z, Options{Device: dev, Pred: true, DeviceMemory: streamCap(260, 2, 4, 1)})
+	got, err := FWFast(ctx, z, Options{Device: dev, Pred: true, DeviceMemory: streamCap(260, 2, 4)})
 	if err != nil || !got.SameDistances(want) {
 		t.Fatalf("streamed: %v", err)
 	}
@@ -121,21 +233,21 @@ func TestFWFastStreamedNegativeCycle(t *testing.T) {
 // band of each matrix in order, all registered and released.
 func TestRegisterBands(t *testing.T) {
 	dev := emulator(t)
-	const n, band, bands = 50, 16, 4 // the last band has 2 rows
+	const n = 300 // bands of 128, 128 and 44 rows
 	mats := [][]int32{make([]int32, n*n), make([]int32, n*n)}
-	h := registerBands(dev.ctx, mats, n, band, bands, 5*n*4+7)
-	for b := range bands {
-		h.wait(b)
+	bands := []blocks{{0, 1}, {1, 2}, {2, 3}}
+	h := registerBands(dev.ctx, mats, n, bands, 50*n*4+7)
+	for _, b := range bands {
 		for k := range mats {
-			row := b * band
-			for _, p := range h.of(k, b) {
-				if !p.ok || p.band != b || p.row0 != row || len(p.mem) > 5*n || len(p.mem)%n != 0 || &p.mem[0] != &mats[k][row*n] {
-					t.Fatalf("matrix %d band %d: piece at row %d of %d values (registered %v), want row %d", k, b, p.row0, len(p.mem), p.ok, row)
+			row := b.y0 * ffTile
+			for _, p := range h.of(k, b.y0) {
+				if !p.ok || p.row0 != row || len(p.mem) > 50*n || len(p.mem)%n != 0 || &p.mem[0] != &mats[k][row*n] {
+					t.Fatalf("matrix %d band %v: piece at row %d of %d values (registered %v), want row %d", k, b, p.row0, len(p.mem), p.ok, row)
 				}
 				row += len(p.mem) / n
 			}
-			if want := min((b+1)*band, n); row != want {
-				t.Errorf("matrix %d band %d: pieces end at row %d, want %d", k, b, row, want)
+			if want := min(b.y1*ffTile, n); row != want {
+				t.Errorf("matrix %d band %v: pieces end at row %d, want %d", k, b, row, want)
 			}
 		}
 	}
@@ -145,5 +257,37 @@ func TestRegisterBands(t *testing.T) {
 	}
 	if err := dev.ctx.HostUnregister(asBytes(mats[0][:n])); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestFFResult checks the result fw-fast's host paths start from, built
+// on every core, against graph.Dense and initialPred: duplicate arcs (the
+// lightest kept), self-loops (a negative one on the diagonal), unreachable
+// pairs, n = 0, 1 and sizes that split unevenly among the workers.
+func TestFFResult(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 130, 1000} {
+		g, err := graph.GNM(n, min(4*n, n*max(n-1, 0)), graph.WeightRange{Min: -5, Max: 50}, uint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 7 {
+			g = mustGraph(t, n, "0->1 9, 0->1 4, 1->1 -3, 6->6 0, 2->5 1")
+		}
+		for _, pred := range []bool{false, true} {
+			res, err := ffResult(g, pred, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := g.Dense()
+			if fmt.Sprint(res.Dist) != fmt.Sprint(want) {
+				t.Errorf("n=%d: distances differ from graph.Dense", n)
+			}
+			if pred && fmt.Sprint(res.Pred) != fmt.Sprint(initialPred(want, n)) {
+				t.Errorf("n=%d: predecessors differ from initialPred", n)
+			}
+			if !pred && res.Pred != nil {
+				t.Errorf("n=%d: predecessors without pred", n)
+			}
+		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
 )
 
 // TestMultiCards runs fw-fast, apsp-batched and johnson-fast over every
@@ -63,35 +63,68 @@ func TestMultiCards(t *testing.T) {
 	}
 }
 
-// TestCardFWFastStreamed runs fw-fast on the default card with its memory
-// capped below the matrices, so that bands of block rows stream through it
-// with the stripe kernels, and compares with the CPU, predecessors
-// included.
+// TestCardFWFastStreamed runs fw-fast on the default card, and on every
+// card of the host, with each card's memory capped below its share of the
+// matrices, so that block rows stream through the cards, and compares
+// with the CPU (n up to 1000, every kernel mode) or with fw-fast in
+// memory (n = 4000 and 5000, chunks of several bands), predecessors
+// included and checked by rebuilding every path; on several cards with
+// the rows copied directly and through the host.
 func TestCardFWFastStreamed(t *testing.T) {
 	testDevice(t)
 	dev, err := Default()
 	if err != nil {
 		t.Fatal(err)
 	}
+	all, err := OpenAll()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
-	for _, n := range []int{300, 1000, 1500} {
-		g := multiGraphs(t, n)[1].g
-		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
-		if err != nil {
-			t.Fatal(err)
+	cards := [][]*Device{{dev}}
+	if len(all) > 1 {
+		cards = append(cards, all)
+	}
+	for _, n := range []int{300, 1000, 4000, 5000} {
+		var gs []testGraph
+		if n <= 1000 {
+			gs = multiGraphs(t, n)
+		} else {
+			g, err := graph.GNM(n, 8*n, graph.WeightRange{Min: 1, Max: 100}, uint64(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := FWFast(ctx, g, Options{Device: dev, Pred: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs = []testGraph{{name: fmt.Sprintf("GNM n=%d, 8n arcs", n), g: g, all: ref}}
 		}
 		ld := uint64(ceilDiv(n, ffTile) * ffTile)
-		var st Stats
-		res, err := FWFast(ctx, g, Options{Device: dev, Pred: true, Stats: &st, DeviceMemory: uint64(n*n)*4 + max(ld*ld*8/3, 2*ffTile*ld*8)})
-		if err != nil {
-			t.Fatal(err)
+		for _, tg := range gs {
+			for _, devs := range cards {
+				for _, staged := range []bool{false, true} {
+					if staged && len(devs) == 1 {
+						continue
+					}
+					stagePeerCopies = staged
+					share := ld * ld * 8 / uint64(len(devs))
+					var st Stats
+					name := fmt.Sprintf("%s on %d cards, staged %v", tg.name, len(devs), staged)
+					res, err := FWFast(ctx, tg.g, Options{Devices: devs, Pred: true, Stats: &st, DeviceMemory: max(share/3, streamCap(n, 2, len(devs)+1))})
+					stagePeerCopies = false
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if !res.SameDistances(tg.all) || st.Passes < 2 {
+						t.Errorf("%s: %d passes, distances differ:\n%s", name, st.Passes, res.Diff(tg.all, 5))
+					}
+					if err := res.Verify(tg.g); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
+					t.Logf("%s: %d passes (%s), distances and predecessors checked", name, st.Passes, st.Streamed)
+				}
+			}
 		}
-		if !res.SameDistances(ref) || st.Passes < 2 {
-			t.Errorf("streamed n=%d: %d passes, distances equal %v", n, st.Passes, res.SameDistances(ref))
-		}
-		if err := res.Verify(g); err != nil {
-			t.Errorf("streamed n=%d: %v", n, err)
-		}
-		t.Logf("n=%d on %s: %d passes, distances and predecessors match the CPU", n, dev.Info().Name, st.Passes)
 	}
 }

@@ -459,16 +459,19 @@ func workOf(st []int32) (work int, split bool) {
 
 // runFrontier is the host side of sssp-fast (negative = false) and bf-fast
 // (negative = true, an infinite threshold, and the negative-cycle check).
-func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun fastTuning) (*graph.SingleSource, error) {
+// pin says when the graph's CSR is page-locked (sssp-fast's; pinNever
+// for bf-fast and sweeps).
+func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, tun fastTuning, pin csrPinning) (*graph.SingleSource, error) {
 	tun, err := tun.resolve(g, name, 0, negative)
 	if err != nil {
 		return nil, err
 	}
-	r, gr, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors)
+	r, gr, out, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors, pin)
 	if err != nil {
 		return nil, err
 	}
 	defer r.end()
+	defer out.done()
 	n := g.N()
 	// One allocation for the packed distances and the seven vectors:
 	// each allocation costs the driver time on a graph of millions.
@@ -566,7 +569,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 		}
 		return nil, negativeCycle(r.ctx, g, start, int(state[stNeg])-1)
 	}
-	return finishSingle(r, g, source, dist, pred, opts.Pred)
+	return finishSingle(r, g, source, out, dist, pred, opts.Pred)
 }
 
 // readTrace fills tr with the device's counters in b and the run's steps.
@@ -637,12 +640,22 @@ func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
 // and its predecessor travel packed in one 64-bit word lowered with
 // atomicMin, so predecessors (opts.Pred) come from the arcs that set the
 // final distances and never form cycles, zero-weight arcs included.
+//
+// From the second call on the same graph, the graph's CSR arrays are
+// page-locked and stay so until the graph is collected, so that uploads
+// run at the bus's speed (csrPinning). The environment variable
+// PATHNOTES_SSSP selects measured alternatives (ssspEnv); without it, the
+// defaults above.
 func SSSPFast(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	if flagFrontier(g) {
-		return runBF(ctx, g, source, opts, bfKernels{name: VariantSSSPFast, relax: "bf_relax_flag", update: "bf_update_flag",
-			grid: strideGrid, flag: true, nonNegative: true, early: true})
+	k, err := readSSSPKnobs()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", VariantSSSPFast, err)
 	}
-	return ssspFastTuned(ctx, g, source, opts, fastTuning{})
+	if k.engine == "flag" || k.engine == "" && flagFrontier(g) {
+		return runBF(ctx, g, source, opts, bfKernels{name: VariantSSSPFast, relax: "bf_relax_flag", update: "bf_update_flag",
+			grid: strideGrid, flag: true, nonNegative: true, early: true, check: k.flagCheck, pin: k.pin})
+	}
+	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, k.tuning(g), k.pin)
 }
 
 // flagFrontier is SSSPFast's rule for the flag frontier Bellman-Ford: no
@@ -660,5 +673,5 @@ func flagFrontier(g *graph.Graph) bool {
 // ssspFastTuned is SSSPFast's worklist engine with explicit tunables, for
 // sweeps (whatever the graph).
 func ssspFastTuned(ctx context.Context, g *graph.Graph, source int, opts Options, tun fastTuning) (*graph.SingleSource, error) {
-	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun)
+	return runFrontier(ctx, g, source, opts, VariantSSSPFast, false, tun, pinNever)
 }

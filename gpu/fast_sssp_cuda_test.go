@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -86,10 +87,12 @@ var fastTestGraphs = []*fastGraph{
 
 // TestFastSingleSource checks sssp-fast and bf-fast against cpu.Dijkstra
 // on large graphs under several schedules, predecessors verified. Of the
-// last six, three go wide at small worklists (one switching at almost
-// every launch, two without the distance read before the atomic where the
-// weights allow), and three run local work through the asynchronous ring
-// (one that overflows all the time).
+// six before the last three, three go wide at small worklists (one
+// switching at almost every launch, two without the distance read before
+// the atomic where the weights allow), and three run local work through
+// the asynchronous ring (one that overflows all the time); the last three
+// relax heavy entries 32 at a time (with many heavy vertices, and while
+// switching grids).
 func TestFastSingleSource(t *testing.T) {
 	testDevice(t)
 	ctx := context.Background()
@@ -126,6 +129,71 @@ func TestFastSingleSource(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFastSSSPKnobs checks SSSPFast under every PATHNOTES_SSSP
+// alternative against cpu.Dijkstra, predecessors verified, on the test
+// graphs and one of out-degree 7 (the flag engine's); pin page-locks
+// each graph's arrays for real, and they are unregistered once the graphs
+// are collected.
+func TestFastSSSPKnobs(t *testing.T) {
+	testDevice(t)
+	ctx := context.Background()
+	graphs := map[string]*graph.Graph{}
+	for _, fg := range fastTestGraphs {
+		graphs[fg.name] = fg.get(t)
+	}
+	deg7, err := graph.ConstantDegree(300_000, 7, deg7Weights, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs["deg7-300k"] = deg7
+	for name, g := range graphs {
+		want, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, set := range []string{"", "heavy=32,wideblock=1024", "block=512,blocks=264",
+			"delta=0.5,widedelta=2", "engine=worklist", "engine=flag,flagcheck=1", "pin=1", "pin=0", "pin=1,flagcheck=8",
+			"pin=auto,engine=flag"} {
+			t.Setenv(ssspEnv, set)
+			got, err := SSSPFast(ctx, g, 0, Options{Pred: true})
+			if err != nil {
+				t.Errorf("%s with %q: %v", name, set, err)
+				continue
+			}
+			if !got.SameDistances(want) {
+				t.Errorf("%s with %q: distances differ:\n%s", name, set, got.Diff(want, 5))
+			} else if err := got.Verify(g); err != nil {
+				t.Errorf("%s with %q: %v", name, set, err)
+			}
+		}
+	}
+	csrPins.Lock()
+	registered := csrPins.bytes
+	csrPins.Unlock()
+	if registered == 0 {
+		t.Errorf("pin page-locked no array (rmat15's and deg7-300k's are above csrPinMin)")
+	}
+	clear(graphs)
+	deg7 = nil
+	for _, fg := range fastTestGraphs {
+		fg.once, fg.g = sync.Once{}, nil // the cached graphs go too (they are rebuilt on demand)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		csrPins.Lock()
+		pinned, bytes := len(csrPins.m), csrPins.bytes
+		csrPins.Unlock()
+		if pinned == 0 && bytes == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the graphs became garbage, %d are still pinned (%d bytes)", pinned, bytes)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -241,30 +309,32 @@ type sweepPoint struct {
 }
 
 // fastSweep lists the schedules a sweep tries on g, each a change from
-// the defaults (see fastTuning): the narrow grid only; no local work;
-// local rounds instead of the asynchronous ring; the ring at 2048 and 8192
-// entries; the distance read before the atomic on the narrow grid, and
-// off on the wide one; the wide delta at 4 and 16 times the mean weight
-// over the mean degree. The earlier rounds' points and what they measured
-// are in docs/gpu-benchmarks.md.
-func fastSweep(g *graph.Graph, bf bool) []sweepPoint {
-	out := []sweepPoint{{"default", fastTuning{}}, {"wide=off", fastTuning{Wide: -1}},
-		{"local=off", fastTuning{Local: -1}}, {"rounds", fastTuning{Async: -1}},
-		{"ring=2048", fastTuning{LocalQueue: 1024}}, {"ring=8192", fastTuning{LocalQueue: 4096}},
-		{"preread=on", fastTuning{Preread: 1}}, {"wide-preread=off", fastTuning{WidePreread: -1}}}
-	if !bf {
-		d := autoDelta(g)
-		for _, f := range []int{4, 16} {
-			dl := max(1, d*f/256)
-			out = append(out, sweepPoint{fmt.Sprintf("wide-delta=%d", dl), fastTuning{WideDelta: dl}})
-		}
-	}
-	return out
+// the defaults (see fastTuning), on a device of sms multiprocessors: the
+// heavy bound at 1024; narrow
+// blocks of 512 and 1024 threads with the ring; two and four narrow
+// blocks per multiprocessor; delta at half, twice and four times its
+// default; the ring at 1024 and 4096 entries (the latter with 512-thread
+// blocks); 16 lanes per vertex; the wide delta at half and twice its
+// default. The earlier rounds' points and what they measured are in
+// docs/gpu-benchmarks.md.
+func fastSweep(g *graph.Graph, sms int) []sweepPoint {
+	d, wd := autoDelta(g), autoWideDelta(g, hubs(g))
+	scale := func(v int, f float64) int { return max(1, int(float64(v)*f)) }
+	return []sweepPoint{{"default", fastTuning{}},
+		{"heavy=1024", fastTuning{Heavy: 1024}}, {"wide-block=1024", fastTuning{WideBlock: 1024}},
+		{"block=512", fastTuning{Block: 512}}, {"block=1024", fastTuning{Block: 1024}},
+		{"blocks=2/sm", fastTuning{Blocks: 2 * sms}}, {"blocks=4/sm", fastTuning{Blocks: 4 * sms}},
+		{"delta=x0.5", fastTuning{Delta: scale(d, 0.5)}}, {"delta=x2", fastTuning{Delta: scale(d, 2)}},
+		{"delta=x4", fastTuning{Delta: scale(d, 4)}},
+		{"ring=1024", fastTuning{LocalQueue: 512}}, {"ring=4096", fastTuning{LocalQueue: 2048}},
+		{"block=512,ring=4096", fastTuning{Block: 512, LocalQueue: 2048}},
+		{"group=16", fastTuning{Group: 16}},
+		{"wide-delta=x0.5", fastTuning{WideDelta: scale(wd, 0.5)}}, {"wide-delta=x2", fastTuning{WideDelta: scale(wd, 2)}}}
 }
 
 // bfSweep names the points of fastSweep that bf-fast is timed at: it
-// shares sssp-fast's engine, and these are the ones that differ.
-var bfSweep = map[string]bool{"default": true, "rounds": true, "preread=on": true}
+// shares sssp-fast's engine.
+var bfSweep = map[string]bool{"default": true}
 
 // BenchmarkFastSSSP sweeps sssp-fast's and bf-fast's tunables on the
 // target graphs, from vertex 0, distances only (as pathnotes bench times
@@ -284,7 +354,7 @@ func BenchmarkFastSSSP(b *testing.B) {
 				name  string
 				solve frontierSolver
 			}{{VariantSSSPFast, ssspFastTuned}, {VariantBFFast, bfFastTuned}} {
-				for _, p := range fastSweep(g, s.name == VariantBFFast) {
+				for _, p := range fastSweep(g, dev.info.SMs) {
 					if s.name == VariantBFFast && !bfSweep[p.name] {
 						continue
 					}

@@ -9,9 +9,12 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"weak"
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/graph"
@@ -96,8 +99,7 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // work through the asynchronous ring (rings of 2 and 4 entries that
 // overflow all the time, one lane and whole warps per vertex, with heavy
 // vertices and switching grids), and with solo steps on the narrow one.
-// The last
-// schedule is also the negative-cycle tests'.
+// The last schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -284,6 +286,37 @@ func TestEmuFrontierTrace(t *testing.T) {
 func TestEmuSSSPFastEngines(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
+	for _, c := range engineGraphs(t) {
+		if got := flagFrontier(c.g); got != c.flag {
+			t.Errorf("%s: flagFrontier = %v, want %v", c.name, got, c.flag)
+		}
+		checkSSSPFast(t, c.name, c.g, dev)
+	}
+	arcs := engineGraphs(t)[0].g.Arcs()
+	arcs[10].Weight = -1
+	neg, err := graph.FromArcs(engineGraphs(t)[0].g.N(), arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SSSPFast(ctx, neg, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -1") {
+		t.Errorf("a negative arc on the flag frontier's graphs: %v", err)
+	}
+}
+
+// engineGraph is one of TestEmuSSSPFastEngines' graphs and whether
+// SSSPFast takes the flag frontier on it.
+type engineGraph struct {
+	name string
+	g    *graph.Graph
+	flag bool
+}
+
+// engineGraphs builds TestEmuSSSPFastEngines' graphs: one of notebook 02's
+// (out-degree 7), one with duplicate arcs, self-loops, zero and large
+// weights and unreachable vertices, a grid, a road-like graph, an R-MAT
+// graph (hubs) and a single vertex.
+func engineGraphs(t *testing.T) []engineGraph {
+	t.Helper()
 	deg7, err := graph.ConstantDegree(3000, 7, graph.WeightRange{Min: 1, Max: 10}, 2016)
 	if err != nil {
 		t.Fatal(err)
@@ -322,42 +355,140 @@ func TestEmuSSSPFastEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		g    *graph.Graph
-		flag bool
-	}{{"out-degree 7", deg7, true}, {"awkward", awkward, true}, {"grid", grid, false}, {"road-like", road, false}, {"R-MAT", rmat, false}} {
-		if got := flagFrontier(c.g); got != c.flag {
-			t.Errorf("%s: flagFrontier = %v, want %v", c.name, got, c.flag)
+	return []engineGraph{{"out-degree 7", deg7, true}, {"awkward", awkward, true}, {"grid", grid, false},
+		{"road-like", road, false}, {"R-MAT", rmat, false}, {"single", mustGraph(t, 1, "0->0 3"), false}}
+}
+
+// checkSSSPFast runs SSSPFast on g from its first, middle and last vertex
+// with predecessors and checks the result against cpu.Dijkstra, the paths
+// against g, and the solver's name.
+func checkSSSPFast(t *testing.T, name string, g *graph.Graph, dev *Device) {
+	t.Helper()
+	ctx := context.Background()
+	for _, s := range slices.Compact([]int{0, g.N() / 2, g.N() - 1}) {
+		want, err := cpu.Dijkstra(ctx, g, s, cpu.DijkstraOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, s := range []int{0, c.g.N() / 2, c.g.N() - 1} {
-			want, err := cpu.Dijkstra(ctx, c.g, s, cpu.DijkstraOptions{})
-			if err != nil {
+		var st Stats
+		got, err := SSSPFast(ctx, g, s, Options{Device: dev, Pred: true, Stats: &st})
+		switch {
+		case err != nil:
+			t.Errorf("%s from %d: %v", name, s, err)
+		case !got.SameDistances(want):
+			t.Errorf("%s from %d: distances differ from the CPU:\n%s", name, s, got.Diff(want, 5))
+		case got.Solver != VariantSSSPFast || st.Variant != VariantSSSPFast:
+			t.Errorf("%s from %d: solver %q, stats %q", name, s, got.Solver, st.Variant)
+		default:
+			if err := got.Verify(g); err != nil {
+				t.Errorf("%s from %d: %v", name, s, err)
+			}
+		}
+	}
+}
+
+// TestEmuSSSPFastKnobs checks every alternative that PATHNOTES_SSSP
+// selects on the engines' graphs, each engine forced on every graph, and
+// the errors of bad settings.
+func TestEmuSSSPFastKnobs(t *testing.T) {
+	dev := emulator(t)
+	for _, set := range []string{"", "heavy=1,block=64,group=2", "block=512,blocks=3,ring=16",
+		"delta=0.5,widedelta=4", "delta=3", "wide=2,wideblock=32,heavy=2,steps=3", "engine=worklist",
+		"engine=flag,flagcheck=3", "engine=auto,flagcheck=1000", "engine=flag,flagcheck=1", "pin=1", "pin=0,engine=flag", "pin=auto"} {
+		t.Setenv(ssspEnv, set)
+		for _, c := range engineGraphs(t) {
+			checkSSSPFast(t, set+" on "+c.name, c.g, dev)
+		}
+	}
+	g := mustGraph(t, 3, "0->1 2, 1->2 3")
+	for set, want := range map[string]string{
+		"heavy":         `"heavy" is not key=value`,
+		"heavy=x":       `heavy="x": want an integer ≥ -1`,
+		"block=16":      `block="16": want an integer ≥ 32`,
+		"block=48":      "block of 48 threads",
+		"delta=0":       `delta="0": want a positive factor`,
+		"widedelta=-1":  `widedelta="-1": want a positive factor`,
+		"engine=fast":   `engine="fast": want auto, worklist or flag`,
+		"pin=2":         `pin="2": want auto, 1 or 0`,
+		"flagcheck=0":   `flagcheck="0": want an integer ≥ 1`,
+		"pin=1,speed=9": `unknown key "speed"`,
+	} {
+		t.Setenv(ssspEnv, set)
+		if _, err := SSSPFast(context.Background(), g, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), want) ||
+			!strings.Contains(err.Error(), VariantSSSPFast) {
+			t.Errorf("%s=%s: %v, want an error saying %q", ssspEnv, set, err, want)
+		}
+	}
+}
+
+// TestEmuSSSPFastPin checks pin: by default the first call on a graph
+// only remembers it and the second registers its arrays (here every array,
+// the threshold lowered); pin=1 registers on the first call and pin=0
+// never; later calls reuse the registration, and once a graph is
+// collected its arrays are unregistered and forgotten.
+func TestEmuSSSPFastPin(t *testing.T) {
+	dev := emulator(t)
+	defer func(v int) { csrPinMin = v }(csrPinMin)
+	csrPinMin = 1
+	// registered probes a: the emulator refuses to register memory that
+	// overlaps registered memory, and what it accepts is unregistered again.
+	registered := func(a []int32) bool {
+		if dev.ctx.HostRegister(asBytes(a)) != nil {
+			return true
+		}
+		if err := dev.ctx.HostUnregister(asBytes(a)); err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	var weaks []weak.Pointer[graph.Graph]
+	var arrays [][]int32
+	for _, c := range []struct {
+		set   string
+		after []bool // registered after each call
+	}{{"", []bool{false, true, true}}, {"pin=auto", []bool{false, true}}, {"pin=1", []bool{true, true}}, {"pin=0", []bool{false, false, false}}} {
+		t.Setenv(ssspEnv, c.set)
+		g, err := graph.Grid(7, 9, graph.WeightRange{Min: 1, Max: 9}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for call, want := range c.after {
+			if _, err := SSSPFast(context.Background(), g, call, Options{Device: dev}); err != nil {
 				t.Fatal(err)
 			}
-			var st Stats
-			got, err := SSSPFast(ctx, c.g, s, Options{Device: dev, Pred: true, Stats: &st})
-			switch {
-			case err != nil:
-				t.Errorf("%s from %d: %v", c.name, s, err)
-			case !got.SameDistances(want):
-				t.Errorf("%s from %d: distances differ from the CPU:\n%s", c.name, s, got.Diff(want, 5))
-			case got.Solver != VariantSSSPFast || st.Variant != VariantSSSPFast:
-				t.Errorf("%s from %d: solver %q, stats %q", c.name, s, got.Solver, st.Variant)
-			default:
-				if err := got.Verify(c.g); err != nil {
-					t.Errorf("%s from %d: %v", c.name, s, err)
+			for i, a := range [][]int32{g.Offsets(), g.Targets(), g.Weights()} {
+				if registered(a) != want {
+					t.Errorf("%s=%q, after call %d: array %d registered %v, want %v", ssspEnv, c.set, call+1, i, !want, want)
 				}
 			}
 		}
+		checkSSSPFast(t, c.set+" grid", g, dev)
+		weaks = append(weaks, weak.Make(g))
+		arrays = append(arrays, g.Offsets(), g.Targets(), g.Weights())
 	}
-	arcs := deg7.Arcs()
-	arcs[10].Weight = -1
-	neg, err := graph.FromArcs(deg7.N(), arcs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := SSSPFast(ctx, neg, 0, Options{Device: dev}); err == nil || !strings.Contains(err.Error(), "negative weight -1") {
-		t.Errorf("a negative arc on the flag frontier's graphs: %v", err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		left := 0
+		for _, a := range arrays {
+			if registered(a) {
+				left++
+			}
+		}
+		entries := 0
+		csrPins.Lock()
+		for k := range csrPins.m {
+			if slices.Contains(weaks, k.g) {
+				entries++
+			}
+		}
+		csrPins.Unlock()
+		if left == 0 && entries == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the graphs became garbage: %d of their arrays registered, %d graphs remembered", left, entries)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

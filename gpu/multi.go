@@ -183,6 +183,10 @@ func (grp *group) end() {
 		total.BytesToDevice += s.BytesToDevice
 		total.BytesToHost += s.BytesToHost
 		total.Variant = s.Variant
+		total.Passes = max(total.Passes, s.Passes)
+		if s.Streamed != (StreamSplit{}) {
+			total.Streamed = s.Streamed
+		}
 	}
 	if grp.out != nil {
 		total.Device = strings.Join(names, " + ")

@@ -44,9 +44,36 @@ type Stats struct {
 	// Passes is how many times fw-fast streamed its matrices through the
 	// device because they did not fit it (0 when they did).
 	Passes int
+	// Streamed splits a streamed fw-fast run's device time (zero when
+	// its matrices fit the device).
+	Streamed StreamSplit
 	// Wall is the whole call on the host clock: allocation, module load on
 	// a first run, copies, kernels and result checks.
 	Wall time.Duration
+}
+
+// StreamSplit is where the time of a streamed fw-fast run goes, summed
+// over its passes; on several devices each part of a pass is the slowest
+// device's. Device times from CUDA events but Register.
+type StreamSplit struct {
+	// Register is the host's page-locking of the result's matrices before
+	// the kernels start (host clock; not part of Stats.Kernel).
+	Register time.Duration
+	// Load is the wait at the start of each pass for the device's share of
+	// the pass's primary rows: copied out as the previous pass's, the next
+	// copied in.
+	Load time.Duration
+	// Own is the primary rows' own stages, with the copies between
+	// devices.
+	Own time.Duration
+	// Bands is the updates of the other rows with the primary rows, while
+	// they stream through the device.
+	Bands time.Duration
+}
+
+// String formats the split as "register 1s, load 0.1s, own 0.5s, bands 2s".
+func (s StreamSplit) String() string {
+	return fmt.Sprintf("register %v, load %v, own %v, bands %v", s.Register, s.Load, s.Own, s.Bands)
 }
 
 // String formats the statistics on one line.

@@ -32,40 +32,51 @@ func csrBytes(g *graph.Graph) uint64 { return uint64(g.N()+1+2*g.M()) * 4 }
 
 // startSingle is the common beginning of the single-source variants: it
 // checks the source, starts the run, reserves the CSR and vectors n+1
-// int32 vectors, and uploads the CSR. On success the caller ends the run.
-func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, vectors int) (*run, csr, error) {
+// int32 vectors, starts making the result's host memory (singleResult)
+// and uploads the CSR, page-locked as pin says. On success the caller ends the run
+// and releases the result's memory (hostResult.done; finishSingle does it
+// on the way out).
+func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, name string, negative bool, vectors int, pin csrPinning) (*run, csr, *hostResult, error) {
 	if err := checkSource(g, source, name); err != nil {
-		return nil, csr{}, err
+		return nil, csr{}, nil, err
 	}
 	r, err := start(ctx, g, name, negative, opts)
 	if err != nil {
-		return nil, csr{}, err
+		return nil, csr{}, nil, err
 	}
 	need := csrBytes(g) + uint64(vectors)*uint64(g.N()+1)*4
 	if err := r.reserve(need, fmt.Sprintf("n=%d, m=%d", g.N(), g.M())); err != nil {
 		r.end()
-		return nil, csr{}, err
+		return nil, csr{}, nil, err
 	}
-	gr, err := r.uploadCSR(g)
+	out := r.singleResult(g.N(), opts.Pred)
+	gr, err := r.uploadCSRFor(g, pin)
 	if err != nil {
+		out.done()
 		r.end()
-		return nil, csr{}, err
+		return nil, csr{}, nil, err
 	}
-	return r, gr, nil
+	return r, gr, out, nil
 }
 
-// finishSingle copies distances (and predecessors) back into a result.
-func finishSingle(r *run, g *graph.Graph, source int, dist, pred buffer, withPred bool) (*graph.SingleSource, error) {
+// finishSingle copies distances (and predecessors) back into a result, in
+// out's memory.
+func finishSingle(r *run, g *graph.Graph, source int, out *hostResult, dist, pred buffer, withPred bool) (*graph.SingleSource, error) {
 	n := g.N()
-	res := &graph.SingleSource{Source: source, Dist: make([]int32, n), Labels: slices.Clone(g.Labels()), Solver: r.what}
-	if err := r.download(res.Dist, dist); err != nil {
+	res := &graph.SingleSource{Source: source, Labels: slices.Clone(g.Labels()), Solver: r.what}
+	mats := out.wait()
+	res.Dist = mats[0]
+	if err := r.fetch(out, 0, dist.ptr, n, 0, 1, 0); err != nil {
 		return nil, err
 	}
 	if withPred {
-		res.Pred = make([]int32, n)
-		if err := r.download(res.Pred, pred); err != nil {
+		res.Pred = mats[1]
+		if err := r.fetch(out, 1, pred.ptr, n, 0, 1, 0); err != nil {
 			return nil, err
 		}
+	}
+	if err := out.release(); err != nil {
+		return nil, r.fail(err, "copying the result from the device")
 	}
 	if err := checkResult(res.Dist, n, true, r.what); err != nil {
 		return nil, err
@@ -93,11 +104,12 @@ func finishSingle(r *run, g *graph.Graph, source int, dist, pred buffer, withPre
 // must be non-negative; ctx is checked between launches.
 func DijkstraMartin(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
 	const name = VariantDijkstraMartin
-	r, gr, err := startSingle(ctx, g, source, opts, name, false, 5)
+	r, gr, out, err := startSingle(ctx, g, source, opts, name, false, 5, pinNever)
 	if err != nil {
 		return nil, err
 	}
 	defer r.end()
+	defer out.done()
 	n := g.N()
 	var c, f, u, round, pred buffer
 	for _, b := range []*buffer{&c, &f, &u, &round} {
@@ -149,7 +161,7 @@ func DijkstraMartin(ctx context.Context, g *graph.Graph, source int, opts Option
 	if err != nil {
 		return nil, err
 	}
-	return finishSingle(r, g, source, c, pred, opts.Pred)
+	return finishSingle(r, g, source, out, c, pred, opts.Pred)
 }
 
 // bfKernels names one Bellman-Ford variant's kernels and grid.
@@ -160,6 +172,13 @@ type bfKernels struct {
 	// nonNegative refuses negative arcs and early stops at the first pass
 	// that changes nothing whatever opts.EarlyExit says (sssp-fast's use).
 	nonNegative, early bool
+	// check is how many passes run between two reads of the changed word
+	// when stopping early (0 or 1: every pass; sssp-fast's flagCheck, see
+	// ssspEnv). The word then says whether any of them changed anything,
+	// and a run stops up to check-1 passes after the first that changed
+	// nothing: those passes change nothing either.
+	check int
+	pin   csrPinning // when the CSR is page-locked (sssp-fast's, see ssspEnv)
 }
 
 // BFNaive runs variant "bf-naive", Bodra's naive Bellman-Ford ([Bodra]
@@ -169,8 +188,8 @@ type bfKernels struct {
 // per vertex on 1024-thread blocks, n-1 passes (or fewer with
 // opts.EarlyExit). See BFFlag for what all three variants fix and add.
 func BFNaive(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	return runBF(ctx, g, source, opts, bfKernels{VariantBFNaive, "bf_relax_naive", "bf_update_naive",
-		func(n int) Dim3 { return grid1D(n, 1024) }, false, false, false})
+	return runBF(ctx, g, source, opts, bfKernels{name: VariantBFNaive, relax: "bf_relax_naive", update: "bf_update_naive",
+		grid: func(n int) Dim3 { return grid1D(n, 1024) }})
 }
 
 // BFStride runs variant "bf-stride", Bodra's grid-stride Bellman-Ford
@@ -178,7 +197,7 @@ func BFNaive(ctx context.Context, g *graph.Graph, source int, opts Options) (*gr
 // many blocks. Bodra's block count ((V-1)/1024+1)/2 is 0, an invalid
 // launch, for V ≤ 1024; it is at least 1 here. See BFFlag.
 func BFStride(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	return runBF(ctx, g, source, opts, bfKernels{VariantBFStride, "bf_relax_stride", "bf_update_stride", strideGrid, false, false, false})
+	return runBF(ctx, g, source, opts, bfKernels{name: VariantBFStride, relax: "bf_relax_stride", update: "bf_update_stride", grid: strideGrid})
 }
 
 // BFFlag runs variant "bf-flag", Bodra's "Stride with Flag" ([Bodra]
@@ -197,16 +216,17 @@ func BFStride(ctx context.Context, g *graph.Graph, source int, opts Options) (*g
 // last-writer-wins choice can close a cycle of zero-weight arcs, this one
 // cannot. ctx is checked between launches.
 func BFFlag(ctx context.Context, g *graph.Graph, source int, opts Options) (*graph.SingleSource, error) {
-	return runBF(ctx, g, source, opts, bfKernels{VariantBFFlag, "bf_relax_flag", "bf_update_flag", strideGrid, true, false, false})
+	return runBF(ctx, g, source, opts, bfKernels{name: VariantBFFlag, relax: "bf_relax_flag", update: "bf_update_flag", grid: strideGrid, flag: true})
 }
 
 // runBF is the host loop shared by the Bellman-Ford variants.
 func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKernels) (*graph.SingleSource, error) {
-	r, gr, err := startSingle(ctx, g, source, opts, k.name, !k.nonNegative, 6)
+	r, gr, out, err := startSingle(ctx, g, source, opts, k.name, !k.nonNegative, 6, k.pin)
 	if err != nil {
 		return nil, err
 	}
 	defer r.end()
+	defer out.done()
 	n := g.N()
 	var dist, prev, flag, last, changed, pred buffer
 	for _, b := range []*buffer{&dist, &prev, &flag, &last} {
@@ -260,6 +280,9 @@ func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKe
 				return err
 			}
 			if opts.EarlyExit || k.early {
+				if k.check > 1 && p%k.check != 0 && p+1 < n {
+					continue
+				}
 				c, err := readChanged()
 				if err != nil {
 					return err
@@ -299,7 +322,7 @@ func runBF(ctx context.Context, g *graph.Graph, source int, opts Options, k bfKe
 		}
 		return nil, negativeCycle(r.ctx, g, start, negative-1)
 	}
-	return finishSingle(r, g, source, prev, pred, opts.Pred)
+	return finishSingle(r, g, source, out, prev, pred, opts.Pred)
 }
 
 // DijkstraAPSPRow runs variant "dijkstra-apsp-row", Bodra's all-pairs

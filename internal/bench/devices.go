@@ -147,11 +147,13 @@ func checkRowsSSSP(ctx context.Context, g *graph.Graph, r *graph.AllPairs, dev *
 	return fmt.Sprintf("%d rows = %s", k, gpu.VariantSSSPFast), nil
 }
 
-// streamed times fw-fast at n = --out-of-core on the first device twice:
-// with its matrices in device memory, and with the device memory capped
-// at a third of them (Options.DeviceMemory), so that bands of rows stream
-// through the device from host memory; the streamed row states the share
-// of the in-memory rate it keeps.
+// streamed times fw-fast at n = OutOfCore with its matrices in the first
+// device's memory, then with each device's memory capped (OutOfCoreCap,
+// by default a third of the matrices' share) so that block rows stream
+// through it from host memory, on the first device and on all of Devices
+// (OutOfCoreCells picks which); each streamed row states its passes,
+// where its time went, and its share of the in-memory rate. A result of
+// 16 GiB or more is computed once, without a warm-up.
 func (b *run) streamed(ctx context.Context) error {
 	n := b.s.OutOfCore
 	if n < 1 {
@@ -167,20 +169,58 @@ func (b *run) streamed(ctx context.Context) error {
 		matrices = 2
 	}
 	ld := uint64((n + 127) / 128 * 128)
-	// A third of the matrices (at least the two bands of 128 rows that
-	// streaming needs), and the staging buffer.
-	limit := max(ld*ld*4*matrices/3, 2*128*ld*4*matrices) + uint64(min(n*n, 16<<20))*4
+	plan := Plan{Runs: b.s.Runs, WarmUp: true}
+	if uint64(n)*uint64(n)*4*matrices >= bigMatrix {
+		plan = Plan{Runs: 1}
+	}
+	want := func(cell string) bool { return b.s.OutOfCoreCells == nil || b.s.OutOfCoreCells[cell] }
+	type cell struct {
+		devs []*gpu.Device
+		cap  uint64
+	}
+	var cells []cell
+	if want("in") {
+		cells = append(cells, cell{b.devs[:1], 0})
+	}
+	for _, name := range []string{"one", "all"} {
+		devs := b.devs[:1]
+		if name == "all" {
+			devs = b.devs
+		}
+		if !want(name) || (name == "all" && len(devs) < 2) {
+			continue
+		}
+		// A third of the matrices' share (at least room for the rows
+		// streaming needs), and the staging buffer.
+		share := ld * ld * 4 * matrices / uint64(len(devs))
+		c := cell{devs, max(share/3, uint64(len(devs)+1)*128*ld*4*matrices) + uint64(min(n*n, 16<<20))*4}
+		if b.s.OutOfCoreCap > 0 {
+			c.cap = b.s.OutOfCoreCap
+		}
+		cells = append(cells, c)
+	}
 	var inCore float64
-	for _, cap := range []uint64{0, limit} {
+	for _, c := range cells {
 		label := gpu.VariantFWFast + " in device memory"
-		if cap > 0 {
-			label = fmt.Sprintf("%s streamed (device memory capped at %s)", gpu.VariantFWFast, graph.FormatBytes(cap))
+		if c.cap > 0 {
+			label = fmt.Sprintf("%s streamed (%d device(s), each capped at %s)", gpu.VariantFWFast, len(c.devs), graph.FormatBytes(c.cap))
 		}
 		rec := Record{Variant: label, Graph: fmt.Sprintf("GNM %d|V|, weights 1..%d", b.s.Density, hi), N: n, M: g.M()}
-		var passes int
-		first, s, err := Measure(Plan{Runs: b.s.Runs, WarmUp: true}, func(st *gpu.Stats) (any, error) {
-			res, err := gpu.FWFast(ctx, g, gpu.Options{Pred: b.s.Pred, Stats: st, Device: b.dev, DeviceMemory: cap})
-			passes = st.Passes
+		if c.cap == 0 && !fitsOne(c.devs[0], n, int(matrices)) {
+			rec.Skipped = "its matrices do not fit one device"
+			if err := b.emit(rec); err != nil {
+				return err
+			}
+			continue
+		}
+		var last gpu.Stats
+		first, s, err := Measure(plan, func(st *gpu.Stats) (any, error) {
+			o := gpu.Options{Pred: b.s.Pred, Stats: st, Device: c.devs[0], DeviceMemory: c.cap}
+			if len(c.devs) > 1 {
+				o.Device, o.Devices = nil, c.devs
+			}
+			res, err := gpu.FWFast(ctx, g, o)
+			last = *st
 			return res, err
 		})
 		if err != nil {
@@ -191,11 +231,17 @@ func (b *run) streamed(ctx context.Context) error {
 			return fmt.Errorf("%s, n=%d: %w", label, n, err)
 		}
 		rec.RelaxPerSec = float64(n) * float64(n) * float64(n) / (rec.KernelMs / 1000)
-		rec.Ceiling = rec.RelaxPerSec / DPXCeiling(b.dev.Info())
-		if cap == 0 {
+		rec.Ceiling = rec.RelaxPerSec / DPXCeiling(b.dev.Info()) / float64(len(c.devs))
+		if c.cap == 0 {
 			inCore = rec.KernelMs
 		} else {
-			rec.Check += fmt.Sprintf("; %d passes; %.0f%% of the in-memory rate", passes, 100*inCore/rec.KernelMs)
+			rec.Check += fmt.Sprintf("; %d passes (%s)", last.Passes, last.Streamed)
+			switch {
+			case inCore > 0 && len(c.devs) == 1:
+				rec.Check += fmt.Sprintf("; %.0f%% of the in-memory rate", 100*inCore/rec.KernelMs)
+			case inCore > 0:
+				rec.Check += fmt.Sprintf("; %.2f× one device in memory (%.0f%% of %d× its rate)", inCore/rec.KernelMs, 100*inCore/rec.KernelMs/float64(len(c.devs)), len(c.devs))
+			}
 		}
 		first = nil
 		runtime.GC()

@@ -40,6 +40,13 @@ type Suite struct {
 	Devices    []int           // device ordinals; the first runs the one-device cells
 	MultiSizes []int           // sizes of the fw-fast cells on every device of Devices
 	OutOfCore  int             // n of the fw-fast cells in and out of core (0: none)
+	// OutOfCoreCap is the device memory each device may use in the
+	// streamed out-of-core cells (0: a third of the matrices' share), and
+	// OutOfCoreCells which of those cells run: "in" (in the first device's
+	// memory), "one" (streamed on it), "all" (streamed on every device of
+	// Devices); nil: all three.
+	OutOfCoreCap   uint64
+	OutOfCoreCells map[string]bool
 
 	// Version names the build, and Args the command line, for the report.
 	Version, Args string

@@ -42,7 +42,9 @@ func Bench(args []string) error {
 	jsonPath := fs.String("json", "", "write the results as JSON to `FILE` (rewritten after every cell)")
 	devices := fs.String("devices", "0", "comma-separated device ordinals: the first runs every cell; with several, fw-fast also runs on all of them (--multi-sizes)")
 	multi := fs.String("multi-sizes", "8192,16384,32768", "vertex counts of the fw-fast cells on one device and on all of --devices")
-	outOfCore := fs.Int("out-of-core", 0, "also time fw-fast at this `n` on the first device in its memory and with the memory capped at a third of its matrices, streamed (0: not)")
+	outOfCore := fs.Int("out-of-core", 0, "also time fw-fast at this `n` on the first device in its memory and with the memory capped at a third of its matrices, streamed, on the first device and on all of --devices (0: not)")
+	oocCap := fs.Uint64("out-of-core-cap", 0, "the device memory `BYTES` each device may use in the streamed --out-of-core cells (0: a third of the matrices' share)")
+	oocCells := fs.String("out-of-core-cells", "in,one,all", "which --out-of-core cells run: in (in the first device's memory), one (streamed on the first device), all (streamed on every device of --devices)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,6 +53,7 @@ func Bench(args []string) error {
 	}
 	cfg := bench.Suite{FWSNAP: *fwSnap, APSPSNAP: *apspSnap, CrossN: *crossN, Density: *density, Runs: *runs, MaxRun: *maxRun, MaxAPSP: *maxAPSP,
 		CPUMax: *cpuMax, Source: *source, Pred: *pred, Seed: *seed, JSONPath: *jsonPath, OutOfCore: *outOfCore,
+		OutOfCoreCap: *oocCap, OutOfCoreCells: map[string]bool{},
 		Version: Version(), Args: strings.Join(args, " "), Out: os.Stdout, Usage: ErrUsage}
 	var err error
 	if cfg.FWSizes, err = parseSizes(*fwSizes); err != nil {
@@ -67,6 +70,12 @@ func Bench(args []string) error {
 	}
 	if cfg.Devices, err = parseOrdinals(*devices); err != nil {
 		return err
+	}
+	for _, c := range strings.Split(*oocCells, ",") {
+		if c = strings.TrimSpace(c); c != "in" && c != "one" && c != "all" {
+			return fmt.Errorf("%w: --out-of-core-cells: no cell %q (in, one, all)", ErrUsage, c)
+		}
+		cfg.OutOfCoreCells[c] = true
 	}
 	for _, name := range strings.Split(*sssp, ",") {
 		if name = strings.TrimSpace(name); name == "" {

@@ -42,7 +42,8 @@ func TestBenchEmulator(t *testing.T) {
 
 // TestBenchDevices runs `pathnotes bench --devices 0,1` on two emulated
 // devices: fw-fast runs on one and on both, each result checked against
-// sssp-fast, and the two-device row states the speed-up.
+// sssp-fast, and the two-device row states the speed-up; fw-fast also runs
+// in memory and streamed on one device and on both.
 func TestBenchDevices(t *testing.T) {
 	t.Setenv("PATHNOTES_GPU", "emu")
 	t.Setenv("PATHNOTES_EMU_DEVICES", "2")
@@ -58,7 +59,7 @@ func TestBenchDevices(t *testing.T) {
 	}
 	rep := benchReport(t, out, "--fw-sizes", "", "--snap", snap, "--fw-snap", "0", "--apsp-snap", "0", "--apsp-sizes", "",
 		"--cross-n", "0", "--sssp-graphs", "", "--variants", "fw-fast,apsp-batched", "--runs", "1", "--pred",
-		"--devices", "0,1", "--multi-sizes", "200", "--out-of-core", "300")
+		"--devices", "0,1", "--multi-sizes", "200", "--out-of-core", "300", "--out-of-core-cap", "1199396")
 	var multi []bench.Record
 	for _, r := range rep.Records {
 		if strings.Contains(r.Variant, " on ") {
@@ -71,8 +72,14 @@ func TestBenchDevices(t *testing.T) {
 			streamed = append(streamed, r)
 		}
 	}
-	if len(streamed) != 2 || !strings.Contains(streamed[1].Check, "3 passes") || !strings.Contains(streamed[1].Check, "of the in-memory rate") {
+	if len(streamed) != 3 || !strings.Contains(streamed[1].Check, "3 passes") || !strings.Contains(streamed[1].Check, "of the in-memory rate") ||
+		!strings.Contains(streamed[2].Check, "2 passes") || !strings.Contains(streamed[2].Check, "× one device in memory") {
 		t.Errorf("out-of-core records: %+v", streamed)
+	}
+	for _, r := range streamed {
+		if !strings.Contains(r.Check, "8 rows = sssp-fast") {
+			t.Errorf("%s: check %q", r.Variant, r.Check)
+		}
 	}
 	if len(multi) != 4 {
 		t.Fatalf("%d multi-device records, want 4: %+v", len(multi), multi)
@@ -89,7 +96,7 @@ func TestBenchDevices(t *testing.T) {
 			t.Errorf("%s: check %q states no speed-up", r.Variant, r.Check)
 		}
 	}
-	for _, bad := range [][]string{{"--devices", "0,0"}, {"--devices", "x"}, {"--devices", ""}} {
+	for _, bad := range [][]string{{"--devices", "0,0"}, {"--devices", "x"}, {"--devices", ""}, {"--out-of-core-cells", "in,two"}} {
 		if err := Bench(bad); err == nil {
 			t.Errorf("bench %v: no error", bad)
 		}
