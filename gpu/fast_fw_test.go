@@ -339,6 +339,21 @@ func TestFWFastPaths(t *testing.T) {
 					} else if small {
 						want += 3
 					}
+					// On a loaded machine an emulated block can starve past
+					// ff_small's barrier limit, and the stages run instead:
+					// right, but not the path asked for. Try it again.
+					stages := 3 + 3*max(ceilDiv(tg.g.N(), ffTile), 1)
+					if ceilDiv(tg.g.N(), ffTile) <= 1 {
+						stages = 3 + 1
+					}
+					for try := 0; want == 4 && int(st.Launches) == stages+3 && try < 3; try++ {
+						t.Logf("%s pred=%v: ff_small gave up at a barrier; again", tg.name, pred)
+						st = Stats{}
+						again, err := FWFast(ctx, tg.g, Options{Device: dev, Pred: pred, Stats: &st})
+						if err != nil || !again.SameDistances(tg.all) {
+							t.Fatalf("%s pred=%v, again: %v", tg.name, pred, err)
+						}
+					}
 					if int(st.Launches) != want {
 						t.Errorf("%s pred=%v: %d launches, want %d", tg.name, pred, st.Launches, want)
 					}
