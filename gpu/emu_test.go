@@ -368,7 +368,7 @@ func TestEmuLaunchCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range Variants() {
-			if v.Launches(n) < 0 {
+			if v.Launches(n, false) < 0 {
 				continue
 			}
 			for _, pred := range []bool{false, true} {
@@ -376,8 +376,8 @@ func TestEmuLaunchCounts(t *testing.T) {
 				if _, err := v.SolveAll(context.Background(), g, Options{Device: dev, Pred: pred, Stats: &s}); err != nil {
 					t.Fatalf("%s, n=%d: %v", v.Name, n, err)
 				}
-				if s.Launches != v.Launches(n) {
-					t.Errorf("%s, n=%d, Π %v: %d launches, the registry says %d", v.Name, n, pred, s.Launches, v.Launches(n))
+				if s.Launches != v.Launches(n, pred) {
+					t.Errorf("%s, n=%d, Π %v: %d launches, the registry says %d", v.Name, n, pred, s.Launches, v.Launches(n, pred))
 				}
 			}
 		}

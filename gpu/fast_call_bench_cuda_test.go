@@ -34,33 +34,50 @@ func callParts(b *testing.B, all []Stats) {
 
 // BenchmarkFWFastCall times whole fw-fast calls (graph in Go memory to
 // result in Go memory) on GNM graphs of 60 arcs a vertex, weights 1..100,
-// with and without predecessors, by kernel set (quarter or full tiles) and
-// by the path results take back (registered, staged, pageable).
+// with and without predecessors, by path through the stages (ffPaths:
+// ff_small, the 128-wide stages with quarter panels, full tiles;
+// "auto" is the default) and by the path results take back (registered,
+// staged, pageable).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(q, p int) { ffQuarterMax, resultPath = q, p }(ffQuarterMax, resultPath)
+	defer func(p int) { resultPath = p }(resultPath)
 	type config struct {
-		name          string
-		quarter, path int
+		path ffPath
+		via  int
+		name string
+	}
+	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
+	paths := map[string]ffPath{}
+	for _, p := range ffPaths(0) {
+		paths[p.name] = p
 	}
 	for _, n := range []int{1024, 2048, 4096, 8192, 16384} {
 		g, err := graph.GNM(n, 60*n, graph.WeightRange{Min: 1, Max: 100}, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var configs []config
+		configs := []config{{auto, viaAuto, "auto"}}
 		switch {
 		case n <= 4096:
-			configs = []config{{"auto", 32, viaAuto}, {"full", 0, viaAuto}, {"registered", 32, viaRegistered}, {"pageable", 32, viaPageable}}
+			for _, p := range []string{"small", "stages-quarter", "full"} {
+				configs = append(configs, config{paths[p], viaAuto, p})
+			}
+			for _, v := range []struct {
+				via  int
+				name string
+			}{{viaRegistered, "registered"}, {viaStaged, "staged"}, {viaPageable, "pageable"}} {
+				configs = append(configs, config{auto, v.via, v.name})
+			}
 		case n == 8192:
-			configs = []config{{"auto", 32, viaAuto}, {"quarter", 1 << 20, viaAuto}}
+			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter"})
 		default:
-			configs = []config{{"auto", 32, viaAuto}, {"staged", 32, viaStaged}}
+			configs = append(configs, config{auto, viaStaged, "staged"})
 		}
 		for _, pred := range []bool{false, true} {
 			for _, c := range configs {
 				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
-					ffQuarterMax, resultPath = c.quarter, c.path
+					setFFPath(b, c.path)
+					resultPath = c.via
 					opts := Options{Device: dev, Pred: pred}
 					if _, err := FWFast(context.Background(), g, opts); err != nil {
 						b.Fatal(err)

@@ -71,10 +71,12 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // register-tiled min-plus product (8×8 cells per thread), whose inner
 // statement Hopper GPUs run as one VIADDMNMX instruction; up to
 // ffQuarterMax block rows (n ≤ 4096) a block takes a 64×64 quarter of a
-// tile instead, which keeps more SMs busy. Graphs without
-// negative arcs take the fast kernels: distances only, or predecessors
-// packed into the low byte of each value while distances stay below 2^22;
-// other graphs (negative arcs, larger distances with predecessors) take
+// tile instead, which keeps more SMs busy, and up to ffSmallMax vertices
+// (without predecessors) one launch of ff_small runs every stage with
+// 64×64 tiles, its blocks meeting at a grid barrier between the phases.
+// Graphs without negative arcs take the fast kernels: distances only, or
+// predecessors packed into the low byte of each value while distances stay
+// below 2^22; other graphs (negative arcs, larger distances with predecessors) take
 // general kernels that test for infinity and track predecessors
 // explicitly, at about half the speed. A negative cycle is reported as a
 // *graph.NegativeCycleError. Device memory: the padded matrix (two with
@@ -138,40 +140,25 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := r.ffBuild(g, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
 		return nil, err
 	}
-	err = r.kernels(func() error {
-		nb := ld / ffTile
-		quarter := nb <= ffQuarterMax
-		for s := range nb {
-			args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-			if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
-				return err
-			}
-			if nb == 1 {
-				r.report(min((s+1)*ffTile, n), n)
-				continue
-			}
-			// The panels: quarters without predecessors; with them
-			// ff_panels, so that Π is the one every path of fw-fast returns.
-			if quarter && !opts.Pred {
-				if err := r.launch(ptx.FWFast, "ff_qpanels_"+mode.suffix, Dim(nb, 2, 4), Dim(256, 1, 1), 0, args...); err != nil {
-					return err
-				}
-			} else if err := r.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim(nb, 2, 1), Dim(256, 1, 1), 0, args...); err != nil {
-				return err
-			}
-			rest, grid := "ff_rest_", Dim(nb, nb, 1)
-			if quarter {
-				rest, grid = "ff_qrest_", Dim(2*nb, 2*nb, 1)
-			}
-			if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
-				return err
-			}
-			r.report(min((s+1)*ffTile, n), n)
+	small := ffSmall(n, opts.Pred)
+	if small {
+		ok, err := r.ffSmall(g, ld, mode, d, p)
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		if !ok {
+			// The grid was not all on the card at once (or could not
+			// be): start again, three launches a stage.
+			if err := r.ffBuild(g, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
+				return nil, err
+			}
+			small = false
+		}
+	}
+	if !small {
+		if err := r.kernels(func() error { return r.ffStages(n, ld, mode, opts.Pred, d, p) }); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.ffFinish(g, n, ld, 0, n, mode, d, p); err != nil {
 		return nil, err
@@ -193,6 +180,122 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	r.ffRepair(g, res)
 	return res, nil
 }
+
+// ffStages queues fw-fast's stages on the padded matrix of side ld, three
+// launches a stage: phase 1, the panels, the rest.
+func (r *run) ffStages(n, ld int, mode ffMode, pred bool, d, p buffer) error {
+	nb := ld / ffTile
+	quarter := nb <= ffQuarterMax
+	for s := range nb {
+		args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
+		if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+			return err
+		}
+		if nb == 1 {
+			r.report(min((s+1)*ffTile, n), n)
+			continue
+		}
+		// The panels: quarters without predecessors (ff_qpanels' race
+		// is harmless for distances); with them halves (ff_hpanels), which
+		// read nothing another block writes, so that Π is the one every
+		// path of fw-fast returns.
+		panels, grid := "ff_panels_", Dim(nb, 2, 1)
+		switch {
+		case quarter && !pred:
+			panels, grid = "ff_qpanels_", Dim(nb, 2, 4)
+		case quarter:
+			panels, grid = "ff_hpanels_", Dim(nb, 2, 2)
+		}
+		if err := r.launch(ptx.FWFast, panels+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
+			return err
+		}
+		rest, grid := "ff_rest_", Dim(nb, nb, 1)
+		if quarter {
+			rest, grid = "ff_qrest_", Dim(2*nb, 2*nb, 1)
+		}
+		if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
+			return err
+		}
+		r.report(min((s+1)*ffTile, n), n)
+	}
+	return nil
+}
+
+// ffSmall runs all of fw-fast on the padded matrix of side ld in one launch
+// of ff_small (64-wide tiles, the stages separated by a grid barrier),
+// timed as the kernels. The grid is as many blocks as the card runs at
+// once (ffSmallPerSM a multiprocessor, fewer if the kernel's occupancy
+// allows fewer; one a worker on the emulator, which runs each block to its
+// end on a worker of its own), and no more than the tiles of a stage. It
+// returns false when a block waited for the others in vain (the grid was
+// not all on the card at once, say beside another context's kernels): the
+// matrix is then half done, and the caller starts again.
+func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, error) {
+	n := g.N()
+	name := "ff_small_" + mode.suffix
+	per, err := r.occupancy(ptx.FWFast, name, 256, 0)
+	if err != nil {
+		return false, err
+	}
+	if r.dev.drv.Name() == "emu" {
+		per = 1
+	}
+	per = min(per, ffSmallPerSM)
+	if per < 1 {
+		return false, nil
+	}
+	tiles := ceilDiv(n, 64)
+	blocks := max(min(per*r.dev.info.SMs, tiles*tiles), 1)
+	if ffSmallBlocks > 0 {
+		blocks = ffSmallBlocks
+	}
+	bar, err := r.alloc(2)
+	if err != nil {
+		return false, err
+	}
+	if err := r.fill(bar, 0); err != nil {
+		return false, err
+	}
+	err = r.kernels(func() error {
+		return r.launch(ptx.FWFast, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
+			i32(n), i32(ld), d.arg(), p.arg(), bar.arg())
+	})
+	if err != nil {
+		return false, err
+	}
+	r.report(n, n)
+	var f [2]int32
+	if err := r.readInts(f[:], bar); err != nil {
+		return false, err
+	}
+	return f[1] == 0, nil
+}
+
+// ffSmallMax is the largest n that fw-fast runs with ff_small, in one
+// launch: on an H200 ff_small took 0.351 ms at n = 1024 against 0.402 ms
+// for the quarter-tile stages, but 1.440 ms against 1.211 at n = 2048.
+// ffSmallPredMax is the same with predecessors, 0: ff_small's Π, valid,
+// breaks some ties otherwise than the 128-wide stages, and fw-fast returns
+// one Π by every path (the distributed one's included). ffSmallBlocks,
+// when above 0, is ff_small's grid (tests: a grid too large to be all on
+// the device at once).
+var (
+	ffSmallMax     = 1024
+	ffSmallPredMax = 0
+	ffSmallBlocks  = 0
+)
+
+// ffSmall says whether fw-fast runs n vertices with ff_small.
+func ffSmall(n int, pred bool) bool {
+	if pred {
+		return n <= ffSmallPredMax
+	}
+	return n <= ffSmallMax
+}
+
+// ffSmallPerSM caps ff_small's blocks a multiprocessor (below its
+// occupancy: fewer blocks meet at each grid barrier).
+const ffSmallPerSM = 2
 
 // ffQuarterMax is the most block rows (of 128) for which fw-fast runs its
 // quarter-tile kernels (ff_qpanels, ff_qrest): below it the card has more

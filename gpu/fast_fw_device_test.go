@@ -57,6 +57,25 @@ func TestFWFastLarge(t *testing.T) {
 	}
 }
 
+// TestFWFastDevicePaths runs fw-fast's modes on the card by every path
+// through the stages (ffPaths), ff_small's abort included: a grid of 8
+// blocks a multiprocessor and one more cannot all be on the card at once
+// (each of those calls waits about 2^20 polls of the barrier, a fraction
+// of a second, before it gives up, so it runs on fewer sizes).
+func TestFWFastDevicePaths(t *testing.T) {
+	dev := testDevice(t)
+	for _, p := range ffPaths(8 * dev.info.SMs) {
+		t.Run(p.name, func(t *testing.T) {
+			setFFPath(t, p)
+			sizes := []int{65, 129, 1000, 2049}
+			if p.blocks > 0 {
+				sizes = []int{129, 1000}
+			}
+			fwFastModes(t, dev, sizes)
+		})
+	}
+}
+
 // TestFWFastDeviceFullTiles runs fw-fast's modes on the card with the
 // 128-wide tile kernels at sizes where it would take the quarter-tile
 // ones, and brings results back by each path.

@@ -15,13 +15,13 @@ import (
 )
 
 // launchesOf returns the launches the variant called name makes for n
-// vertices.
+// vertices with predecessors.
 func launchesOf(name string, n int) int {
 	v, err := Lookup(name)
 	if err != nil {
 		panic(err)
 	}
-	return v.Launches(n)
+	return v.Launches(n, true)
 }
 
 // TestRegistry checks that every GPU variant is registered once, with all
@@ -171,7 +171,7 @@ func TestGridArithmetic(t *testing.T) {
 		t.Errorf("fw-blocked with one tile makes %d launches, want 1 (phases 2 and 3 skipped)", got)
 	}
 	for _, v := range Variants() {
-		if got := v.Launches(100); (v.Algorithm == "Floyd-Warshall") != (got > 0) || (got <= 0 && got != -1) {
+		if got := v.Launches(100, true); (v.Algorithm == "Floyd-Warshall") != (got > 0) || (got <= 0 && got != -1) {
 			t.Errorf("%s (%s).Launches(100) = %d", v.Name, v.Algorithm, got)
 		}
 	}

@@ -81,9 +81,9 @@ type Variant struct {
 	// written from them (TestVariantTables).
 	summary, from string
 	// launches is how many kernels a run on one device launches for n
-	// vertices, for the variants whose count depends on n only (nil for
-	// the others).
-	launches func(n int) int
+	// vertices, with predecessors or not, for the variants whose count
+	// depends on nothing else (nil for the others).
+	launches func(n int, pred bool) int
 }
 
 // own is the from of pathnotes' own variants.
@@ -109,13 +109,13 @@ var variants = []Variant{
 		Source: `[Bodra] §2.3.4 "Tiled"; [Lab handout] §2.2`,
 		Launch: "3 phases per 32×32 primary tile in global memory; grids (1,1), (nb,2), (nb,nb)", all: FWTiledGlobal,
 		summary: "Floyd-Warshall, three phases in global memory", from: "[Bodra] §2.3.4; [Lab handout] §2.2",
-		launches: func(n int) int { return 3 * tiles(n) }},
+		launches: func(n int, _ bool) int { return 3 * tiles(n) }},
 	{Name: VariantFWBlocked, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source: `Katz & Kider; [Karaula 2017] §4.5 "CUDA v2"; [Bodra] §2.3.5 "Tiled with Shared Memory"; [Lab handout] §2.3`,
 		Launch: "3 phases per 32×32 primary tile in shared memory; grids (1,1), (nb-1,2), (nb-1,nb-1)", all: FWBlocked,
 		summary: "Floyd-Warshall, three phases in shared-memory tiles", from: "Katz & Kider; [Karaula 2017] §4.5; [Bodra] §2.3.5; [Lab handout] §2.3",
 		// Karaula's host loop skips phases 2 and 3 when there is one tile.
-		launches: func(n int) int {
+		launches: func(n int, _ bool) int {
 			if tiles(n) == 1 {
 				return 1
 			}
@@ -125,7 +125,7 @@ var variants = []Variant{
 		Source: `[Gaioso et al.] §V`,
 		Launch: "2 kernels per stage: persistent phase 1 (SMs × resident blocks, each recomputing the primary tile), phase 2 on an (nb,nb) grid", all: FWGaioso,
 		summary: "Floyd-Warshall, two kernels per stage", from: "[Gaioso et al.] §V",
-		launches: func(n int) int { return 2 * tiles(n) }},
+		launches: func(n int, _ bool) int { return 2 * tiles(n) }},
 	{Name: VariantDijkstraMartin, Algorithm: "Dijkstra", AllPairs: false,
 		Source: `Martín et al.; [Musap 2016] §2.7-2.8, Algorithm 2`,
 		Launch: "relax / minimum / update per frontier, one thread per vertex, 512-thread blocks", single: DijkstraMartin,
@@ -159,18 +159,18 @@ var variants = []Variant{
 		summary: "Bellman-Ford on worklists, early exit, negative cycles", from: own},
 	{Name: VariantFWFast, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source:  "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
-		Launch:  "3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
+		Launch:  "up to 1024 vertices without Π one launch of ff_small (64-wide tiles, its resident blocks meeting at a grid barrier between the phases); otherwise 3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
 		all:     FWFast,
 		summary: "Floyd-Warshall on 128×128 tiles", from: own,
 		// The matrix is built on the device (ff_init, ff_arcs) and checked
-		// there (ff_finish) around the stages: 3 launches each, 1 when
-		// there is a single one.
-		launches: func(n int) int {
+		// there (ff_finish) around the stages: one launch of ff_small, or
+		// 3 launches a stage, 1 when there is a single one.
+		launches: func(n int, pred bool) int {
 			if n == 0 {
 				return 0
 			}
 			stages := ceilDiv(n, ffTile)
-			if stages == 1 {
+			if stages == 1 || ffSmall(n, pred) {
 				return 1 + 3
 			}
 			return 3*stages + 3
@@ -221,19 +221,21 @@ func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts
 }
 
 // Launches returns how many kernel launches the variant makes on one
-// device for n vertices, for the Floyd-Warshall variants, whose count
-// depends on n only (n for the one-launch-per-k ones, 3 or 2 per 32×32
-// primary tile for the tiled ones), and -1 for the others, whose count
-// depends on the graph.
-func (v Variant) Launches(n int) int {
+// device for n vertices, with predecessors (pred) or not, for the
+// Floyd-Warshall variants, whose count depends on nothing else (n for the
+// one-launch-per-k ones, 3 or 2 per 32×32 primary tile for the tiled ones,
+// fw-fast's by its path), and -1 for the others, whose count depends on
+// the graph. A fw-fast run whose ff_small gave up (its grid not all on the
+// card at once) launches more.
+func (v Variant) Launches(n int, pred bool) int {
 	if v.launches == nil || n < 0 {
 		return -1
 	}
-	return v.launches(n)
+	return v.launches(n, pred)
 }
 
 // oncePerPivot is the launch count of the variants that launch once per k.
-func oncePerPivot(n int) int { return n }
+func oncePerPivot(n int, _ bool) int { return n }
 
 // String names the variant and its source.
 func (v Variant) String() string { return v.Name + " (" + v.Algorithm + ", " + v.Source + ")" }

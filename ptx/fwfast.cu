@@ -19,14 +19,18 @@
 // For small matrices (a few thousand vertices) a 128 x 128 tile per block
 // leaves most SMs idle and each stage waits on a few long blocks; there
 // ff_qpanels and ff_qrest do the same updates with a block per 64 x 64
-// quarter of a tile (mp_quarter), four times the blocks, each a quarter as
+// quarter of a tile (mp_rect), four times the blocks, each a quarter as
 // long. A quarter block of the primary row (column) reads the primary row
 // (column) that the other quarters of its tile write at the same time. For
 // distances that race is harmless: every value read, old or new, is the
 // length of a real path, and a value updated by the primary tile's
 // closure can never make a sum lower than the best sum of the old values.
-// With predecessors the panels are ff_panels' (see ff_qpanels); the rest
-// quarters read only the finished panels and give what ff_rest gives.
+// With predecessors the panels are ff_hpanels: a block per half of a
+// panel tile, split so that it reads only its own half (see ff_hpanels),
+// which gives ff_panels' Π; the rest quarters read only the finished
+// panels and give what ff_rest gives. Smaller still (n up to about 2048),
+// ff_small runs every stage in one launch with 64 x 64 tiles and a grid
+// barrier between the phases (see ff_small).
 //
 // On several cards (gpu/fast_fw_multi.go) each card holds a stripe of block
 // rows. The card that owns block row r runs ff_phase1 and the primary-row
@@ -108,26 +112,27 @@ struct ffShared2 {
 
 __device__ __forceinline__ int mp_off(int t, int e);
 
-// ff_phase1 closes primary tile (r, r) with one block of 256 threads, each
-// holding 8 x 8 cells in registers: rows mp_off(ty, a), columns
-// mp_off(tx, b) (the layout of mp_tile). Its 128 steps are sequential, and
-// over all stages they are n steps on the critical path of the whole run,
-// so a step must be short: the threads that own row k and column k put
-// them in shared memory, one barrier, and every thread relaxes its 64
-// cells (a block of 1024 threads with 16 cells each took 61 us a stage at
-// n = 1024 on an H200, most of the run; the barrier of 32 warps and their
-// shared-memory traffic were the step's cost).
-template <int MODE, bool PRED>
-__device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
+// ff_phase1 closes the primary tile whose first row and column are base
+// with one block of 256 threads, each holding CELLS x CELLS cells in
+// registers: rows base + mp_off(ty, a), columns base + mp_off(tx, b) (the
+// layout of mp_tile; CELLS = 8 for a 128 x 128 tile, 4 for the 64 x 64
+// tiles of ff_small, where mp_off(t, e < 4) is t * 4 + e). Its steps are
+// sequential, and over all stages they are n steps on the critical path
+// of the whole run, so a step must be short: the threads that own row k
+// and column k put them in shared memory, one barrier, and every thread
+// relaxes its cells (a block of 1024 threads with 16 cells each took 61 us
+// a stage at n = 1024 on an H200, most of the run; the barrier of 32 warps
+// and their shared-memory traffic were the step's cost).
+template <int MODE, bool PRED, int CELLS>
+__device__ void ff_phase1(int ld, size_t base, int *d, int *pred, ffShared1 &sh)
 {
     auto &rowK = sh.rowK, &colK = sh.colK, &rowP = sh.rowP;
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
-    const size_t base = (size_t)r * FF_B;
-    int c[8][8], q[8][8];
+    int c[CELLS][CELLS], q[CELLS][CELLS];
 #pragma unroll
-    for (int a = 0; a < 8; a++)
+    for (int a = 0; a < CELLS; a++)
 #pragma unroll
-        for (int b = 0; b < 8; b++) {
+        for (int b = 0; b < CELLS; b++) {
             const size_t ij = (base + mp_off(ty, a)) * ld + base + mp_off(tx, b);
             c[a][b] = d[ij];
             q[a][b] = PRED ? pred[ij] : 0;
@@ -135,14 +140,14 @@ __device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
     // Step k = half * 64 + t4 * 4 + e is row a = half * 4 + e of the
     // threads with ty = t4, and column b = a of those with tx = t4.
 #pragma unroll
-    for (int half = 0; half < 2; half++) {
+    for (int half = 0; half < CELLS / 4; half++) {
         for (int t4 = 0; t4 < 16; t4++) {
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 const int a0 = half * 4 + e, buf = e & 1;
                 if (ty == t4) {
 #pragma unroll
-                    for (int b = 0; b < 8; b++) {
+                    for (int b = 0; b < CELLS; b++) {
                         rowK[buf][mp_off(tx, b)] = c[a0][b];
                         if (PRED)
                             rowP[buf][mp_off(tx, b)] = q[a0][b];
@@ -150,32 +155,32 @@ __device__ void ff_phase1(int ld, int r, int *d, int *pred, ffShared1 &sh)
                 }
                 if (tx == t4) {
 #pragma unroll
-                    for (int a = 0; a < 8; a++)
+                    for (int a = 0; a < CELLS; a++)
                         colK[buf][mp_off(ty, a)] = c[a][a0];
                 }
                 // One barrier per step: step k+1 writes the other buffer,
                 // and step k+2 comes after every thread passed the barrier
                 // of step k+1, so after its reads of step k.
                 __syncthreads();
-                int rk[8], ck[8], pk[8];
+                int rk[CELLS], ck[CELLS], pk[CELLS];
 #pragma unroll
-                for (int b = 0; b < 8; b++) {
+                for (int b = 0; b < CELLS; b++) {
                     rk[b] = rowK[buf][mp_off(tx, b)];
                     ck[b] = colK[buf][mp_off(ty, b)];
                     pk[b] = PRED ? rowP[buf][mp_off(tx, b)] : 0;
                 }
 #pragma unroll
-                for (int a = 0; a < 8; a++)
+                for (int a = 0; a < CELLS; a++)
 #pragma unroll
-                    for (int b = 0; b < 8; b++)
+                    for (int b = 0; b < CELLS; b++)
                         ff_relax<MODE, PRED>(c[a][b], q[a][b], ck[a], rk[b], pk[b]);
             }
         }
     }
 #pragma unroll
-    for (int a = 0; a < 8; a++)
+    for (int a = 0; a < CELLS; a++)
 #pragma unroll
-        for (int b = 0; b < 8; b++) {
+        for (int b = 0; b < CELLS; b++) {
             const size_t ij = (base + mp_off(ty, a)) * ld + base + mp_off(tx, b);
             d[ij] = c[a][b];
             if (PRED)
@@ -336,31 +341,41 @@ __device__ __forceinline__ void mp_tile(int ld, int ti, int tj, int tk, int *d, 
                         sh);
 }
 
-// mp_quarter is mp_tile for the 64 x 64 quarter (qi, qj) of tile (ti, tj):
-// C rows ti*128 + qi*64 .. +63 and columns tj*128 + qj*64 .. +63, k over the
-// 128 values of stage tk, with 256 threads of 4 x 4 cells each (rows
-// ty*4 .. +3, columns tx*4 .. +3). Same modes and update rule as mp_tile.
-struct ffSharedQ {
-    int a[2][FF_KC][64], b[2][FF_KC][64];
+// mp_rect is mp_tile for a block of (64 RA) x (64 RB) cells: C rows i0 ..
+// i0 + 64 RA - 1 and columns j0 .. j0 + 64 RB - 1 of d, A rows i0.. of d
+// and B columns j0.. of bd (predecessors bpred), k over the K values from
+// k0, with 256 threads of 4 RA x 4 RB cells each (rows ra * 64 + ty * 4 +
+// a, columns rb * 64 + tx * 4 + b). Same modes and update rule as mp_tile.
+// ALIAS says that bpred may address C's own predecessors (the primary
+// row): then every predecessor is read before the first is written, as
+// mp_prod does; otherwise each is written as soon as it is read.
+template <int RA, int RB>
+struct ffSharedR {
+    int a[2][FF_KC][64 * RA], b[2][FF_KC][64 * RB];
 };
+typedef ffSharedR<1, 1> ffSharedQ;
 
-template <int MODE, bool PRED>
-__device__ void mp_quarter(int ld, int ti, int tj, int tk, int qi, int qj, int *d, int *pred, const int *bd,
-                           const int *bpred, ffSharedQ &sh)
+template <int MODE, bool PRED, int RA, int RB, int K, bool ALIAS>
+__device__ void mp_rect(int ld, size_t i0, size_t j0, size_t k0, int *d, int *pred, const int *bd, const int *bpred,
+                        ffSharedR<RA, RB> &sh)
 {
-    auto &As = sh.a, &Bs = sh.b;
+    auto &As = sh.a;
+    auto &Bs = sh.b;
     const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
-    const size_t i0 = (size_t)ti * FF_B + qi * 64, j0 = (size_t)tj * FF_B + qj * 64, k0 = (size_t)tk * FF_B;
     const bool pack = MODE == MODE_PACK;
     const bool track = PRED && MODE == MODE_GEN;
 
-    int c[4][4], kw[4][4];
+    int c[4 * RA][4 * RB], kw[4 * RA][4 * RB];
 #pragma unroll
-    for (int a = 0; a < 4; a++) {
-        const int4 v = *(const int4 *)(d + (i0 + ty * 4 + a) * ld + j0 + tx * 4);
-        c[a][0] = v.x, c[a][1] = v.y, c[a][2] = v.z, c[a][3] = v.w;
+    for (int a = 0; a < 4 * RA; a++) {
+        const size_t row = (i0 + (a >> 2) * 64 + ty * 4 + (a & 3)) * ld + j0 + tx * 4;
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
+        for (int rb = 0; rb < RB; rb++) {
+            const int4 v = *(const int4 *)(d + row + rb * 64);
+            c[a][rb * 4] = v.x, c[a][rb * 4 + 1] = v.y, c[a][rb * 4 + 2] = v.z, c[a][rb * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int b = 0; b < 4 * RB; b++) {
             if (pack)
                 c[a][b] <<= 8;
             if (track)
@@ -368,28 +383,40 @@ __device__ void mp_quarter(int ld, int ti, int tj, int tk, int qi, int qj, int *
         }
     }
 
-    // Staging: A chunk row t/4, k columns (t%4)*4 .. +3; B chunk row t/16,
-    // columns (t%16)*4 .. +3: one 16-byte load each per thread.
+    // Staging: A chunk rows ra * 64 + t/4, k columns (t%4)*4 .. +3; B chunk
+    // row t/16, columns rb * 64 + (t%16)*4 .. +3: one 16-byte load each per
+    // thread and 64 rows or columns.
     const int ar = t >> 2, ak = (t & 3) * 4, br = t >> 4, bc = (t & 15) * 4;
-    int4 ra, rb;
+    int4 ra[RA], rb[RB];
     auto fetch = [&](int ch) {
-        ra = *(const int4 *)(d + (i0 + ar) * ld + k0 + ch * FF_KC + ak);
-        rb = *(const int4 *)(bd + (k0 + ch * FF_KC + br) * ld + j0 + bc);
+#pragma unroll
+        for (int x = 0; x < RA; x++)
+            ra[x] = *(const int4 *)(d + (i0 + x * 64 + ar) * ld + k0 + ch * FF_KC + ak);
+#pragma unroll
+        for (int y = 0; y < RB; y++)
+            rb[y] = *(const int4 *)(bd + (k0 + ch * FF_KC + br) * ld + j0 + y * 64 + bc);
     };
     auto stage = [&](int ch, int buf) {
-        const int va[4] = {ra.x, ra.y, ra.z, ra.w};
-        int vb[4] = {rb.x, rb.y, rb.z, rb.w};
         const int tag = ch * FF_KC + br + 1;
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            As[buf][ak + e][ar] = pack ? va[e] << 8 : va[e];
-            if (pack)
-                vb[e] = (vb[e] << 8) | tag;
+        for (int x = 0; x < RA; x++) {
+            const int va[4] = {ra[x].x, ra[x].y, ra[x].z, ra[x].w};
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                As[buf][ak + e][x * 64 + ar] = pack ? va[e] << 8 : va[e];
         }
-        *(int4 *)&Bs[buf][br][bc] = make_int4(vb[0], vb[1], vb[2], vb[3]);
+#pragma unroll
+        for (int y = 0; y < RB; y++) {
+            int vb[4] = {rb[y].x, rb[y].y, rb[y].z, rb[y].w};
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                if (pack)
+                    vb[e] = (vb[e] << 8) | tag;
+            *(int4 *)&Bs[buf][br][y * 64 + bc] = make_int4(vb[0], vb[1], vb[2], vb[3]);
+        }
     };
 
-    const int chunks = FF_B / FF_KC;
+    const int chunks = K / FF_KC;
     fetch(0);
     stage(0, 0);
     __syncthreads();
@@ -399,14 +426,21 @@ __device__ void mp_quarter(int ld, int ti, int tj, int tk, int qi, int qj, int *
             fetch(ch + 1);
 #pragma unroll
         for (int kk = 0; kk < FF_KC; kk++) {
-            const int4 a4 = *(const int4 *)&As[buf][kk][ty * 4];
-            const int4 b4 = *(const int4 *)&Bs[buf][kk][tx * 4];
-            const int av[4] = {a4.x, a4.y, a4.z, a4.w};
-            const int bv[4] = {b4.x, b4.y, b4.z, b4.w};
+            int av[4 * RA], bv[4 * RB];
 #pragma unroll
-            for (int a = 0; a < 4; a++)
+            for (int x = 0; x < RA; x++) {
+                const int4 a4 = *(const int4 *)&As[buf][kk][x * 64 + ty * 4];
+                av[x * 4] = a4.x, av[x * 4 + 1] = a4.y, av[x * 4 + 2] = a4.z, av[x * 4 + 3] = a4.w;
+            }
 #pragma unroll
-                for (int b = 0; b < 4; b++) {
+            for (int y = 0; y < RB; y++) {
+                const int4 b4 = *(const int4 *)&Bs[buf][kk][y * 64 + tx * 4];
+                bv[y * 4] = b4.x, bv[y * 4 + 1] = b4.y, bv[y * 4 + 2] = b4.z, bv[y * 4 + 3] = b4.w;
+            }
+#pragma unroll
+            for (int a = 0; a < 4 * RA; a++)
+#pragma unroll
+                for (int b = 0; b < 4 * RB; b++) {
                     if (MODE == MODE_GEN) {
                         if (av[a] != INF && bv[b] != INF) {
                             const int s = relax_sum(av[a], bv[b]);
@@ -429,42 +463,85 @@ __device__ void mp_quarter(int ld, int ti, int tj, int tk, int qi, int qj, int *
         __syncthreads();
     }
 
+    // Every read of A and B is done (the last barrier).
 #pragma unroll
-    for (int a = 0; a < 4; a++) {
-        int v[4];
+    for (int a = 0; a < 4 * RA; a++) {
+        const size_t row = (i0 + (a >> 2) * 64 + ty * 4 + (a & 3)) * ld + j0 + tx * 4;
 #pragma unroll
-        for (int b = 0; b < 4; b++)
-            v[b] = pack ? c[a][b] >> 8 : c[a][b];
-        *(int4 *)(d + (i0 + ty * 4 + a) * ld + j0 + tx * 4) = make_int4(v[0], v[1], v[2], v[3]);
+        for (int y = 0; y < RB; y++) {
+            int v[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                v[e] = pack ? c[a][y * 4 + e] >> 8 : c[a][y * 4 + e];
+            *(int4 *)(d + row + y * 64) = make_int4(v[0], v[1], v[2], v[3]);
+        }
     }
     if (PRED) {
+        // c (or kw) becomes the new predecessor, or -2 for "unchanged".
 #pragma unroll
-        for (int a = 0; a < 4; a++)
+        for (int a = 0; a < 4 * RA; a++)
 #pragma unroll
-            for (int b = 0; b < 4; b++) {
+            for (int b = 0; b < 4 * RB; b++) {
                 const int k = pack ? (c[a][b] & 255) - 1 : kw[a][b];
-                if (k >= 0)
-                    pred[(i0 + ty * 4 + a) * ld + j0 + tx * 4 + b] = bpred[(k0 + k) * ld + j0 + tx * 4 + b];
+                const size_t col = j0 + (b >> 2) * 64 + tx * 4 + (b & 3);
+                c[a][b] = k < 0 ? -2 : bpred[(k0 + k) * ld + col];
+                if (!ALIAS && c[a][b] != -2)
+                    pred[(i0 + (a >> 2) * 64 + ty * 4 + (a & 3)) * ld + col] = c[a][b];
             }
+        if (ALIAS) {
+            __syncthreads();
+#pragma unroll
+            for (int a = 0; a < 4 * RA; a++)
+#pragma unroll
+                for (int b = 0; b < 4 * RB; b++)
+                    if (c[a][b] != -2)
+                        pred[(i0 + (a >> 2) * 64 + ty * 4 + (a & 3)) * ld + j0 + (b >> 2) * 64 + tx * 4 + (b & 3)] =
+                            c[a][b];
+        }
     }
 }
 
 // ff_qpanels: block (x, y, q) updates quarter q of tile (r, x) of the
 // primary row (y = 0) or of tile (x, r) of the primary column (y = 1);
-// distances only. (With predecessors the panels take ff_panels: a quarter
-// that read a new distance of another block's quarter with its old
-// predecessor could pick another k on a tie, and Π would no longer be the
-// one every other path of fw-fast, and the distributed one, returns.)
+// distances only. (A quarter of the primary row reads rows of its tile that
+// another block's quarter writes at the same time: harmless for
+// distances, but with predecessors a quarter that read a new distance with
+// its old predecessor could pick another k on a tie, and Π would no longer
+// be the one every other path of fw-fast, and the distributed one,
+// returns. ff_hpanels has no such race.)
 template <int MODE>
 __device__ __forceinline__ void ff_qpanels(int ld, int r, int *d, ffSharedQ &sh)
 {
     const int x = blockIdx.x, z = blockIdx.z;
     if (x == r)
         return;
+    const size_t rr = (size_t)r * FF_B, xx = (size_t)x * FF_B;
     if (blockIdx.y == 0)
-        mp_quarter<MODE, false>(ld, r, x, r, z >> 1, z & 1, d, nullptr, d, nullptr, sh);
+        mp_rect<MODE, false, 1, 1, FF_B, false>(ld, rr + (z >> 1) * 64, xx + (z & 1) * 64, rr, d, nullptr, d, nullptr, sh);
     else
-        mp_quarter<MODE, false>(ld, x, r, r, z >> 1, z & 1, d, nullptr, d, nullptr, sh);
+        mp_rect<MODE, false, 1, 1, FF_B, false>(ld, xx + (z >> 1) * 64, rr + (z & 1) * 64, rr, d, nullptr, d, nullptr, sh);
+}
+
+// ff_hpanels: block (x, y, h) updates half h of tile (r, x) of the primary
+// row (y = 0: its 128 rows by columns h * 64 ..) or of tile (x, r) of the
+// primary column (y = 1: rows h * 64 .. by its 128 columns). A column of
+// the primary row depends only on that column and on the closed primary
+// tile, a row of the primary column only on that row and the primary tile,
+// so each block reads nothing another writes, and the result, Π included,
+// is ff_panels', with twice its blocks, each half as long.
+template <int MODE, bool PRED>
+__device__ __forceinline__ void ff_hpanels(int ld, int r, int *d, int *pred, ffSharedR<2, 2> &sh)
+{
+    const int x = blockIdx.x, h = blockIdx.z;
+    if (x == r)
+        return;
+    const size_t rr = (size_t)r * FF_B, xx = (size_t)x * FF_B;
+    if (blockIdx.y == 0)
+        mp_rect<MODE, PRED, 2, 1, FF_B, true>(ld, rr, xx + h * 64, rr, d, pred, d, pred,
+                                              *reinterpret_cast<ffSharedR<2, 1> *>(&sh));
+    else
+        mp_rect<MODE, PRED, 1, 2, FF_B, true>(ld, xx + h * 64, rr, rr, d, pred, d, pred,
+                                              *reinterpret_cast<ffSharedR<1, 2> *>(&sh));
 }
 
 // ff_qrest: block (x, y) updates quarter (y % 2, x % 2) of tile (y / 2, x /
@@ -475,7 +552,8 @@ __device__ __forceinline__ void ff_qrest(int ld, int r, int *d, int *pred, ffSha
     const int tx = blockIdx.x >> 1, ty = blockIdx.y >> 1;
     if (tx == r || ty == r)
         return;
-    mp_quarter<MODE, PRED>(ld, ty, tx, r, blockIdx.y & 1, blockIdx.x & 1, d, pred, d, pred, sh);
+    mp_rect<MODE, PRED, 1, 1, FF_B, false>(ld, (size_t)blockIdx.y * 64, (size_t)blockIdx.x * 64, (size_t)r * FF_B, d,
+                                           pred, d, pred, sh);
 }
 
 // ff_panels: block (x, 0) updates tile (r, x) of the primary row, block
@@ -501,6 +579,90 @@ __device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShar
     if (x == r || y == r)
         return;
     mp_tile<MODE, PRED>(ld, y, x, r, d, pred, d, pred, sh);
+}
+
+// ff_small is all of fw-fast for a small matrix in one launch, with 64 x
+// 64 tiles: a stage is 64 steps of phase 1 instead of 128, each with a
+// quarter of the cells per thread, so the n steps on the critical path are
+// each about four times shorter, and no stage waits for a launch. The
+// blocks go through the stages together, separated by a grid barrier
+// (ff_grid_sync), which needs every block of the grid on the card at once:
+// the host sizes the grid from the kernel's occupancy. Stage s (of the
+// ceil(n / 64) that hold a vertex): block 0 closes tile (s, s) (ff_phase1,
+// 4 x 4 cells a thread); the blocks share the primary row's and column's
+// tiles, each a 64 x 64 mp_rect that reads only its own tile and the
+// closed one; then every other tile. Tiles wholly past n (padding) are
+// left alone: nothing could improve them or through them. Over ff_small's
+// stages Π is that of blocked Floyd-Warshall with 64-wide tiles: valid,
+// but on ties not always the one of the 128-wide kernels.
+//
+// bar is two ints the host zeroes: the count of blocks that reached a
+// barrier, and an abort flag. A block that waits more than FF_SPIN_MAX
+// polls (the grid was not all resident) sets the flag, and every block
+// leaves; the host then runs the stages with a launch each.
+#define FF_SPIN_MAX (1 << 20)
+
+// ff_grid_sync is barrier number phase (from 1) of the grid; false when
+// the run was aborted. Every thread of the block gets the same answer.
+__device__ __forceinline__ bool ff_grid_sync(int *bar, int phase, int &abort)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(bar, 1);
+        const int want = phase * gridDim.x;
+        volatile int *vb = bar;
+        int spins = 0;
+        while (vb[0] < want && vb[1] == 0) {
+            if (++spins > FF_SPIN_MAX) {
+                atomicExch(bar + 1, 1);
+                break;
+            }
+        }
+        __threadfence();
+        abort = vb[1];
+    }
+    __syncthreads();
+    return abort == 0;
+}
+
+union ffSharedS {
+    ffShared1 p1;
+    ffSharedQ q;
+};
+
+template <int MODE, bool PRED>
+__device__ void ff_small(int n, int ld, int *d, int *pred, int *bar, ffSharedS &sh, int &abort)
+{
+    const int nt = (n + 63) / 64;
+    int phase = 0;
+    for (int s = 0; s < nt; s++) {
+        const size_t k0 = (size_t)s * 64;
+        if (blockIdx.x == 0)
+            ff_phase1<MODE, PRED, 4>(ld, k0, d, pred, sh.p1);
+        if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
+            return;
+        for (int it = blockIdx.x; it < 2 * nt; it += gridDim.x) {
+            const int x = it >> 1;
+            if (x == s)
+                continue;
+            const size_t xx = (size_t)x * 64;
+            if (it & 1)
+                mp_rect<MODE, PRED, 1, 1, 64, true>(ld, xx, k0, k0, d, pred, d, pred, sh.q);
+            else
+                mp_rect<MODE, PRED, 1, 1, 64, true>(ld, k0, xx, k0, d, pred, d, pred, sh.q);
+        }
+        if (!ff_grid_sync(bar, ++phase, abort))
+            return;
+        for (int it = blockIdx.x; it < nt * nt; it += gridDim.x) {
+            const int x = it % nt, y = it / nt;
+            if (x == s || y == s)
+                continue;
+            mp_rect<MODE, PRED, 1, 1, 64, false>(ld, (size_t)y * 64, (size_t)x * 64, k0, d, pred, d, pred, sh.q);
+        }
+        if (s + 1 < nt && !ff_grid_sync(bar, ++phase, abort))
+            return;
+    }
 }
 
 // ff_stripe_col and ff_stripe_rest are ff_panels' primary column and
@@ -542,7 +704,7 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
     extern "C" __global__ void __launch_bounds__(256) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ ffShared1 sh;                                                                   \
-        ff_phase1<MODE, PRED>(ld, r, d, pred, sh);                                                 \
+        ff_phase1<MODE, PRED, 8>(ld, (size_t)r * FF_B, d, pred, sh);                                                 \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256, MINB) ff_panels_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
@@ -570,6 +732,17 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
     {                                                                                              \
         __shared__ __align__(16) ffSharedQ sh;                                                     \
         ff_qrest<MODE, PRED>(ld, r, d, pred, sh);                                                  \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) ff_hpanels_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffSharedR<2, 2> sh;                                               \
+        ff_hpanels<MODE, PRED>(ld, r, d, pred, sh);                                                \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) ff_small_##suffix(int n, int ld, int *d, int *pred, int *bar) \
+    {                                                                                              \
+        __shared__ __align__(16) ffSharedS sh;                                                     \
+        __shared__ int abort;                                                                      \
+        ff_small<MODE, PRED>(n, ld, d, pred, bar, sh, abort);                                      \
     }
 
 // Two blocks of mp_tile per SM (at most 128 registers a thread) measured
