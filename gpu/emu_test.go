@@ -125,6 +125,7 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 	}
 	// fw-fast picks its kernels by the weights and needs two 128-wide
 	// tiles for its panel and rest kernels: run each of its modes.
+	defaults := ffPath{small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, blocks: ffSmallBlocks}
 	big, err := graph.GNM(130, 400, graph.WeightRange{Min: -2, Max: 9}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -142,14 +143,16 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 						t.Errorf("fw-fast: %v", err)
 					}
 				}
-				// The 128-wide tile kernels, which small graphs leave to
-				// the quarter-tile ones.
-				q := ffQuarterMax
-				ffQuarterMax = 0
-				if _, err := FWFast(context.Background(), h, Options{Device: dev, Pred: pred}); err != nil && !errors.As(err, new(*graph.NegativeCycleError)) {
-					t.Errorf("fw-fast, full tiles: %v", err)
+				// Every path through the stages (ff_small with and
+				// without Π, quarter- and 128-wide tiles, ff_small giving
+				// up), which the defaults pick by size.
+				for _, p := range ffPaths(dev.info.SMs) {
+					setFFPath(t, p)
+					if _, err := FWFast(context.Background(), h, Options{Device: dev, Pred: pred}); err != nil && !errors.As(err, new(*graph.NegativeCycleError)) {
+						t.Errorf("fw-fast, path %s: %v", p.name, err)
+					}
 				}
-				ffQuarterMax = q
+				setFFPath(t, defaults)
 			}
 		}
 	}

@@ -733,11 +733,6 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
         __shared__ __align__(16) ffSharedQ sh;                                                     \
         ff_qrest<MODE, PRED>(ld, r, d, pred, sh);                                                  \
     }                                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) ff_hpanels_##suffix(int ld, int r, int *d, int *pred) \
-    {                                                                                              \
-        __shared__ __align__(16) ffSharedR<2, 2> sh;                                               \
-        ff_hpanels<MODE, PRED>(ld, r, d, pred, sh);                                                \
-    }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256) ff_small_##suffix(int n, int ld, int *d, int *pred, int *bar) \
     {                                                                                              \
         __shared__ __align__(16) ffSharedS sh;                                                     \
@@ -759,10 +754,21 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
 FF_QPANELS(dist, MODE_DIST)
 FF_QPANELS(gen, MODE_GEN)
 
+// ff_hpanels, for the modes with predecessors (without them the quarter
+// panels or the whole-tile ones are faster).
+#define FF_HPANELS(suffix, MODE)                                                                   \
+    extern "C" __global__ void __launch_bounds__(256) ff_hpanels_##suffix(int ld, int r, int *d, int *pred) \
+    {                                                                                              \
+        __shared__ __align__(16) ffSharedR<2, 2> sh;                                               \
+        ff_hpanels<MODE, true>(ld, r, d, pred, sh);                                                \
+    }
+
 FF_KERNELS(dist, MODE_DIST, false, 2)
 FF_KERNELS(pack, MODE_PACK, true, 2)
 FF_KERNELS(gen, MODE_GEN, false, 2)
 FF_KERNELS(genpred, MODE_GEN, true, 1)
+FF_HPANELS(pack, MODE_PACK)
+FF_HPANELS(genpred, MODE_GEN)
 
 // fw-fast over many GPUs (package dist, docs/scale-out.md): rank (p, q) of a
 // P x Q grid holds the tiles (I, J) with I mod P = p and J mod Q = q, as one
