@@ -202,10 +202,8 @@ type cudaCtx struct {
 	mu      sync.Mutex // guards the tables
 	modules []cu.Module
 	funcs   []cu.Function
-	events  []cu.Event
-	spare   []Event     // destroyed events' slots, reused so the table stays small
-	streams []cu.Stream // handle h is streams[h-1]; 0 is the default stream
-	spareS  []Stream
+	events  handles[cu.Event]
+	streams handles[cu.Stream] // 0 is the default stream
 }
 
 // do runs f with the context current on a locked OS thread.
@@ -452,23 +450,17 @@ func (c *cudaCtx) NewEvent() (Event, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if k := len(c.spare); k > 0 {
-		h := c.spare[k-1]
-		c.spare = c.spare[:k-1]
-		c.events[h-1] = e
-		return h, nil
-	}
-	c.events = append(c.events, e)
-	return Event(len(c.events)), nil
+	return Event(c.events.add(e)), nil
 }
 
 func (c *cudaCtx) event(e Event) (cu.Event, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e < 1 || int(e) > len(c.events) {
+	ev, ok := c.events.get(int(e))
+	if !ok {
 		return cu.Event{}, fmt.Errorf("gpu: invalid event handle %d", e)
 	}
-	return c.events[e-1], nil
+	return ev, nil
 }
 
 func (c *cudaCtx) Record(e Event) error { return c.RecordOn(e, 0) }
@@ -502,10 +494,7 @@ func (c *cudaCtx) DestroyEvent(e Event) error {
 	err = c.do("cuEventDestroy", func() error { return cu.DestroyEvent(&ev) })
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if int(e) <= len(c.events) { // a Reset in between emptied the table
-		c.events[e-1] = cu.Event{}
-		c.spare = append(c.spare, e)
-	}
+	c.events.free(int(e))
 	return err
 }
 
@@ -516,7 +505,7 @@ func (c *cudaCtx) DestroyEvent(e Event) error {
 // CUDA_ERROR_INVALID_CONTEXT, as seen with driver 580), hence no release.
 func (c *cudaCtx) Reset() error {
 	c.mu.Lock()
-	c.modules, c.funcs, c.events, c.spare, c.streams, c.spareS = nil, nil, nil, nil, nil, nil
+	c.modules, c.funcs, c.events, c.streams = nil, nil, handles[cu.Event]{}, handles[cu.Stream]{}
 	c.mu.Unlock()
 	if err := c.dev.ResetPrimaryCtx(); err != nil {
 		return wrap("cuDevicePrimaryCtxReset", err)
@@ -543,14 +532,7 @@ func (c *cudaCtx) NewStream() (Stream, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if k := len(c.spareS); k > 0 {
-		h := c.spareS[k-1]
-		c.spareS = c.spareS[:k-1]
-		c.streams[h-1] = st
-		return h, nil
-	}
-	c.streams = append(c.streams, st)
-	return Stream(len(c.streams)), nil
+	return Stream(c.streams.add(st)), nil
 }
 
 // stream returns stream s (cu.NoStream for 0).
@@ -560,10 +542,11 @@ func (c *cudaCtx) stream(s Stream) (cu.Stream, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if int(s) > len(c.streams) || c.streams[s-1] == (cu.Stream{}) {
+	st, ok := c.streams.get(int(s))
+	if !ok || st == (cu.Stream{}) {
 		return cu.Stream{}, fmt.Errorf("gpu: invalid stream handle %d", s)
 	}
-	return c.streams[s-1], nil
+	return st, nil
 }
 
 // DestroyStream destroys the stream (its queued work still runs) and frees
@@ -579,10 +562,7 @@ func (c *cudaCtx) DestroyStream(s Stream) error {
 	err = c.do("cuStreamDestroy", st.Destroy)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if int(s) <= len(c.streams) { // a Reset in between emptied the table
-		c.streams[s-1] = cu.Stream{}
-		c.spareS = append(c.spareS, s)
-	}
+	c.streams.free(int(s))
 	return err
 }
 
