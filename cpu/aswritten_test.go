@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/graph"
@@ -80,5 +81,48 @@ func TestAsWrittenUnreachable(t *testing.T) {
 	}
 	if err := res.Verify(g); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFWRowsSplit checks FloydWarshall and FloydWarshallAsWritten with
+// their rows split over several workers against the same solver on one:
+// the same distances and Π cell for cell on every family of randomGraphs
+// (negative arcs, parallel arcs, loops, n = 0 and 1, sizes that no worker
+// count divides), on a graph heavy enough for the int64 path, the same
+// negative cycle where there is one, and an error for a negative count.
+func TestFWRowsSplit(t *testing.T) {
+	ctx := context.Background()
+	graphs := randomGraphs(t, []int{0, 1, 2, 7, 33}, 2)
+	heavy, err := graph.GNM(20, 120, graph.WeightRange{Min: 1 << 24, Max: 1 << 26}, 5) // 19 × 2²⁶ > MaxDistance: the int64 path
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs = append(graphs, testGraph{g: heavy})
+	solvers := map[string]func(context.Context, *graph.Graph, FWOptions) (*graph.AllPairs, error){
+		"FloydWarshall": FloydWarshall, "FloydWarshallAsWritten": FloydWarshallAsWritten,
+	}
+	for name, solve := range solvers {
+		for _, tg := range graphs {
+			one, err1 := solve(ctx, tg.g, FWOptions{Pred: true})
+			for _, w := range []int{2, 3, 8, 50} {
+				split, err2 := solve(ctx, tg.g, FWOptions{Pred: true, Workers: w})
+				if tg.negCycle {
+					checkNegativeCycle(t, tg.g, err2, true, name)
+					if err1 == nil || err1.Error() != err2.Error() {
+						t.Errorf("%s on %s, %d workers: %v, one worker: %v", name, tg.g.Name(), w, err2, err1)
+					}
+					continue
+				}
+				if err1 != nil || err2 != nil {
+					t.Fatalf("%s on %s, %d workers: %v; one worker: %v", name, tg.g.Name(), w, err2, err1)
+				}
+				if !slices.Equal(one.Dist, split.Dist) || !slices.Equal(one.Pred, split.Pred) {
+					t.Fatalf("%s on %s: %d workers differ from one", name, tg.g.Name(), w)
+				}
+			}
+		}
+		if _, err := solve(ctx, graphs[0].g, FWOptions{Workers: -1}); err == nil || !strings.Contains(err.Error(), "negative worker count") {
+			t.Errorf("%s with Workers -1: %v, want a negative worker count error", name, err)
+		}
 	}
 }

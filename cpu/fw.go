@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/pathnotes/pathnotes/graph"
 )
@@ -59,6 +60,10 @@ func floydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions, what, va
 	if err != nil {
 		return nil, err
 	}
+	if opts.Workers < 0 {
+		return nil, fmt.Errorf("%s: negative worker count %d", what, opts.Workers)
+	}
+	workers := max(opts.Workers, 1)
 	res, err := newFW(g, opts, what, variant)
 	if err != nil {
 		return nil, err
@@ -71,7 +76,7 @@ func floydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions, what, va
 		if err := record(tr, res.Dist, res.Pred, graph.MaxDistance, graph.FWStep{Round: -1}); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		neg, k, err := fwPlain(ctx, res.Dist, res.Pred, n, graph.Inf, skipRows, func(k int) error {
+		neg, k, err := fwPlain(ctx, res.Dist, res.Pred, n, graph.Inf, skipRows, workers, func(k int) error {
 			report(opts.Progress, k, n)
 			return record(tr, res.Dist, res.Pred, graph.MaxDistance, graph.FWStep{K: k, Round: -1})
 		})
@@ -91,7 +96,7 @@ func floydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions, what, va
 	if err := record(tr, d, res.Pred, noPath, graph.FWStep{Round: -1}); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	neg, k, err := fwPlain(ctx, d, res.Pred, n, math.MaxInt64, skipRows, func(k int) error {
+	neg, k, err := fwPlain(ctx, d, res.Pred, n, math.MaxInt64, skipRows, workers, func(k int) error {
 		report(opts.Progress, k, n)
 		return record(tr, d, res.Pred, noPath, graph.FWStep{K: k, Round: -1})
 	})
@@ -115,7 +120,14 @@ func floydWarshall(ctx context.Context, g *graph.Graph, opts FWOptions, what, va
 // pivot by pivot, also keeps every entry a simple path's weight until then,
 // which is what bounds the sums. after(k) runs once pivots 0..k-1 are done;
 // k is how many pivots completed when it returns.
-func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, skipRows bool, after func(k int) error) (neg, k int, err error) {
+//
+// With workers > 1 each pivot's rows are split into that many contiguous
+// runs, relaxed at once. The result is the same cell for cell: with
+// D[k,k] ≥ 0, pivot k never improves row k or column k, so no worker
+// writes what another reads.
+func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, skipRows bool, workers int, after func(k int) error) (neg, k int, err error) {
+	workers = min(workers, n)
+	var wg sync.WaitGroup
 	for k = 0; k < n; k++ {
 		if err := ctx.Err(); err != nil {
 			return -1, k, err
@@ -123,37 +135,17 @@ func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, s
 		if d[k*n+k] < 0 {
 			return k, k, nil
 		}
-		dk := d[k*n : k*n+n]
-		var pk []int32
-		if pred != nil {
-			pk = pred[k*n : k*n+n]
-		}
-		for i := 0; i < n; i++ {
-			dik := d[i*n+k]
-			if !skipRows {
-				fwRowAsWritten(d[i*n:i*n+n], dk, pred, pk, i, n, dik, inf)
-				continue
+		if workers <= 1 {
+			fwRows(d, pred, n, k, 0, n, inf, skipRows)
+		} else {
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					fwRows(d, pred, n, k, w*n/workers, (w+1)*n/workers, inf, skipRows)
+				}()
 			}
-			if dik == inf {
-				continue
-			}
-			di := d[i*n : i*n+n]
-			if pred == nil {
-				for j, dkj := range dk {
-					if dkj != inf && di[j] > dik+dkj {
-						di[j] = dik + dkj
-					}
-				}
-				continue
-			}
-			pi := pred[i*n : i*n+n]
-			pk := pk[:len(dk)]
-			for j, dkj := range dk {
-				if dkj != inf && di[j] > dik+dkj {
-					di[j] = dik + dkj
-					pi[j] = pk[j]
-				}
-			}
+			wg.Wait()
 		}
 		if after != nil {
 			if err := after(k + 1); err != nil {
@@ -162,6 +154,42 @@ func fwPlain[T number](ctx context.Context, d []T, pred []int32, n int, inf T, s
 		}
 	}
 	return -1, n, nil
+}
+
+// fwRows relaxes rows lo..hi-1 of d through pivot k, as fwPlain describes.
+func fwRows[T number](d []T, pred []int32, n, k, lo, hi int, inf T, skipRows bool) {
+	dk := d[k*n : k*n+n]
+	var pk []int32
+	if pred != nil {
+		pk = pred[k*n : k*n+n]
+	}
+	for i := lo; i < hi; i++ {
+		dik := d[i*n+k]
+		if !skipRows {
+			fwRowAsWritten(d[i*n:i*n+n], dk, pred, pk, i, n, dik, inf)
+			continue
+		}
+		if dik == inf {
+			continue
+		}
+		di := d[i*n : i*n+n]
+		if pred == nil {
+			for j, dkj := range dk {
+				if dkj != inf && di[j] > dik+dkj {
+					di[j] = dik + dkj
+				}
+			}
+			continue
+		}
+		pi := pred[i*n : i*n+n]
+		pk := pk[:len(dk)]
+		for j, dkj := range dk {
+			if dkj != inf && di[j] > dik+dkj {
+				di[j] = dik + dkj
+				pi[j] = pk[j]
+			}
+		}
+	}
 }
 
 // fwRowAsWritten relaxes row i through pivot k cell by cell as [Karaula

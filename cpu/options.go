@@ -34,7 +34,10 @@ type FWOptions struct {
 	// FloydWarshall and FloydWarshallAsWritten ignore it.
 	Tile int
 	// Workers is how many goroutines FloydWarshallBlocked runs phases 2
-	// and 3 on; 0 means runtime.GOMAXPROCS(0). FloydWarshall and FloydWarshallAsWritten ignore it.
+	// and 3 on; 0 means runtime.GOMAXPROCS(0). FloydWarshall and
+	// FloydWarshallAsWritten run on one goroutine, as the documents' CPU
+	// programs do, unless Workers is above 1: then each pivot's rows are
+	// split over that many goroutines, with the same result.
 	Workers int
 	// Trace, when not nil, is filled with D (and Π when Pred is set) after
 	// every step: each k for FloydWarshall, each phase of each round for

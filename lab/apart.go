@@ -22,7 +22,8 @@ type ApartResult struct {
 	M        int     `json:"m"`
 	Wall     float64 `json:"wall_s"`             // the whole call, seconds
 	Kernel   float64 `json:"kernel_s,omitempty"` // device time of the kernels, seconds (GPU jobs)
-	Device   string  `json:"device"`             // the card, or the CPU model and "one core"
+	Cores    int     `json:"cores,omitempty"`    // CPU jobs: the cores it ran on (above 1: each pivot's rows split over them)
+	Device   string  `json:"device"`             // the card, or the CPU model and its cores
 	Checked  string  `json:"checked"`            // how the result was checked
 	Estimate float64 `json:"estimate_s"`         // what the job was expected to take
 }

@@ -9,13 +9,15 @@
 //   - 03, Table 3: fw-row on gnutella25 and 30, fw-hn and fw-hn-shared on
 //     gnutella30;
 //   - 01, Tables 1, 3 and 5: the thesis's CPU triple loop as written
-//     (cpu.FloydWarshallAsWritten with Π) on the graphs beyond |V| = 2000,
-//     one core each.
+//     (cpu.FloydWarshallAsWritten with Π) on the graphs beyond |V| = 2000.
 //
 // Each GPU job runs once on a device of its own (the longest first, on the
-// least loaded device), each CPU job once on a core of its own; a job
-// starts only when its estimate (the H100 run's for the GPU jobs, a
-// calibration at |V| = 1000 for the CPU ones) ends before -deadline. The
+// least loaded device). Each CPU job runs once on a core of its own when
+// one core ends it before -deadline; the others, one after another, on the
+// cores left, with each pivot's rows split over them (FWOptions.Workers),
+// and the result says on how many cores it ran. A job starts only when its
+// estimate (the H100 run's for the GPU jobs, a calibration at |V| = 1000
+// for the CPU ones) ends before -deadline. The
 // file is rewritten after every job, and with -resume the jobs it already
 // holds are not run again, so that several short calls can fill it. Run it
 // from the repository root (it reads data/snap). Every result is checked:
@@ -58,7 +60,8 @@ type File = lab.ApartFile
 type job struct {
 	Result
 	gpu bool
-	run func(ctx context.Context, dev *gpu.Device) (Result, error)
+	// run makes the measurement on dev (GPU jobs) or on cores (CPU jobs).
+	run func(ctx context.Context, dev *gpu.Device, cores int) (Result, error)
 }
 
 func (j job) key() string { return j.Notebook + "|" + j.Table + "|" + j.Row + "|" + j.Column }
@@ -153,8 +156,8 @@ func run(out string, resume bool, deadline time.Duration, only string, cpuMaxN i
 
 	var wg sync.WaitGroup
 	errc := make(chan error, len(todo))
-	launch := func(j job, dev *gpu.Device) {
-		r, err := j.run(ctx, dev)
+	launch := func(j job, dev *gpu.Device, cores int) {
+		r, err := j.run(ctx, dev, cores)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = save(nil, fmt.Sprintf("%s: stopped at the deadline", j.key()))
@@ -197,14 +200,15 @@ func run(out string, resume bool, deadline time.Duration, only string, cpuMaxN i
 			go func() {
 				defer wg.Done()
 				for _, j := range q {
-					launch(j, devs[d])
+					launch(j, devs[d], 0)
 				}
 			}()
 		}
 	}
 
-	// CPU jobs: calibrate each graph class at |V| = 1000, then run every
-	// job that fits on a core of its own, the GPU queues' cores left out.
+	// CPU jobs: calibrate each graph class at |V| = 1000, then plan them:
+	// one core each where that ends before the deadline, rows split over
+	// the cores left for the others.
 	var cpuTodo []job
 	for _, j := range todo {
 		if !j.gpu {
@@ -216,25 +220,29 @@ func run(out string, resume bool, deadline time.Duration, only string, cpuMaxN i
 		if err != nil {
 			return err
 		}
-		cores := max(1, runtime.NumCPU()-len(devs)-1)
-		sem := make(chan struct{}, cores)
-		sort.SliceStable(cpuTodo, func(a, b int) bool { return cpuTodo[a].N < cpuTodo[b].N })
-		for _, j := range cpuTodo {
-			j.Estimate = rate[j.Row[:strings.IndexByte(j.Row, ' ')]] * math.Pow(float64(j.N), 3)
-			if time.Since(start)+time.Duration(j.Estimate*1.2*float64(time.Second)) > deadline {
-				if err := save(nil, fmt.Sprintf("%s: ≈ %.0f s on one core would end after the deadline", j.key(), j.Estimate)); err != nil {
-					return err
-				}
-				continue
+		p := planCPU(cpuTodo, rate, max(1, hostCores()-len(devs)-1), deadline-time.Since(start))
+		for _, why := range p.skipped {
+			if err := save(nil, why); err != nil {
+				return err
 			}
+		}
+		sem := make(chan struct{}, p.slots)
+		for _, j := range p.single {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				launch(j, nil)
+				launch(j, nil, 1)
 			}()
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, j := range p.split {
+				launch(j, nil, p.cores)
+			}
+		}()
 	}
 	wg.Wait()
 	close(errc)
@@ -276,7 +284,7 @@ func bodraJobs() ([]job, error) {
 	for name, est := range map[string]float64{gpu.VariantBFNaive: 277, gpu.VariantBFStride: 264, gpu.VariantBFFlag: 73.5} {
 		jobs = append(jobs, job{gpu: true, Result: Result{Notebook: "03-bodra-cuda-sp", Table: "Table 1", Row: "e", Column: name,
 			Graph: fmt.Sprintf("graph.RoadLike(%d, %d, weights 1..100, seed 1), from vertex 0, |V|−1 passes", eN, eM), Estimate: est},
-			run: func(ctx context.Context, dev *gpu.Device) (Result, error) {
+			run: func(ctx context.Context, dev *gpu.Device, _ int) (Result, error) {
 				if err := loadRoad(ctx); err != nil {
 					return Result{}, err
 				}
@@ -322,7 +330,7 @@ func bodraJobs() ([]job, error) {
 		{"gnutella30", gpu.VariantFWHN, 113}, {"gnutella30", gpu.VariantFWHNShared, 125}} {
 		jobs = append(jobs, job{gpu: true, Result: Result{Notebook: "03-bodra-cuda-sp", Table: "Table 3", Row: c.graph, Column: c.variant,
 			Graph: "SNAP p2p-Gnutella" + strings.TrimPrefix(c.graph, "gnutella") + ", weights 1..100, seed 1", Estimate: c.est},
-			run: func(ctx context.Context, dev *gpu.Device) (Result, error) {
+			run: func(ctx context.Context, dev *gpu.Device, _ int) (Result, error) {
 				s, err := load(ctx, c.graph, dev)
 				if err != nil {
 					return Result{}, err
@@ -381,7 +389,6 @@ var karaulaSizes = []struct {
 // karaulaJobs are 01's CPU cells beyond |V| = 2000, up to maxN.
 func karaulaJobs(maxN int) []job {
 	var jobs []job
-	device := lab.CPUModel() + ", one core"
 	for _, c := range karaulaSizes {
 		for i, n := range c.n {
 			if n > maxN {
@@ -390,12 +397,16 @@ func karaulaJobs(maxN int) []job {
 			m := c.m[i]
 			jobs = append(jobs, job{Result: Result{Notebook: "01-karaula-fw", Table: c.table, Row: fmt.Sprintf("%s %d", c.class, n), Column: "CPU", N: n, M: m,
 				Graph: fmt.Sprintf("graph.GNM(%d, %d, weights 1..100, seed 2017)", n, m)},
-				run: func(ctx context.Context, _ *gpu.Device) (Result, error) {
-					wall, err := asWritten(ctx, n, m, true)
+				run: func(ctx context.Context, _ *gpu.Device, cores int) (Result, error) {
+					wall, err := asWritten(ctx, n, m, cores, true)
 					if err != nil {
 						return Result{}, err
 					}
-					return Result{N: n, M: m, Wall: wall, Device: device, Checked: "VerifyWorkers: every path rebuilt from Π, the triangle inequality on every arc"}, nil
+					device := lab.CPUModel() + ", one core"
+					if cores > 1 {
+						device = fmt.Sprintf("%s, %d cores, each pivot's rows split over them", lab.CPUModel(), cores)
+					}
+					return Result{N: n, M: m, Wall: wall, Cores: cores, Device: device, Checked: "VerifyWorkers: every path rebuilt from Π, the triangle inequality on every arc"}, nil
 				}})
 		}
 	}
@@ -403,14 +414,14 @@ func karaulaJobs(maxN int) []job {
 }
 
 // asWritten times cpu.FloydWarshallAsWritten with Π on graph.GNM(n, m)
-// once, and verifies the result when verify is set.
-func asWritten(ctx context.Context, n, m int, verify bool) (float64, error) {
+// once, on cores goroutines, and verifies the result when verify is set.
+func asWritten(ctx context.Context, n, m, cores int, verify bool) (float64, error) {
 	g, err := graph.GNM(n, m, karaulaWeights, karaulaSeed)
 	if err != nil {
 		return 0, err
 	}
 	t0 := time.Now()
-	r, err := cpu.FloydWarshallAsWritten(ctx, g, cpu.FWOptions{Pred: true})
+	r, err := cpu.FloydWarshallAsWritten(ctx, g, cpu.FWOptions{Pred: true, Workers: cores})
 	wall := time.Since(t0).Seconds()
 	if err != nil {
 		return 0, err
@@ -426,19 +437,82 @@ func asWritten(ctx context.Context, n, m int, verify bool) (float64, error) {
 // calibrationN is the |V| at which calibrate times each class.
 var calibrationN = 1000
 
-// calibrate times the triple loop at |V| = calibrationN for each class,
-// with the density of the class's smallest size, and returns seconds per
-// |V|³ by class.
-func calibrate(ctx context.Context) (map[string]float64, error) {
+// calibrate times the triple loop on one core at |V| = calibrationN for
+// each class, with the density of the class's smallest size, and returns
+// seconds per |V|³ by class. A variable, so that a test can set the rates.
+var calibrate = func(ctx context.Context) (map[string]float64, error) {
 	rate := map[string]float64{}
 	for _, c := range karaulaSizes {
 		n := calibrationN
 		m := int(float64(c.m[0]) * float64(n) * float64(n-1) / (float64(c.n[0]) * float64(c.n[0]-1)))
-		wall, err := asWritten(ctx, n, max(m, 1), false)
+		wall, err := asWritten(ctx, n, max(m, 1), 1, false)
 		if err != nil {
 			return nil, err
 		}
 		rate[c.class] = wall / math.Pow(float64(n), 3)
 	}
 	return rate, nil
+}
+
+// hostCores is how many logical CPUs the host has; a variable, so that a
+// test can plan for a larger host.
+var hostCores = runtime.NumCPU
+
+// splitEfficiency is the share of its cores that a run with its rows split
+// is planned to use. Each pivot streams the whole matrix through memory,
+// so memory bandwidth, not the cores, bounds it on a large host; the plan
+// only decides what to start, and a run cut by the deadline is run again
+// by the next -resume.
+const splitEfficiency = 0.6
+
+// cpuPlan is how the CPU jobs run: single on one core each, at most slots
+// at once; split one after another on cores cores; skipped says why each
+// other job does not run in this call.
+type cpuPlan struct {
+	single, split []job
+	slots, cores  int
+	skipped       []string
+}
+
+// planCPU plans jobs (rate: one core's seconds per |V|³ by class) on cores
+// free cores within left. A job runs on one core when its estimate, with a
+// fifth to spare, ends within left; the rest run with their rows split
+// over the cores that the one-core jobs leave (at least two), smallest
+// first, while the queue ends within left.
+func planCPU(jobs []job, rate map[string]float64, cores int, left time.Duration) cpuPlan {
+	jobs = slices.Clone(jobs)
+	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].N < jobs[b].N })
+	fits := func(seconds float64) bool { return time.Duration(seconds*1.2*float64(time.Second)) <= left }
+	var p cpuPlan
+	var rest []job
+	for _, j := range jobs {
+		j.Estimate = rate[j.Row[:strings.IndexByte(j.Row, ' ')]] * math.Pow(float64(j.N), 3)
+		if fits(j.Estimate) {
+			p.single = append(p.single, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	p.slots = max(1, min(len(p.single), cores))
+	if len(rest) > 0 && cores >= 3 {
+		p.slots = max(1, min(len(p.single), cores-2))
+		p.cores = cores - p.slots
+		if len(p.single) == 0 {
+			p.cores = cores
+		}
+	}
+	queue := 0.0
+	for _, j := range rest {
+		one := j.Estimate
+		if p.cores >= 2 {
+			j.Estimate = one / (float64(p.cores) * splitEfficiency)
+			if fits(queue + j.Estimate) {
+				queue += j.Estimate
+				p.split = append(p.split, j)
+				continue
+			}
+		}
+		p.skipped = append(p.skipped, fmt.Sprintf("%s: ≈ %.0f s on one core (%d cores to split it over) would end after the deadline", j.key(), one, p.cores))
+	}
+	return p
 }

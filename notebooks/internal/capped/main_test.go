@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,7 +32,7 @@ func TestRunCPU(t *testing.T) {
 	f := read(t, out)
 	got := map[string]bool{}
 	for _, r := range f.Results {
-		if r.Wall <= 0 || r.Notebook != "01-karaula-fw" || r.Column != "CPU" || r.Device == "" {
+		if r.Wall <= 0 || r.Notebook != "01-karaula-fw" || r.Column != "CPU" || r.Device == "" || r.Cores != 1 {
 			t.Errorf("result %+v", r)
 		}
 		got[r.Row] = true
@@ -60,4 +62,70 @@ func read(t *testing.T, path string) File {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// run splits the rows of a CPU job that one core would not end before the
+// deadline over the cores left, says so in its result, and still skips a
+// job too long for them all. The calibration is replaced by a rate far
+// above the real one, so that the plan does not depend on this machine's
+// speed: the jobs themselves take milliseconds.
+func TestRunCPUSplit(t *testing.T) {
+	saved, savedCal, savedCores := karaulaSizes, calibrate, hostCores
+	defer func() { karaulaSizes, calibrate, hostCores = saved, savedCal, savedCores }()
+	karaulaSizes = []struct {
+		class, table string
+		n, m         []int
+	}{{"dense", "Table 1", []int{60, 90, 180, 2000}, []int{70, 160, 600, 8000}}}
+	calibrate = func(context.Context) (map[string]float64, error) { return map[string]float64{"dense": 1e-6}, nil }
+	hostCores = func() int { return 6 } // 5 free: 2 slots for the two one-core jobs, 3 to split over
+	out := filepath.Join(t.TempDir(), "capped.json")
+	// One core: 60 → 0.22 s, 90 → 0.73 s, 180 → 5.8 s, 2000 → 8000 s.
+	// Split over 3 cores at 60 %, 180 is planned at 3.2 s: within 6 s.
+	if err := run(out, false, 6*time.Second, "cpu", 2000); err != nil {
+		t.Fatal(err)
+	}
+	f := read(t, out)
+	cores := map[string]int{}
+	for _, r := range f.Results {
+		cores[r.Row] = r.Cores
+		if r.Cores > 1 && !strings.Contains(r.Device, "3 cores") {
+			t.Errorf("%s on %d cores: device %q does not say so", r.Row, r.Cores, r.Device)
+		}
+	}
+	if cores["dense 60"] != 1 || cores["dense 90"] != 1 || cores["dense 180"] != 3 || len(f.Results) != 3 {
+		t.Errorf("cores by row %v, want dense 60 and 90 on one, dense 180 on three", cores)
+	}
+	if len(f.Skipped) != 1 || !strings.Contains(f.Skipped[0], "dense 2000") {
+		t.Errorf("skipped %q, want dense 2000 alone", f.Skipped)
+	}
+}
+
+// planCPU keeps two cores for the split jobs, gives the rest to the
+// one-core ones, queues the split jobs within the time left, and splits
+// nothing on a host with fewer than three free cores.
+func TestPlanCPU(t *testing.T) {
+	jobs := karaulaJobs(12500)
+	rate := map[string]float64{"dense": 2e-9, "sparse": 1e-9, "medium": 1.5e-9}
+	p := planCPU(jobs, rate, 30, 9*time.Minute)
+	// One core: the three 5000s take 125 to 250 s and sparse 7500 422 s
+	// (506 s with a fifth to spare): those four run on one core each;
+	// medium 7500 (633 s) and every larger one do not.
+	if len(p.single) != 4 || p.slots != 4 || p.cores != 26 {
+		t.Fatalf("%d one-core jobs on %d slots, split over %d cores; want 4, 4, 26", len(p.single), p.slots, p.cores)
+	}
+	queue := 0.0
+	for _, j := range p.split {
+		queue += j.Estimate
+	}
+	if len(p.split)+len(p.skipped) != 8 || len(p.split) == 0 || queue*1.2 > (9*time.Minute).Seconds() {
+		t.Errorf("%d split (%.0f s queued), %d skipped: want the 8 others planned within 540 s", len(p.split), queue, len(p.skipped))
+	}
+	for i := 1; i < len(p.split); i++ {
+		if p.split[i].N < p.split[i-1].N {
+			t.Errorf("split queue not smallest first: %s before %s", p.split[i-1].Row, p.split[i].Row)
+		}
+	}
+	if small := planCPU(jobs, rate, 2, 9*time.Minute); len(small.split) != 0 || small.cores != 0 || len(small.skipped) != 8 {
+		t.Errorf("on 2 free cores: %d split over %d cores, %d skipped; want none split, 8 skipped", len(small.split), small.cores, len(small.skipped))
+	}
 }
