@@ -95,13 +95,15 @@ md(r'''
 
 The thesis's first two examples define the words. Example 1's graph (Fig. 2.1) has the vertices
 a, b, c and four edges, ψ(e₁) = {a, a}, ψ(e₂) = {a, b}, ψ(e₃) = {b, c} and ψ(e₄) = {b, c}: a
-*multigraph* (two edges join b and c) with a *loop* (e₁). Example 2 (Fig. 2.2) is a digraph with
-two vertices u and v, to say that a digraph may hold the arc u→v and the arc v→u, of opposite
-directions. The figures themselves are not in the copy of the thesis used here, so the drawings
+*multigraph* (two edges join b and c) with a *loop* (e₁). Example 2 (Fig. 2.2) is a digraph, u and
+v two of its vertices, to say that a digraph may hold the arc u→v and the arc v→u, of opposite
+directions (the example does not say how many vertices Fig. 2.2 has). The figures themselves are not in the copy of the thesis used here, so the drawings
 below are schematics built from the examples' text: Fig. 2.1's edges are drawn undirected and
 weighted by their numbers (e₁ weighs 1, …), and Fig. 2.2 has the two arcs that Example 2 names.
 pathnotes' graphs drop loops that are not negative and keep the lightest of parallel arcs, since
 neither changes a distance; `KeepLoops` and `Duplicates(graph.KeepAll)` keep them for a drawing.
+The summary under Fig. 2.1 counts arcs, as pathnotes stores an undirected graph: each of the three
+edges between two vertices as two arcs, the loop as one, so m = 7 for the four edges.
 ''')
 
 code(r'''
@@ -359,6 +361,19 @@ square tiles and walks down the diagonal. For each diagonal ("primary") tile B i
 phases: phase 1 closes the primary tile over its own vertices, phase 2 updates the tiles in its
 row and its column through it, phase 3 updates every other tile through those. The thesis traces it
 on a four-vertex digraph with 2×2 tiles: primary tile 0 covers a and b, tile 1 covers c and d.
+Its Fig. 4.10 is not in the copy of the thesis used here, but Example 7's matrix W gives the five
+arcs, a→b 5, a→c 9, b→c 1, c→d 2 and d→b 3: that graph is `graph.Example("karaula-fig4.10")`.
+''')
+
+code(r'''
+fig410, err := graph.Example("karaula-fig4.10")
+if err != nil {
+	panic(err)
+}
+display.Graph(fig410).Title("Fig. 4.10 (Karaula 2017): 4 vertices, 5 arcs")
+''')
+
+md(r'''
 
 `cpu.FloydWarshallBlocked` with `Tile: 2` and a `Trace` records the matrices after every phase.
 The cell asserts the seven states the thesis prints (the start and three phases per round) and
@@ -428,13 +443,15 @@ md(r'''
 of each phase is laid out; Figs. 4.7–4.9 draw it (they too are not in the copy used here, so the
 schematics below are drawn from the text, on a matrix of 5 × 5 tiles with round k = 1):
 
-- **phase 1**: one block, and the primary tile alone in shared memory;
+- **phase 1** (Fig. 4.8, which draws phases 1 and 2): one block, and the primary tile alone in
+  shared memory;
 - **phase 2** (Fig. 4.8): the primary tile and the block's own tile; the grid has (B − 1) × 2
-  blocks, where B here counts the tiles along a side: row 0 of the grid takes the tiles in the
+  blocks. The thesis writes B for the tile side here ("if the submatrices are B × B"), but the
+  count only holds with B the number of tiles along a side. Row 0 of the grid takes the tiles in the
   primary row, row 1 those in the primary column, and a block's x index skips the primary tile by
   adding min((x + 1)/(k + 1), 1), which is 1 exactly when x ≥ k;
-- **phase 3** (Figs. 4.7 and 4.9): three tiles, "the current block, and the blocks that shared its
-  column and its row with the primary block"; the grid has (B − 1) × (B − 1) blocks, skipping the
+- **phase 3** (Figs. 4.7 and 4.9): three tiles, "the current block, and the blocks that shared the same
+  column, or row, with the primary block"; the grid has (B − 1) × (B − 1) blocks, skipping the
   primary row and column the same way in x and in y. Fig. 4.7's data access is the same picture:
   tile (i, j) reads the tile (i, k) of the primary column and the tile (k, j) of the primary row.
 
@@ -467,9 +484,11 @@ Karaula times three programs, and pathnotes has each as a variant:
 - **CUDA v2** (§4.5, after Katz & Kider 2008): the three-phase blocked algorithm with 32×32 tiles
   held in shared memory — variant `fw-blocked`.
 
-`fw-blocked` differs from the thesis's code in one place, a fix: the thesis loads tiles without
-checking the matrix edge, so when |V| is not a multiple of 32 its kernels read past the matrix;
-pathnotes guards every load.
+`fw-blocked` differs from the thesis's code in two places. A fix: the thesis loads the primary tile
+(phase 2) and the row and column tiles (phase 3) without checking the matrix edge, and its guard
+`i < max(32, |V|)` (phases 1 and 2) passes everything when |V| < 32, so when |V| is not a multiple
+of 32 its kernels read past the matrix; pathnotes guards every load. And a saving: in phase 3 it
+keeps the cell it updates in a register instead of a third tile (the budget below).
 ''')
 
 code(r'''
@@ -886,7 +905,8 @@ measuredHere["dense"] = rebuild(classes[0])
 md(r'''
 ### Sparse graphs: Tables 3 and 4, Fig. 5.2
 
-With |E| = |V|/2, most vertices have no arc at all and most pairs are unreachable.
+With |E| = |V|/2, most vertices have no outgoing arc (about 61 %, e^(−1/2)) and most pairs are
+unreachable.
 ''')
 
 code(r'''
@@ -964,7 +984,9 @@ reads d[i][k], d[k][j] and d[i][j] from global memory for every k, coalesced (4 
 warp's 32 words, one for the d[i][k] all its lanes share) but n times over; v2's phase kernels
 read each tile from global memory once per round and then B = 32 times from shared memory,
 without bank conflicts. On the emulator the counts are those Nsight Compute takes on a card
-(docs/cell-kernels.md compares them); on a card the table gives registers and occupancy.
+(docs/cell-kernels.md compares them); on a card the table gives registers and occupancy. The profile
+computes distances only, without Π, so its kernels load none of the Π tiles of the budget above:
+4, 8 and 8 KiB of shared memory in phases 1–3 instead of 8, 16 and 12.
 ''')
 
 code(r'''
@@ -974,7 +996,7 @@ code(r'''
 md(r'''
 ### What carries over
 
-Three of the thesis's observations can be set against this run. First, its CUDA v2 beat the CPU
+Three things the thesis's tables show can be set against this run. First, its CUDA v2 beat the CPU
 by about 158× (dense), 81× (sparse) and 137× (medium) at |V| = 12,500 — figures derived from its
 tables, not printed there. Second, the CPU time depends on density although Floyd-Warshall does
 |V|³ steps on any graph; the likely cause is the ∞ guard, which skips the relaxation of pairs
@@ -1038,8 +1060,8 @@ md(r'''
   come from the machine named at the top, so only the shapes of the curves — the CPU's cubic
   growth, the GPU's fixed cost on small graphs, v2's lead over v1 — can be compared, not the
   numbers.
-- **The graphs.** The thesis does not describe its generator, its weights or any seed; ours are
-  `graph.GNM` graphs with the thesis's (|V|, |E|), weights 1..100 and the seed stated above.
+- **The graphs.** The thesis does not describe its generator, its weight range or any seed (only
+  that the weights are random); ours are `graph.GNM` graphs with the thesis's (|V|, |E|), weights 1..100 and the seed stated above.
 - **The clock.** The thesis's `clock()` counts the process's CPU time; ours is wall time, and the
   GPU times leave out the thesis's device reset and the one-time loading of the kernels.
 - **The largest CPU runs.** The CPU triple loop stops at |V| = 2000 × scale: at 12,500 it would
