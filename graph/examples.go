@@ -56,8 +56,8 @@ var examples = []example{
 		arcs:   "s->a 2, s->b 7, a->b 3, a->c 8, a->d 6, b->c 1, b->d 2, c->d 4",
 		notes: []string{
 			"[Musap 2016] §2.5, Figs. 2.4–2.6: Dijkstra from s; final distances s=0, a=2, b=5, c=6, d=7, settle order s,a,b,c,d.",
-			"Stated or forced by the text: s->a 2, s->b 7, a->b 3, a->c 8, b->c 1, c->d 4.",
-			"Assumed (the text does not give them): a->d 6 and b->d 2, a completion consistent with every distance change the text reports (d is 8 after a, 7 after b).",
+			"Stated or forced by the text: s->a 2, s->b 7, a->b 3, a->c 8, b->c 1, b->d 2, c->d 4 (b->d: d changes when b, at 5, settles, and is 7 afterwards).",
+			"Assumed (the text does not give it): a->d 6, the smallest integer consistent with every distance change the text reports (d changes when a, at 2, settles, and again when b does; so a->d > 5, and d is 8 after a).",
 		},
 	},
 	{

@@ -69,6 +69,16 @@ func TestExampleNotesMarkAssumptions(t *testing.T) {
 			t.Errorf("musap-sabcd notes lack %q:\n%s", want, notes)
 		}
 	}
+	// b->d 2 follows from the text (d is 7 after b, at 5, settles); only
+	// a->d is assumed.
+	for _, note := range g.Notes() {
+		if strings.HasPrefix(note, "Assumed") && strings.Contains(note, "b->d") {
+			t.Errorf("musap-sabcd: b->d is forced by the text, but a note calls it assumed: %s", note)
+		}
+		if strings.HasPrefix(note, "Stated") && !strings.Contains(note, "b->d 2") {
+			t.Errorf("musap-sabcd: the note of stated or forced arcs lacks b->d 2: %s", note)
+		}
+	}
 	g, err = Example("bodra-fig1")
 	if err != nil {
 		t.Fatal(err)

@@ -123,7 +123,7 @@ query.Add("multiprocessors", "—", info.SMs)
 query.Add("max texture 1D", "(65536)", fmt.Sprintf("(%d)", info.MaxTexture1D))
 query.Add("max texture 2D", "(65536, 65535)", fmt.Sprintf("(%d, %d)", info.MaxTexture2D[0], info.MaxTexture2D[1]))
 query.Add("max texture 3D", "(2048, 2048, 2048)", fmt.Sprintf("(%d, %d, %d)", info.MaxTexture3D[0], info.MaxTexture3D[1], info.MaxTexture3D[2]))
-query.Add("compute capability", "2.0 (Fermi)", fmt.Sprintf("%d.%d", info.Major, info.Minor))
+query.Add("compute capability", "2.0 (not in the thesis; the S2050's)", fmt.Sprintf("%d.%d", info.Major, info.Minor))
 query
 ''')
 
@@ -248,8 +248,8 @@ md(r'''
 
 With N elements and `tpb` threads per block, N / tpb blocks are too few whenever tpb does not divide
 N: for N = 7 and tpb = 8 it is 0 blocks — not an empty run but an invalid launch. The thesis's
-`(N + tpb − 1) / tpb` rounds up; then some threads have no element (3 of 8 for N = 5), and the
-`tid < N` guard keeps them out. The cell launches `countThreads` both ways.
+`(N + tpb − 1) / tpb` rounds up; then some threads have no element (3 of 8 for N = 5, Fig. 1.8),
+and the `tid < N` guard keeps them out. The cell launches `countThreads` both ways.
 ''')
 
 code(r'''
@@ -461,7 +461,8 @@ Three of the thesis's memory spaces in one module:
 - a `__constant__` array, written by the host and read by every thread: the coefficients of a cubic;
 - `__shared__` memory for a block sum (Fig. 2.8): 8 elements, then strides 1, 2 and 4, with a
   barrier between the steps; `steps` keeps the array after each step. `blockSum` is the same with
-  `extern __shared__` memory sized at launch, for any power-of-two block.
+  `extern __shared__` memory sized at launch, for any power-of-two block; the host adds the
+  blocks' sums, as in Fig. 2.7.
 
 It also holds `busy`, a kernel with enough work per thread to be seen on a clock, for §1.6.
 ''')
@@ -729,11 +730,12 @@ md(r'''
 ## §2.5 Dijkstra step by step (Figs. 2.4–2.6)
 
 The thesis runs Dijkstra from s on a digraph with vertices s, a, b, c, d. Its text gives most arc
-weights outright or through the distance changes it reports; two it never gives, a→d and b→d.
-`graph.Example("musap-sabcd")` completes them with a→d 6 and b→d 2 — an assumption, consistent
-with every change the text reports: d changes when a settles and again when b does, and is 7 when
-c settles. The value d takes when a settles, 8, is not the thesis's: it follows from the assumed
-a→d = 6, and the text gives none. The graph's notes say which arcs are which.
+weights outright or through the distance changes it reports; one it never gives, a→d. (b→d = 2 is
+forced: d changes when b, at distance 5, settles, and is 7 afterwards.) `graph.Example("musap-sabcd")`
+completes a→d with 6 — an assumption, the smallest integer consistent with every change the text
+reports: d changes when a, at 2, settles and again when b does, so a→d > 5. The value d takes when a
+settles, 8, is not the thesis's: it follows from the assumed a→d = 6, and the text gives none. The
+graph's notes say which arcs are which.
 
 `cpu.Dijkstra` with a `Trace` records both of the thesis's forms: the sequential Algorithm 1 (one
 vertex settled per step, the distances C after relaxing its arcs) and the frontier Algorithm 2 (per
@@ -859,7 +861,7 @@ toD, err := resSabcd.PathTo(vertexOf(sabcd, "d"))
 if err != nil {
 	panic(err)
 }
-display.Graph(sabcd).Path(toD).Title("§2.5: the shortest s → d weighs 7 (a→d and b→d assumed)")
+display.Graph(sabcd).Path(toD).Title("§2.5: the shortest s → d weighs 7 (a→d assumed)")
 ''')
 
 md(r'''
@@ -1055,8 +1057,8 @@ weights "chosen at random".
 
 The figures are not in the copy of the thesis used here, and the text gives only vertex 0's part:
 V_a[0] = 0 and V_a[1] = 2, so vertex 0 has two arcs, to 2 with weight 5 and to 4 with weight 9. It
-also writes those two targets as "E_a[0] = 8 and E_a[1] = 6", which contradicts the weights it
-reads beside them (the arcs 0→2 and 0→4): one of the two is a slip, and the schematic below
+also writes those two targets as "E_a[0] = 8 and E_a[2 − 1] = E_a[1] = 6", which contradicts the
+weights it reads beside them (the arcs 0→2 and 0→4): one of the two is a slip, and the schematic below
 follows the arcs the weights name. Its other arcs are made up for the picture, labelled so. The
 thesis's V_a has n entries; pathnotes' CSR (`g.Offsets()`, what `dev.GraphCSR` uploads) has n+1, the
 last marking where the last vertex's arcs end, which the thesis's V_a[i+1] needs for i = n−1.
@@ -1084,10 +1086,11 @@ vertex placed first so that the source reaches everything. `graph.ConstantDegree
 them: the ring arc i → i+1 mod n and six more to distinct random targets. For each size the
 thesis made 10 graphs, ran the CPU version and then the GPU version on each, and plotted the means.
 
-The thesis's CPU version is its Algorithm 1 with an array scan for the minimum, O(n²): at a
-million vertices that is about 10¹² steps, hours. The CPU column here is `cpu.Dijkstra`, a binary
-heap, so whatever speed-up appears is the GPU's against a good CPU algorithm, not against a
-quadratic one. For the GPU, **kernels** is the device time of the loop (launches, and the small
+The thesis's CPU version is its Algorithm 1 with an array scan for the minimum, O(n²): about 10¹²
+steps at a million vertices (tens of minutes) and 10¹⁴ at ten million (about a day), although the
+thesis says its CPU run "does not take long enough to cause problems" at these sizes. The CPU
+column here is `cpu.Dijkstra`, a binary heap, so whatever speed-up appears is the GPU's against a
+good CPU algorithm, not against a quadratic one. For the GPU, **kernels** is the device time of the loop (launches, and the small
 copy of partial minima every iteration), **wall** the whole call with the graph's upload. Every GPU
 result has the CPU's distances. The thesis times neither generation nor, as far as its text says,
 the upload; generation is left out here too.
@@ -1297,7 +1300,8 @@ md(r'''
 - **The graphs.** The thesis does not say how it placed its first arc per vertex or which weights
   it drew; here the ring arc i → i+1 and weights 1..10 from a stated seed, `graphsPerN` graphs per
   size instead of 10.
-- **The example's arcs** a→d and b→d are assumed (6 and 2): the thesis's text does not give them.
+- **The example's arc** a→d is assumed (6): the thesis's text does not give it; b→d = 2 follows
+  from the text.
 - **The listings' bugs** (the warp-synchronous reduction tail, the per-iteration allocation that is
   never freed, the swapped index in the chapter-1 kernel, the 256×256 block) are fixed, not copied.
 ''')
