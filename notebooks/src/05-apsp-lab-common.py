@@ -32,7 +32,8 @@ fmt.Printf("scale %g: n in %v × %g\n", scale, handoutSizes, scale)
 ## The machine you run on
 ''') + r'''
 The handout's lab machine had two six-core Xeon X5650 and a Tesla M2050 (Fermi, compute
-capability 2.0, 14 SMs, 48 KB of shared memory per SM, at most 1024 threads per block). Its
+capability 2.0, 14 SMs, 48 KB of shared memory per SM, at most 1024 threads per block; the SM
+count and limits are the M2050's, not stated in the handout). Its
 students debugged in CUDA 2.3's emulation mode on machines without a GPU, and the handout warns
 that emulated times mean nothing. The same holds here: without a GPU the kernels run on the PTX
 emulator, which checks them exactly but times the CPU.
@@ -77,8 +78,8 @@ On entry `d` holds the n×n weight matrix, row-major `int32`, as `cells.GraphMat
 weight of arc i → j at `d[i*n+j]`, `graph.Inf` (= 2³¹−1, `INT_MAX`) where there is no arc, 0 on
 the diagonal. The function launches its kernels (`cells.GetKernel(name)` then `k.Launch(grid,
 block, args...)`, the `<<<grid, block>>>` of CUDA) and leaves the shortest distances in `d`, Inf
-where there is no path. The handout leaves the infinity to its `graph.c`; here it is `INT_MAX`, so
-a kernel must not add to it: `INF + w` wraps round to a large negative number. Negative arcs are
+where there is no path. The handout does not say how no-arc is stored (its `graph.c`, not
+included, builds the matrix); here it is `INT_MAX`, so a kernel must not add to it: `INF + w` wraps round to a large negative number. Negative arcs are
 allowed, negative cycles are not (§1.1).
 
 `lab.CheckAPSP` runs a function on seeded graphs of 1 to 1000 vertices (129 on the emulator) —

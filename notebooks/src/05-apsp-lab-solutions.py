@@ -40,7 +40,9 @@ themselves, with skeleton kernels to fill in, are in `05-apsp-lab.ipynb`. Every 
 computed from this run's numbers.
 ''', emulated=[
     "Task 2.1 (a): the timing of the block shapes and the answer drawn from it, on the emulator at "
-    "scale 0.05 (n = 128), not the card's n = 8192.",
+    "scale 0.05 (n = 102), not the card's n = 8192;",
+    "Why: what each version does to memory: the profile and the bytes moved, the emulator's counts on a "
+    "128-vertex graph.",
 ])
 
 lab05.setup(nb)
@@ -616,7 +618,8 @@ once on a 128-vertex graph with every launch profiled (`gpu.Profile`; a `%%profi
 same for a whole cell) and shows the kernels side by side, each kernel's launches summed. The
 naive kernel reads d[i][k] (one word for the whole warp: one sector) and d[k][j] and d[i][j]
 (coalesced: 4 sectors for 32 words), but the whole matrix again for every k; the tiled version in
-global memory reads as much; the shared-memory version loads each tile once per round and then
+global memory reads nearly as much (about three quarters of the naive kernel's loads in the profile
+below); the shared-memory version loads each tile once per round and then
 reads it B = 32 times from shared memory, without bank conflicts. On the emulator the counts are
 those Nsight Compute takes on a card (docs/cell-kernels.md compares them); on a card the table
 gives registers and occupancy, and the counters need Nsight Compute.
@@ -663,8 +666,8 @@ md(r'''
   PTX emulator.
 - **The CPU baseline** is `cpu.FloydWarshallBlocked` (Go, every core, vector kernels where the CPU
   has AVX2), not the handout's OpenMP code; the answers compare with it.
-- **Infinity** is `INT_MAX` and every kernel guards its sums, where the handout leaves the choice to
-  its `graph.c`.
+- **Infinity** is `INT_MAX` and every kernel guards its sums; the handout does not say how no-arc
+  is stored (its `graph.c`, not included, builds the matrix).
 - **Graphs.** The handout does not say how its graphs are generated; the timed ones here are
   uniform random graphs with 16·n arcs and weights 1..100 from the seed above.
 ''')

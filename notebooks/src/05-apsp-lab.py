@@ -286,7 +286,7 @@ for _, v := range versions {
 ''')
 
 md(r'''
-## Questions (the handout's §2 and §4.1)
+## Questions (the handout's §2 and §4.1, with a few added here)
 
 Answer from your measurements; `times.At(name, n)` gives a time in seconds, `times.Speedup(name)`
 the speed-ups over the CPU's tiled version.
@@ -294,9 +294,11 @@ the speed-ups over the CPU's tiled version.
 **Task 2.1**
 - (a) How do 1-D and 2-D thread blocks compare? Time a few shapes of each (for example 1-D 128,
   256, 1024; 2-D 16×16, 32×8, 32×32) and explain the differences. What happens if `threadIdx.x`
-  runs along i instead of j?
-- (b) How does the time change from n = 1024 to 8192? What growth do you expect, and what do you see?
-- (c) How much faster than the CPU's tiled version is it?
+  runs along i instead of j? (added here)
+- (b) How does the time change from n = 1024 to 8192? What growth do you expect, and what do you
+  see? (the growth: added here)
+- (c) How much faster than the CPU's tiled version (the handout's OpenMP code; here
+  `cpu.FloydWarshallBlocked`) is it?
 
 **Task 2.2**
 - (a) What is the least number of different kernels the tiled version needs, and why?
@@ -305,8 +307,8 @@ the speed-ups over the CPU's tiled version.
 
 **Task 2.3**
 - (a) What data does each phase need to compute its tiles?
-- (b) What is the ideal tile size? Which constraints (threads per block, shared memory per block and
-  per SM, occupancy) decide it?
+- (b) What is the ideal tile size? Which constraints decide it? (The handout asks which constraints
+  arise; added here, as hints: threads per block, shared memory per block and per SM, occupancy.)
 - (c) How does the time change with n?
 - (d) How much faster than the CPU's tiled version is it now?
 
