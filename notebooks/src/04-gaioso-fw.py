@@ -141,8 +141,9 @@ md(r'''
 
 The blocked algorithm that Katz & Kider and this paper build on (Venkataraman et al., §IV) cuts
 the distance matrix into tiles — Fig. 1 shows 4×4 of them — and walks down the diagonal. Fig. 2
-colours the order within one stage: the primary tile on the diagonal first (red), then the tiles
-of its row and column (grey), then all the others (white); Fig. 3 shows the same three phases as
+colours the order within one stage: the primary tile on the diagonal first (red), then the grey
+tiles (its row and column, in the blocked order; the paper names only the colours), then the white
+ones; Fig. 3 shows the same three phases as
 Katz & Kider's three kernels run them. The schematic below draws one such stage with 4×4 tiles of
 32×32 (the block side the paper found best), for a matrix of 128 vertices: its phase 1 is red as in
 Fig. 2, phase 2 orange where the paper has grey, phase 3 blue where it has white. The copy of the
@@ -152,7 +153,7 @@ every persistent block recomputing the primary tile, and phase 3 in its second.
 ''')
 
 code(r'''
-display.BlockedFW(128, 32, 1)
+display.Column(display.BlockedFW(128, 32, 1)).Title("Figs. 1–3 (schematic from §IV's text): one stage of 4×4 tiles")
 ''')
 
 md(r'''
@@ -179,7 +180,8 @@ GPU) and with three (Figs. 5 and 6).
 ''')
 
 code(r'''
-display.Column(display.BlockedFW(192, 32, 1).Persistent(4), display.BlockedFW(192, 32, 1).Persistent(3))
+display.Column(display.BlockedFW(192, 32, 1).Persistent(4), display.BlockedFW(192, 32, 1).Persistent(3)).
+	Title("Fig. 4 (schematic, above): 4 persistent blocks; Figs. 5–6 (schematic, below): 3 persistent blocks")
 ''')
 
 md(r'''
@@ -295,7 +297,7 @@ type claim struct {
 claims := []claim{
 	{"over sequential, |E| = 600|V| (GPU under 15 s)", 8192, 149, "abstract, §I, §VIII"},
 	{"over sequential", 16384, 195, "§VII"},
-	{"over Harish & Narayanan, mean", 0, 4, "abstract, §I, §VIII"},
+	{"over Harish & Narayanan, mean", 0, 4, "§I, §VIII (the abstract: 'traditional implementations', almost 4×)"},
 	{"over Harish & Narayanan", 16384, 4, "§VII"},
 	{"over Katz & Kider, mean", 0, 1.8, "§I, §VIII"},
 }
@@ -545,8 +547,8 @@ display.Row(fig7, fig8)
 md(r'''
 ### Beside the paper's claims
 
-The paper's Figs. 9 and 10 chart its speed-ups without printing their values; below they are
-redrawn from this run, with the paper's stated claims as single points. The table sets each claim beside the same ratio measured here
+The paper's Figs. 9 and 10 chart its speed-ups; the copy used here keeps only their captions, so
+below they are redrawn from this run, with the paper's stated claims as single points. The table sets each claim beside the same ratio measured here
 at that |V| scaled (or the mean over the sizes where both ran), "—" where this run has no number.
 ''')
 
