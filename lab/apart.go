@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 )
 
 // ApartResult is one measurement that notebooks/internal/capped made
@@ -38,6 +39,18 @@ type ApartFile struct {
 	Command string        `json:"command"` // how capped was called (the last call)
 	Results []ApartResult `json:"results"`
 	Skipped []string      `json:"skipped,omitempty"` // the jobs left out by the last call, and why
+}
+
+// SkippedFor returns the jobs of notebook that the last call left out,
+// each with its reason and without the notebook's name.
+func (f *ApartFile) SkippedFor(notebook string) []string {
+	var out []string
+	for _, why := range f.Skipped {
+		if rest, ok := strings.CutPrefix(why, notebook+"|"); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
 }
 
 // NotRunApart is what a notebook's "run apart" cell prints when there is

@@ -188,7 +188,8 @@ func TestReadApart(t *testing.T) {
 		{"notebook": "01-karaula-fw", "table": "Table 3", "row": "sparse 5000", "column": "CPU", "n": 5000, "m": 2500, "wall_s": 3},
 		{"notebook": "03-bodra-cuda-sp", "table": "Table 1", "row": "e", "column": "bf-naive", "n": 9, "wall_s": 1},
 		{"notebook": "01-karaula-fw", "table": "Table 1", "row": "dense 7500", "column": "CPU", "n": 7500, "wall_s": 2},
-		{"notebook": "01-karaula-fw", "table": "Table 1", "row": "dense 5000", "column": "CPU", "n": 5000, "wall_s": 1}]}`
+		{"notebook": "01-karaula-fw", "table": "Table 1", "row": "dense 5000", "column": "CPU", "n": 5000, "wall_s": 1, "cores": 1}],
+		"skipped": ["01-karaula-fw|Table 3|sparse 12500|CPU: too long", "03-bodra-cuda-sp|Table 1|e|bf-flag: too long"]}`
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +204,11 @@ func TestReadApart(t *testing.T) {
 	if got := strings.Join(rows, ", "); got != "Table 1/dense 5000, Table 1/dense 7500, Table 3/sparse 5000" {
 		t.Errorf("01's results in order: %s", got)
 	}
-	if mine[2].M != 2500 || mine[2].Wall != 3 {
-		t.Errorf("fields not read: %+v", mine[2])
+	if mine[2].M != 2500 || mine[2].Wall != 3 || mine[0].Cores != 1 {
+		t.Errorf("fields not read: %+v, %+v", mine[2], mine[0])
+	}
+	if got := f.SkippedFor("01-karaula-fw"); len(got) != 1 || got[0] != "Table 3|sparse 12500|CPU: too long" {
+		t.Errorf("SkippedFor 01: %q", got)
 	}
 	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)

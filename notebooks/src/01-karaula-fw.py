@@ -970,10 +970,8 @@ if apart == nil || len(mine) == 0 {
 	}
 	ta.Note(fmt.Sprintf("run apart by notebooks/internal/capped, %s, on %s: fw-cpu-as-written with Π, several runs at once; every result verified", apart.Build, apart.Host))
 	ta.Note("one core: the run itself where cores is 1; where the rows were split, the class's one-core time at 5000 × (|V|/5000)³, an estimate")
-	for _, why := range apart.Skipped {
-		if strings.HasPrefix(why, "01-karaula-fw|") {
-			ta.Note("not run: " + strings.TrimPrefix(why, "01-karaula-fw|"))
-		}
+	for _, why := range apart.SkippedFor("01-karaula-fw") {
+		ta.Note("not run: " + why)
 	}
 	ta.Note("thesis: Intel Core i5-760, mean of 2 runs")
 	display.Show(ta)
