@@ -27,14 +27,15 @@ type ApartResult struct {
 	Device   string  `json:"device"`             // the card, or the CPU model and its cores
 	Checked  string  `json:"checked"`            // how the result was checked
 	Estimate float64 `json:"estimate_s"`         // what the job was expected to take
+	Build    string  `json:"build,omitempty"`    // the build that made it (Build)
 }
 
 // ApartFile is the file (capped.json) that notebooks/internal/capped
 // writes: the build and the machine that made the measurements, and the
 // measurements.
 type ApartFile struct {
-	Build   string        `json:"build"`   // Build: the commit of the binary
-	Host    string        `json:"host"`    // the CPU model and its logical CPUs
+	Build   string        `json:"build"`   // Build: the commit of the binary; "; "-separated when calls of several builds made the results
+	Host    string        `json:"host"`    // the CPU model and its logical CPUs, "; "-separated for several hosts
 	GPUs    []string      `json:"gpus"`    // the cards used
 	Command string        `json:"command"` // how capped was called (the last call)
 	Results []ApartResult `json:"results"`

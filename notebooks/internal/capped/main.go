@@ -19,13 +19,16 @@
 // estimate (the H100 run's for the GPU jobs, a calibration at |V| = 1000
 // for the CPU ones) ends before -deadline. The
 // file is rewritten after every job, and with -resume the jobs it already
-// holds are not run again, so that several short calls can fill it. Run it
+// holds are not run again, so that several short calls can fill it, even
+// calls of another build or on another host: each result names its build,
+// and the file lists every build and host. Run it
 // from the repository root (it reads data/snap). Every result is checked:
 // the GPU ones against a reference (cpu.Dijkstra; fw-blocked's matrix,
 // itself checked on 64 sampled rows), the CPU ones with VerifyWorkers.
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,7 +86,8 @@ func run(out string, resume bool, deadline time.Duration, only string, cpuMaxN i
 	start := time.Now()
 	ctx, cancel := context.WithDeadline(context.Background(), start.Add(deadline))
 	defer cancel()
-	f := &File{Build: lab.Build(), Host: fmt.Sprintf("%s, %d logical CPUs", lab.CPUModel(), runtime.NumCPU()),
+	thisBuild := build()
+	f := &File{Build: thisBuild, Host: fmt.Sprintf("%s, %d logical CPUs", lab.CPUModel(), runtime.NumCPU()),
 		Command: strings.Join(os.Args, " ")}
 	done := map[string]bool{}
 	if resume {
@@ -92,10 +96,15 @@ func run(out string, resume bool, deadline time.Duration, only string, cpuMaxN i
 			if err := json.Unmarshal(b, &old); err != nil {
 				return fmt.Errorf("-resume: %s: %w", out, err)
 			}
-			if old.Build != f.Build {
-				return fmt.Errorf("-resume: %s comes from build %q, this is %q: one build for all", out, old.Build, f.Build)
-			}
+			// Results made by another build or on another host stay, each
+			// naming its build; the file names every build and host.
+			f.Build, f.Host = joinDistinct(old.Build, f.Build), joinDistinct(old.Host, f.Host)
 			f.Results, f.GPUs = old.Results, old.GPUs
+			for i := range f.Results {
+				if f.Results[i].Build == "" {
+					f.Results[i].Build = old.Build
+				}
+			}
 			for _, r := range old.Results {
 				done[job{Result: r}.key()] = true
 			}
@@ -165,7 +174,7 @@ func run(out string, resume bool, deadline time.Duration, only string, cpuMaxN i
 			errc <- err
 			return
 		}
-		r.Notebook, r.Table, r.Row, r.Column, r.Graph, r.Estimate = j.Notebook, j.Table, j.Row, j.Column, j.Graph, j.Estimate
+		r.Notebook, r.Table, r.Row, r.Column, r.Graph, r.Estimate, r.Build = j.Notebook, j.Table, j.Row, j.Column, j.Graph, j.Estimate, thisBuild
 		errc <- save(&r, "")
 	}
 
@@ -515,4 +524,17 @@ func planCPU(jobs []job, rate map[string]float64, cores int, left time.Duration)
 		p.skipped = append(p.skipped, fmt.Sprintf("%s: ≈ %.0f s on one core (%d cores to split it over) would end after the deadline", j.key(), one, p.cores))
 	}
 	return p
+}
+
+// build names this binary's build (lab.Build); a variable, so that a test
+// can resume a file as another build.
+var build = lab.Build
+
+// joinDistinct adds next to the "; "-separated list old unless it is
+// there already.
+func joinDistinct(old, next string) string {
+	if old == "" || slices.Contains(strings.Split(old, "; "), next) {
+		return cmp.Or(old, next)
+	}
+	return old + "; " + next
 }

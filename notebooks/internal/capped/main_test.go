@@ -49,6 +49,27 @@ func TestRunCPU(t *testing.T) {
 	if again := read(t, out); len(again.Results) != 3 {
 		t.Errorf("-resume ran the jobs again: %d results", len(again.Results))
 	}
+	// Another build resumes the file: the old results keep their build,
+	// the new one names its own, and the file names both.
+	savedBuild := build
+	defer func() { build = savedBuild }()
+	build = func() string { return "pathnotes (devel) 0123456789ab" }
+	karaulaSizes = append(karaulaSizes, struct {
+		class, table string
+		n, m         []int
+	}{"medium", "Table 5", []int{70}, []int{300}})
+	if err := run(out, true, 5*time.Second, "cpu", 100); err != nil {
+		t.Fatal(err)
+	}
+	f = read(t, out)
+	if len(f.Results) != 4 || f.Build != f.Results[0].Build+"; pathnotes (devel) 0123456789ab" {
+		t.Fatalf("after another build's -resume: %d results, build %q", len(f.Results), f.Build)
+	}
+	for _, r := range f.Results {
+		if (r.Row == "medium 70") != (r.Build == "pathnotes (devel) 0123456789ab") || r.Build == "" {
+			t.Errorf("%s: build %q", r.Row, r.Build)
+		}
+	}
 }
 
 func read(t *testing.T, path string) File {
