@@ -29,9 +29,13 @@
 # 05-apsp-lab-solutions 50 s, 04 2m51s, 01 4m12s, 03 8m32s; with -j 4 on
 # four H100s of one host, about 9 minutes for all six. capped: about 8
 # minutes on four H100s (03's jobs; fw-row on gnutella30 alone ≈ 7 min);
-# on one H100 its GPU jobs take about 25 minutes, three calls. 01's CPU
-# column on one core: about 4 min at |V| = 5000, 8 to 13 at 7500, an hour
-# at 12,500 (dense); only what ends before the deadline runs.
+# on one H100 its GPU jobs take about 25 minutes, three calls; on two H200s
+# they took two calls (the longest, bf-naive on "e", 240 s). 01's CPU
+# column on one core: 5 to 6.5 min at |V| = 5000 on a 32-CPU Xeon host, an
+# hour and more at 12,500, so the runs that one core would not end before
+# the deadline split their rows over the cores left: 7500 to 12,500 take
+# 1 to 4.5 min each on 26 to 29 cores; only what ends before the deadline
+# runs.
 #
 # The environment passes through, and with it the notebooks' own knobs:
 #   PATHNOTES_CAP_SECONDS=600  03: runs the capped cells of Tables 1 and 3
