@@ -212,11 +212,13 @@ func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budge
 	if err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	res, err := ffResult(g, opts.Pred, pl.matrices)
 	if err != nil {
 		return nil, err
 	}
 	split := &grp.runs[0].stats.Streamed
+	split.Build = time.Since(t0)
 	s := &ffStream{grp: grp, pl: pl, res: res, mode: mode, split: split}
 	for c, r := range grp.runs {
 		card, err := s.newCard(c, r)
@@ -233,9 +235,12 @@ func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budge
 	for _, u := range pl.units {
 		bands = append(bands, u...)
 	}
-	t0 := time.Now()
+	t0 = time.Now()
 	s.regs = registerBands(grp.runs[0].dev.ctx, mats, pl.n, bands, regPiece)
 	split.Register = time.Since(t0)
+	for _, r := range grp.runs {
+		r.prepare()
+	}
 	err = grp.kernels(s.passes)
 	if cerr := s.close(); err == nil {
 		err = cerr
@@ -243,7 +248,13 @@ func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budge
 	if err != nil {
 		return nil, err
 	}
-	return grp.runs[0].finishFW(g, res)
+	for _, r := range grp.runs {
+		r.fetchedAt = time.Now()
+	}
+	t0 = time.Now()
+	res, err = grp.runs[0].finishFW(g, res)
+	split.Finish = time.Since(t0)
+	return res, err
 }
 
 // newCard allocates card c's buffers (the padding columns filled with the
@@ -332,7 +343,9 @@ func (s *ffStream) close() error {
 		}
 	}
 	if s.regs != nil {
+		t0 := time.Now()
 		s.regs.release()
+		s.split.Unregister = time.Since(t0)
 	}
 	for _, card := range s.cards {
 		for _, st := range []driver.Stream{card.in, card.out, card.compute[0], card.compute[1]} {

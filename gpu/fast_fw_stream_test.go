@@ -153,8 +153,15 @@ func checkStreamed(t *testing.T, ctx context.Context, tg testGraph, pred bool, o
 	if st.BytesToDevice > uint64(passes)*matrix || st.BytesToHost > uint64(passes)*matrix || st.BytesToHost < matrix || st.BytesToDevice < matrix {
 		t.Errorf("%s: %d bytes in and %d out for a %d-byte matrix in %d passes", name, st.BytesToDevice, st.BytesToHost, matrix, passes)
 	}
-	if st.Streamed.Own <= 0 || st.Streamed.Load <= 0 {
-		t.Errorf("%s: split %v", name, st.Streamed)
+	sp := st.Streamed
+	if sp.Own <= 0 || sp.Load <= 0 || sp.Build <= 0 || sp.Register <= 0 || sp.Unregister <= 0 || sp.Finish <= 0 {
+		t.Errorf("%s: split %v", name, sp)
+	}
+	// The host's parts are parts of the call's: Build and Register before
+	// the first copy, Finish after the last.
+	if st.Prepare < sp.Build+sp.Register || st.Result < sp.Finish || st.Wall < st.Prepare+st.Kernel+st.Result {
+		t.Errorf("%s: prepare %v (build %v, register %v), result %v (finish %v), kernels %v, wall %v",
+			name, st.Prepare, sp.Build, sp.Register, st.Result, sp.Finish, st.Kernel, st.Wall)
 	}
 }
 

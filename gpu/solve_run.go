@@ -54,11 +54,22 @@ type Stats struct {
 
 // StreamSplit is where the time of a streamed fw-fast run goes, summed
 // over its passes; on several devices each part of a pass is the slowest
-// device's. Device times from CUDA events but Register.
+// device's. Load, Own and Bands are device times from CUDA events; Build,
+// Register, Unregister and Finish are the host's parts of the call, on the
+// host clock and outside Stats.Kernel.
 type StreamSplit struct {
+	// Build is the making of the result's matrices in host memory, which
+	// the run solves in place: allocated, and filled with the graph's
+	// arcs (and Π⁰), rows on every core.
+	Build time.Duration
 	// Register is the host's page-locking of the result's matrices before
-	// the kernels start (host clock; not part of Stats.Kernel).
+	// the kernels start.
 	Register time.Duration
+	// Unregister is the release of those page locks after the kernels.
+	Unregister time.Duration
+	// Finish is the checks of the result after the kernels: negative
+	// cycles, values out of range, the predecessor repair.
+	Finish time.Duration
 	// Load is the wait at the start of each pass for the device's share of
 	// the pass's primary rows: copied out as the previous pass's, the next
 	// copied in.
@@ -71,9 +82,11 @@ type StreamSplit struct {
 	Bands time.Duration
 }
 
-// String formats the split as "register 1s, load 0.1s, own 0.5s, bands 2s".
+// String formats the split as "build 1s, register 1s, load 0.1s, own 0.5s,
+// bands 2s, unregister 0.2s, finish 0.3s".
 func (s StreamSplit) String() string {
-	return fmt.Sprintf("register %v, load %v, own %v, bands %v", s.Register, s.Load, s.Own, s.Bands)
+	return fmt.Sprintf("build %v, register %v, load %v, own %v, bands %v, unregister %v, finish %v",
+		s.Build, s.Register, s.Load, s.Own, s.Bands, s.Unregister, s.Finish)
 }
 
 // String formats the statistics on one line.
