@@ -107,6 +107,40 @@ func (t *Table) Ratio(name, numerator, denominator string) *Table {
 	return t
 }
 
+// Drop removes the named columns and their cells from t, for the columns
+// that only some machines fill (kernel times without a GPU). A column that
+// a Ratio reads cannot be dropped; an unknown column is an error (Err).
+func (t *Table) Drop(columns ...string) *Table {
+	for _, name := range columns {
+		c := slices.Index(t.columns, name)
+		if c < 0 {
+			return t.fail(fmt.Errorf("display: table %q: drop: no column %q (columns: %s)",
+				t.title, name, strings.Join(t.columns, ", ")))
+		}
+		for _, r := range t.ratios {
+			if r.num == c || r.den == c {
+				return t.fail(fmt.Errorf("display: table %q: drop: column %q is read by ratio %q", t.title, name, r.name))
+			}
+		}
+		for i, r := range t.ratios {
+			if r.num > c {
+				t.ratios[i].num--
+			}
+			if r.den > c {
+				t.ratios[i].den--
+			}
+		}
+		t.columns = slices.Delete(t.columns, c, c+1)
+		if c < len(t.units) {
+			t.units = slices.Delete(t.units, c, c+1)
+		}
+		for i, row := range t.rows {
+			t.rows[i] = slices.Delete(row, c, c+1)
+		}
+	}
+	return t
+}
+
 // Note adds a line shown under the table, e.g. the hardware used.
 func (t *Table) Note(s string) *Table { t.notes = append(t.notes, s); return t }
 

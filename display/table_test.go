@@ -127,3 +127,29 @@ func TestSingleSourceTable(t *testing.T) {
 		t.Errorf("text =\n%s\nwant\n%s", text, want)
 	}
 }
+
+func TestTableDrop(t *testing.T) {
+	tab := benchTable().Drop("|V|", "note")
+	want := strings.Join([]string{
+		"FW, dense graphs",
+		"CPU (s)  CUDA v1 (s)  CPU÷v1 (×)",
+		"  1e-06       0.0516   1.938e-05",
+		"   9.86        0.155       63.61",
+		"  24007          345       69.59",
+	}, "\n")
+	if err := tab.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Text(); got != want {
+		t.Errorf("after Drop(|V|, note):\n%s\nwant\n%s", got, want)
+	}
+	if err := tab.Add(2.0, 1.0).Err(); err != nil {
+		t.Errorf("a row of the remaining columns: %v", err)
+	}
+	if err := benchTable().Drop("CPU").Err(); err == nil || !strings.Contains(err.Error(), `read by ratio "CPU÷v1"`) {
+		t.Errorf("dropping a ratio's column: %v", err)
+	}
+	if err := benchTable().Drop("GPU").Err(); err == nil || !strings.Contains(err.Error(), `no column "GPU"`) {
+		t.Errorf("dropping an unknown column: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/graph"
 )
@@ -367,6 +369,169 @@ func TestMachineAllPairs(t *testing.T) {
 	}
 	none := openMachine("GPU variants", func() (*gpu.Device, error) { return nil, gpu.ErrNoCUDA })
 	if _, _, err := none.AllPairs(ctx, gpu.VariantFWBlocked, g, false); err == nil || !strings.Contains(err.Error(), "no GPU") {
+		t.Errorf("without a device: %v", err)
+	}
+}
+
+func TestMeanVerified(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.GNM(37, 150, graph.WeightRange{Min: 1, Max: 9}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	solve := OnHost(func() (*graph.AllPairs, error) { return cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true}) })
+	wall, kernel, first, err := MeanVerified(ctx, 2, g, nil, solve)
+	if err != nil || first == nil || wall <= 0 || kernel != wall {
+		t.Fatalf("MeanVerified: %g %g %v", wall, kernel, err)
+	}
+	// The same distances as ref, but a Π that leads nowhere.
+	broken := func() (*graph.AllPairs, gpu.Stats, error) {
+		r, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+		for j := range g.N() {
+			if j != 1 && r.At(0, j) != graph.Inf && r.At(0, j) != 0 {
+				r.Pred[j] = int32(j) // j's predecessor on the way from 0 is j itself
+				break
+			}
+		}
+		return r, gpu.Stats{}, err
+	}
+	if _, _, first, err := MeanVerified(ctx, 1, g, first, broken); err == nil || first != nil {
+		t.Errorf("a wrong Π with the right distances passed: %v", err)
+	}
+	if _, _, _, err := MeanVerified(ctx, 0, g, nil, solve); err == nil {
+		t.Error("0 runs gave no error")
+	}
+}
+
+func TestAgreeCell(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.GNM(40, 160, graph.WeightRange{Min: 1, Max: 9}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openMachine("GPU variants", gpu.Emulator)
+	if m.Err != nil {
+		t.Fatal(m.Err)
+	}
+	cell, st, err := m.AgreeCell(ctx, gpu.VariantFWBlocked, g, ref, 100)
+	if err != nil || !strings.HasPrefix(cell, "same D") || st.Launches != 3*2 {
+		t.Errorf("fw-blocked on |V| = 40: %q, %d launches, %v", cell, st.Launches, err)
+	}
+	wall, kernel, _, err := MeanVerified(ctx, 2, g, ref, m.Run(ctx, gpu.VariantFWHN, g, true))
+	if err != nil || wall <= 0 || kernel <= 0 {
+		t.Errorf("MeanVerified of Machine.Run: %g %g %v", wall, kernel, err)
+	}
+	if cell, st, err := m.AgreeCell(ctx, gpu.VariantFWBlocked, g, ref, 39); err != nil || cell != "not run (|V| > 39)" || st.Launches != 0 {
+		t.Errorf("above the cap: %q, %+v, %v", cell, st, err)
+	}
+	far, _ := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
+	far.Dist[1]++
+	if _, _, err := m.AgreeCell(ctx, gpu.VariantFWBlocked, g, far, 100); err == nil || !strings.Contains(err.Error(), "differ") {
+		t.Errorf("a wrong reference: %v", err)
+	}
+	none := openMachine("GPU variants", func() (*gpu.Device, error) { return nil, gpu.ErrNoCUDA })
+	if cell, _, err := none.AgreeCell(ctx, gpu.VariantFWBlocked, g, ref, 100); err != nil || cell != none.NoGPU {
+		t.Errorf("without a device: %q, %v", cell, err)
+	}
+}
+
+func TestMeasuredAndDocumentedApart(t *testing.T) {
+	p := display.NewPlot("t", "|V|", "s").LogLog()
+	DocumentedApart(p, "CPU÷v1", []float64{5, 10, 20}, []float64{1, 2, 30}, func(i int) bool { return i == 2 }, "a typo: %s printed at |V| = %g")
+	MeasuredLine(p, "CPU", []int{5, 10, 20}, []float64{0.5, 0, 2})
+	MeasuredLine(p, "none ran", []int{5, 10}, []float64{0, 0})
+	MeasuredSpeedup(p, "CPU÷v1", []int{5, 10, 20}, []float64{4, 0, 8}, []float64{2, 1, 2})
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		`plot "t": x = |V|, y = s, log-log`,
+		"  CPU÷v1 (document): (5, 1) (10, 2)",
+		"  a typo: CPU÷v1 printed at |V| = 20 (document): (20, 30)",
+		"  CPU: (5, 0.5) (20, 2)",
+		"  CPU÷v1: (5, 2) (20, 4)",
+	}, "\n")
+	if got := p.Text(); got != want {
+		t.Errorf("plot:\n%s\nwant\n%s", got, want)
+	}
+	// Every point apart: no empty series of the rest.
+	q := display.NewPlot("t", "x", "y")
+	DocumentedApart(q, "s", []float64{1}, []float64{2}, func(int) bool { return true }, "%s at %g")
+	if err := q.Err(); err != nil || !strings.Contains(q.Text(), "s at 1") {
+		t.Errorf("all apart: %v\n%s", err, q.Text())
+	}
+}
+
+func TestWalkWeight(t *testing.T) {
+	g, err := graph.Example("karaula-fig2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// [Karaula 2017] §2: the walk a→b→c→e→d weighs 12, the cycle b→c→d→b 5.
+	for walk, want := range map[string]int64{"a b c e d": 12, "b c d b": 5, "a": 0} {
+		if got, err := WalkWeight(g, walk); err != nil || got != want {
+			t.Errorf("WalkWeight(%q) = %d, %v; want %d", walk, got, err, want)
+		}
+	}
+	if _, err := WalkWeight(g, "e a"); err == nil || !strings.Contains(err.Error(), "no arc e->a") {
+		t.Errorf("a missing arc: %v", err)
+	}
+	if _, err := WalkWeight(g, "a z"); err == nil || !strings.Contains(err.Error(), `walk "a z"`) {
+		t.Errorf("an unknown label: %v", err)
+	}
+}
+
+func TestFillRepeatingAndProbes(t *testing.T) {
+	for _, n := range []int{0, 3, 1024, 5000} {
+		xs := make([]float32, n)
+		FillRepeating(xs, 7, func(i int) float32 { return float32(3 * i) })
+		for i, x := range xs {
+			if x != float32(3*(i%7)) {
+				t.Fatalf("n = %d: xs[%d] = %g, want %d", n, i, x, 3*(i%7))
+			}
+		}
+	}
+	if got := fmt.Sprint(Probes(5, 8, 3, 2)); got != "[0 1 2 3 4]" {
+		t.Errorf("Probes of a short result: %s", got)
+	}
+	if got := fmt.Sprint(Probes(20, 8, 6, 4)); got != "[0 6 12 18 16 17 19]" {
+		t.Errorf("Probes(20, 8, 6, 4) = %s", got)
+	}
+}
+
+func TestMeanSingleSource(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.ConstantDegree(300, 7, graph.WeightRange{Min: 1, Max: 10}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = g.WithName("G300")
+	ref, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openMachine("GPU variants", gpu.Emulator)
+	if err := m.WarmSingleSource(ctx, g, gpu.VariantDijkstraMartin); err != nil {
+		t.Fatal(err)
+	}
+	wall, kernel, st, err := m.MeanSingleSource(ctx, gpu.VariantDijkstraMartin, g, 0, ref)
+	if err != nil || wall <= 0 || kernel <= 0 || st.Launches == 0 {
+		t.Fatalf("dijkstra-martin: %g %g %+v %v", wall, kernel, st, err)
+	}
+	wrong, _ := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
+	wrong.Dist[5]++
+	if _, _, _, err := m.MeanSingleSource(ctx, gpu.VariantDijkstraMartin, g, 0, wrong); err == nil || !strings.Contains(err.Error(), "dijkstra-martin on G300") {
+		t.Errorf("a wrong reference: %v", err)
+	}
+	if err := m.WarmSingleSource(ctx, g, "no-such-variant"); err == nil || !strings.Contains(err.Error(), "no-such-variant on G300") {
+		t.Errorf("an unknown variant: %v", err)
+	}
+	none := openMachine("GPU variants", func() (*gpu.Device, error) { return nil, gpu.ErrNoCUDA })
+	if _, _, _, err := none.MeanSingleSource(ctx, gpu.VariantDijkstraMartin, g, 0, ref); err == nil || !strings.Contains(err.Error(), "no GPU") {
 		t.Errorf("without a device: %v", err)
 	}
 }

@@ -198,16 +198,12 @@ The claims, one by one:
 code(r'''
 ''' + common.VERTEX + r'''
 
-// walkWeight adds the arc weights along the walk through the named
-// vertices, as the thesis adds them by hand; a missing arc panics.
-func walkWeight(g *graph.Graph, names ...string) int64 {
-	var sum int64
-	for i := 1; i < len(names); i++ {
-		w, ok := g.Weight(vertex(g, names[i-1]), vertex(g, names[i]))
-		check(ok, "%s has no arc %s->%s", g.Name(), names[i-1], names[i])
-		sum += int64(w)
-	}
-	return sum
+// walk adds the arc weights of fig23 along the walk through the named
+// vertices, as the thesis adds them by hand (lab.WalkWeight).
+func walk(names string) int64 {
+	w, err := lab.WalkWeight(fig23, names)
+	check(err == nil, "%v", err)
+	return w
 }
 
 hops, err := graph.Example("karaula-fig2.3-hops")
@@ -226,14 +222,14 @@ expectMatrix("matrix (1), hop counts", hops.Labels(), m1.Dist, "0 1 2 3 3 | ∞ 
 expectMatrix("matrix (2), weighted distances", fig23.Labels(), m2.Dist, "0 1 3 5 7 | ∞ 0 2 4 6 | ∞ 3 0 2 4 | ∞ 1 3 0 7 | ∞ 6 8 5 0", false)
 
 a, d, e := vertex(fig23, "a"), vertex(fig23, "d"), vertex(fig23, "e")
-check(walkWeight(fig23, "a", "b", "c", "e", "d") == 12, "the walk a→b→c→e→d weighs %d, the thesis says 12", walkWeight(fig23, "a", "b", "c", "e", "d"))
+check(walk("a b c e d") == 12, "the walk a→b→c→e→d weighs %d, the thesis says 12", walk("a b c e d"))
 shortest, err := m2.Path(a, d)
 if err != nil {
 	panic(err)
 }
 check(shortest.String() == "a -> b -> c -> d (weight 5)", "shortest a→d: %v, the thesis has a→b→c→d of weight 5", shortest)
 check(m1.At(a, d) == 3, "hop distance a→d is %s, matrix (1) has 3", cellText(m1.At(a, d), false))
-check(walkWeight(fig23, "b", "c", "d", "b") == 5, "the cycle b→c→d→b weighs %d, the thesis says 5", walkWeight(fig23, "b", "c", "d", "b"))
+check(walk("b c d b") == 5, "the cycle b→c→d→b weighs %d, the thesis says 5", walk("b c d b"))
 check(m1.At(e, a) == graph.Inf && m2.At(e, a) == graph.Inf, "e reaches a, but the thesis says it cannot")
 fmt.Println("a→b→c→e→d weighs 12; the shortest a→d is", shortest)
 fmt.Println("the cycle b→c→d→b weighs 5; d(e,a) = ∞ in both matrices")
@@ -244,7 +240,7 @@ for _, tie := range []struct{ one, other string }{
 } {
 	p, q := strings.Fields(tie.one), strings.Fields(tie.other)
 	dist := int64(m2.At(vertex(fig23, p[0]), vertex(fig23, p[len(p)-1])))
-	check(walkWeight(fig23, p...) == dist && walkWeight(fig23, q...) == dist,
+	check(walk(tie.one) == dist && walk(tie.other) == dist,
 		"%s and %s should both weigh d = %d", tie.one, tie.other, dist)
 	fmt.Printf("d(%s,%s) = %d: both %s and %s\n", p[0], p[len(p)-1], dist, strings.Join(p, "→"), strings.Join(q, "→"))
 }
@@ -541,27 +537,16 @@ for _, g := range cases {
 	}
 	row := []any{g.Name(), g.N(), g.M(), g.N() % 32, "verified"}
 	for _, name := range []string{gpu.VariantFWHN, gpu.VariantFWBlocked} {
-		switch {
-		case noGPU != "":
-			row = append(row, noGPU)
-		case g.N() > gpuMaxN:
-			row = append(row, fmt.Sprintf("not run (|V| > %d)", gpuMaxN))
-		default:
-			r, _, err := machine.AllPairs(Ctx(), name, g, true)
-			if err != nil {
-				panic(err)
-			}
-			same, err := lab.Agree(Ctx(), g, r, ref) // the same D, and a Π that Verify accepts
-			if err != nil {
-				panic(err)
-			}
-			row = append(row, same)
+		same, _, err := machine.AgreeCell(Ctx(), name, g, ref, gpuMaxN) // the same D, and a Π that Verify accepts
+		if err != nil {
+			panic(err)
 		}
+		row = append(row, same)
 	}
 	agree.Add(row...)
 }
 agree
-''', subject="the section's experiment: the three programs on the same graphs, each GPU result checked against the CPU's")
+''')
 
 md(r'''
 ### The shared-memory budget of CUDA v2
@@ -738,60 +723,78 @@ Each (|V|, |E|) pair of the thesis becomes `graph.GNM(|V|, |E|, weights 1..100, 
 allocation, both copies, the kernels and a range check of the result, which is the thesis's span
 without its device reset. "kernels" is the device time of the kernels alone, from CUDA events.
 Every GPU result is compared with the CPU's where the CPU ran and with CUDA v1's where it did
-not, and its Π is verified. A dash means not run at this scale. The cell below holds the code;
-the three after it run one density class each.
+not, and its Π is verified. A dash means not run at this scale. The two cells below hold the code
+(the tables and figures, then the experiment); the three after them run one density class each.
 ''')
 
 code(r'''
-// gpuRuns runs a GPU variant `runs` times on g: the mean wall and kernel
-// seconds and the first result, which has ref's distances (ref may be nil)
-// and a Π that Verify accepts; later runs must repeat its distances.
-func gpuRuns(name string, g *graph.Graph, ref *graph.AllPairs) (float64, float64, *graph.AllPairs) {
-	wall, kernels, r, err := lab.MeanAllPairs(runs, ref, func() (*graph.AllPairs, gpu.Stats, error) {
-		return machine.AllPairs(Ctx(), name, g, true)
-	})
-	if err == nil {
-		err = r.VerifyWorkers(Ctx(), g, 0)
-	}
-	if err != nil {
-		panic(err)
-	}
-	return wall, kernels, r
-}
-
-// outcome keeps what one class measured here, 0 where a program did not run.
+// outcome keeps what one class measured here: the times of each program
+// (K1, K2: the kernels of CUDA v1 and v2), 0 where it did not run.
 type outcome struct {
-	V           []int
-	CPU, V1, V2 []float64
+	V                   []int
+	CPU, V1, V2, K1, K2 []float64
 }
 
-// rebuild runs one density class: every thesis row within this scale's
-// caps, on a GNM graph with the thesis's |V| and |E|. It shows the rebuilt
-// time and speed-up tables and the two figures, and returns what it measured.
-func rebuild(c densityClass) *outcome {
-	out := &outcome{}
+// showRebuilt shows what rebuild measured on class c beside the thesis:
+// the time and speed-up tables, and the figure and its speed-ups with the
+// thesis's values dashed and this run's solid, one colour a program.
+func showRebuilt(c densityClass, out *outcome) {
 	here := " (here" + gpuTag + ")"
 	v1, v2 := "CUDA v1"+here, "CUDA v2"+here
-	// Without a GPU the kernel columns would only repeat the "no GPU" cells.
-	withKernels := noGPU == ""
-	columns := []string{"|V|", "|E|", "ρ", "CPU (thesis)", "CPU (here)", "CUDA v1 (thesis)", v1}
-	if withKernels {
-		columns = append(columns, "v1 kernels"+here)
-	}
-	columns = append(columns, "CUDA v2 (thesis)", v2)
-	if withKernels {
-		columns = append(columns, "v2 kernels"+here)
-	}
-	times := display.NewTable(fmt.Sprintf("Table %d rebuilt: %s graphs, seconds", c.TimeTable, c.Name), columns...)
+	times := display.NewTable(fmt.Sprintf("Table %d rebuilt: %s graphs, seconds", c.TimeTable, c.Name), "|V|", "|E|", "ρ",
+		"CPU (thesis)", "CPU (here)", "CUDA v1 (thesis)", v1, "v1 kernels"+here, "CUDA v2 (thesis)", v2, "v2 kernels"+here)
 	speed := display.NewTable(fmt.Sprintf("Table %d rebuilt: %s graphs, speed-ups", c.SpeedTable, c.Name),
 		"|V|", "CPU÷v1 (thesis)", "v1÷v2 (thesis)", "CPU (here)", v1, v2).
-		Ratio("CPU÷v1 here", "CPU (here)", v1).
-		Ratio("v1÷v2 here", v1, v2).
-		Ratio("CPU÷v2 here", "CPU (here)", v2)
+		Ratio("CPU÷v1 here", "CPU (here)", v1).Ratio("v1÷v2 here", v1, v2).Ratio("CPU÷v2 here", "CPU (here)", v2)
 	var xs, tc, t1, t2, s1, s2 []float64
-	for _, row := range c.Rows {
+	for i, row := range c.Rows {
 		xs, tc, t1, t2 = append(xs, float64(row.V)), append(tc, row.CPU), append(t1, row.V1), append(t2, row.V2)
 		s1, s2 = append(s1, row.CPUOverV1), append(s2, row.V1OverV2)
+		cpuT, v1T, v2T := machine.Seconds(out.CPU[i], false), machine.Seconds(out.V1[i], true), machine.Seconds(out.V2[i], true)
+		times.Add(row.V, row.E, row.Rho, row.CPU, cpuT, row.V1, v1T, machine.Seconds(out.K1[i], true), row.V2, v2T, machine.Seconds(out.K2[i], true))
+		speed.Add(row.V, row.CPUOverV1, row.V1OverV2, cpuT, v1T, v2T)
+	}
+	if noGPU != "" { // the kernel columns would only repeat the "no GPU" cells
+		times.Drop("v1 kernels"+here, "v2 kernels"+here)
+	}
+	for _, t := range []*display.Table{times, speed} {
+		t.Note("thesis: Intel Core i5-760 and NVIDIA Tesla C2050/C2070; mean of 2 runs; clock() around the call, GPU times with a device reset")
+		t.Note(fmt.Sprintf("here: %s; %s; mean of %d runs on graph.GNM(|V|, |E|, weights %d..%d, seed %d)",
+			host, gpuHost, runs, weights.Min, weights.Max, seed))
+		t.Note(fmt.Sprintf("—: not run at scale %g (CPU for |V| ≤ %d, GPU for |V| ≤ %d)", scale, cpuMaxN, gpuMaxN))
+	}
+	sources := func(p *display.Plot) *display.Plot { return p.Sources("[Karaula 2017]", "here"+gpuTag) }
+	fig := sources(display.NewPlot(fmt.Sprintf("Fig. %s redrawn: %s graphs", c.Fig, c.Name), "|V|", "seconds").LogLog()).
+		Documented("CPU", xs, tc).Documented("CUDA v1", xs, t1).Documented("CUDA v2", xs, t2).
+		Documented("GPU floor of the thesis, 0.05 s", []float64{xs[0], xs[len(xs)-1]}, []float64{0.05, 0.05})
+	ups := sources(display.NewPlot(fmt.Sprintf("Fig. %s, speed-ups: %s graphs", c.Fig, c.Name), "|V|", "times faster").LogLog())
+	for _, col := range []string{"CPU÷v1", "v1÷v2"} { // a printed typo (found above) is a mark of its own
+		typo := func(i int) bool { return typoAt[fmt.Sprintf("%d/%d/%s", c.SpeedTable, c.Rows[i].V, col)] }
+		lab.DocumentedApart(ups, col, xs, map[string][]float64{"CPU÷v1": s1, "v1÷v2": s2}[col], typo, "a typo: %s printed at |V| = %g")
+	}
+	lab.MeasuredLine(fig, "CPU", out.V, out.CPU)
+	lab.MeasuredLine(fig, "CUDA v1", out.V, out.V1)
+	lab.MeasuredLine(fig, "CUDA v2", out.V, out.V2)
+	lab.MeasuredSpeedup(ups, "CPU÷v1", out.V, out.CPU, out.V1)
+	lab.MeasuredSpeedup(ups, "v1÷v2", out.V, out.V1, out.V2)
+	for _, v := range []any{times, speed, fig, ups} {
+		if err := display.Show(v); err != nil {
+			panic(err)
+		}
+	}
+}
+''', subject="the section's tables and figures: each thesis table and figure with this run's values beside the printed ones")
+
+code(r'''
+// rebuild runs one density class: every thesis row within this scale's
+// caps, on a GNM graph with the thesis's |V| and |E|. Each program runs
+// `runs` times (lab.MeanVerified: the mean times and the first result,
+// whose Π is verified); both GPU results have the CPU's distances, or
+// beyond the CPU's cap CUDA v2 has v1's. It shows the tables and figures
+// (showRebuilt) and returns what it measured.
+func rebuild(c densityClass) *outcome {
+	out := &outcome{}
+	for _, row := range c.Rows {
 		var cpuT, v1T, v2T, k1, k2 float64
 		runCPU, runGPU := row.V <= cpuMaxN, row.V <= gpuMaxN && noGPU == ""
 		if runCPU || runGPU {
@@ -802,95 +805,33 @@ func rebuild(c densityClass) *outcome {
 			g = g.WithName(fmt.Sprintf("GNM(%d, %d)", row.V, row.E))
 			check(g.M() == row.E && math.Abs(g.Density()-float64(row.E)/float64(row.V*(row.V-1))) < 1e-12,
 				"GNM(%d, %d) has %d arcs", row.V, row.E, g.M())
-			var ref *graph.AllPairs
-			if runCPU { // the thesis's triple loop as written, verified
-				var err error
-				cpuT, _, ref, err = lab.MeanAllPairs(runs, nil, lab.OnHost(func() (*graph.AllPairs, error) {
+			var ref, r1 *graph.AllPairs
+			if runCPU { // the thesis's triple loop as written
+				cpuT, _, ref, err = lab.MeanVerified(Ctx(), runs, g, nil, lab.OnHost(func() (*graph.AllPairs, error) {
 					return cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{Pred: true})
 				}))
-				if err == nil {
-					err = ref.VerifyWorkers(Ctx(), g, 0)
-				}
-				if err != nil {
-					panic(err)
-				}
 			}
-			if runGPU {
-				var r1 *graph.AllPairs
-				v1T, k1, r1 = gpuRuns(gpu.VariantFWHN, g, ref)
+			if runGPU && err == nil {
+				v1T, k1, r1, err = lab.MeanVerified(Ctx(), runs, g, ref, machine.Run(Ctx(), gpu.VariantFWHN, g, true))
 				if ref == nil { // beyond the CPU's cap: v2 is checked against v1
 					ref = r1
 				}
-				v2T, k2, _ = gpuRuns(gpu.VariantFWBlocked, g, ref)
+			}
+			if runGPU && err == nil {
+				v2T, k2, _, err = lab.MeanVerified(Ctx(), runs, g, ref, machine.Run(Ctx(), gpu.VariantFWBlocked, g, true))
+			}
+			if err != nil {
+				panic(err)
 			}
 		}
 		out.V, out.CPU, out.V1, out.V2 = append(out.V, row.V), append(out.CPU, cpuT), append(out.V1, v1T), append(out.V2, v2T)
-		cells := []any{row.V, row.E, row.Rho, row.CPU, machine.Seconds(cpuT, false), row.V1, machine.Seconds(v1T, true)}
-		if withKernels {
-			cells = append(cells, machine.Seconds(k1, true))
-		}
-		cells = append(cells, row.V2, machine.Seconds(v2T, true))
-		if withKernels {
-			cells = append(cells, machine.Seconds(k2, true))
-		}
-		times.Add(cells...)
-		speed.Add(row.V, row.CPUOverV1, row.V1OverV2, machine.Seconds(cpuT, false), machine.Seconds(v1T, true), machine.Seconds(v2T, true))
+		out.K1, out.K2 = append(out.K1, k1), append(out.K2, k2)
 	}
-	for _, t := range []*display.Table{times, speed} {
-		t.Note("thesis: Intel Core i5-760 and NVIDIA Tesla C2050/C2070; mean of 2 runs; clock() around the call, GPU times with a device reset")
-		t.Note(fmt.Sprintf("here: %s; %s; mean of %d runs on graph.GNM(|V|, |E|, weights %d..%d, seed %d)",
-			host, gpuHost, runs, weights.Min, weights.Max, seed))
-		t.Note(fmt.Sprintf("—: not run at scale %g (CPU for |V| ≤ %d, GPU for |V| ≤ %d)", scale, cpuMaxN, gpuMaxN))
-	}
-	// The thesis's values dashed, this run's solid, one colour a program.
-	sources := func(p *display.Plot) *display.Plot { return p.Sources("[Karaula 2017]", "here"+gpuTag) }
-	fig := sources(display.NewPlot(fmt.Sprintf("Fig. %s redrawn: %s graphs", c.Fig, c.Name), "|V|", "seconds").LogLog()).
-		Documented("CPU", xs, tc).Documented("CUDA v1", xs, t1).Documented("CUDA v2", xs, t2).
-		Documented("GPU floor of the thesis, 0.05 s", []float64{xs[0], xs[len(xs)-1]}, []float64{0.05, 0.05})
-	ups := sources(display.NewPlot(fmt.Sprintf("Fig. %s, speed-ups: %s graphs", c.Fig, c.Name), "|V|", "times faster").LogLog())
-	for _, s := range []struct {
-		name string
-		ys   []float64
-	}{{"CPU÷v1", s1}, {"v1÷v2", s2}} {
-		// A printed speed-up that disagrees with the printed times (the
-		// typos found above) is drawn apart, as a mark of its own.
-		var x, y []float64
-		var typo []int
-		for i, v := range s.ys {
-			if typoAt[fmt.Sprintf("%d/%d/%s", c.SpeedTable, c.Rows[i].V, s.name)] {
-				typo = append(typo, i)
-				continue
-			}
-			x, y = append(x, xs[i]), append(y, v)
-		}
-		ups.Documented(s.name, x, y)
-		for _, i := range typo {
-			ups.Documented(fmt.Sprintf("a typo: %s printed at |V| = %d", s.name, c.Rows[i].V), xs[i:i+1], s.ys[i:i+1])
-		}
-	}
-	for _, s := range []struct {
-		name string
-		ys   []float64
-	}{{"CPU", out.CPU}, {"CUDA v1", out.V1}, {"CUDA v2", out.V2}} {
-		if x, y, _ := lab.Both(out.V, s.ys, s.ys); len(x) > 0 {
-			fig.Line(s.name, x, y)
-		}
-	}
-	if x, a, b := lab.Both(out.V, out.CPU, out.V1); len(x) > 0 {
-		ups.Speedup("CPU÷v1", x, a, b)
-	}
-	if x, a, b := lab.Both(out.V, out.V1, out.V2); len(x) > 0 {
-		ups.Speedup("v1÷v2", x, a, b)
-	}
-	for _, v := range []any{times, speed, fig, ups} {
-		if err := display.Show(v); err != nil {
-			panic(err)
-		}
-	}
+	showRebuilt(c, out)
 	return out
 }
 measuredHere := map[string]*outcome{}
-''', subject="the section's experiment: one density class rebuilt, measured and drawn beside the thesis's tables and figures")
+''', subject="the section's experiment: one density class rebuilt and measured, each result checked")
 
 md(r'''
 ### Dense graphs: Tables 1 and 2, Fig. 5.1

@@ -1,0 +1,162 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pathnotes/pathnotes/display"
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// MeanVerified is MeanAllPairs followed by a check of the first result's
+// predecessor matrix on g (VerifyWorkers, on every core): the mean wall
+// and kernel seconds of times runs of run, and the first result, which
+// has ref's distances when ref is not nil.
+func MeanVerified(ctx context.Context, times int, g *graph.Graph, ref *graph.AllPairs, run AllPairsRun) (wall, kernel float64, first *graph.AllPairs, err error) {
+	wall, kernel, first, err = MeanAllPairs(times, ref, run)
+	if err == nil {
+		err = first.VerifyWorkers(ctx, g, 0)
+	}
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	return wall, kernel, first, nil
+}
+
+// AgreeCell runs the all-pairs GPU variant name on g once, with Π, and
+// checks it against ref (Agree). It returns what a table's cell says of
+// the run — NoGPU without a device, "not run (|V| > maxN)" when g has
+// more than maxN vertices, else Agree's words — and the run's statistics
+// (zero when it did not run).
+func (m *Machine) AgreeCell(ctx context.Context, name string, g *graph.Graph, ref *graph.AllPairs, maxN int) (string, gpu.Stats, error) {
+	switch {
+	case m.NoGPU != "":
+		return m.NoGPU, gpu.Stats{}, nil
+	case g.N() > maxN:
+		return fmt.Sprintf("not run (|V| > %d)", maxN), gpu.Stats{}, nil
+	}
+	r, st, err := m.AllPairs(ctx, name, g, true)
+	if err != nil {
+		return "", st, err
+	}
+	same, err := Agree(ctx, g, r, ref)
+	return same, st, err
+}
+
+// DocumentedApart draws the values ys at xs that a document prints as its
+// series name on p, except the points where apart(i) holds (a printed
+// value that a check found wrong): each of those is a series of its own,
+// named by the format label with name and xs[i], such as "a typo: %s
+// printed at |V| = %g".
+func DocumentedApart(p *display.Plot, name string, xs, ys []float64, apart func(i int) bool, label string) *display.Plot {
+	var x, y []float64
+	var out []int
+	for i := range xs {
+		if apart(i) {
+			out = append(out, i)
+			continue
+		}
+		x, y = append(x, xs[i]), append(y, ys[i])
+	}
+	if len(x) > 0 {
+		p.Documented(name, x, y)
+	}
+	for _, i := range out {
+		p.Documented(fmt.Sprintf(label, name, xs[i]), xs[i:i+1], ys[i:i+1])
+	}
+	return p
+}
+
+// MeasuredLine draws the positive values of ys, measured at sizes, as the
+// line name on p; nothing when none is positive (nothing ran).
+func MeasuredLine(p *display.Plot, name string, sizes []int, ys []float64) *display.Plot {
+	if x, y, _ := Both(sizes, ys, ys); len(x) > 0 {
+		p.Line(name, x, y)
+	}
+	return p
+}
+
+// MeasuredSpeedup draws baseline ÷ times as the speed-up name on p (see
+// display.Plot.Speedup), at the sizes where both were measured; nothing
+// when there are none.
+func MeasuredSpeedup(p *display.Plot, name string, sizes []int, baseline, times []float64) *display.Plot {
+	if x, a, b := Both(sizes, baseline, times); len(x) > 0 {
+		p.Speedup(name, x, a, b)
+	}
+	return p
+}
+
+// Run makes an AllPairsRun of the all-pairs GPU variant name on g, with
+// Π when pred (AllPairs): what MeanAllPairs and MeanVerified run.
+func (m *Machine) Run(ctx context.Context, name string, g *graph.Graph, pred bool) AllPairsRun {
+	return func() (*graph.AllPairs, gpu.Stats, error) { return m.AllPairs(ctx, name, g, pred) }
+}
+
+// WalkWeight adds the arc weights along a walk through the vertices of g
+// labelled as in walk, separated by spaces ("a b c e d"), as a document
+// adds them by hand. An unknown label or a missing arc is an error.
+func WalkWeight(g *graph.Graph, walk string) (int64, error) {
+	labels := strings.Fields(walk)
+	var sum int64
+	prev := -1
+	for i, l := range labels {
+		v, err := g.Vertex(l)
+		if err != nil {
+			return 0, fmt.Errorf("walk %q: %w", walk, err)
+		}
+		if i > 0 {
+			w, ok := g.Weight(prev, v)
+			if !ok {
+				return 0, fmt.Errorf("walk %q: %s has no arc %s->%s", walk, g.Name(), labels[i-1], l)
+			}
+			sum += int64(w)
+		}
+		prev = v
+	}
+	return sum, nil
+}
+
+// MeanSingleSource runs the single-source GPU variant name on g from
+// source on the machine's device up to three times (Mean: once when a run
+// takes a second or more), checks each result's distances against ref,
+// and returns the mean wall and kernel seconds and the last run's
+// statistics. The error names the variant and the graph.
+func (m *Machine) MeanSingleSource(ctx context.Context, name string, g *graph.Graph, source int, ref *graph.SingleSource) (wall, kernel float64, last gpu.Stats, err error) {
+	if m.Device == nil {
+		return 0, 0, last, fmt.Errorf("%s on %s: %s", name, g.Name(), m.NoGPU)
+	}
+	wall, kernel = Mean(func() gpu.Stats {
+		if err != nil {
+			return last // a run failed: stop timing (Mean stops at a second)
+		}
+		last = gpu.Stats{}
+		var got *graph.SingleSource
+		got, err = gpu.SingleSource(ctx, name, g, source, gpu.Options{Device: m.Device, Stats: &last})
+		switch {
+		case err != nil:
+			err = fmt.Errorf("%s on %s: %w", name, g.Name(), err)
+		case !got.SameDistances(ref):
+			err = fmt.Errorf("%s on %s:\n%s", name, g.Name(), got.Diff(ref, 5))
+		}
+		return last
+	})
+	if err != nil {
+		return 0, 0, gpu.Stats{}, err
+	}
+	return wall, kernel, last, nil
+}
+
+// WarmSingleSource runs each single-source GPU variant of names once on g
+// from vertex 0, untimed: the first launches of a session pay for loading
+// the module and for first-touch allocations, which a timed run should
+// not.
+func (m *Machine) WarmSingleSource(ctx context.Context, g *graph.Graph, names ...string) error {
+	for _, name := range names {
+		if _, err := gpu.SingleSource(ctx, name, g, 0, gpu.Options{Device: m.Device}); err != nil {
+			return fmt.Errorf("%s on %s: %w", name, g.Name(), err)
+		}
+	}
+	return nil
+}
