@@ -316,35 +316,14 @@ case gpuTag != "" && vecN > 1<<18:
 }
 vecN = vecN / 1024 * 1024 // a multiple of the fill pattern's length
 
-// fillPattern sets xs[i] = f(i mod 1024), copying the first 1024 values
-// forward: one by one, the interpreter would take seconds over 2²⁵ values.
-func fillPattern(xs []float32, f func(int) float32) {
-	for i := 0; i < 1024; i++ {
-		xs[i] = f(i)
-	}
-	for done := 1024; done < len(xs); done *= 2 {
-		copy(xs[done:], xs[:done])
-	}
-}
-
+// a[i] = i mod 1024 and b[i] = 3·(i mod 1024), copied forward in blocks
+// (lab.FillRepeating): one by one, the interpreter would take seconds.
 a, b := make([]float32, vecN), make([]float32, vecN)
-fillPattern(a, func(i int) float32 { return float32(i) })
-fillPattern(b, func(i int) float32 { return float32(3 * i) })
-// checkStride: every element is checked up to 2¹⁸ of them, beyond that
-// every checkStride-th one and the last 1024.
-checkStride := 1
-if vecN > 1<<18 {
-	checkStride = 61
-}
-var probes []int // the indices checked
-for i := 0; i < vecN; i += checkStride {
-	probes = append(probes, i)
-}
-for i := vecN - 1024; i < vecN; i++ {
-	if i%checkStride != 0 {
-		probes = append(probes, i)
-	}
-}
+lab.FillRepeating(a, 1024, func(i int) float32 { return float32(i) })
+lab.FillRepeating(b, 1024, func(i int) float32 { return float32(3 * i) })
+// The indices checked: every one up to 2¹⁸ elements, beyond that every
+// 61st and the last 1024.
+probes := lab.Probes(vecN, 1<<18, 61, 1024)
 bufA, err := cells.Float32s(dev, a)
 if err != nil {
 	panic(err)
@@ -1097,29 +1076,6 @@ the upload; generation is left out here too.
 ''')
 
 code(r'''
-import (
-	"math"
-	"time"
-)
-
-// meanGPU runs a single-source variant up to three times (once when a run
-// takes a second or more, see lab.Mean), checks each result against ref,
-// and returns the mean wall and kernel seconds and the last run's Stats.
-func meanGPU(name string, g *graph.Graph, ref *graph.SingleSource) (float64, float64, gpu.Stats) {
-	var st gpu.Stats
-	wall, kernel := lab.Mean(func() gpu.Stats {
-		st = gpu.Stats{}
-		got, err := gpu.SingleSource(Ctx(), name, g, 0, gpu.Options{Device: dev, Stats: &st})
-		if err != nil {
-			panic(fmt.Sprintf("%s on %s: %v", name, g.Name(), err))
-		}
-		check(got.SameDistances(ref), "%s on %s:\n%s", name, g.Name(), got.Diff(ref, 5))
-		return st
-	})
-	return wall, kernel, st
-}
-
-
 _, fastErr := gpu.Lookup("sssp-fast")
 if fastErr != nil {
 	fmt.Printf("sssp-fast: skipped, not registered in this build (%v)\n", fastErr)
@@ -1133,28 +1089,21 @@ type sizeRow struct {
 	Iterations                              float64
 }
 var rows []sizeRow
-columns := []string{"|V|", "|E|", "graphs", "cpu.Dijkstra", "dijkstra-martin kernels" + here, "dijkstra-martin wall" + here, "while-iterations"}
-if withFast {
-	columns = append(columns, "sssp-fast kernels"+here, "sssp-fast wall"+here)
-}
-exp := display.NewTable("§2.9 rebuilt: out-degree 7, seconds (means over the graphs)", columns...).
+exp := display.NewTable("§2.9 rebuilt: out-degree 7, seconds (means over the graphs)", "|V|", "|E|", "graphs", "cpu.Dijkstra",
+	"dijkstra-martin kernels"+here, "dijkstra-martin wall"+here, "while-iterations", "sssp-fast kernels"+here, "sssp-fast wall"+here).
 	Ratio("CPU ÷ kernels", "cpu.Dijkstra", "dijkstra-martin kernels"+here).
 	Ratio("CPU ÷ wall", "cpu.Dijkstra", "dijkstra-martin wall"+here)
-if noGPU == "" {
-	// One untimed run first: the first launches of a session pay for
-	// loading the module and for first-touch allocations.
+if noGPU == "" { // one untimed run first (lab's Machine.WarmSingleSource)
 	g, err := graph.ConstantDegree(max(int(1e6*sizeF), degree+1), degree, weights, seed)
-	if err != nil {
-		panic(err)
-	}
 	warm := []string{gpu.VariantDijkstraMartin}
 	if withFast {
 		warm = append(warm, "sssp-fast")
 	}
-	for _, name := range warm {
-		if _, err := gpu.SingleSource(Ctx(), name, g, 0, gpu.Options{Device: dev}); err != nil {
-			panic(err)
-		}
+	if err == nil {
+		err = machine.WarmSingleSource(Ctx(), g, warm...)
+	}
+	if err != nil {
+		panic(err)
 	}
 }
 for i := 1; i <= 10; i++ {
@@ -1167,31 +1116,33 @@ for i := 1; i <= 10; i++ {
 		}
 		g = g.WithName(fmt.Sprintf("ConstantDegree(%d, %d), graph %d", n, degree, k))
 		var ref *graph.SingleSource
-		t0 := time.Now()
-		ref, err = cpu.Dijkstra(Ctx(), g, 0, cpu.DijkstraOptions{})
+		row.CPU += lab.HostSeconds(func() { ref, err = cpu.Dijkstra(Ctx(), g, 0, cpu.DijkstraOptions{}) }) / float64(graphsPerN)
 		if err != nil {
 			panic(err)
 		}
-		row.CPU += time.Since(t0).Seconds() / float64(graphsPerN)
 		if noGPU != "" {
 			continue
 		}
-		w, kt, st := meanGPU(gpu.VariantDijkstraMartin, g, ref)
+		// Each GPU result has cpu.Dijkstra's distances (Machine.MeanSingleSource checks them).
+		w, kt, st, err := machine.MeanSingleSource(Ctx(), gpu.VariantDijkstraMartin, g, 0, ref)
 		row.Wall += w / float64(graphsPerN)
 		row.Kernel += kt / float64(graphsPerN)
 		row.Iterations += float64(martinIterations(st)) / float64(graphsPerN)
-		if withFast {
-			w, kt, _ = meanGPU("sssp-fast", g, ref)
+		if withFast && err == nil {
+			w, kt, _, err = machine.MeanSingleSource(Ctx(), "sssp-fast", g, 0, ref)
 			row.FastWall += w / float64(graphsPerN)
 			row.FastKernel += kt / float64(graphsPerN)
 		}
+		if err != nil {
+			panic(err)
+		}
 	}
 	rows = append(rows, row)
-	cells := []any{n, n * degree, graphsPerN, row.CPU, machine.Seconds(row.Kernel, true), machine.Seconds(row.Wall, true), machine.Seconds(row.Iterations, true)}
-	if withFast {
-		cells = append(cells, row.FastKernel, row.FastWall)
-	}
-	exp.Add(cells...)
+	exp.Add(n, n*degree, graphsPerN, row.CPU, machine.Seconds(row.Kernel, true), machine.Seconds(row.Wall, true),
+		machine.Seconds(row.Iterations, true), row.FastKernel, row.FastWall)
+}
+if !withFast {
+	exp.Drop("sssp-fast kernels"+here, "sssp-fast wall"+here)
 }
 exp.Note("thesis: Tesla S2050, 10 graphs per size, CPU = Algorithm 1 with an O(n²) array scan; no numbers, only Figs. 2.11-2.12")
 exp.Note(fmt.Sprintf("here: %s; %s; graph.ConstantDegree(n, %d, weights %d..%d, seed %d+k), source 0; every GPU result has cpu.Dijkstra's distances",
