@@ -300,6 +300,12 @@ func TestStandIns(t *testing.T) {
 	if _, err := GNMStandIn("bad", 10, 10, 1, graph.WeightRange{Min: 5, Max: 1}, 1); err == nil || !strings.Contains(err.Error(), "bad stand-in") {
 		t.Errorf("bad weights: %v", err)
 	}
+	if g, err := GNM(5, 100, w, 1); err != nil || g.M() != 20 || g.Name() != "GNM(5, 20)" {
+		t.Errorf("GNM capped at n(n−1): %v, %v", g, err)
+	}
+	if g, err := GNM(50, 300, w, 1); err != nil || g.M() != 300 || g.Name() != "GNM(50, 300)" {
+		t.Errorf("GNM: %v, %v", g, err)
+	}
 	sink, err := graph.FromArcs(4, []graph.Arc{{From: 0, To: 1, Weight: 1}, {From: 1, To: 2, Weight: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -533,5 +539,18 @@ func TestMeanSingleSource(t *testing.T) {
 	none := openMachine("GPU variants", func() (*gpu.Device, error) { return nil, gpu.ErrNoCUDA })
 	if _, _, _, err := none.MeanSingleSource(ctx, gpu.VariantDijkstraMartin, g, 0, ref); err == nil || !strings.Contains(err.Error(), "no GPU") {
 		t.Errorf("without a device: %v", err)
+	}
+}
+
+func TestExtrapolate(t *testing.T) {
+	sizes := []int{100, 200, 400}
+	if got, from := Extrapolate(sizes, []float64{1, 8, 0}, 400, 3); from != 200 || math.Abs(got-64) > 1e-9 {
+		t.Errorf("from 200 to 400 by n³: %g from %d, want 64 from 200", got, from)
+	}
+	if got, from := Extrapolate(sizes, []float64{1, 8, 27}, 800, 2); from != 400 || math.Abs(got-108) > 1e-9 {
+		t.Errorf("from 400 to 800 by n²: %g from %d, want 108 from 400", got, from)
+	}
+	if got, from := Extrapolate(sizes, []float64{0, 0, 0}, 800, 3); got != 0 || from != 0 {
+		t.Errorf("nothing measured: %g from %d", got, from)
 	}
 }

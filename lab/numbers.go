@@ -156,6 +156,20 @@ func LastBoth(a, b []float64) int {
 	return at
 }
 
+// Extrapolate scales the time ts[i] measured at the largest of sizes
+// with a positive time to size n, by (n / sizes[i])^power: what a
+// program whose time grows as n^power would take at n (power 3 for
+// Floyd-Warshall). It returns that time and sizes[i], or 0 and 0 when no
+// time is positive.
+func Extrapolate(sizes []int, ts []float64, n int, power float64) (t float64, from int) {
+	for i := len(sizes) - 1; i >= 0; i-- {
+		if ts[i] > 0 {
+			return ts[i] * math.Pow(float64(n)/float64(sizes[i]), power), sizes[i]
+		}
+	}
+	return 0, 0
+}
+
 // RoundsTo reports whether x, rounded to the digits of printed, gives
 // printed: a number as a document prints it ("0.03", "6.67e-03"), with
 // an optional "%" after it that is ignored (x is then a percentage too).

@@ -49,3 +49,13 @@ func Sinks(g *graph.Graph) int {
 	}
 	return c
 }
+
+// GNM is graph.GNM with n vertices and m arcs, capped at n(n−1), named
+// "GNM(n, arcs)".
+func GNM(n, m int, w graph.WeightRange, seed uint64) (*graph.Graph, error) {
+	g, err := graph.GNM(n, min(m, n*(n-1)), w, seed)
+	if err != nil {
+		return nil, err
+	}
+	return g.WithName(fmt.Sprintf("GNM(%d, %d)", n, g.M())), nil
+}

@@ -214,13 +214,11 @@ launches the table says.
 code(r'''
 ''' + common.CHECK + r'''
 
-// gnm is graph.GNM(n, k·n) with the arcs capped at n(n−1), named.
+// gnm is graph.GNM(n, k·n) with the arcs capped at n(n−1), named (lab.GNM).
 func gnm(n, k int) *graph.Graph {
-	g, err := graph.GNM(n, min(k*n, n*(n-1)), weights, seed)
-	if err != nil {
-		panic(err)
-	}
-	return g.WithName(fmt.Sprintf("GNM(%d, %d)", n, g.M()))
+	g, err := lab.GNM(n, k*n, weights, seed)
+	check(err == nil, "%v", err)
+	return g
 }
 
 // launches is the number of kernel launches each variant makes for n vertices.
@@ -246,31 +244,21 @@ for _, name := range variants {
 small := display.NewTable("The four implementations on the same graphs", columns...)
 for _, n := range []int{5, 32, 40, 64, 100} {
 	g := gnm(n, 6)
-	ref, err := cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{Pred: true})
-	if err != nil {
-		panic(err)
-	}
-	if err := ref.Verify(g); err != nil {
-		panic(err)
-	}
+	_, _, ref, err := lab.MeanVerified(Ctx(), 1, g, nil, lab.OnHost(func() (*graph.AllPairs, error) {
+		return cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{Pred: true})
+	}))
+	check(err == nil, "%v", err)
 	row := []any{g.Name(), g.N(), g.M(), "verified"}
 	for _, name := range variants {
-		switch {
-		case noGPU != "":
-			row = append(row, noGPU)
-		case n > gpuMaxN:
-			row = append(row, fmt.Sprintf("not run (|V| > %d)", gpuMaxN))
-		default:
-			r, st, err := machine.AllPairs(Ctx(), name, g, true)
-			if err == nil {
-				_, err = lab.Agree(Ctx(), g, r, ref) // the same D, and a Π that Verify accepts
-			}
-			if err != nil {
-				panic(err)
-			}
-			check(st.Launches == launches(name, n), "%s made %d launches on |V|=%d, want %d", name, st.Launches, n, launches(name, n))
-			row = append(row, fmt.Sprintf("same D, Π verified; launches: %d", st.Launches))
+		cell, st, err := machine.AgreeCell(Ctx(), name, g, ref, gpuMaxN) // the same D, and a Π that Verify accepts
+		if err != nil {
+			panic(err)
 		}
+		if st.Launches > 0 { // it ran
+			check(st.Launches == launches(name, n), "%s made %d launches on |V|=%d, want %d", name, st.Launches, n, launches(name, n))
+			cell = fmt.Sprintf("same D, Π verified; launches: %d", st.Launches)
+		}
+		row = append(row, cell)
 	}
 	small.Add(row...)
 }
@@ -337,11 +325,36 @@ import (
 // zero when it did not run.
 type timing struct{ Kernel, Wall float64 }
 
+impls := append([]string{"sequential"}, variants...)
+// mean[impl][i] is impl's time at sizes[i], averaged over the densities it ran on.
+mean := map[string][]timing{}
+for _, name := range impls {
+	mean[name] = make([]timing, len(sizes))
+}
+
+// runsAt says how many times impl runs on the graph of |V| = n and |E| = k·n
+// on this machine: 0 when it does not run there.
+runsAt := func(name string, n, k int) int {
+	switch {
+	case name == "sequential" && n <= cpuMaxN:
+		return 1
+	case name == "sequential" || noGPU != "":
+		return 0
+	case name == gpu.VariantFWHN && n > hnAllN && n <= hnMaxN && k == degrees[len(degrees)-1]:
+		return 1 // above hnAllN: once, on the densest graphs only
+	case name == gpu.VariantFWHN && (n > hnAllN || n > hnMaxN), n > gpuMaxN:
+		return 0
+	}
+	return runs
+}
+''')
+
+code(r'''
 // measure runs one implementation `times` times on g and returns its mean
 // times and first result. The first result must have ref's distances
 // when ref is given; later runs must repeat the first.
 func measure(name string, g *graph.Graph, ref *graph.AllPairs, times int) (timing, *graph.AllPairs) {
-	var run lab.AllPairsRun = func() (*graph.AllPairs, gpu.Stats, error) { return machine.AllPairs(Ctx(), name, g, false) }
+	run := machine.Run(Ctx(), name, g, false)
 	if name == "sequential" { // host time, as both kernel and wall time
 		run = lab.OnHost(func() (*graph.AllPairs, error) { return cpu.FloydWarshallAsWritten(Ctx(), g, cpu.FWOptions{}) })
 	}
@@ -351,37 +364,6 @@ func measure(name string, g *graph.Graph, ref *graph.AllPairs, times int) (timin
 	}
 	return timing{Kernel: kernel, Wall: wall}, first
 }
-
-impls := append([]string{"sequential"}, variants...)
-// mean[impl][i] is impl's time at sizes[i], averaged over the densities it ran on.
-mean := map[string][]timing{}
-for _, name := range impls {
-	mean[name] = make([]timing, len(sizes))
-}
-// runsAt says how many times impl runs on the graph of |V| = n and |E| = k·n
-// on this machine: 0 when it does not run there.
-runsAt := func(name string, n, k int) int {
-	switch {
-	case name == "sequential":
-		if n <= cpuMaxN {
-			return 1
-		}
-		return 0
-	case noGPU != "":
-		return 0
-	case name == gpu.VariantFWHN && n > hnAllN:
-		if n <= hnMaxN && k == degrees[len(degrees)-1] {
-			return 1
-		}
-		return 0
-	case name == gpu.VariantFWHN && n > hnMaxN:
-		return 0
-	case n > gpuMaxN:
-		return 0
-	}
-	return runs
-}
-
 
 // The reference runs first: the sequential program, else fw-blocked.
 runOrder := []string{"sequential", gpu.VariantFWBlocked, gpu.VariantFWHN, gpu.VariantFWGaioso}
@@ -435,15 +417,15 @@ speed-ups use kernel times: the paper does not say what its GPU times include.
 ''')
 
 code(r'''
-// cubic is the sequential time extrapolated to |V| = n from the largest
-// size it ran at, or 0 when it ran at none.
+// cubic is the sequential time extrapolated by n³ to |V| = n from the
+// largest size it ran at (lab.Extrapolate), and that size; 0 when it ran
+// at none.
 func cubic(n int) (float64, int) {
-	for i := len(sizes) - 1; i >= 0; i-- {
-		if t := mean["sequential"][i].Wall; t > 0 {
-			return t * math.Pow(float64(n)/float64(sizes[i]), 3), sizes[i]
-		}
+	walls := make([]float64, len(sizes))
+	for i, t := range mean["sequential"] {
+		walls[i] = t.Wall
 	}
-	return 0, 0
+	return lab.Extrapolate(sizes, walls, n, 3)
 }
 
 here := " (here" + gpuTag + ")"
