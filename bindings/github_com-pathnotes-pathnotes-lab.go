@@ -50,6 +50,7 @@ func init() {
 		"ReadApart":           reflect.ValueOf(lab.ReadApart),
 		"RoadStandIn":         reflect.ValueOf(lab.RoadStandIn),
 		"RoundsTo":            reflect.ValueOf(lab.RoundsTo),
+		"SampleRows":          reflect.ValueOf(lab.SampleRows),
 		"Scaled":              reflect.ValueOf(lab.Scaled),
 		"ShortReason":         reflect.ValueOf(lab.ShortReason),
 		"Sinks":               reflect.ValueOf(lab.Sinks),

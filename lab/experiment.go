@@ -3,8 +3,10 @@ package lab
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
+	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/display"
 	"github.com/pathnotes/pathnotes/gpu"
 	"github.com/pathnotes/pathnotes/graph"
@@ -156,6 +158,38 @@ func (m *Machine) WarmSingleSource(ctx context.Context, g *graph.Graph, names ..
 	for _, name := range names {
 		if _, err := gpu.SingleSource(ctx, name, g, 0, gpu.Options{Device: m.Device}); err != nil {
 			return fmt.Errorf("%s on %s: %w", name, g.Name(), err)
+		}
+	}
+	return nil
+}
+
+// Capped is a GPU time's cell in a table whose runs over a time cap were
+// left out: "not run: ≈ E s" for a run left out (seconds is 0) with its
+// estimate E, else Seconds(seconds, true).
+func (m *Machine) Capped(seconds, estimate float64) any {
+	if seconds == 0 && estimate > 0 && m.NoGPU == "" {
+		return fmt.Sprintf("not run: ≈ %.3g s", estimate)
+	}
+	return m.Seconds(seconds, true)
+}
+
+// SampleRows checks an all-pairs result too large to compare whole: row
+// 0 and k rows from sources drawn with a PCG seeded (seed, 3) must have
+// cpu.Dijkstra's distances (g's weights must not be negative). The error
+// names the solver, the graph and the row.
+func SampleRows(ctx context.Context, g *graph.Graph, r *graph.AllPairs, k int, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for i := 0; i <= k; i++ {
+		src := 0
+		if i > 0 {
+			src = rng.IntN(g.N())
+		}
+		ref, err := cpu.Dijkstra(ctx, g, src, cpu.DijkstraOptions{})
+		if err != nil {
+			return err
+		}
+		if row := r.Row(src); !row.SameDistances(ref) {
+			return fmt.Errorf("%s on %s, row %d:\n%s", r.Solver, g.Name(), src, row.Diff(ref, 5))
 		}
 	}
 	return nil

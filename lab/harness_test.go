@@ -554,3 +554,36 @@ func TestExtrapolate(t *testing.T) {
 		t.Errorf("nothing measured: %g from %d", got, from)
 	}
 }
+
+func TestCappedAndSampleRows(t *testing.T) {
+	m := openMachine("GPU variants", gpu.Emulator)
+	if got := m.Capped(0, 123.4); got != "not run: ≈ 123 s" {
+		t.Errorf("a run left out: %v", got)
+	}
+	if got := m.Capped(2.5, 0); got != 2.5 {
+		t.Errorf("a run made: %v", got)
+	}
+	if got := m.Capped(0, 0); got != "—" {
+		t.Errorf("nothing: %v", got)
+	}
+	none := openMachine("GPU variants", func() (*gpu.Device, error) { return nil, gpu.ErrNoCUDA })
+	if got := none.Capped(0, 9); got != none.NoGPU {
+		t.Errorf("without a device: %v", got)
+	}
+	ctx := context.Background()
+	g, err := graph.GNM(60, 300, graph.WeightRange{Min: 1, Max: 9}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SampleRows(ctx, g, r, 10, 1); err != nil {
+		t.Errorf("a right matrix: %v", err)
+	}
+	r.Dist[3]++ // row 0, which every sample reads
+	if err := SampleRows(ctx, g, r, 10, 1); err == nil || !strings.Contains(err.Error(), "row 0") {
+		t.Errorf("a wrong row 0: %v", err)
+	}
+}

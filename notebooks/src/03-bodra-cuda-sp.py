@@ -521,15 +521,6 @@ on nyc.
 ''')
 
 code(r'''
-// capped is a cell of Tables 1 and 3: the seconds measured, or, for a run
-// left out because it would exceed the cap, its estimate.
-func capped(seconds, estimate float64) any {
-	if seconds == 0 && estimate > 0 && noGPU == "" {
-		return fmt.Sprintf("not run: ≈ %.3g s", estimate)
-	}
-	return machine.Seconds(seconds, true)
-}
-
 // bfTime is one variant's times on one road stand-in.
 type bfTime struct {
 	Wall, Kernel, EarlyWall, EarlyKernel float64
@@ -537,20 +528,10 @@ type bfTime struct {
 	Estimate                             float64 // of Wall, when the |V|−1 passes were not run
 }
 
-// table1 keeps the report's Table 1 in seconds: Naive, Stride, Flag.
-table1 := map[string][3]float64{
-	"nyc": {8.58384, 8.77939, 3.91371}, "bay": {11.7708, 12.3157, 5.12986}, "col": {19.6589, 21.1299, 7.40538},
-	"fla": {102.449, 105.376, 45.2268}, "ne": {216.047, 214.760, 83.5226}, "e": {1137.63, 1135.22, 409.138},
-}
 bfHere := map[string]map[string]bfTime{} // [dataset][variant]
 bfRefs := map[string]*graph.SingleSource{}
-t1 := display.NewTable("Table 1 rebuilt: Bellman-Ford, seconds", "dataset", "|V| here", "|E| here",
-	"Naive (paper)", "Stride (paper)", "Flag (paper)", "bf-naive wall"+here, "bf-stride wall"+here, "bf-flag wall"+here,
-	"bf-naive kernels", "bf-stride kernels", "bf-flag kernels", "Dijkstra CPU (here)", "bf-cpu (here)")
-early := display.NewTable("With early exit, seconds of wall time", "dataset", "passes", "n−1 passes",
-	"bf-naive"+here, "bf-stride"+here, "bf-flag"+here)
+cpuHere := map[string][2]float64{} // [dataset]: cpu.Dijkstra's and cpu.BellmanFord's seconds
 for i, d := range roadSets {
-	p := table1[d.Name]
 	g := roads[i]
 	var ref *graph.SingleSource
 	dij := lab.HostSeconds(func() { ref = cpuSSSP(g, source) })
@@ -561,7 +542,7 @@ for i, d := range roadSets {
 		}
 		check(r.SameDistances(ref), "cpu.BellmanFord and cpu.Dijkstra differ on %s", g.Name())
 	})
-	bfRefs[d.Name] = ref
+	bfRefs[d.Name], cpuHere[d.Name] = ref, [2]float64{dij, bfc}
 	bfHere[d.Name] = map[string]bfTime{}
 	for _, name := range bfVariants {
 		if noGPU != "" {
@@ -595,12 +576,30 @@ for i, d := range roadSets {
 		}
 		bfHere[d.Name][name] = t
 	}
-	h := bfHere[d.Name]
-	t1.Add(d.Name, g.N(), g.M(), p[0], p[1], p[2],
-		capped(h[gpu.VariantBFNaive].Wall, h[gpu.VariantBFNaive].Estimate), capped(h[gpu.VariantBFStride].Wall, h[gpu.VariantBFStride].Estimate),
-		capped(h[gpu.VariantBFFlag].Wall, h[gpu.VariantBFFlag].Estimate),
-		machine.Seconds(h[gpu.VariantBFNaive].Kernel, true), machine.Seconds(h[gpu.VariantBFStride].Kernel, true), machine.Seconds(h[gpu.VariantBFFlag].Kernel, true),
-		dij, bfc)
+}
+''', subject="the section's experiment: the three variants on each road stand-in, with and without early exit, and the estimates of the runs over the cap")
+
+code(r'''
+// table1 keeps the report's Table 1 in seconds: Naive, Stride, Flag.
+table1 := map[string][3]float64{
+	"nyc": {8.58384, 8.77939, 3.91371}, "bay": {11.7708, 12.3157, 5.12986}, "col": {19.6589, 21.1299, 7.40538},
+	"fla": {102.449, 105.376, 45.2268}, "ne": {216.047, 214.760, 83.5226}, "e": {1137.63, 1135.22, 409.138},
+}
+t1 := display.NewTable("Table 1 rebuilt: Bellman-Ford, seconds", "dataset", "|V| here", "|E| here",
+	"Naive (paper)", "Stride (paper)", "Flag (paper)", "bf-naive wall"+here, "bf-stride wall"+here, "bf-flag wall"+here,
+	"bf-naive kernels", "bf-stride kernels", "bf-flag kernels", "Dijkstra CPU (here)", "bf-cpu (here)")
+early := display.NewTable("With early exit, seconds of wall time", "dataset", "passes", "n−1 passes",
+	"bf-naive"+here, "bf-stride"+here, "bf-flag"+here)
+for i, d := range roadSets {
+	g, p, h := roads[i], table1[d.Name], bfHere[d.Name]
+	row := []any{d.Name, g.N(), g.M(), p[0], p[1], p[2]}
+	for _, v := range bfVariants {
+		row = append(row, machine.Capped(h[v].Wall, h[v].Estimate)) // "not run: ≈ …" over the cap
+	}
+	for _, v := range bfVariants {
+		row = append(row, machine.Seconds(h[v].Kernel, true))
+	}
+	t1.Add(append(row, cpuHere[d.Name][0], cpuHere[d.Name][1])...)
 	early.Add(d.Name, h[gpu.VariantBFFlag].Passes, g.N()-1, machine.Seconds(h[gpu.VariantBFNaive].EarlyWall, true),
 		machine.Seconds(h[gpu.VariantBFStride].EarlyWall, true), machine.Seconds(h[gpu.VariantBFFlag].EarlyWall, true))
 }
@@ -609,7 +608,7 @@ t1.Note(fmt.Sprintf("here: synthetic road stand-ins (graph.RoadLike with Table 1
 t1.Note(fmt.Sprintf("not run: the |V|−1 passes, estimated from the same variant on the next smaller stand-in by the ratio of |V|·|E|, would exceed the cap of %g s", capSeconds))
 early.Note("passes: how many the early-exit runs made before one changed nothing (the same for all three variants)")
 display.Column(t1, early)
-''', subject="the section's experiment: Table 1 rebuilt, with the estimates of the runs over the cap")
+''')
 
 md(r'''
 ### Figure 5 redrawn, and Naive ÷ Flag
@@ -856,27 +855,6 @@ on the host.
 ''')
 
 code(r'''
-import "math/rand/v2"
-
-// sampleRows compares k random rows of r (and row 0) with cpu.Dijkstra.
-func sampleRows(g *graph.Graph, r *graph.AllPairs, k int) {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	for i := 0; i <= k; i++ {
-		src := 0
-		if i > 0 {
-			src = rng.IntN(g.N())
-		}
-		ref := cpuSSSP(g, src)
-		check(r.Row(src).SameDistances(ref), "%s on %s, row %d:\n%s", r.Solver, g.Name(), src, r.Row(src).Diff(ref, 5))
-	}
-}
-
-// table3 keeps the report's Table 3 in seconds per variant, for 04, 25, 30.
-table3 := map[string][3]float64{
-	gpu.VariantFWRow: {30.1521, 137.369, 703.358}, gpu.VariantFWHN: {9.73591, 72.3713, 314.191},
-	gpu.VariantFWHNShared: {10.4189, 84.4068, 368.685}, gpu.VariantFWTiledGlobal: {4.8403, 36.2867, 186.350},
-	gpu.VariantFWBlocked: {2.37704, 20.4614, 82.3174},
-}
 fwWall := map[string][]float64{}     // [variant][dataset], 0 where not run
 fwKernel := map[string][]float64{}   // the same, kernel time
 fwEstimate := map[string][]float64{} // the same, the estimate of a run left out
@@ -885,9 +863,6 @@ for _, v := range fwVariants {
 	fwWall[v], fwKernel[v], fwEstimate[v] = make([]float64, len(snaps)), make([]float64, len(snaps)), make([]float64, len(snaps))
 }
 runOrder := []string{gpu.VariantFWBlocked, gpu.VariantFWTiledGlobal, gpu.VariantFWHN, gpu.VariantFWHNShared, gpu.VariantFWRow}
-t3 := display.NewTable("Table 3 rebuilt: Floyd-Warshall, seconds", "variant", "report's name",
-	"gnutella04 (paper)", "gnutella25 (paper)", "gnutella30 (paper)", "04 wall"+here, "25 wall"+here, "30 wall"+here,
-	"04 kernels", "25 kernels", "30 kernels")
 if noGPU == "" {
 	for i, g := range snaps {
 		for _, name := range runOrder {
@@ -910,8 +885,10 @@ if noGPU == "" {
 						panic(err)
 					}
 					check(r.SameDistances(ref), "%s on %s:\n%s", name, g.Name(), r.Diff(ref, 5))
-				case fwRefs[i] == nil:
-					sampleRows(g, r, 64)
+				case fwRefs[i] == nil: // row 0 and 64 random rows against cpu.Dijkstra
+					if err := lab.SampleRows(Ctx(), g, r, 64, seed); err != nil {
+						panic(err)
+					}
 				default:
 					check(r.SameDistances(fwRefs[i]), "%s and %s differ on %s:\n%s", name, fwRefs[i].Solver, g.Name(), r.Diff(fwRefs[i], 5))
 				}
@@ -924,11 +901,23 @@ if noGPU == "" {
 		}
 	}
 }
+''', subject="the section's experiment: the five variants on each Gnutella graph, each checked, with the estimates of the runs over the cap")
+
+code(r'''
+// table3 keeps the report's Table 3 in seconds per variant, for 04, 25, 30.
+table3 := map[string][3]float64{
+	gpu.VariantFWRow: {30.1521, 137.369, 703.358}, gpu.VariantFWHN: {9.73591, 72.3713, 314.191},
+	gpu.VariantFWHNShared: {10.4189, 84.4068, 368.685}, gpu.VariantFWTiledGlobal: {4.8403, 36.2867, 186.350},
+	gpu.VariantFWBlocked: {2.37704, 20.4614, 82.3174},
+}
+t3 := display.NewTable("Table 3 rebuilt: Floyd-Warshall, seconds", "variant", "report's name",
+	"gnutella04 (paper)", "gnutella25 (paper)", "gnutella30 (paper)", "04 wall"+here, "25 wall"+here, "30 wall"+here,
+	"04 kernels", "25 kernels", "30 kernels")
 for _, name := range fwVariants {
 	p := table3[name]
 	row := []any{name, paperName[name], p[0], p[1], p[2]}
 	for i := range snaps {
-		row = append(row, capped(fwWall[name][i], fwEstimate[name][i]))
+		row = append(row, machine.Capped(fwWall[name][i], fwEstimate[name][i]))
 	}
 	for i := range snaps {
 		row = append(row, machine.Seconds(fwKernel[name][i], true))
@@ -943,7 +932,7 @@ t3.Note("paper: CUDA events around allocation, copies and kernels, on an unnamed
 t3.Note("here: " + strings.Join(here3, ", ") + "; " + host + "; " + gpuHost)
 t3.Note(fmt.Sprintf("not run: the time estimated from the same variant on the next smaller graph by the ratio of |V|³ exceeds the cap of %g s", capSeconds))
 t3
-''', subject="the section's experiment: Table 3 rebuilt, each variant checked, with the estimates of the runs over the cap")
+''')
 
 md(r'''
 ### The cells over the cap, run apart
