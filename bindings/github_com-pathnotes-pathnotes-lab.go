@@ -54,6 +54,7 @@ func init() {
 		"Scaled":              reflect.ValueOf(lab.Scaled),
 		"ShortReason":         reflect.ValueOf(lab.ShortReason),
 		"Sinks":               reflect.ValueOf(lab.Sinks),
+		"SolveChecked":        reflect.ValueOf(lab.SolveChecked),
 		"Span":                reflect.ValueOf(lab.Span),
 		"TimeAPSP":            reflect.ValueOf(lab.TimeAPSP),
 		"TimeSSSP":            reflect.ValueOf(lab.TimeSSSP),

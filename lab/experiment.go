@@ -126,28 +126,11 @@ func WalkWeight(g *graph.Graph, walk string) (int64, error) {
 // and returns the mean wall and kernel seconds and the last run's
 // statistics. The error names the variant and the graph.
 func (m *Machine) MeanSingleSource(ctx context.Context, name string, g *graph.Graph, source int, ref *graph.SingleSource) (wall, kernel float64, last gpu.Stats, err error) {
-	if m.Device == nil {
-		return 0, 0, last, fmt.Errorf("%s on %s: %s", name, g.Name(), m.NoGPU)
-	}
-	wall, kernel = Mean(func() gpu.Stats {
-		if err != nil {
-			return last // a run failed: stop timing (Mean stops at a second)
-		}
-		last = gpu.Stats{}
-		var got *graph.SingleSource
-		got, err = gpu.SingleSource(ctx, name, g, source, gpu.Options{Device: m.Device, Stats: &last})
-		switch {
-		case err != nil:
-			err = fmt.Errorf("%s on %s: %w", name, g.Name(), err)
-		case !got.SameDistances(ref):
-			err = fmt.Errorf("%s on %s:\n%s", name, g.Name(), got.Diff(ref, 5))
-		}
-		return last
-	})
+	v, err := gpu.Lookup(name)
 	if err != nil {
-		return 0, 0, gpu.Stats{}, err
+		return 0, 0, last, err
 	}
-	return wall, kernel, last, nil
+	return m.MeanChecked(ctx, v, g, source, nil, ref)
 }
 
 // WarmSingleSource runs each single-source GPU variant of names once on g
@@ -193,4 +176,54 @@ func SampleRows(ctx context.Context, g *graph.Graph, r *graph.AllPairs, k int, s
 		}
 	}
 	return nil
+}
+
+// SolveChecked runs the GPU variant v on g with opts — all pairs when
+// v.AllPairs, else from source — and checks its distances against the
+// reference of that kind: all, or one. The error names the variant and
+// the graph.
+func SolveChecked(ctx context.Context, v gpu.Variant, g *graph.Graph, source int, opts gpu.Options, all *graph.AllPairs, one *graph.SingleSource) error {
+	if v.AllPairs {
+		r, err := v.SolveAll(ctx, g, opts)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s on %s: %w", v.Name, g.Name(), err)
+		case all == nil:
+			return fmt.Errorf("%s on %s: no all-pairs reference", v.Name, g.Name())
+		case !r.SameDistances(all):
+			return fmt.Errorf("%s on %s:\n%s", v.Name, g.Name(), r.Diff(all, 5))
+		}
+		return nil
+	}
+	r, err := v.SolveFrom(ctx, g, source, opts)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s on %s: %w", v.Name, g.Name(), err)
+	case one == nil:
+		return fmt.Errorf("%s on %s: no single-source reference", v.Name, g.Name())
+	case !r.SameDistances(one):
+		return fmt.Errorf("%s on %s:\n%s", v.Name, g.Name(), r.Diff(one, 5))
+	}
+	return nil
+}
+
+// MeanChecked times SolveChecked on the machine's device up to three
+// times (Mean: once when a run takes a second or more) and returns the
+// mean wall and kernel seconds and the last run's statistics; the first
+// failure is the error.
+func (m *Machine) MeanChecked(ctx context.Context, v gpu.Variant, g *graph.Graph, source int, all *graph.AllPairs, one *graph.SingleSource) (wall, kernel float64, last gpu.Stats, err error) {
+	if m.Device == nil {
+		return 0, 0, last, fmt.Errorf("%s on %s: %s", v.Name, g.Name(), m.NoGPU)
+	}
+	wall, kernel = Mean(func() gpu.Stats {
+		last = gpu.Stats{}
+		if err == nil {
+			err = SolveChecked(ctx, v, g, source, gpu.Options{Device: m.Device, Stats: &last}, all, one)
+		}
+		return last
+	})
+	if err != nil {
+		return 0, 0, gpu.Stats{}, err
+	}
+	return wall, kernel, last, nil
 }

@@ -587,3 +587,50 @@ func TestCappedAndSampleRows(t *testing.T) {
 		t.Errorf("a wrong row 0: %v", err)
 	}
 }
+
+func TestSolveAndMeanChecked(t *testing.T) {
+	ctx := context.Background()
+	g, err := graph.GNM(50, 250, graph.WeightRange{Min: 1, Max: 9}, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = g.WithName("G50")
+	all, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := cpu.Dijkstra(ctx, g, 3, cpu.DijkstraOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openMachine("GPU variants", gpu.Emulator)
+	fw, err := gpu.Lookup(gpu.VariantFWBlocked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bf, err := gpu.Lookup(gpu.VariantBFFlag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := gpu.Options{Device: m.Device}
+	if err := SolveChecked(ctx, fw, g, 0, opts, all, nil); err != nil {
+		t.Errorf("fw-blocked: %v", err)
+	}
+	if err := SolveChecked(ctx, bf, g, 3, opts, nil, one); err != nil {
+		t.Errorf("bf-flag from 3: %v", err)
+	}
+	if err := SolveChecked(ctx, bf, g, 3, opts, all, nil); err == nil || !strings.Contains(err.Error(), "no single-source reference") {
+		t.Errorf("a single-source variant without its reference: %v", err)
+	}
+	wrong, _ := cpu.Dijkstra(ctx, g, 3, cpu.DijkstraOptions{})
+	wrong.Dist[0]++
+	if err := SolveChecked(ctx, bf, g, 3, opts, nil, wrong); err == nil || !strings.Contains(err.Error(), "bf-flag on G50") {
+		t.Errorf("a wrong reference: %v", err)
+	}
+	if wall, kernel, st, err := m.MeanChecked(ctx, fw, g, 0, all, nil); err != nil || wall <= 0 || kernel <= 0 || st.Launches != 6 {
+		t.Errorf("MeanChecked: %g %g %d launches, %v", wall, kernel, st.Launches, err)
+	}
+	if _, _, _, err := m.MeanChecked(ctx, bf, g, 3, nil, wrong); err == nil {
+		t.Error("MeanChecked passed a wrong result")
+	}
+}

@@ -1091,7 +1091,9 @@ for i, g := range roads {
 			fastTarget{G: g, One: bfRefs[d], Best: gpu.VariantBFFlag + ", early exit", BestWall: t.EarlyWall})
 	}
 }
+''')
 
+code(r'''
 fast := display.NewTable("pathnotes' fast variants beside the report's best, wall seconds", "variant", "graph", "|V|", "|E|",
 	"report's best here", "its wall"+here, "fast wall"+here, "fast kernels").Ratio("best ÷ fast", "its wall"+here, "fast wall"+here)
 fastRatios := map[string][]float64{} // best ÷ fast per fast variant and target
@@ -1111,31 +1113,16 @@ for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"}
 	if v.AllPairs {
 		targets = allTargets
 	}
-	// solve runs the fast variant on t and checks it.
-	solve := func(t fastTarget, opts gpu.Options) {
-		if v.AllPairs {
-			r, err := v.SolveAll(Ctx(), t.G, opts)
-			if err != nil {
-				panic(fmt.Sprintf("%s on %s: %v", name, t.G.Name(), err))
+	for i, t := range targets {
+		if i == 0 { // one untimed run first: it loads the variant's module
+			if err := lab.SolveChecked(Ctx(), v, t.G, source, gpu.Options{Device: dev}, t.All, t.One); err != nil {
+				panic(err)
 			}
-			check(r.SameDistances(t.All), "%s on %s:\n%s", name, t.G.Name(), r.Diff(t.All, 5))
-			return
 		}
-		r, err := v.SolveFrom(Ctx(), t.G, source, opts)
+		w, k, _, err := machine.MeanChecked(Ctx(), v, t.G, source, t.All, t.One) // each result checked against the reference
 		if err != nil {
-			panic(fmt.Sprintf("%s on %s: %v", name, t.G.Name(), err))
+			panic(err)
 		}
-		check(r.SameDistances(t.One), "%s on %s:\n%s", name, t.G.Name(), r.Diff(t.One, 5))
-	}
-	if len(targets) > 0 {
-		solve(targets[0], gpu.Options{Device: dev}) // untimed: loads the variant's module
-	}
-	for _, t := range targets {
-		w, k := lab.Mean(func() gpu.Stats {
-			var st gpu.Stats
-			solve(t, gpu.Options{Device: dev, Stats: &st})
-			return st
-		})
 		if t.BestWall == 0 { // the report's best was not run there: it would pass the cap
 			fast.Add(name, t.G.Name(), t.G.N(), t.G.M(), t.Best, "not run (over capSeconds)", w, k)
 			continue
@@ -1147,7 +1134,7 @@ for _, name := range []string{"fw-fast", "sssp-fast", "bf-fast", "apsp-batched"}
 fast.Note("every fast result has the reference's distances: fw-blocked's (checked above against the CPU) or cpu.Dijkstra's")
 fast.Note("here: " + host + "; " + gpuHost)
 fast
-''', subject="the section's experiment: pathnotes' fast variants on the same graphs beside the report's best")
+''')
 
 md(r'''
 ## The report's claims against this run
