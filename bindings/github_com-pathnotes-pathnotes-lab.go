@@ -22,6 +22,7 @@ func init() {
 		"DefaultSSSPVariants": reflect.ValueOf(&lab.DefaultSSSPVariants).Elem(),
 		"DefaultSeed":         reflect.ValueOf(lab.DefaultSeed),
 		"DefaultSizes":        reflect.ValueOf(&lab.DefaultSizes).Elem(),
+		"DistList":            reflect.ValueOf(lab.DistList),
 		"DocumentedApart":     reflect.ValueOf(lab.DocumentedApart),
 		"EmuMaxN":             reflect.ValueOf(constant.MakeFromLiteral("129", token.INT, 0)),
 		"Extrapolate":         reflect.ValueOf(lab.Extrapolate),
@@ -32,6 +33,7 @@ func init() {
 		"GNM":                 reflect.ValueOf(lab.GNM),
 		"GNMStandIn":          reflect.ValueOf(lab.GNMStandIn),
 		"HostSeconds":         reflect.ValueOf(lab.HostSeconds),
+		"Int32Buffers":        reflect.ValueOf(lab.Int32Buffers),
 		"LastBoth":            reflect.ValueOf(lab.LastBoth),
 		"Mean":                reflect.ValueOf(lab.Mean),
 		"MeanAllPairs":        reflect.ValueOf(lab.MeanAllPairs),
@@ -59,6 +61,7 @@ func init() {
 		"TimeAPSP":            reflect.ValueOf(lab.TimeAPSP),
 		"TimeSSSP":            reflect.ValueOf(lab.TimeSSSP),
 		"Verdict":             reflect.ValueOf(lab.Verdict),
+		"VertexSet":           reflect.ValueOf(lab.VertexSet),
 		"WalkWeight":          reflect.ValueOf(lab.WalkWeight),
 
 		// type definitions

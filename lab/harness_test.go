@@ -634,3 +634,39 @@ func TestSolveAndMeanChecked(t *testing.T) {
 		t.Error("MeanChecked passed a wrong result")
 	}
 }
+
+func TestInt32Buffers(t *testing.T) {
+	dev, err := gpu.Emulator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufs, err := Int32Buffers(dev, []int32{1, 2, 3}, []int32{}, []int32{7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bufs) != 3 || bufs[0].Len() != 3 || bufs[2].Len() != 1 {
+		t.Fatalf("buffers: %v", bufs)
+	}
+	if got, err := bufs[0].ToInt32s(); err != nil || fmt.Sprint(got) != "[1 2 3]" {
+		t.Errorf("first buffer: %v, %v", got, err)
+	}
+	for _, b := range bufs {
+		b.Free()
+	}
+}
+
+func TestVertexSetAndDistList(t *testing.T) {
+	g, err := graph.Example("karaula-fig2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := VertexSet(g, []int{0, 2}); got != "{a, c}" {
+		t.Errorf("VertexSet = %s", got)
+	}
+	if got := VertexSet(g, nil); got != "{}" {
+		t.Errorf("the empty set: %s", got)
+	}
+	if got := DistList([]int32{0, 2, graph.Inf}); got != "[0,2,∞]" {
+		t.Errorf("DistList = %s", got)
+	}
+}

@@ -1,5 +1,12 @@
 package lab
 
+import (
+	"fmt"
+
+	"github.com/pathnotes/pathnotes/gpu"
+	"github.com/pathnotes/pathnotes/gpu/cells"
+)
+
 // FillRepeating sets xs[i] = f(i mod period): it computes the first
 // period values and copies them forward in doubling blocks, so that an
 // interpreted cell fills millions of values in a few copies instead of a
@@ -30,4 +37,21 @@ func Probes(n, all, stride, tail int) []int {
 		}
 	}
 	return out
+}
+
+// Int32Buffers copies each of slices into a new int32 buffer on d, in
+// order. On an error it frees the buffers it made and returns none.
+func Int32Buffers(d *gpu.Device, slices ...[]int32) ([]*cells.Buffer, error) {
+	out := make([]*cells.Buffer, 0, len(slices))
+	for i, s := range slices {
+		b, err := cells.Int32s(d, s)
+		if err != nil {
+			for _, made := range out {
+				made.Free()
+			}
+			return nil, fmt.Errorf("lab: buffer %d of %d: %w", i+1, len(slices), err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }

@@ -336,6 +336,9 @@ bufC, err := cells.NewBuffer(dev, cells.Float32, vecN)
 if err != nil {
 	panic(err)
 }
+''')
+
+code(r'''
 check(blocksFor(1<<25, 1024) == 32768 && blocksFor(33554430, 512) == 65536, "the thesis's block counts")
 errs := display.NewTable(fmt.Sprintf("vecAdd on %d elements", vecN), "configuration", "blocks × threads", "on the Tesla S2050 (thesis)", "here", "elements reached (sums checked)")
 // launchConfig is one launch of the table: what, its shape, the thesis's outcome.
@@ -613,7 +616,9 @@ check(int32s(out8)[0] == 31, "blockSum8 gives %d, want 31", int32s(out8)[0])
 if err := display.Show(sumTable); err != nil {
 	panic(err)
 }
+''')
 
+code(r'''
 // The dynamic version over many blocks; the host adds the block sums.
 sumN, tpb := 100000, 256
 vals := make([]int32, sumN)
@@ -643,7 +648,7 @@ fmt.Printf("blockSum with %d bytes of extern __shared__ per block: %d blocks, th
 for _, buf := range []*cells.Buffer{bufIn8, out8, steps, bufVals, partial} {
 	buf.Free()
 }
-''', subject="the section's experiment: Fig. 2.8's block sum in __shared__ memory, checked stride by stride")
+''')
 
 md(r'''
 ### §1.6–1.7 Timing, with and without synchronising
@@ -732,23 +737,9 @@ for _, note := range sabcd.Notes() {
 	fmt.Println("•", note)
 }
 
-// vertexSet names the vertices of vs, "{a, b}", as the thesis writes F and U.
-func vertexSet(g *graph.Graph, vs []int) string {
-	names := make([]string, len(vs))
-	for i, v := range vs {
-		names[i] = g.Label(v)
-	}
-	return "{" + strings.Join(names, ", ") + "}"
-}
-
-// distText writes a distance row as the thesis does, ∞ for INT_MAX.
-func distText(d []int32) string {
-	cells := make([]string, len(d))
-	for i, x := range d {
-		cells[i] = graph.FormatDist(x)
-	}
-	return "[" + strings.Join(cells, ",") + "]"
-}
+// vertexSet names the vertices of vs, "{a, b}", as the thesis writes F and
+// U; distText writes a distance row as the thesis does, ∞ for INT_MAX.
+vertexSet, distText := lab.VertexSet, lab.DistList
 
 var trSabcd graph.DijkstraTrace
 resSabcd, err := cpu.Dijkstra(Ctx(), sabcd, 0, cpu.DijkstraOptions{Pred: true, Trace: &trSabcd})
@@ -954,8 +945,11 @@ func starGraph(k int) *graph.Graph {
 	return g.WithName(fmt.Sprintf("star with %d frontier vertices", k))
 }
 
-raceLaunches := 20
-rng := rand.New(rand.NewPCG(seed, 7))
+raceLaunches := 20                    // launches of each kernel on each star
+rng := rand.New(rand.NewPCG(seed, 7)) // shuffles the weights into t before each launch
+''')
+
+code(r'''
 raceRows := display.NewTable(fmt.Sprintf("One relax of the thesis's kernel, %d launches each, weights into t shuffled per launch%s", raceLaunches, gpuTag),
 	"frontier vertices", "kernel", "wrong C[t]", "largest C[t] left")
 wrongTotal := map[string]int{}
@@ -982,18 +976,11 @@ for _, k := range []int{32, 1024, 1 << 16} {
 	for i := 1; i <= k; i++ {
 		c0[i], f0[i] = 1, 1
 	}
-	bufC, err := cells.Int32s(dev, c0)
+	bufs, err := lab.Int32Buffers(dev, c0, f0, u0)
 	if err != nil {
 		panic(err)
 	}
-	bufF, err := cells.Int32s(dev, f0)
-	if err != nil {
-		panic(err)
-	}
-	bufU, err := cells.Int32s(dev, u0)
-	if err != nil {
-		panic(err)
-	}
+	bufC, bufF, bufU := bufs[0], bufs[1], bufs[2]
 	for _, name := range []string{"relaxWrong", "relaxAtomic"} {
 		bad, worst := lab.RaceRuns(raceLaunches, 2, func() int32 {
 			rng.Shuffle(k, func(i, j int) { intoT[i], intoT[j] = intoT[j], intoT[i] })
@@ -1106,6 +1093,9 @@ if noGPU == "" { // one untimed run first (lab's Machine.WarmSingleSource)
 		panic(err)
 	}
 }
+''')
+
+code(r'''
 for i := 1; i <= 10; i++ {
 	n := max(int(float64(i)*1e6*sizeF), degree+1)
 	row := sizeRow{N: n}
