@@ -613,7 +613,8 @@ around the Floyd-Warshall call; for the GPU programs that span includes allocati
 and a device reset, which is why no GPU time is below about 0.05 s. The thesis does not say how the
 graphs were drawn, nor the range of the weights; only the (|V|, |E|) pairs are known.
 
-The cell below holds the six tables as data. Two checks run on them: every printed ρ is
+The cells below hold the six tables as data (their types, then their rows); the third runs two
+checks on them: every printed ρ is
 |E| / (|V|(|V|−1)) rounded to the digits printed, and every printed speed-up agrees with the
 printed times — except two, off by a factor of about ten: Table 4 at |V| = 20 and Table 6 at
 |V| = 5, typos in a power of ten. (The thesis heads the speed-up columns "CUDA v1/CPU" and
@@ -640,7 +641,9 @@ type densityClass struct {
 	Fig                   string
 	Rows                  []thesisRow
 }
+''')
 
+code(r'''
 classes := []densityClass{
 	{"dense", 1, 2, "5.1", []thesisRow{
 		{5, 10, "50%", 3e-06, 0.05, 0.05, 6.034e-05, 0.98},
@@ -688,7 +691,9 @@ classes := []densityClass{
 		{12500, 81250, "0.05%", 19538.15, 281.27, 142.83, 69.46, 1.97},
 	}},
 }
+''', subject="the section is the thesis's numbers: its six tables as data")
 
+code(r'''
 typos := display.NewTable("Printed speed-ups that disagree with the printed times", "table", "|V|", "column", "printed", "from the times")
 var flagged []string // "table/|V|" of each disagreeing speed-up
 typoAt := map[string]bool{} // "table/|V|/column" of each
@@ -712,7 +717,7 @@ for _, c := range classes {
 check(strings.Join(flagged, " ") == "4/20 6/5", "speed-ups that disagree with the times (table/|V|): %v, want the two typos 4/20 and 6/5", flagged)
 fmt.Println("every printed ρ is |E|/(|V|(|V|−1)) rounded; all other printed speed-ups agree with the times within rounding")
 typos
-''', subject="the section is the thesis's numbers: its six tables as data and the two checks on them (ρ rounding, speed-up typos)")
+''')
 
 md(r'''
 ### Rebuilt on this machine
