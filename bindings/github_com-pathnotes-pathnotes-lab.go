@@ -29,6 +29,7 @@ func init() {
 		"FastestIs":           reflect.ValueOf(lab.FastestIs),
 		"FastestNames":        reflect.ValueOf(lab.FastestNames),
 		"FillRepeating":       reflect.ValueOf(lab.FillRepeating),
+		"FirstFaster":         reflect.ValueOf(lab.FirstFaster),
 		"FitLine":             reflect.ValueOf(lab.FitLine),
 		"GNM":                 reflect.ValueOf(lab.GNM),
 		"GNMStandIn":          reflect.ValueOf(lab.GNMStandIn),

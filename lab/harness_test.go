@@ -670,3 +670,21 @@ func TestVertexSetAndDistList(t *testing.T) {
 		t.Errorf("DistList = %s", got)
 	}
 }
+
+func TestFirstFaster(t *testing.T) {
+	sizes := []int{5, 10, 20, 40}
+	cpu := []float64{1, 2, 4, 8}
+	if n, ok := FirstFaster(sizes, cpu, []float64{3, 3, 3, 3}, []float64{5, 2.5, 5, 5}); !ok || n != 20 {
+		t.Errorf("the fastest of two beats the baseline first at %d, %v; want 20", n, ok)
+	}
+	// At 10 one program was not measured: that size does not count.
+	if n, ok := FirstFaster(sizes, cpu, []float64{3, 1, 3, 3}, []float64{5, 0, 5, 5}); !ok || n != 20 {
+		t.Errorf("with a gap: %d, %v; want 20", n, ok)
+	}
+	if _, ok := FirstFaster(sizes, cpu, []float64{9, 9, 9, 9}); ok {
+		t.Error("a slower program overtook the baseline")
+	}
+	if _, ok := FirstFaster(sizes, []float64{0, 0, 0, 0}, []float64{1, 1, 1, 1}); ok {
+		t.Error("an unmeasured baseline was overtaken")
+	}
+}

@@ -201,3 +201,24 @@ func HostSeconds(f func()) float64 {
 	f()
 	return time.Since(t0).Seconds()
 }
+
+// FirstFaster returns the first of sizes at which the smallest of others
+// is below base: where a faster program overtakes a baseline. Only the
+// positions where base and every one of others were measured (positive)
+// count; ok is false when there is none.
+func FirstFaster(sizes []int, base []float64, others ...[]float64) (size int, ok bool) {
+	for i, n := range sizes {
+		best := math.Inf(1)
+		for _, o := range others {
+			if !(o[i] > 0) {
+				best = math.NaN()
+				break
+			}
+			best = math.Min(best, o[i])
+		}
+		if base[i] > 0 && best < base[i] {
+			return n, true
+		}
+	}
+	return 0, false
+}

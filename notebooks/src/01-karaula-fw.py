@@ -988,11 +988,8 @@ for _, c := range classes {
 	}
 	if i := lab.LastBoth(got.CPU, got.V1); i >= 0 {
 		hereAt = "not within the sizes run"
-		for j := 0; j <= i; j++ {
-			if got.CPU[j] > 0 && got.V1[j] > 0 && got.V2[j] > 0 && math.Min(got.V1[j], got.V2[j]) < got.CPU[j] {
-				hereAt = got.V[j]
-				break
-			}
+		if v, ok := lab.FirstFaster(got.V, got.CPU, got.V1, got.V2); ok { // the faster of v1 and v2 beats the CPU
+			hereAt = v
 		}
 	} else if noGPU != "" {
 		hereAt = noGPU
@@ -1000,7 +997,7 @@ for _, c := range classes {
 	crossover.Add(c.Name, thesisAt, hereAt)
 }
 display.Column(summary, density, crossover)
-''', subject="the section sets the thesis's three observations against this run: speed-up, density and crossover")
+''')
 
 md(r'''
 ## What is not reproduced

@@ -1080,6 +1080,10 @@ exp := display.NewTable("§2.9 rebuilt: out-degree 7, seconds (means over the gr
 	"dijkstra-martin kernels"+here, "dijkstra-martin wall"+here, "while-iterations", "sssp-fast kernels"+here, "sssp-fast wall"+here).
 	Ratio("CPU ÷ kernels", "cpu.Dijkstra", "dijkstra-martin kernels"+here).
 	Ratio("CPU ÷ wall", "cpu.Dijkstra", "dijkstra-martin wall"+here)
+exp.Note("thesis: Tesla S2050, 10 graphs per size, CPU = Algorithm 1 with an O(n²) array scan; no numbers, only Figs. 2.11-2.12")
+exp.Note(fmt.Sprintf("here: %s; %s; graph.ConstantDegree(n, %d, weights %d..%d, seed %d+k), source 0; every GPU result has cpu.Dijkstra's distances",
+	host, gpuHost, degree, weights.Min, weights.Max, seed))
+exp.Note("while-iterations: dijkstra-martin's launches ÷ 3, the number of distinct finite distances")
 if noGPU == "" { // one untimed run first (lab's Machine.WarmSingleSource)
 	g, err := graph.ConstantDegree(max(int(1e6*sizeF), degree+1), degree, weights, seed)
 	warm := []string{gpu.VariantDijkstraMartin}
@@ -1134,12 +1138,8 @@ for i := 1; i <= 10; i++ {
 if !withFast {
 	exp.Drop("sssp-fast kernels"+here, "sssp-fast wall"+here)
 }
-exp.Note("thesis: Tesla S2050, 10 graphs per size, CPU = Algorithm 1 with an O(n²) array scan; no numbers, only Figs. 2.11-2.12")
-exp.Note(fmt.Sprintf("here: %s; %s; graph.ConstantDegree(n, %d, weights %d..%d, seed %d+k), source 0; every GPU result has cpu.Dijkstra's distances",
-	host, gpuHost, degree, weights.Min, weights.Max, seed))
-exp.Note("while-iterations: dijkstra-martin's launches ÷ 3, the number of distinct finite distances")
 exp
-''', subject="the section's experiment: §2.9 rebuilt, out-degree 7 graphs of growing size on the CPU and the GPU")
+''')
 
 md(r'''
 ### Why sssp-fast lost to dijkstra-martin here, and now runs bf-flag's kernels
