@@ -688,3 +688,31 @@ func TestFirstFaster(t *testing.T) {
 		t.Error("an unmeasured baseline was overtaken")
 	}
 }
+
+func TestTimingReaders(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	tm := &Timing{Sizes: []int{100, 200, 400}, Baseline: "cpu", Seconds: map[string][]float64{
+		"cpu":   {1, 8, nan},
+		"fast":  {0.5, 1, 4}, // ∝ n^1.5 from 100 to 400
+		"slow":  {2, inf, nan},
+		"never": {nan, nan, nan},
+	}}
+	if name, s := tm.Fastest([]string{"slow", "fast", "never"}, 100); name != "fast" || s != 0.5 {
+		t.Errorf("Fastest at 100: %s %g", name, s)
+	}
+	if name, s := tm.Fastest([]string{"slow", "never"}, 200); name != "" || !math.IsNaN(s) {
+		t.Errorf("Fastest where none has a time: %q %g", name, s)
+	}
+	if e, ok := tm.Growth("fast"); !ok || math.Abs(e-1.5) > 1e-12 {
+		t.Errorf("Growth(fast) = %g, %v; want 1.5", e, ok)
+	}
+	if _, ok := tm.Growth("slow"); ok {
+		t.Error("Growth from one measured size")
+	}
+	if sp, at := tm.LastSpeedup("fast"); sp != 8 || at != 200 {
+		t.Errorf("LastSpeedup(fast) = %g at %d; want 8 at 200", sp, at)
+	}
+	if sp, at := tm.LastSpeedup("never"); !math.IsNaN(sp) || at != 0 {
+		t.Errorf("LastSpeedup(never) = %g at %d", sp, at)
+	}
+}

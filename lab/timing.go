@@ -136,6 +136,51 @@ func (t *Timing) Speedup(name string) []float64 {
 	return out
 }
 
+// Fastest returns the one of names with the least measured time at size
+// n, and that time: "" and NaN when none of them ran there.
+func (t *Timing) Fastest(names []string, n int) (string, float64) {
+	best, bestS := "", math.NaN()
+	for _, name := range names {
+		if s := t.At(name, n); isTime(s) && (best == "" || s < bestS) {
+			best, bestS = name, s
+		}
+	}
+	return best, bestS
+}
+
+// Growth returns the exponent e of time ∝ n^e for solver name between the
+// first and the last sizes it was measured at; ok is false with fewer
+// than two.
+func (t *Timing) Growth(name string) (e float64, ok bool) {
+	first, last := -1, -1
+	for i, s := range t.Seconds[name] {
+		if isTime(s) && s > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || first == last {
+		return 0, false
+	}
+	col := t.Seconds[name]
+	return math.Log(col[last]/col[first]) / math.Log(float64(t.Sizes[last])/float64(t.Sizes[first])), true
+}
+
+// LastSpeedup returns solver name's speed-up over the baseline (Speedup)
+// at the largest size where both ran, and that size: NaN and 0 when there
+// is none.
+func (t *Timing) LastSpeedup(name string) (float64, int) {
+	sp := t.Speedup(name)
+	for i := len(sp) - 1; i >= 0; i-- {
+		if !math.IsNaN(sp[i]) {
+			return sp[i], t.Sizes[i]
+		}
+	}
+	return math.NaN(), 0
+}
+
 // isTime says whether s is a measured time (not NaN for "not run", not
 // +Inf for "failed").
 func isTime(s float64) bool { return !math.IsNaN(s) && !math.IsInf(s, 0) }

@@ -156,17 +156,6 @@ shapeTable
 ''')
 
 code(r'''
-// fastest returns the name among names with the least time at size n, and the time.
-func fastest(t *lab.Timing, names []string, n int) (string, float64) {
-	best, bestS := "", 0.0
-	for _, name := range names {
-		if s := t.At(name, n); best == "" || s < bestS {
-			best, bestS = name, s
-		}
-	}
-	return best, bestS
-}
-
 var oneD, twoD []string
 for _, sh := range shapes {
 	if sh.y == 0 {
@@ -175,8 +164,8 @@ for _, sh := range shapes {
 		twoD = append(twoD, shapeName(sh.x, sh.y))
 	}
 }
-best1, s1 := fastest(shapeTimes, oneD, shapeN)
-best2, s2 := fastest(shapeTimes, twoD, shapeN)
+best1, s1 := shapeTimes.Fastest(oneD, shapeN)
+best2, s2 := shapeTimes.Fastest(twoD, shapeN)
 winner, ratio := "2-D", s1/s2
 if s1 < s2 {
 	winner, ratio = "1-D", s2/s1
@@ -194,7 +183,7 @@ default:
 if onEmu {
 	fmt.Println("(emulator times: the handout's warning about emulated times applies)")
 }
-bestShape, _ := fastest(shapeTimes, append(oneD, twoD...), shapeN)
+bestShape, _ := shapeTimes.Fastest(append(oneD, twoD...), shapeN)
 var bestNaive lab.APSPFunc
 for _, e := range shapeEntries {
 	if e.Name == bestShape {
@@ -202,7 +191,7 @@ for _, e := range shapeEntries {
 	}
 }
 fmt.Println("The timing table of §4.1 uses the fastest shape,", bestShape)
-''', subject="the answer to Task 2.1 (a): which block shape is fastest, and why")
+''')
 
 md(r'''
 A shape also decides how many threads a launch wastes. At the handout's sizes, all powers of two,
@@ -492,7 +481,7 @@ var tileNames []string
 for _, e := range tileEntries {
 	tileNames = append(tileNames, e.Name)
 }
-bestTile, bestTileS := fastest(tileTimes, tileNames, shapeN)
+bestTile, bestTileS := tileTimes.Fastest(tileNames, shapeN)
 fmt.Printf("At n = %d the fastest tile is %s (%.4g s); ", shapeN, bestTile, bestTileS)
 for _, name := range tileNames {
 	if name != bestTile {
@@ -536,55 +525,25 @@ tiled version?" — the speed-up at the largest size where both ran.
 ''')
 
 code(r'''
-import "math"
-
-// growth returns the exponent e with time ∝ n^e between the first and last measured sizes.
-func growth(t *lab.Timing, name string) (float64, bool) {
-	first, last := -1, -1
-	for i, s := range t.Seconds[name] {
-		if s > 0 && !math.IsInf(s, 0) {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 || first == last {
-		return 0, false
-	}
-	return math.Log(t.Seconds[name][last]/t.Seconds[name][first]) / math.Log(float64(t.Sizes[last])/float64(t.Sizes[first])), true
-}
-
-// lastSpeedup returns the speed-up over the CPU at the largest size where both ran.
-func lastSpeedup(t *lab.Timing, name string) (float64, int) {
-	sp := t.Speedup(name)
-	for i := len(sp) - 1; i >= 0; i-- {
-		if !math.IsNaN(sp[i]) {
-			return sp[i], t.Sizes[i]
-		}
-	}
-	return math.NaN(), 0
-}
-
 answers := display.NewTable("Tasks 2.1-2.3 (b)-(d): growth with n and speed-up over the CPU's tiled version",
 	"version", "task", "time ∝ n^e, e =", "speed-up over CPU", "at n")
 for _, v := range []struct{ name, task string }{
 	{"naive", "2.1"}, {"tiled global", "2.2"}, {"tiled shared", "2.3"},
 	{gpu.VariantFWHN, "(reference)"}, {gpu.VariantFWTiledGlobal, "(reference)"}, {gpu.VariantFWBlocked, "(reference)"}, {gpu.VariantFWFast, "(reference)"},
 } {
-	e, ok := growth(times, v.name)
+	e, ok := times.Growth(v.name) // time ∝ n^e between the first and last sizes measured
 	eText := "one size only"
 	if ok {
 		eText = fmt.Sprintf("%.2f", e)
 	}
-	sp, at := lastSpeedup(times, v.name)
+	sp, at := times.LastSpeedup(v.name) // at the largest size where both ran
 	answers.Add(v.name, v.task, eText, fmt.Sprintf("%.3g×", sp), at)
 }
 if onEmu {
 	answers.Note("emulator: the GPU columns are CPU times of an interpreter; these answers only show the method")
 }
 answers
-''', subject="the answers to the handout's questions: growth with n and speed-up over the CPU")
+''')
 
 code(r'''
 versionNames := []string{"naive", "tiled global", "tiled shared"}
