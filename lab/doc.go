@@ -32,9 +32,14 @@
 // to three runs of a GPU call and MeanAllPairs of an all-pairs solver's
 // runs, each checked against a reference. The helpers that the notebooks'
 // tables and claims share live here too, so that a notebook's cells show
-// the experiment and not its plumbing: FitLine, Span, Verdict and the
-// other readers of measured values, RaceRuns and RaceVerdict for racing
-// kernels, the stand-ins of the documents' inputs (RoadStandIn,
-// GNMStandIn), and ReadApart, which reads what notebooks/internal/capped
-// ran apart.
+// the experiment and not its plumbing: the measure-and-check steps that
+// experiments repeat (MeanVerified, Machine.AgreeCell, Machine.MeanChecked,
+// SampleRows, Machine.Capped for a run left over a time cap), the plot
+// helpers that set a document's values beside measured ones
+// (DocumentedApart, MeasuredLine, MeasuredSpeedup), FitLine, Span,
+// Verdict, Extrapolate and the other readers of measured values,
+// VertexSet and DistList for a document's notation, RaceRuns and
+// RaceVerdict for racing kernels, the stand-ins of the documents' inputs
+// (RoadStandIn, GNMStandIn, GNM), and ReadApart, which reads what
+// notebooks/internal/capped ran apart.
 package lab
