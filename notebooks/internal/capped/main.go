@@ -35,7 +35,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -328,7 +327,7 @@ func bodraJobs() ([]job, error) {
 			if s.ref, s.err = gpu.AllPairs(ctx, gpu.VariantFWBlocked, s.g, gpu.Options{Device: dev}); s.err != nil {
 				return
 			}
-			s.err = sampleRows(ctx, s.g, s.ref, 64)
+			s.err = lab.SampleRows(ctx, s.g, s.ref, 64, bodraSeed)
 		})
 		return s, s.err
 	}
@@ -357,25 +356,6 @@ func bodraJobs() ([]job, error) {
 			}})
 	}
 	return jobs, nil
-}
-
-// sampleRows compares row 0 and k random rows of r with cpu.Dijkstra.
-func sampleRows(ctx context.Context, g *graph.Graph, r *graph.AllPairs, k int) error {
-	rng := rand.New(rand.NewPCG(bodraSeed, 3))
-	for i := 0; i <= k; i++ {
-		src := 0
-		if i > 0 {
-			src = rng.IntN(g.N())
-		}
-		ref, err := cpu.Dijkstra(ctx, g, src, cpu.DijkstraOptions{})
-		if err != nil {
-			return err
-		}
-		if !r.Row(src).SameDistances(ref) {
-			return fmt.Errorf("fw-blocked on %s, row %d:\n%s", g.Name(), src, r.Row(src).Diff(ref, 5))
-		}
-	}
-	return nil
 }
 
 // Notebook 01's parameters: weights 1..100, seed 2017.
