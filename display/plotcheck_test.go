@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,6 +131,25 @@ func TestAxesLabelDecadesAndSizes(t *testing.T) {
 	}
 	if got := strings.Join(labels[plotcheck.YTickClass], " "); got != "0.01 0.1 1 10" {
 		t.Errorf("y labels %q, want every decade up to 10", got)
+	}
+	// Sizes of five digits, within one decade (the Gnutella graphs), are
+	// labelled in full, and so is 16384 beside 8192.
+	for _, ns := range [][]float64{{10876, 22687, 36682}, {4096, 8192, 16384}} {
+		s := read(t, NewPlot("sizes", "n", "s").LogLog().Line("a", ns, []float64{2, 20, 60}))
+		var xs []string
+		for _, tx := range s.Texts {
+			if tx.Class == plotcheck.XTickClass {
+				xs = append(xs, strings.TrimSpace(tx.Text))
+			}
+		}
+		for _, n := range ns {
+			if !slices.Contains(xs, fmt.Sprint(n)) {
+				t.Errorf("x labels %q, want %v among them", xs, n)
+			}
+		}
+		for _, problem := range s.Problems() {
+			t.Error(problem)
+		}
 	}
 }
 

@@ -152,8 +152,18 @@ func tickLabelDigits(v float64, digits int) string {
 const maxSizeLabels = 16
 
 // maxSizeLabel is the longest label of a size measured, in characters:
-// 8192 and 2e6 are labelled, 2.643e5 is not.
+// 8192, 16384 and 2e6 are labelled, 2.643e5 is not.
 const maxSizeLabel = 5
+
+// sizeLabel is the label of a size measured: a whole number below 10⁵ in
+// full (16384, 36682: what the reader knows the sizes by), any other as
+// tickLabel writes it.
+func sizeLabel(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e5 {
+		return strconv.Itoa(int(v))
+	}
+	return tickLabel(v)
+}
 
 // xTicker returns the ticks of a line plot's x axis of the given length:
 // labels at the sizes measured when there are few of them, else the
@@ -220,7 +230,7 @@ func (t sizeTicks) Ticks(lo, hi float64) []plot.Tick {
 		// A size whose label is long (2.643e5) reads worse than the
 		// decade beside it: it gets a tick without a label.
 		tk := plot.Tick{Value: v}
-		if l := tickLabel(v); utf8.RuneCountInString(l) <= maxSizeLabel && place(v, l) {
+		if l := sizeLabel(v); utf8.RuneCountInString(l) <= maxSizeLabel && place(v, l) {
 			tk.Label = l
 		}
 		ticks = append(ticks, tk)

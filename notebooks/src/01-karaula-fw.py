@@ -37,11 +37,7 @@ vertices. This notebook follows the thesis in its own order:
 Every worked example is asserted cell by cell: a value that differs from the thesis panics, so
 the notebook fails. The thesis's timings appear only as data marked "(thesis)"; whatever is
 marked "(here)" was measured when this notebook last ran.
-''', emulated=[
-    "§5, The thesis's numbers: the table of printed speed-ups that disagree with the printed times "
-    "(it holds only the thesis's numbers);",
-    "§5, Why v2 is faster: the profile of CUDA v1 and v2, with the emulator's counts.",
-])
+''')
 
 md(r'''
 ## Parameters

@@ -42,13 +42,7 @@ This notebook follows the thesis:
 The thesis has no numeric results to compare with, only claims; whatever is marked "(here)" was
 measured when this notebook last ran. A worked example that differs from the thesis panics, so
 the notebook fails.
-''', emulated=[
-    "§2.5: the trace's assertions (CPU only) and dijkstra-martin on the example, which makes the "
-    "same 5 while-iterations on the emulator as on a card;",
-    "§2.9, Figs. 2.11 and 2.12 redrawn, with the table of fitted lines: they are drawn from the "
-    "emulator's run of the experiment at scale 0.05 (graphs of up to 20,000 vertices, emulator "
-    "times), not from the card's table just above them.",
-])
+''')
 
 md(r'''
 ## Parameters

@@ -44,11 +44,7 @@ This notebook:
 The paper prints no table of times: Figs. 7–10 are charts, and its numbers are the handful of
 claims stated in the abstract, §I, §VII and §VIII. They appear here as data marked "(paper)";
 whatever is marked "(here)" was measured when this notebook last ran.
-''', emulated=[
-    "Figs. 7 and 8 redrawn: drawn from the emulator's run of the experiment at scale 0.05 "
-    "(graphs of up to 128 vertices for the GPU variants), not from the card's tables above them;",
-    "Beside the paper's claims: the table of claims and Figs. 9 and 10, from the same emulator run.",
-])
+''')
 
 md(r'''
 ## Parameters

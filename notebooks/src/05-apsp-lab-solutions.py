@@ -38,12 +38,7 @@ each compared with the tiled CPU version for graphs of 1024 to 8192 vertices. Th
 themselves, with skeleton kernels to fill in, are in `05-apsp-lab.ipynb`. Every version here passes
 `lab.CheckAPSP` (the notebook fails otherwise), and every answer that depends on a measurement is
 computed from this run's numbers.
-''', emulated=[
-    "Task 2.1 (a): the timing of the block shapes and the answer drawn from it, on the emulator at "
-    "scale 0.05 (n = 102), not the card's n = 8192;",
-    "Why: what each version does to memory: the profile and the bytes moved, the emulator's counts on a "
-    "128-vertex graph.",
-])
+''')
 
 lab05.setup(nb)
 

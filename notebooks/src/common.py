@@ -183,8 +183,9 @@ def title(nb, text, emulated=()):
     nb.md(text.strip("\n") + "\n\n" + (HEADER_NOTE if nb.outputs else HEADER_NOTE_CLEAN))
     nb.code(HEADER)
     if emulated:
-        nb.md("**Outputs not from that run.** The code of these cells changed after the run on a card that "
-              "the cell above names, and their outputs come from the emulator at `PATHNOTES_SCALE=0.05` "
+        nb.md("**Outputs not from that run.** The code of these cells, or the code that draws them, changed "
+              "after the run on a card that the cell above names, and their outputs come from the emulator at "
+              "`PATHNOTES_SCALE=0.05` "
               "(the kernels' PTX run on the CPU; its times are not GPU times), until the next run on a card:\n\n"
               + "\n".join("- " + e for e in emulated) +
               "\n\nDrawings that do not depend on the device (graphs, schematics) were redrawn by the "
