@@ -1138,9 +1138,9 @@ exp
 md(r'''
 ### Why sssp-fast lost to dijkstra-martin here, and now runs bf-flag's kernels
 
-pathnotes' own `sssp-fast` is its fastest single-source variant on most graphs, yet in this
-notebook's H100 run of build 262633d (the table above, until the next card run) its kernels took
-2.4 to 3.3 times dijkstra-martin's at every size. Its engine then was near-far worklists (a form of delta-stepping) on one persistent grid. It did
+pathnotes' own `sssp-fast` is its fastest single-source variant on most graphs, yet in an earlier
+run of this notebook (on an H100, build 262633d) its kernels took 2.4 to 3.3 times
+dijkstra-martin's at every size. Its engine then was near-far worklists (a form of delta-stepping) on one persistent grid. It did
 less work than dijkstra-martin, 1.17 expansions per vertex at 10⁷ vertices, but each expansion
 is a chain of dependent random reads: the worklist entry, then that vertex's distance, then its
 arcs, then each target's distance and an atomic. Nsight Compute on an H200 found its warps
@@ -1153,11 +1153,12 @@ vertex, and on these graphs it needs only about 50 rounds (the while-iterations 
 frontier Bellman-Ford of bf-flag on them ([Bodra] §2.1.3: the threads walk the vertices in index
 order and relax the out-arcs only of those flagged as changed in the pass before, and the run
 stops at the first pass that changes nothing).
-On an H200 its kernels took 1.27 ms at 10⁶ vertices and 9.98 ms at 10⁷, 0.57 to 0.71 times
-dijkstra-martin's 2.21 and 14.2 ms; the last worklist engine took 2.20 and 20.7 ms there. The numbers
-and the profile are in [docs/gpu-benchmarks.md](../docs/gpu-benchmarks.md) (in this repository),
-"Single source on every graph class"; the table above shows the change once this notebook runs
-again on a card.
+In the table above (this notebook's run on an H200) its kernels take 0.95 ms at 10⁶ vertices
+and 9.94 ms at 10⁷, 0.49 to 0.70 times dijkstra-martin's 1.93 and 14.3 ms, and less at every size
+between. Measured apart on an H200, the last worklist engine took 2.20 and 20.7 ms there; those
+numbers and the profile are in [docs/gpu-benchmarks.md](../docs/gpu-benchmarks.md) (in this
+repository), "Single source on every graph class". The walls stay level with dijkstra-martin's:
+both are mostly the copies and the host's work around the kernels.
 ''')
 
 md(r'''
