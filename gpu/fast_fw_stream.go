@@ -317,20 +317,11 @@ func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 // join makes the work queued later on each of to wait for what is queued
 // on from now.
 func (card *ffCard) join(from driver.Stream, to ...driver.Stream) error {
-	r := card.r
-	e, err := r.event()
+	e, err := card.r.event()
 	if err != nil {
 		return err
 	}
-	if err := r.dev.ctx.RecordOn(e, from); err != nil {
-		return r.fail(err, "recording an event")
-	}
-	for _, st := range to {
-		if err := r.dev.ctx.WaitEvent(st, e); err != nil {
-			return r.fail(err, "waiting for an event")
-		}
-	}
-	return nil
+	return card.r.signal(e, from, to...)
 }
 
 // close waits for the cards, releases the host matrices' page locks and

@@ -432,6 +432,21 @@ func (r *run) event() (driver.Event, error) {
 	return e, nil
 }
 
+// signal records event e on stream from and makes each stream of to wait
+// for it: the work queued on them later comes after what from has queued
+// so far.
+func (r *run) signal(e driver.Event, from driver.Stream, to ...driver.Stream) error {
+	if err := r.dev.ctx.RecordOn(e, from); err != nil {
+		return r.fail(err, "recording an event")
+	}
+	for _, st := range to {
+		if err := r.dev.ctx.WaitEvent(st, e); err != nil {
+			return r.fail(err, "waiting for an event")
+		}
+	}
+	return nil
+}
+
 // timed runs f between two events and adds their elapsed time to total.
 // f's error, if any, comes first.
 func (r *run) timed(total *time.Duration, f func() error) error {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -183,6 +184,7 @@ type emuContext struct {
 	streams map[Stream]*emuStream
 	nextS   Stream
 	sticky  error
+	shuffle *rand.Rand // EmulatorShuffle's order of the streams' work; nil: each stream as late as it may
 
 	regMu      sync.Mutex // guards registered: HostRegister may run on another goroutine
 	registered map[uintptr]int

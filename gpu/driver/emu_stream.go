@@ -7,11 +7,15 @@ package driver
 // stream). A program that reads a copy's result, or reuses its memory,
 // before waiting for it thus sees the old contents, as it may on a card;
 // and HostUnregister or HostFree of memory a queued copy still uses is an
-// error here (on a card it is undefined).
+// error here (on a card it is undefined). Under EmulatorShuffle the
+// streams' work runs, when waited for, in a random order that their
+// events allow.
 
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"time"
 	"unsafe"
 )
@@ -23,10 +27,14 @@ type emuStream struct {
 	flushing bool // running its ops: a wait that needs more of it is a deadlock
 }
 
-// emuOp is one queued operation; host is the host memory a copy uses.
+// emuOp is one queued operation; host is the host memory a copy uses, and
+// a WaitEvent's op names the stream and op it waits for (after, the op's
+// number from 1; 0: no wait).
 type emuOp struct {
-	run  func() error
-	host []byte
+	run   func() error
+	host  []byte
+	from  Stream
+	after int
 }
 
 // emuEvent is an event: its latest record is op seq of stream (seq 0: on
@@ -108,6 +116,9 @@ func (c *emuContext) flush(s Stream, upto int) error {
 	if st.done >= upto {
 		return nil
 	}
+	if c.shuffle != nil {
+		return c.flushShuffled(st, upto)
+	}
 	if st.flushing {
 		return emuError("emuStreamWaitEvent", cuInvalidValue, fmt.Errorf("streams wait for each other: stream %d waits for work that waits for it", s), false)
 	}
@@ -117,6 +128,61 @@ func (c *emuContext) flush(s Stream, upto int) error {
 		op := st.ops[0]
 		st.ops = st.ops[1:]
 		st.done++
+		if err := op.run(); err != nil {
+			return err
+		}
+	}
+	return c.check()
+}
+
+// EmulatorShuffle makes an emulated context run the queued work of its
+// streams (other than the default one, whose work runs at once) in an
+// order drawn from seed: when something waits for a stream, the op that
+// runs next is picked at random among the first ops of all streams that
+// their waits allow, until the work waited for is done. Any order a card
+// may pick is possible, so that a program missing a WaitEvent gives wrong
+// results with some seed, while in the emulator's usual order (each
+// stream as late as it may, in program order) it would not. It returns
+// false for a context of another driver.
+func EmulatorShuffle(c Context, seed uint64) bool {
+	e, ok := c.(*emuContext)
+	if ok {
+		e.shuffle = rand.New(rand.NewPCG(seed, 0x5eed))
+	}
+	return ok
+}
+
+// reached says whether stream s has run its first upto ops (a destroyed
+// stream, or the default stream, has).
+func (c *emuContext) reached(s Stream, upto int) bool {
+	st, ok := c.streams[s]
+	return !ok || s == 0 || st.done >= upto
+}
+
+// flushShuffled is flush under EmulatorShuffle: it runs one op at a time,
+// of a stream picked at random among those whose first op may run, until
+// st has run upto ops.
+func (c *emuContext) flushShuffled(st *emuStream, upto int) error {
+	handles := make([]Stream, 0, len(c.streams))
+	for h := range c.streams {
+		handles = append(handles, h)
+	}
+	slices.Sort(handles) // the map's order would make a seed's order vary
+	for st.done < upto && len(st.ops) > 0 {
+		var ready []*emuStream
+		for _, h := range handles {
+			o, ok := c.streams[h]
+			if ok && len(o.ops) > 0 && c.reached(o.ops[0].from, o.ops[0].after) {
+				ready = append(ready, o)
+			}
+		}
+		if len(ready) == 0 {
+			return emuError("emuStreamWaitEvent", cuInvalidValue, fmt.Errorf("streams wait for each other: no queued op may run"), false)
+		}
+		o := ready[c.shuffle.IntN(len(ready))]
+		op := o.ops[0]
+		o.ops = o.ops[1:]
+		o.done++
 		if err := op.run(); err != nil {
 			return err
 		}
@@ -253,7 +319,7 @@ func (c *emuContext) WaitEvent(s Stream, e Event) error {
 		_, err := c.stream(s, "emuStreamWaitEvent")
 		return err // recorded on the default stream (done) or on s itself (in order)
 	}
-	return c.enqueue(s, "emuStreamWaitEvent", emuOp{run: func() error { return c.flush(from, seq) }})
+	return c.enqueue(s, "emuStreamWaitEvent", emuOp{from: from, after: seq, run: func() error { return c.flush(from, seq) }})
 }
 
 func (c *emuContext) SyncStream(s Stream) error {
