@@ -74,7 +74,9 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // tile instead, which keeps more SMs busy, and up to ffSmallMax vertices
 // (without predecessors) one launch of ff_small runs every stage with
 // 64×64 tiles, its blocks meeting at a grid barrier between the phases.
-// Graphs without negative arcs take the fast kernels: distances only, or
+// From three block rows on, the stages run with look-ahead: phase 1 and
+// the panels of stage s+1 run on a second stream beside the rest of stage
+// s (ffStages). Graphs without negative arcs take the fast kernels: distances only, or
 // predecessors packed into the low byte of each value while distances stay
 // below 2^22; other graphs (negative arcs, larger distances with predecessors) take
 // general kernels that test for infinity and track predecessors

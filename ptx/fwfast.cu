@@ -16,6 +16,13 @@
 //               128 dependent steps, so phase 2 has no barrier per k.
 //   ff_rest     every other tile: D[i][j] = min(D[i][j], D[i][r] (x) D[r][j]).
 //
+// The host runs these stages with look-ahead (gpu/fast_fw.go, ffStages): the
+// rest of stage r first updates only the cross of block row and column r+1
+// (ff_rest and ff_qrest on a grid of depth 2, la = r+1), then ff_phase1 and
+// the panels of stage r+1 run on a second stream while the first updates
+// the tiles outside block rows and columns r and r+1 (la = r+1 on the
+// usual grid); la = -1 is the whole rest, the sequential schedule's.
+//
 // For small matrices (a few thousand vertices) a 128 x 128 tile per block
 // leaves most SMs idle and each stage waits on a few long blocks; there
 // ff_qpanels and ff_qrest do the same updates with a block per 64 x 64
