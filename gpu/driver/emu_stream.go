@@ -125,14 +125,19 @@ func (c *emuContext) flush(s Stream, upto int) error {
 	st.flushing = true
 	defer func() { st.flushing = false }()
 	for st.done < upto && len(st.ops) > 0 {
-		op := st.ops[0]
-		st.ops = st.ops[1:]
-		st.done++
-		if err := op.run(); err != nil {
+		if err := st.runNext(); err != nil {
 			return err
 		}
 	}
 	return c.check()
+}
+
+// runNext runs the stream's first queued op.
+func (st *emuStream) runNext() error {
+	op := st.ops[0]
+	st.ops = st.ops[1:]
+	st.done++
+	return op.run()
 }
 
 // EmulatorShuffle makes an emulated context run the queued work of its
@@ -179,11 +184,7 @@ func (c *emuContext) flushShuffled(st *emuStream, upto int) error {
 		if len(ready) == 0 {
 			return emuError("emuStreamWaitEvent", cuInvalidValue, fmt.Errorf("streams wait for each other: no queued op may run"), false)
 		}
-		o := ready[c.shuffle.IntN(len(ready))]
-		op := o.ops[0]
-		o.ops = o.ops[1:]
-		o.done++
-		if err := op.run(); err != nil {
+		if err := ready[c.shuffle.IntN(len(ready))].runNext(); err != nil {
 			return err
 		}
 	}
