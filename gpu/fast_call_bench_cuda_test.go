@@ -37,7 +37,7 @@ func callParts(b *testing.B, all []Stats) {
 // with and without predecessors, by path through the stages (ffPaths:
 // ff_small, the 128-wide stages with quarter panels, full tiles, each of
 // the stages in the look-ahead and the sequential schedule; "auto" is the
-// default, "auto-sequential" the default without look-ahead) and by the
+// default, "auto-lookahead" the default with look-ahead) and by the
 // path results take back (registered, staged, pageable).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
@@ -47,9 +47,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 		via  int
 		name string
 	}
-	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
-	autoSeq := auto
-	autoSeq.sequential = true
+	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, sequential: !ffLookahead}
+	lookahead := auto
+	lookahead.sequential = false
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
 		paths[p.name] = p
@@ -59,7 +59,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{auto, viaAuto, "auto"}, {autoSeq, viaAuto, "auto-sequential"}}
+		configs := []config{{auto, viaAuto, "auto"}, {lookahead, viaAuto, "auto-lookahead"}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "stages-quarter-sequential", "full", "full-sequential"} {

@@ -333,9 +333,12 @@ func (k ffStageSet) restGrid(cross bool) Dim3 {
 }
 
 // ffLookahead picks the schedule of fw-fast's 128-wide stages (ffStages):
-// look-ahead on two streams, or (false) the sequential one. Tests and
-// BenchmarkFWFastCall run both.
-var ffLookahead = true
+// look-ahead on two streams, or (false, the default) the sequential one.
+// Tests and BenchmarkFWFastCall run both. The look-ahead stays off by
+// default because the one card run of it was slower: on an H100, kernels
+// of 1.406 against 1.219 ms at n = 2048 and 6.717 against 6.336 ms at
+// 4096 (docs/gpu-benchmarks.md, "Look-ahead").
+var ffLookahead = false
 
 // lookaheadStreams returns the device's two streams for fw-fast's
 // look-ahead (Device.lookahead), made on first use; while a Profiler
