@@ -341,16 +341,18 @@ func (k ffStageSet) restGrid(cross bool) Dim3 {
 var ffLookahead = false
 
 // lookaheadStreams returns the device's two streams for fw-fast's
-// look-ahead (Device.lookahead), made on first use; while a Profiler
-// runs, the default stream twice.
+// look-ahead (Device.lookahead), made on first use: main, and aside at
+// the greatest priority, so that phase 1's one block of the next stage
+// starts ahead of the remainder's waiting blocks; while a Profiler runs,
+// the default stream twice.
 func (r *run) lookaheadStreams() (main, aside driver.Stream, err error) {
 	if profilers.Load() != nil {
 		return 0, 0, nil
 	}
 	d := r.dev
-	for i := range d.lookahead {
+	for i, create := range []func() (driver.Stream, error){d.ctx.NewStream, d.ctx.NewUrgentStream} {
 		if d.lookahead[i] == 0 {
-			if d.lookahead[i], err = d.ctx.NewStream(); err != nil {
+			if d.lookahead[i], err = create(); err != nil {
 				return 0, 0, r.fail(err, "creating a stream")
 			}
 		}
