@@ -391,6 +391,11 @@ func TestEmuStats(t *testing.T) {
 		if s.Launches != launchesOf(name, 100) || s.Kernel <= 0 || s.BytesToDevice != 2*100*100*4 || int(e.Launches) != s.Launches {
 			t.Errorf("%s: stats %+v, emulator %v", name, s, e)
 		}
+		// The run's end is part of the host's part after the copies back,
+		// which is part of the call.
+		if s.End <= 0 || s.End > s.Result || s.Result > s.Wall {
+			t.Errorf("%s: end %v, result %v, wall %v", name, s.End, s.Result, s.Wall)
+		}
 		if e.Stored[0] == 0 || e.Instructions == 0 || e.ThreadInstructions < 32*e.Instructions/4 {
 			t.Errorf("%s: implausible emulator counts %v", name, e)
 		}

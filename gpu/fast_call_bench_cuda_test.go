@@ -13,8 +13,9 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// callParts reports the medians of the parts of calls (Stats.Split) and
-// of their wall time as benchmark metrics.
+// callParts reports the medians of the parts of calls (Stats.Split, and
+// Stats.End within the result part) and of their wall time as benchmark
+// metrics.
 func callParts(b *testing.B, all []Stats) {
 	med := func(f func(Stats) time.Duration) float64 {
 		v := make([]float64, len(all))
@@ -30,6 +31,7 @@ func callParts(b *testing.B, all []Stats) {
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.Kernel }), "kernel-ms")
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.DeviceToHost }), "down-ms")
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.Result }), "result-ms")
+	b.ReportMetric(med(func(s Stats) time.Duration { return s.End }), "end-ms")
 }
 
 // BenchmarkFWFastCall times whole fw-fast calls (graph in Go memory to

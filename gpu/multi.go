@@ -179,6 +179,7 @@ func (grp *group) end() {
 		total.DeviceToHost = max(total.DeviceToHost, s.DeviceToHost)
 		total.Prepare = max(total.Prepare, s.Prepare)
 		total.Result = max(total.Result, s.Result)
+		total.End = max(total.End, s.End)
 		total.Launches += s.Launches
 		total.BytesToDevice += s.BytesToDevice
 		total.BytesToHost += s.BytesToHost

@@ -33,7 +33,11 @@ type Stats struct {
 	// host clock. Prepare, HostToDevice, Kernel, DeviceToHost and Result
 	// split the call; what Wall holds beyond them is the time between
 	// those parts (launches, waits).
-	Prepare, Result            time.Duration
+	Prepare, Result time.Duration
+	// End is the part of Result spent at the run's end: waiting for the
+	// device and returning the run's device buffers to the spare pool or
+	// freeing them (host clock).
+	End                        time.Duration
 	Launches                   int
 	BytesToDevice, BytesToHost uint64
 	// Devices is how many devices shared the run (Options.Devices), and
@@ -176,6 +180,7 @@ func (d *Device) begin(ctx context.Context, what string, out *Stats) (*run, erro
 func (r *run) end() {
 	d := r.dev
 	defer d.mu.Unlock()
+	t0 := time.Now()
 	if d.lost == nil {
 		if err := d.ctx.Synchronize(); err != nil {
 			_ = r.fail(err, "finishing") // a sticky error here resets the context
@@ -187,6 +192,7 @@ func (r *run) end() {
 		}
 		d.spareEvents = append(d.spareEvents, r.events...)
 	}
+	r.stats.End = time.Since(t0)
 	r.stats.Wall = time.Since(r.start)
 	if !r.fetchedAt.IsZero() {
 		r.stats.Result = time.Since(r.fetchedAt)
