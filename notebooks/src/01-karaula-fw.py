@@ -374,10 +374,6 @@ that the blocked result, Π included, equals the plain algorithm's. The thesis's
 ''')
 
 code(r'''
-fig410, err := graph.Example("karaula-fig4.10")
-if err != nil {
-	panic(err)
-}
 var tr410 graph.FWTrace
 r410, err := cpu.FloydWarshallBlocked(Ctx(), fig410, cpu.FWOptions{Pred: true, Tile: 2, Trace: &tr410})
 if err != nil {
