@@ -78,7 +78,14 @@ static CUresult pn_primary(int ordinal) {
 	if ((r = cuDevicePrimaryCtxRetain(&ctx, dev))) return r;
 	return cuCtxSetCurrent(ctx);
 }
-static CUresult pn_stream(CUstream *s) { return cuStreamCreate(s, CU_STREAM_NON_BLOCKING); }
+// pn_stream creates the stream the collectives run on, at the greatest
+// priority: its blocks start ahead of the update's pending ones, so that a
+// broadcast runs beside the update instead of after its last wave.
+static CUresult pn_stream(CUstream *s) {
+	int least, greatest;
+	CUresult r = cuCtxGetStreamPriorityRange(&least, &greatest);
+	return r ? r : cuStreamCreateWithPriority(s, CU_STREAM_NON_BLOCKING, greatest);
+}
 static CUresult pn_event(CUevent *e) { return cuEventCreate(e, CU_EVENT_DISABLE_TIMING); }
 // pn_order makes stream to wait for the work queued on stream from.
 static CUresult pn_order(CUevent e, CUstream from, CUstream to) {
@@ -204,7 +211,7 @@ func NewNCCL(ctx context.Context, ctl *Control, dev *gpu.Device, opts Options) (
 		s := (*C.CUstream)(C.calloc(1, C.size_t(unsafe.Sizeof(t.stream))))
 		defer C.free(unsafe.Pointer(s))
 		if r := C.pn_stream(s); r != 0 {
-			return cuErr("cuStreamCreate", r)
+			return cuErr("cuStreamCreateWithPriority", r)
 		}
 		t.stream = *s
 		e := (*C.CUevent)(C.calloc(1, C.size_t(unsafe.Sizeof(t.toComm))))
