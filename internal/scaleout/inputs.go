@@ -128,50 +128,71 @@ func machine(l Layout) Machine {
 	}
 }
 
-// A run of pathnotes apsp (package dist) on one host of four H200s (NVLink 4, NV18 between every
-// pair), 2×2 ranks as four processes over NCCL 2.28.9, n = 65536, GNM 60|V| (weights 1..64),
-// distances only, 2026-11-27 (measured): the rounds' time of the slowest rank, with NCCL as it
-// chooses (P2P over NVLink) and with P2P and SHM off (its socket transport on lo), and the link
-// rates the model is given for each. NVLink: 346 GB/s, a PyTorch NCCL broadcast of 256 MiB to 4
-// ranks on such a host (issue 30's measurement; the run's own probe of it timed NCCL's first
-// connection with it and is not used). Sockets on lo: the run's probe, 20 broadcasts of a panel
-// (16 MiB) between 2 ranks after one untimed, 2.26 GB/s down a process column and 2.18 GB/s along
-// a row. One-process fw-fast on the same kind of host, same graph: one card and all four
-// (pathnotes bench, kernel time).
-const (
-	measuredN            = 65536
-	measuredNVLinkRounds = 5.357
-	measuredSocketRounds = 8.831
-	measuredNVLinkBW     = 346e9
-	measuredSocketDown   = 2.26e9
-	measuredSocketAlong  = 2.18e9
-	measuredOneProcess4  = 4.937
-	measuredOneCard      = 18.887
-)
-
-// Runs of pathnotes apsp on one host of two H200s (NV18), 1×2 ranks as two processes over
-// NCCL 2.28.9, GNM 60|V| (weights 1..64), 2026-11-27 (measured): the rounds' time of the
-// slowest rank, with NCCL as it chooses and with P2P and SHM off (sockets on lo), each beside
-// the link rate of its own probe (20 broadcasts of a panel, 32 MiB at n = 65,536 and 64 MiB at
-// 131,072, in the process row of 2 ranks after one untimed), and the one-card time of fw-fast
-// on the same host kind and graph (pathnotes bench, kernel time; with Π, the in-memory cell of
-// the streamed bench).
-var measuredTwo = []struct {
-	name     string
-	n        int
-	pred     bool
-	linkBW   float64 // bytes per second, the run's probe
-	rounds   float64 // seconds, the slowest rank
-	oneCard  float64 // seconds, one card in one process; 0: from the distances-only rate at 65,536
-	linkName string
-}{
-	{"NCCL as it chooses (P2P, NVLink)", 65536, false, 158e9, 10.334, 18.861, "NVLink"},
-	{"NCCL sockets on lo (P2P, SHM off)", 65536, false, 4.15e9, 12.393, 18.861, "lo"},
-	{"NCCL as it chooses (P2P, NVLink)", 65536, true, 278e9, 11.223, 20.423, "NVLink"},
-	{"NCCL sockets on lo (P2P, SHM off)", 65536, true, 4.9e9, 13.558, 20.423, "lo"},
-	{"NCCL as it chooses (P2P, NVLink)", 131072, false, 227e9, 79.916, 0, "NVLink"},
+// measuredRun is one run of pathnotes apsp (package dist) on one host, ranks as processes over
+// NCCL 2.28.9, GNM 60|V| (weights 1..64): the rounds' time of the slowest rank beside the link
+// rates of the run's own probe (20 broadcasts of a panel in a process row and in a process
+// column of 2 ranks, after one untimed), and the time of fw-fast on one card of the same host
+// kind in one process for the same graph (pathnotes bench, kernel time).
+type measuredRun struct {
+	name        string
+	n           int
+	pred        bool
+	along, down float64 // bytes per second: the probe along a process row and down a column
+	rounds      float64 // seconds, the slowest rank
+	oneCard     float64 // seconds, one card in one process; 0: scaled by n³ from the host's first run with the same matrices
+	linkName    string
 }
 
-// measuredTwoProcess is fw-fast on both cards of that host in one process, n = 65,536,
-// distances only (pathnotes bench --devices 0,1, kernel time): 1.98× its one card.
-const measuredTwoProcess = 9.530
+// measuredHost is the runs of one host: its process grid, the runs, and fw-fast on all of the
+// host's cards in one process at the first run's n, distances only (pathnotes bench --devices,
+// kernel time; 0: not run).
+type measuredHost struct {
+	grid       Grid
+	runs       []measuredRun
+	oneProcess float64
+}
+
+// Runs on one host of four H200s (NV18 between every pair), 2×2 ranks as four processes,
+// 2026-11-27, one build and one call (the records are docs/scale-out-four-h200.json). With NCCL
+// as it chooses (P2P over NVLink) and with P2P and SHM off (its socket transport on lo).
+var measuredFour = measuredHost{
+	grid: Grid{2, 2},
+	runs: []measuredRun{
+		{"NCCL as it chooses (P2P, NVLink)", 65536, false, 258e9, 165e9, 5.433, 18.870, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, false, 3.96e9, 4.85e9, 8.628, 18.870, "lo"},
+		{"NCCL as it chooses (P2P, NVLink)", 65536, true, 271e9, 51.4e9, 6.045, 20.260, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, true, 4.46e9, 5.27e9, 10.357, 20.260, "lo"},
+		{"NCCL as it chooses (P2P, NVLink)", 131072, false, 200e9, 227e9, 42.057, 0, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 131072, false, 4.26e9, 5.14e9, 51.972, 0, "lo"},
+		{"NCCL as it chooses (P2P, NVLink)", 131072, true, 217e9, 216e9, 45.132, 0, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 131072, true, 5.23e9, 4.58e9, 62.501, 0, "lo"},
+	},
+	oneProcess: 4.923,
+}
+
+// The same runs at n = 65,536 with the collectives' stream at the greatest priority (commit
+// d885fb8), on another host of the same kind the same day; fw-fast on one card as above. The
+// other runs' broadcasts had waited for the update's last wave.
+var measuredFourUrgent = measuredHost{
+	grid: Grid{2, 2},
+	runs: []measuredRun{
+		{"NCCL as it chooses (P2P, NVLink)", 65536, false, 186e9, 77.4e9, 5.118, 18.870, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, false, 4.97e9, 5.55e9, 5.185, 18.870, "lo"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, true, 4.33e9, 4.79e9, 6.754, 20.260, "lo"},
+	},
+}
+
+// Runs on one host of two H200s (NV18), 1×2 ranks as two processes, 2026-11-27 (the records
+// are docs/scale-out-two-h200.json). A 1×2 grid broadcasts along its one process row only; with
+// Π the one-card time is the in-memory cell of the streamed bench.
+var measuredTwo = measuredHost{
+	grid: Grid{1, 2},
+	runs: []measuredRun{
+		{"NCCL as it chooses (P2P, NVLink)", 65536, false, 158e9, 158e9, 10.334, 18.861, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, false, 4.15e9, 4.15e9, 12.393, 18.861, "lo"},
+		{"NCCL as it chooses (P2P, NVLink)", 65536, true, 278e9, 278e9, 11.223, 20.423, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, true, 4.9e9, 4.9e9, 13.558, 20.423, "lo"},
+		{"NCCL as it chooses (P2P, NVLink)", 131072, false, 227e9, 227e9, 79.916, 0, "NVLink"},
+	},
+	oneProcess: 9.530,
+}

@@ -39,72 +39,73 @@ func Tables() []Table {
 		{"fw-sensitivity", sensitivityTable()},
 		{"batch", batchTable()},
 		{"batch-volume", volumeTable()},
-		{"fw-measured", measuredTable()},
-		{"fw-measured-two", measuredTwoTable()},
+		{"fw-measured", measuredTable(measuredFour)},
+		{"fw-measured-urgent", measuredTable(measuredFourUrgent)},
+		{"fw-measured-two", measuredTable(measuredTwo)},
 	}
 }
 
-// measuredTable: the model beside the measured run of four ranks on one host, with the link
-// rates set to the measured ones.
-func measuredTable() string {
-	g := Grid{2, 2}
-	l := Layout{N: measuredN, B: block, Grid: g}
-	m := machine(l)
+// measuredTable: the model beside the measured runs of one host, each with the link rates of
+// its own probe and T_1 the one-card time (measured, or scaled by n³ from the first run's).
+func measuredTable(h measuredHost) string {
+	ranks := h.grid.P * h.grid.Q
 	var rows [][]string
-	for _, r := range []struct {
-		name        string
-		along, down Link
-		measured    float64
-	}{
-		{"NCCL as it chooses (P2P, NVLink)", Link{Name: "NVLink", Bandwidth: measuredNVLinkBW, Latency: hopLatency},
-			Link{Name: "NVLink", Bandwidth: measuredNVLinkBW, Latency: hopLatency}, measuredNVLinkRounds},
-		{"NCCL sockets on lo (P2P, SHM off)", Link{Name: "lo", Bandwidth: measuredSocketAlong, Latency: hopLatency},
-			Link{Name: "lo", Bandwidth: measuredSocketDown, Latency: hopLatency}, measuredSocketRounds},
-	} {
-		m.Along, m.Down = r.along, r.down
-		e := EstimateFW(l, m, measuredN*float64(measuredN)*measuredN/measuredOneCard)
-		rows = append(rows, []string{r.name, fmt.Sprintf("%.3g / %.3g", r.along.Bandwidth/1e9, r.down.Bandwidth/1e9),
-			seconds(e.Update), seconds(e.Pivot + e.Comm), seconds(e.Time), fmt.Sprintf("%.3f", e.Efficiency),
-			seconds(r.measured), fmt.Sprintf("%.3f", e.Single/(4*r.measured)), fmt.Sprintf("%.2f×", r.measured/e.Time)})
-	}
-	rows = append(rows, []string{"one process, 4 cards (fw-fast's stripes, peer copies)", "", "", "", "", "",
-		seconds(measuredOneProcess4), fmt.Sprintf("%.3f", measuredOneCard/(4*measuredOneProcess4)), ""})
-	return table([]string{"4 ranks (2×2), n = 65,536, D", "row / column link (GB/s)", "update per round (model)",
-		"pivot + broadcasts per round (model)", "T_P (model)", "efficiency (model)", "measured", "efficiency (measured)",
-		"measured / model"}, rows)
-}
-
-// measuredTwoTable: the model beside the measured runs of two ranks on one host, each with
-// the link rate of its own probe.
-func measuredTwoTable() string {
-	var rows [][]string
-	for _, r := range measuredTwo {
+	for _, r := range h.runs {
 		n := float64(r.n)
-		l := Layout{N: r.n, B: block, Grid: Grid{1, 2}, Pred: r.pred}
+		l := Layout{N: r.n, B: block, Grid: h.grid, Pred: r.pred}
 		m := machine(l)
-		link := Link{Name: r.linkName, Bandwidth: r.linkBW, Latency: hopLatency}
-		m.Along, m.Down = link, link
+		m.Along = Link{Name: r.linkName, Bandwidth: r.along, Latency: hopLatency}
+		m.Down = Link{Name: r.linkName, Bandwidth: r.down, Latency: hopLatency}
 		one, from := r.oneCard, "measured"
 		if one == 0 {
-			r0 := measuredTwo[0]
+			r0 := h.base(r.pred)
 			f := n / float64(r0.n)
-			one, from = r0.oneCard*f*f*f, "n³ from 65,536"
+			one, from = r0.oneCard*f*f*f, "n³ from "+group3(r0.n)
 		}
 		e := EstimateFW(l, m, n*n*n/one)
 		mats := "D"
 		if r.pred {
 			mats = "D, Π"
 		}
-		rows = append(rows, []string{r.name, fmt.Sprintf("%d", r.n), mats, fmt.Sprintf("%.3g", r.linkBW/1e9),
+		link := fmt.Sprintf("%.3g / %.3g", r.along/1e9, r.down/1e9)
+		if h.grid.P == 1 {
+			link = fmt.Sprintf("%.3g", r.along/1e9)
+		}
+		rows = append(rows, []string{r.name, fmt.Sprintf("%d", r.n), mats, link,
 			seconds(e.Update), seconds(e.Pivot + e.Comm), seconds(e.Time), seconds(one) + " (" + from + ")",
-			seconds(r.rounds), fmt.Sprintf("%.3f", one/(2*r.rounds)), fmt.Sprintf("%.2f×", r.rounds/e.Time)})
+			seconds(r.rounds), fmt.Sprintf("%.3f", one/(float64(ranks)*r.rounds)), fmt.Sprintf("%.2f×", r.rounds/e.Time)})
 	}
-	rows = append(rows, []string{"one process, 2 cards (fw-fast's stripes, peer copies)", "65536", "D", "", "", "", "",
-		seconds(measuredTwo[0].oneCard) + " (measured)", seconds(measuredTwoProcess),
-		fmt.Sprintf("%.3f", measuredTwo[0].oneCard/(2*measuredTwoProcess)), ""})
-	return table([]string{"2 ranks (1×2)", "n", "matrices", "link (GB/s)", "update per round (model)",
-		"pivot + broadcasts per round (model)", "T_P (model)", "T_1", "measured", "efficiency (measured)",
-		"measured / model"}, rows)
+	if r0 := h.runs[0]; h.oneProcess > 0 {
+		rows = append(rows, []string{fmt.Sprintf("one process, %d cards (fw-fast's stripes, peer copies)", ranks),
+			fmt.Sprintf("%d", r0.n), "D", "", "", "", "", seconds(r0.oneCard) + " (measured)", seconds(h.oneProcess),
+			fmt.Sprintf("%.3f", r0.oneCard/(float64(ranks)*h.oneProcess)), ""})
+	}
+	link := "row / column link (GB/s)"
+	if h.grid.P == 1 {
+		link = "link (GB/s)"
+	}
+	return table([]string{fmt.Sprintf("%d ranks (%d×%d)", ranks, h.grid.P, h.grid.Q), "n", "matrices", link,
+		"update per round (model)", "pivot + broadcasts per round (model)", "T_P (model)", "T_1", "measured",
+		"efficiency (measured)", "measured / model"}, rows)
+}
+
+// base returns the host's first run with a measured one-card time, with Π or without.
+func (h measuredHost) base(pred bool) measuredRun {
+	for _, r := range h.runs {
+		if r.pred == pred && r.oneCard > 0 {
+			return r
+		}
+	}
+	panic("scaleout: no run with a measured one-card time")
+}
+
+// group3 writes n with a comma between groups of three digits, as the document does.
+func group3(n int) string {
+	s := fmt.Sprintf("%d", n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // table renders a Markdown table.
