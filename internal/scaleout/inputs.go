@@ -144,12 +144,12 @@ type measuredRun struct {
 }
 
 // measuredHost is the runs of one host: its process grid, the runs, and fw-fast on all of the
-// host's cards in one process at the first run's n, distances only (pathnotes bench --devices,
-// kernel time; 0: not run).
+// host's cards in one process at the first run's n, without and with Π (pathnotes bench
+// --devices [--pred], kernel time; 0: not run).
 type measuredHost struct {
-	grid       Grid
-	runs       []measuredRun
-	oneProcess float64
+	grid                 Grid
+	runs                 []measuredRun
+	oneProcess, withPred float64
 }
 
 // Runs on one host of four H200s (NV18 between every pair), 2×2 ranks as four processes,
@@ -168,6 +168,7 @@ var measuredFour = measuredHost{
 		{"NCCL sockets on lo (P2P, SHM off)", 131072, true, 5.23e9, 4.58e9, 62.501, 0, "lo"},
 	},
 	oneProcess: 4.923,
+	withPred:   5.483,
 }
 
 // The same runs at n = 65,536 with the collectives' stream at the greatest priority (commit

@@ -75,10 +75,17 @@ func measuredTable(h measuredHost) string {
 			seconds(e.Update), seconds(e.Pivot + e.Comm), seconds(e.Time), seconds(one) + " (" + from + ")",
 			seconds(r.rounds), fmt.Sprintf("%.3f", one/(float64(ranks)*r.rounds)), fmt.Sprintf("%.2f×", r.rounds/e.Time)})
 	}
-	if r0 := h.runs[0]; h.oneProcess > 0 {
-		rows = append(rows, []string{fmt.Sprintf("one process, %d cards (fw-fast's stripes, peer copies)", ranks),
-			fmt.Sprintf("%d", r0.n), "D", "", "", "", "", seconds(r0.oneCard) + " (measured)", seconds(h.oneProcess),
-			fmt.Sprintf("%.3f", r0.oneCard/(float64(ranks)*h.oneProcess)), ""})
+	for _, p := range []struct {
+		t    float64
+		pred bool
+		mats string
+	}{{h.oneProcess, false, "D"}, {h.withPred, true, "D, Π"}} {
+		if p.t > 0 {
+			r0 := h.base(p.pred)
+			rows = append(rows, []string{fmt.Sprintf("one process, %d cards (fw-fast's stripes, peer copies)", ranks),
+				fmt.Sprintf("%d", r0.n), p.mats, "", "", "", "", seconds(r0.oneCard) + " (measured)", seconds(p.t),
+				fmt.Sprintf("%.3f", r0.oneCard/(float64(ranks)*p.t)), ""})
+		}
 	}
 	link := "row / column link (GB/s)"
 	if h.grid.P == 1 {
