@@ -21,7 +21,9 @@ import (
 // every plot gets the same style (plotstyle.go): one colour and marker per
 // series name for the whole session, the document's values dashed with
 // hollow markers in the colour of the series they belong to, and a legend
-// that names each series once.
+// that names each series once. A line hidden under a later one (two
+// implementations that take the same time) gets a key that says so,
+// "fw-blocked: under fw-gaioso".
 //
 // Unless a call fixes an axis's scale (LogX, LogY, LogLog, LinearX,
 // LinearY), a line plot's axis turns logarithmic by itself when all its

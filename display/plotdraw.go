@@ -257,6 +257,9 @@ func (p *Plot) build(w, xAxis vg.Length) (*plot.Plot, *plotLegend, error) {
 		leg.addName(name, w, thumb, &plotter.Scatter{GlyphStyle: seriesGlyph(kind, ci, c)})
 	}
 	p.addKeys(leg, kinds, w)
+	for _, u := range p.covered(pl, logX, logY) {
+		leg.addKey(u, w)
+	}
 	if len(p.bars) > 0 {
 		// Each category gets 80% of its share of the width, split between groups.
 		barW := w * 0.8 * 0.8 / vg.Length(len(p.categories)*len(p.bars))

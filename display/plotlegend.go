@@ -222,3 +222,63 @@ func segmentMeetsBox(ax, ay, bx, by, x0, y0, x1, y1 float64) bool {
 	}
 	return true
 }
+
+// coverFraction is how close two points are, as a fraction of each axis's
+// span, for the later one's marker to hide the earlier one's.
+const coverFraction = 0.015
+
+// covered names each line that a line drawn after it hides: every point
+// of the earlier one lies under a point of the later one, within
+// coverFraction of the axes (two implementations that take the same
+// time). Each gets a key, "A: under B", so that the reader knows the
+// line is there. pl's axes span the data.
+func (p *Plot) covered(pl *plot.Plot, logX, logY bool) []string {
+	pos := func(v, lo, hi float64, log bool) float64 {
+		if log {
+			v, lo, hi = math.Log(v), math.Log(lo), math.Log(hi)
+		}
+		if hi <= lo {
+			return 0
+		}
+		return (v - lo) / (hi - lo)
+	}
+	near := func(x0, y0, x1, y1 float64) bool {
+		return math.Abs(pos(x0, pl.X.Min, pl.X.Max, logX)-pos(x1, pl.X.Min, pl.X.Max, logX)) <= coverFraction &&
+			math.Abs(pos(y0, pl.Y.Min, pl.Y.Max, logY)-pos(y1, pl.Y.Min, pl.Y.Max, logY)) <= coverFraction
+	}
+	var notes []string
+	seen := map[string]bool{}
+	for i, a := range p.lines {
+		if a.kind == fitted || len(a.xs) == 0 || seen[a.name] {
+			continue
+		}
+		top := ""
+		for _, b := range p.lines[i+1:] {
+			if b.kind == fitted || b.name == a.name {
+				continue
+			}
+			under := true
+			for k := range a.xs {
+				hit := false
+				for j := range b.xs {
+					if near(a.xs[k], a.ys[k], b.xs[j], b.ys[j]) {
+						hit = true
+						break
+					}
+				}
+				if !hit {
+					under = false
+					break
+				}
+			}
+			if under {
+				top = b.name
+			}
+		}
+		if top != "" {
+			seen[a.name] = true
+			notes = append(notes, a.name+": under "+top)
+		}
+	}
+	return notes
+}

@@ -2,6 +2,7 @@ package display
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -143,5 +144,20 @@ func TestSegmentMeetsBox(t *testing.T) {
 		if got := segmentMeetsBox(s[0], s[1], s[2], s[3], 0, 0, 1, 1); got != tt.want {
 			t.Errorf("segment %v meets the unit box: %v, want %v", s, got, tt.want)
 		}
+	}
+}
+
+// A line whose every point lies under a later line's points gets a key
+// that says so; lines apart, or only partly under, get none.
+func TestCoveredLinesGetAKey(t *testing.T) {
+	ns := []float64{1024, 2048, 4096, 8192}
+	ys := []float64{0.001, 0.004, 0.03, 0.2}
+	same := []float64{0.00101, 0.00398, 0.0302, 0.201}
+	part := []float64{0.001, 0.004, 0.3, 2}
+	pic := read(t, NewPlot("covered", "n", "s").LogLog().
+		Line("cover a", ns, ys).Line("cover b", ns, same).Line("cover c", ns, part).Line("cover d", ns, []float64{1, 2, 3, 4}))
+	want := []string{"cover a: under cover b"}
+	if !slices.Equal(pic.Keys, want) {
+		t.Errorf("keys %q, want %q", pic.Keys, want)
 	}
 }
