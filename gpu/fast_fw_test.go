@@ -183,18 +183,23 @@ func TestFWFastFullTiles(t *testing.T) {
 
 // TestFWFastResultPaths brings fw-fast's results back by each path (the
 // result's own memory registered, the staging buffers, pageable memory)
-// and checks them against the CPU, predecessors included.
+// and checks them against the CPU, predecessors included. The staging
+// buffers take the result whole, 3 rows of 257 at a time (a chunk that
+// is not a whole number of rows) and one row at a time (a chunk smaller
+// than a row).
 func TestFWFastResultPaths(t *testing.T) {
-	defer func(p int) { resultPath = p }(resultPath)
+	defer func(p, c int) { resultPath, fetchChunk = p, c }(resultPath, fetchChunk)
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)
 	}
 	graphs := randomGraphs(t, 257, 11)
-	for _, path := range []int{viaRegistered, viaStaged, viaPageable} {
-		resultPath = path
+	for _, c := range []struct{ path, chunk int }{
+		{viaRegistered, stagedChunk}, {viaStaged, stagedChunk}, {viaStaged, 1000}, {viaStaged, 100}, {viaPageable, stagedChunk},
+	} {
+		resultPath, fetchChunk = c.path, c.chunk
 		for _, tg := range graphs {
-			tg.name = fmt.Sprintf("%s (path %d)", tg.name, path)
+			tg.name = fmt.Sprintf("%s (path %d, chunk %d)", tg.name, c.path, c.chunk)
 			checkVariant(t, emulator(t), v, tg, true)
 			checkVariant(t, emulator(t), v, tg, false)
 		}

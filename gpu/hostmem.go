@@ -229,9 +229,18 @@ func (r *run) fetched(f pendingFetch) error {
 	return nil
 }
 
+// fetchChunk is the most values (whole rows, at least one) that one copy
+// of fetchStaged puts into a staging buffer: stagedChunk, 8 MiB, so that
+// the bus and the cores overlap from the first chunk on. With the whole
+// 64 MiB buffer a chunk, fw-fast's result at n = 4096 (64 MiB) went the
+// bus and then the cores, one after the other: 2.72 ms, 24.6 GB/s (H200,
+// BenchmarkFWFastCall). Benchmarks set it to compare.
+var fetchChunk = stagedChunk
+
 // fetchStaged copies rows lo..hi-1 through the two page-locked staging
-// buffers: while all cores copy one into the result, the device fills the
-// other. Without staging buffers it copies straight into host.
+// buffers, fetchChunk values at a time: while all cores copy one into the
+// result, the device fills the other. Without staging buffers it copies
+// straight into host.
 func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
 	c := r.dev.ctx
 	st, err := r.dev.stagingBuffers()
@@ -241,7 +250,7 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 		}
 		return nil
 	}
-	per := max(1, len(st[0])/max(w, 1))
+	per := max(1, min(len(st[0]), fetchChunk)/max(w, 1))
 	var ev [2]driver.Event
 	for i := range ev {
 		if ev[i], err = r.event(); err != nil {
