@@ -38,8 +38,8 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 
 // apspBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
 // Group, Batch; Blocks caps the blocks per launch). With several devices
-// in opts.Devices, each solves a contiguous share of the sources at the
-// same time as the others, from a goroutine of its own.
+// in opts.Devices, each solves its share of the sources (dealSources) at
+// the same time as the others, from a goroutine of its own.
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
 	tun, err := tun.resolve(g, name, 256, false)
@@ -76,6 +76,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	host := runs[0].newHostResult(opts.matrices(), n, n, false)
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
+	shares := dealSources(n, len(runs))
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
 	for c, r := range runs {
@@ -83,7 +84,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[c] = r.apspRows(g, host, c*n/len(runs), (c+1)*n/len(runs), tun)
+			errs[c] = r.apspRows(g, host, shares[c], tun)
 		}()
 	}
 	wg.Wait()
@@ -101,6 +102,34 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	return res, nil
 }
 
+// span is the sources first..first+count-1.
+type span struct{ first, count int }
+
+// apspDeal is how many chunks of sources each device gets when several
+// share them.
+const apspDeal = 8
+
+// dealSources splits the sources 0..n-1 into apspDeal·devices contiguous
+// chunks of (nearly) equal size and deals the non-empty ones to the
+// devices in turn, so that each device's share spans the whole range of
+// sources. Contiguous halves of p2p-Gnutella30 did not cost the same:
+// two H200s gave 1.84× one.
+func dealSources(n, devices int) [][]span {
+	shares := make([][]span, devices)
+	chunks, d := apspDeal*devices, 0
+	if devices == 1 {
+		chunks = 1
+	}
+	for i := range chunks {
+		lo, hi := i*n/chunks, (i+1)*n/chunks
+		if hi > lo {
+			shares[d] = append(shares[d], span{lo, hi - lo})
+			d = (d + 1) % devices
+		}
+	}
+	return shares
+}
+
 // apspPipe is the fewest batches a result of apspPipeBytes or more is
 // cut into, so that the copy of one batch's rows back to the host
 // overlaps the next batch's kernels.
@@ -109,14 +138,21 @@ const (
 	apspPipeBytes = 64 << 20
 )
 
-// apspRows solves the sources lo..hi-1 of g on r's device in batches,
+// apspRows solves the sources of the spans of g on r's device in batches,
 // writing their rows of the result h (with predecessors when h has two
 // matrices); r.progress gets the sources of each batch. Each batch's rows
 // are checked on the device (ff_finish: poison, range, predecessors) and
 // copied back on a stream of their own while the next batch runs, into
 // one of two output buffers that the batches take in turn.
-func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning) error {
+func (r *run) apspRows(g *graph.Graph, h *hostResult, spans []span, tun fastTuning) error {
 	n := g.N()
+	sources := 0
+	for _, s := range spans {
+		sources += s.count
+	}
+	if sources == 0 {
+		return nil
+	}
 	matrices := len(h.mats)
 	pred := matrices > 1
 	gr, err := r.uploadCSR(g)
@@ -136,15 +172,22 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 		blocks = min(blocks, tun.Blocks)
 	}
 	perSource := uint64(n) * uint64(2+2*matrices) * 4 // packed slab (2), two sets of output rows
-	want := min(tun.Batch, hi-lo)
-	if want == 0 && uint64(hi-lo)*uint64(n)*4*uint64(matrices) >= apspPipeBytes {
-		want = ceilDiv(hi-lo, apspPipe)
+	want := min(tun.Batch, sources)
+	if want == 0 && uint64(sources)*uint64(n)*4*uint64(matrices) >= apspPipeBytes {
+		want = ceilDiv(sources, apspPipe)
 	}
 	batch, blocks, err := r.batchSize(n, want, blocks, perSource)
 	if err != nil {
 		return err
 	}
-	batch = min(batch, hi-lo)
+	batch = min(batch, sources)
+	// Each span in batches of at most batch sources.
+	var parts []span
+	for _, s := range spans {
+		for f := s.first; f < s.first+s.count; f += batch {
+			parts = append(parts, span{f, min(batch, s.first+s.count-f)})
+		}
+	}
 	slab, err := r.alloc(2 * batch * n)
 	if err != nil {
 		return err
@@ -152,7 +195,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 	// Distances and predecessors, twice when there are several batches
 	// (batch b writes set b%2 while set (b-1)%2 is copied back).
 	var out [2][2]buffer
-	for i := range min(2, ceilDiv(hi-lo, batch)) {
+	for i := range min(2, len(parts)) {
 		if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
 			return err
 		}
@@ -171,7 +214,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 		return r.fail(err, "creating a stream")
 	}
 	defer c.DestroyStream(cs)
-	batches := ceilDiv(hi-lo, batch)
+	batches := len(parts)
 	flags, err := r.alloc(3 * batches)
 	if err != nil {
 		return err
@@ -197,8 +240,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, lo, hi int, tun fastTuning
 	// The output buffers of batch b, addressed as the whole n×n matrix so
 	// that rows keep their numbers.
 	rows := func(b int) (first, count int, d, p buffer) {
-		first = lo + b*batch
-		count = min(batch, hi-first)
+		first, count = parts[b].first, parts[b].count
 		shift := DevicePtr(first) * DevicePtr(n) * 4
 		d = buffer{out[b%2][0].ptr - shift, n * n}
 		if pred {

@@ -171,3 +171,68 @@ func TestEmuAPSPResultPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestDealSources checks that every source goes to exactly one device,
+// that each device's share spans the range of sources (its first chunk in
+// the first devices' worth of chunks, its last in the last), that the
+// chunks' sizes differ by at most one, and that apsp-batched on two
+// emulated devices, with batches smaller than a chunk (which split it)
+// and not dividing it, gives the CPU's distances and a valid Π.
+func TestDealSources(t *testing.T) {
+	for _, c := range []struct{ n, devices int }{{0, 1}, {1, 1}, {5, 1}, {2, 2}, {3, 3}, {17, 2}, {100, 3}, {36682, 2}, {36682, 4}} {
+		shares := dealSources(c.n, c.devices)
+		seen := make([]int, c.n)
+		sizes := map[int]bool{}
+		for d, share := range shares {
+			for _, s := range share {
+				sizes[s.count] = true
+				for v := s.first; v < s.first+s.count; v++ {
+					seen[v]++
+				}
+			}
+			if c.n >= apspDeal*c.devices && c.devices > 1 {
+				// Within a chunk per device of either end.
+				edge := c.devices * (c.n/(apspDeal*c.devices) + 1)
+				if first, last := share[0].first, share[len(share)-1]; first >= edge || last.first+last.count <= c.n-edge {
+					t.Errorf("n=%d, %d devices: device %d's share %v does not span the sources", c.n, c.devices, d, share)
+				}
+			}
+			if c.n >= c.devices && len(share) == 0 {
+				t.Errorf("n=%d, %d devices: device %d gets nothing", c.n, c.devices, d)
+			}
+		}
+		for v, k := range seen {
+			if k != 1 {
+				t.Fatalf("n=%d, %d devices: source %d dealt %d times", c.n, c.devices, v, k)
+			}
+		}
+		lo, hi := c.n, 0
+		for k := range sizes {
+			lo, hi = min(lo, k), max(hi, k)
+		}
+		if hi-lo > 1 {
+			t.Errorf("n=%d, %d devices: chunk sizes %d to %d", c.n, c.devices, lo, hi)
+		}
+	}
+	ctx := context.Background()
+	devs := emulators(t, 2)
+	for _, tg := range randomGraphs(t, 83, 5) {
+		if tg.g.HasNegative() {
+			continue
+		}
+		ref, err := cpu.FloydWarshall(ctx, tg.g, cpu.FWOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := apspBatchedTuned(ctx, tg.g, Options{Devices: devs, Pred: true}, fastTuning{Batch: 3})
+		if err != nil {
+			t.Fatalf("%s: %v", tg.name, err)
+		}
+		if !got.SameDistances(ref) {
+			t.Errorf("%s: distances differ from the CPU:\n%s", tg.name, got.Diff(ref, 5))
+		}
+		if err := got.Verify(tg.g); err != nil {
+			t.Errorf("%s: %v", tg.name, err)
+		}
+	}
+}
