@@ -106,8 +106,9 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 type span struct{ first, count int }
 
 // apspDeal is how many chunks of sources each device gets when several
-// share them.
-const apspDeal = 8
+// share them: apspPipe, so that a share of apspPipeBytes or more still
+// runs in apspPipe batches, with as many batch tails as before.
+const apspDeal = apspPipe
 
 // dealSources splits the sources 0..n-1 into apspDeal·devices contiguous
 // chunks of (nearly) equal size and deals the non-empty ones to the
