@@ -113,9 +113,6 @@ type Device struct {
 	spare       []spareBuf
 	spareBytes  uint64
 	spareEvents []driver.Event
-	// lookahead is the two streams of fw-fast's look-ahead schedule
-	// (ffStages), made on first use; a context reset drops them.
-	lookahead [2]driver.Stream
 	// staging is two page-locked host buffers for large copies back
 	// (download), made on first use; a context reset frees them.
 	staging [2][]int32
@@ -314,7 +311,6 @@ func (d *Device) stagingBuffers() ([2][]int32, error) {
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
 	d.spare, d.spareBytes, d.spareEvents = nil, 0, nil
-	d.lookahead = [2]driver.Stream{}
 	d.deferred = nil
 	d.epoch.Add(1)
 	d.modules = map[string]driver.Module{}

@@ -156,46 +156,6 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			}
 		}
 	}
-	// From three block rows on, the stages run with look-ahead: each rest
-	// kernel runs on the cross of a block row (a grid of depth 2) and on
-	// the tiles outside two block rows and columns (ff_rest_block).
-	// Weights 1..9 take dist and pack, weights from -2 gen and genpred.
-	ran := map[string][2]bool{} // kernel: launched on a cross, on the tiles outside
-	for _, w := range []graph.WeightRange{{Min: 1, Max: 9}, {Min: -2, Max: 9}} {
-		h, err := graph.GNM(260, 800, w, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, pred := range []bool{false, true} {
-			for _, p := range ffPaths(dev.info.SMs) {
-				if p.small > 0 || p.sequential {
-					continue
-				}
-				setFFPath(t, p)
-				launches, err := Profile(func() error {
-					_, err := FWFast(context.Background(), h, Options{Device: dev, Pred: pred})
-					return err
-				})
-				if err != nil && !errors.As(err, new(*graph.NegativeCycleError)) {
-					t.Errorf("fw-fast, path %s, n=260: %v", p.name, err)
-				}
-				for _, lp := range launches {
-					if got := ran[lp.Kernel]; strings.Contains(lp.Kernel, "rest_") {
-						got[min(lp.Grid.Z-1, 1)] = true
-						ran[lp.Kernel] = got
-					}
-				}
-			}
-		}
-	}
-	setFFPath(t, defaults)
-	for _, mode := range []ffMode{ffDist, ffPack, ffGen, ffGenPred} {
-		for _, k := range []string{"ff_rest_", "ff_qrest_"} {
-			if got := ran[k+mode.suffix]; !got[0] || !got[1] {
-				t.Errorf("%s%s: ran on the tiles outside two block rows %v, on a cross %v", k, mode.suffix, got[0], got[1])
-			}
-		}
-	}
 	loaded := map[string]*ptxemu.Module{}
 	for _, m := range driver.EmulatorModules(dev.ctx) {
 		loaded[m.Name()] = m

@@ -37,10 +37,9 @@ func callParts(b *testing.B, all []Stats) {
 // BenchmarkFWFastCall times whole fw-fast calls (graph in Go memory to
 // result in Go memory) on GNM graphs of 60 arcs a vertex, weights 1..100,
 // with and without predecessors, by path through the stages (ffPaths:
-// ff_small, the 128-wide stages with quarter panels, full tiles, each of
-// the stages in the look-ahead and the sequential schedule; "auto" is the
-// default, "auto-lookahead" the default with look-ahead) and by the
-// path results take back (registered, staged, pageable).
+// ff_small, the 128-wide stages with quarter panels, full tiles;
+// "auto" is the default) and by the path results take back (registered,
+// staged, pageable).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int) { resultPath = p }(resultPath)
@@ -49,9 +48,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		via  int
 		name string
 	}
-	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, sequential: !ffLookahead}
-	lookahead := auto
-	lookahead.sequential = false
+	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
 		paths[p.name] = p
@@ -61,10 +58,10 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{auto, viaAuto, "auto"}, {lookahead, viaAuto, "auto-lookahead"}}
+		configs := []config{{auto, viaAuto, "auto"}}
 		switch {
 		case n <= 4096:
-			for _, p := range []string{"small", "stages-quarter", "stages-quarter-sequential", "full", "full-sequential"} {
+			for _, p := range []string{"small", "stages-quarter", "full"} {
 				configs = append(configs, config{paths[p], viaAuto, p})
 			}
 			for _, v := range []struct {
@@ -74,8 +71,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 				configs = append(configs, config{auto, v.via, v.name})
 			}
 		case n == 8192:
-			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter"},
-				config{ffPath{name: "quarter", quarter: 1 << 20, sequential: true}, viaAuto, "quarter-sequential"})
+			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter"})
 		default:
 			configs = append(configs, config{auto, viaStaged, "staged"})
 		}

@@ -74,9 +74,7 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // tile instead, which keeps more SMs busy, and up to ffSmallMax vertices
 // (without predecessors) one launch of ff_small runs every stage with
 // 64×64 tiles, its blocks meeting at a grid barrier between the phases.
-// From three block rows on, the stages run with look-ahead: phase 1 and
-// the panels of stage s+1 run on a second stream beside the rest of stage
-// s (ffStages). Graphs without negative arcs take the fast kernels: distances only, or
+// Graphs without negative arcs take the fast kernels: distances only, or
 // predecessors packed into the low byte of each value while distances stay
 // below 2^22; other graphs (negative arcs, larger distances with predecessors) take
 // general kernels that test for infinity and track predecessors
@@ -183,181 +181,46 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	return res, nil
 }
 
-// ffStages queues fw-fast's stages on the padded matrix of side ld. Stage
-// s has three parts: phase 1 (ff_phase1 closes tile (s, s)), the panels
+// ffStages queues fw-fast's stages on the padded matrix of side ld, three
+// launches a stage: phase 1 (ff_phase1 closes tile (s, s)), the panels
 // (block row and column s, each tile a product with the closed one) and
 // the rest (every other tile (i, j), a product of tiles (i, s) and (s, j)).
-// Phase 1 is one block on one multiprocessor, and in the sequential
-// schedule (ffLookahead false, or fewer than three block rows: three
-// launches a stage on the default stream) the card waits for it and the
-// panels at every stage.
-//
-// The look-ahead schedule, as in LU factorisation, runs phase 1 and the
-// panels of stage s+1 beside the rest of stage s, on two streams, main and
-// aside (Device.lookahead), after phase 1 and the panels of stage 0 on main:
-//
-//	main:  rest of s on the cross of s+1 only (block row and column s+1,
-//	       tile (s+1, s+1) included), then event cross
-//	aside: waits for cross; phase 1 and the panels of s+1; event ready
-//	main:  rest of s on the other tiles (i, j), i, j ∉ {s, s+1}; waits
-//	       for ready; stage s+1 (its rest on the last stage: all of it)
-//
-// Why it gives the sequential result, cell for cell and Π included: every
-// tile still receives stage 0's update, then stage 1's, and so on, each
-// from the same values, since within a stage the tiles of the rest are
-// independent of each other (each reads only the panels of the stage) and
-// only their order changes. What runs at once: the remainder of rest(s)
-// reads tiles (i, s) and (s, j) and writes tiles (i, j), all with i, j ∉
-// {s, s+1}; phase 1 and the panels of s+1 read and write only tiles of
-// block row and column s+1 (tiles (s+1, s) and (s, s+1) included), none
-// of which the remainder reads or writes. What waits: phase 1 of s+1 needs
-// tile (s+1, s+1), and the panels of s+1 their tiles, after stage s's
-// update, which the cross (on main, after all of main's earlier work)
-// gives before event cross; the panels of s+1 overwrite tiles (s+1, s) and
-// (s, s+1), which the cross reads, also before cross. The rest of s+1
-// reads the panels of s+1: event ready. The last stage's rest waits for
-// the last ready, so all of aside's work ends before main's, and main's
-// end is joined to the default stream, where the kernels' timing events
-// are. Predecessors are read from the same tiles as distances.
-//
-// While a Profiler runs, both parts run on the default stream, where the
-// profiler sees every launch: the same launches in the same order.
 func (r *run) ffStages(n, ld int, mode ffMode, pred bool, d, p buffer) error {
 	nb := ld / ffTile
-	k := ffStageKernels(nb, mode, pred)
-	head := func(on driver.Stream, s int) error { // phase 1 and the panels of stage s
+	quarter := nb <= ffQuarterMax
+	for s := range nb {
 		args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-		if err := r.launchOn(on, ptx.FWFast, k.phase1, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+		if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 			return err
 		}
 		if nb == 1 {
-			return nil
-		}
-		return r.launchOn(on, ptx.FWFast, k.panels, k.panelGrid, Dim(256, 1, 1), 0, args...)
-	}
-	rest := func(on driver.Stream, s, la int, cross bool) error {
-		return r.launchOn(on, ptx.FWFast, k.rest, k.restGrid(cross), Dim(256, 1, 1), 0,
-			i32(ld), i32(s), i32(la), d.arg(), p.arg())
-	}
-	if !ffLookahead || nb < 3 {
-		for s := range nb {
-			if err := head(0, s); err != nil {
-				return err
-			}
-			if nb > 1 {
-				if err := rest(0, s, -1, false); err != nil {
-					return err
-				}
-			}
 			r.report(min((s+1)*ffTile, n), n)
+			continue
 		}
-		return nil
-	}
-	main, aside, err := r.lookaheadStreams()
-	if err != nil {
-		return err
-	}
-	var join, cross, ready driver.Event
-	for _, e := range []*driver.Event{&join, &cross, &ready} {
-		if *e, err = r.event(); err != nil {
+		// The panels: quarters without predecessors (ff_qpanels' race
+		// is harmless for distances); with them halves (ff_hpanels), which
+		// read nothing another block writes, so that Π is the one every
+		// path of fw-fast returns.
+		panels, grid := "ff_panels_", Dim(nb, 2, 1)
+		switch {
+		case quarter && !pred:
+			panels, grid = "ff_qpanels_", Dim(nb, 2, 4)
+		case quarter:
+			panels, grid = "ff_hpanels_", Dim(nb, 2, 2)
+		}
+		if err := r.launch(ptx.FWFast, panels+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
-	}
-	if err := r.signal(join, 0, main); err != nil {
-		return err
-	}
-	if err := head(main, 0); err != nil {
-		return err
-	}
-	for s := range nb - 1 {
-		if err := rest(main, s, s+1, true); err != nil {
+		rest, grid := "ff_rest_", Dim(nb, nb, 1)
+		if quarter {
+			rest, grid = "ff_qrest_", Dim(2*nb, 2*nb, 1)
+		}
+		if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
-		if err := r.signal(cross, main, aside); err != nil {
-			return err
-		}
-		if err := head(aside, s+1); err != nil {
-			return err
-		}
-		if err := r.signal(ready, aside, main); err != nil {
-			return err
-		}
-		if err := rest(main, s, s+1, false); err != nil {
-			return err
-		}
-		r.report((s+1)*ffTile, n)
+		r.report(min((s+1)*ffTile, n), n)
 	}
-	if err := rest(main, nb-1, -1, false); err != nil {
-		return err
-	}
-	r.report(n, n)
-	return r.signal(join, main, 0)
-}
-
-// ffStageSet is the kernels of fw-fast's 128-wide stages on nb block rows,
-// by mode, and their grids.
-type ffStageSet struct {
-	phase1, panels, rest string
-	panelGrid            Dim3
-	nb, per              int // block rows; rest blocks a tile side (2: quarters)
-}
-
-// ffStageKernels picks the kernels of the 128-wide stages: up to
-// ffQuarterMax block rows, quarter tiles in the rest, and in the panels
-// quarters without predecessors (ff_qpanels' race is harmless for
-// distances) and halves with them (ff_hpanels, which read nothing another
-// block writes, so that Π is the one every path of fw-fast returns).
-func ffStageKernels(nb int, mode ffMode, pred bool) ffStageSet {
-	k := ffStageSet{phase1: "ff_phase1_" + mode.suffix, panels: "ff_panels_" + mode.suffix, panelGrid: Dim(nb, 2, 1),
-		rest: "ff_rest_" + mode.suffix, nb: nb, per: 1}
-	if nb > ffQuarterMax {
-		return k
-	}
-	k.rest, k.per = "ff_qrest_"+mode.suffix, 2
-	if pred {
-		k.panels, k.panelGrid = "ff_hpanels_"+mode.suffix, Dim(nb, 2, 2)
-	} else {
-		k.panels, k.panelGrid = "ff_qpanels_"+mode.suffix, Dim(nb, 2, 4)
-	}
-	return k
-}
-
-// restGrid is the grid of a rest launch (ff_rest_block in ptx/fwfast.cu):
-// the tiles outside two block rows and columns, or (cross) the cross of
-// one.
-func (k ffStageSet) restGrid(cross bool) Dim3 {
-	if cross {
-		return Dim(k.per*k.nb, k.per, 2)
-	}
-	return Dim(k.per*k.nb, k.per*k.nb, 1)
-}
-
-// ffLookahead picks the schedule of fw-fast's 128-wide stages (ffStages):
-// look-ahead on two streams, or (false, the default) the sequential one.
-// Tests and BenchmarkFWFastCall run both. The look-ahead stays off by
-// default because the one card run of it was slower: on an H100, kernels
-// of 1.406 against 1.219 ms at n = 2048 and 6.717 against 6.336 ms at
-// 4096 (docs/gpu-benchmarks.md, "Look-ahead").
-var ffLookahead = false
-
-// lookaheadStreams returns the device's two streams for fw-fast's
-// look-ahead (Device.lookahead), made on first use: main, and aside at
-// the greatest priority, so that phase 1's one block of the next stage
-// starts ahead of the remainder's waiting blocks; while a Profiler runs,
-// the default stream twice.
-func (r *run) lookaheadStreams() (main, aside driver.Stream, err error) {
-	if profilers.Load() != nil {
-		return 0, 0, nil
-	}
-	d := r.dev
-	for i, create := range []func() (driver.Stream, error){d.ctx.NewStream, d.ctx.NewUrgentStream} {
-		if d.lookahead[i] == 0 {
-			if d.lookahead[i], err = create(); err != nil {
-				return 0, 0, r.fail(err, "creating a stream")
-			}
-		}
-	}
-	return d.lookahead[0], d.lookahead[1], nil
+	return nil
 }
 
 // ffSmall runs all of fw-fast on the padded matrix of side ld in one launch

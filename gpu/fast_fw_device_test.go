@@ -4,10 +4,7 @@ package gpu
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
@@ -98,53 +95,6 @@ func TestFWFastDeviceFullTiles(t *testing.T) {
 		for _, tg := range graphs {
 			checkVariant(t, dev, v, tg, true)
 			checkVariant(t, dev, v, tg, false)
-		}
-	}
-}
-
-// TestFWFastDeviceLookahead runs fw-fast on the card in the look-ahead
-// schedule, whose two streams run at once there, and in the sequential
-// one, on quarter tiles (2049, 4000) and full tiles (5000), every mode,
-// with and without Π: the results must be equal value for value, and pass
-// graph.AllPairs.Verify (with Π a proof that the distances are optimal;
-// the CPU checks the sequential schedule in TestFWFastDevice and
-// TestFWFastDevicePaths).
-func TestFWFastDeviceLookahead(t *testing.T) {
-	dev := testDevice(t)
-	ctx := context.Background()
-	for _, n := range []int{2049, 4000, 5000} {
-		var graphs []*graph.Graph
-		for _, w := range []graph.WeightRange{{Min: 1, Max: 100}, {Min: 1, Max: 200000}, {Min: -5, Max: 100}} {
-			g, err := graph.GNM(n, 4*n, w, uint64(n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			graphs = append(graphs, g)
-		}
-		graphs = append(graphs, ringGraph(t, n, n/8, uint64(n)))
-		for i, g := range graphs {
-			for _, pred := range []bool{false, true} {
-				name := fmt.Sprintf("n=%d graph %d pred=%v (%s)", n, i, pred, fwFastMode(g, pred).suffix)
-				var res [2]*graph.AllPairs
-				var errs [2]error
-				for k, seq := range []bool{true, false} {
-					setFFPath(t, ffPath{small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, sequential: seq})
-					res[k], errs[k] = FWFast(ctx, g, Options{Device: dev, Pred: pred})
-				}
-				var nc *graph.NegativeCycleError
-				switch {
-				case errs[0] != nil || errs[1] != nil:
-					if !errors.As(errs[0], &nc) || errs[1] == nil || errs[0].Error() != errs[1].Error() {
-						t.Errorf("%s: sequential %v, look-ahead %v", name, errs[0], errs[1])
-					}
-				case !slices.Equal(res[0].Dist, res[1].Dist) || !slices.Equal(res[0].Pred, res[1].Pred):
-					t.Errorf("%s: the look-ahead result differs from the sequential one", name)
-				default:
-					if err := res[1].Verify(g); err != nil {
-						t.Errorf("%s: %v", name, err)
-					}
-				}
-			}
 		}
 	}
 }

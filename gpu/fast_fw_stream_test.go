@@ -3,10 +3,12 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -294,6 +296,74 @@ func TestFFResult(t *testing.T) {
 			}
 			if !pred && res.Pred != nil {
 				t.Errorf("n=%d: predecessors without pred", n)
+			}
+		}
+	}
+}
+
+// shuffledEmulators opens k emulated devices whose streams run their
+// queued work in orders drawn from seed (driver.EmulatorShuffle), an order
+// a device.
+func shuffledEmulators(t *testing.T, k int, seed uint64) []*Device {
+	t.Helper()
+	devs := emulators(t, k)
+	for i, d := range devs {
+		if !driver.EmulatorShuffle(d.ctx, seed<<4|uint64(i)) {
+			t.Fatal("EmulatorShuffle refused the emulator's context")
+		}
+	}
+	return devs
+}
+
+// streamedOn is the options of a streamed fw-fast run on devs, each capped
+// at rows block rows.
+func streamedOn(devs []*Device, n int, pred bool, rows int) Options {
+	m := 1
+	if pred {
+		m = 2
+	}
+	opts := Options{Devices: devs, Pred: pred, DeviceMemory: streamCap(n, m, rows)}
+	if len(devs) == 1 {
+		opts.Device, opts.Devices = devs[0], nil
+	}
+	return opts
+}
+
+// TestFWFastStreamedShuffled runs the streamed fw-fast, whose four streams
+// a card (copies in, two computing bands, copies out) are ordered by
+// events only, on emulators that run the streams' queued work in random
+// orders those events allow (driver.EmulatorShuffle), a seed per run,
+// every kernel mode, with and without Π, the runs taking turns on one card
+// (one band buffer, and two on the two compute streams) and on two. The
+// result must equal the same run's in the emulator's usual order value for
+// value, Π included, and have the CPU's distances.
+func TestFWFastStreamedShuffled(t *testing.T) {
+	ctx := context.Background()
+	defer func(p int) { regPiece = p }(regPiece)
+	regPiece = 40 * 300 * 4
+	configs := []struct{ cards, rows int }{{1, 2}, {1, 3}, {2, 3}}
+	seed := uint64(0)
+	for _, tg := range multiGraphs(t, 300) {
+		for _, pred := range []bool{false, true} {
+			seed++
+			c := configs[seed%3]
+			name := fmt.Sprintf("%s pred=%v, %d cards of %d block rows, seed %d", tg.name, pred, c.cards, c.rows, seed)
+			want, err := FWFast(ctx, tg.g, streamedOn(emulators(t, c.cards), 300, pred, c.rows))
+			if err != nil || !want.SameDistances(tg.all) {
+				t.Fatalf("%s, the usual order: %v", name, err)
+			}
+			var st Stats
+			opts := streamedOn(shuffledEmulators(t, c.cards, seed), 300, pred, c.rows)
+			opts.Stats = &st
+			got, err := FWFast(ctx, tg.g, opts)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if st.Passes < 2 {
+				t.Errorf("%s: %d passes: not streamed", name, st.Passes)
+			}
+			if !slices.Equal(got.Dist, want.Dist) || !slices.Equal(got.Pred, want.Pred) {
+				t.Fatalf("%s: the result differs from the usual order's:\n%s", name, got.Diff(want, 5))
 			}
 		}
 	}

@@ -257,48 +257,27 @@ type ffPath struct {
 	name                      string
 	small, smallPred, quarter int
 	blocks                    int
-	sequential                bool // the stages without look-ahead (ffLookahead false)
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
 // ff_small with and without predecessors, the stages with quarter panels
-// (half panels with predecessors) and the 128-wide tiles, each in the
-// look-ahead and the sequential schedule, and ff_small with a grid larger
-// than the device runs at once (whose barrier gives up, and the stages
-// run again).
+// (half panels with predecessors), the 128-wide tiles, and ff_small with a
+// grid larger than the device runs at once (whose barrier gives up, and
+// the stages run again).
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
 		{name: "stages-quarter", quarter: 32},
-		{name: "stages-quarter-sequential", quarter: 32, sequential: true},
 		{name: "full", quarter: 0},
-		{name: "full-sequential", quarter: 0, sequential: true},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
 	}
 }
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b, la := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffLookahead
-	t.Cleanup(func() { ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffLookahead = s, sp, q, b, la })
+	s, sp, q, b := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks
+	t.Cleanup(func() { ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks = s, sp, q, b })
 	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks = p.small, p.smallPred, p.quarter, p.blocks
-	ffLookahead = !p.sequential
-}
-
-// ffStageLaunches is the launches of fw-fast's 128-wide stages on n
-// vertices: three a stage in the sequential schedule (one when there is
-// one stage, which has neither panels nor rest), and with look-ahead from
-// three stages on, phase 1 and the panels of each stage, the rest of the
-// last one, and two of the rest (the cross, the remainder) of the others.
-func ffStageLaunches(n int, sequential bool) int {
-	nb := max(ceilDiv(n, ffTile), 1)
-	switch {
-	case nb == 1:
-		return 1
-	case sequential || nb < 3:
-		return 3 * nb
-	}
-	return 2*nb + 1 + 2*(nb-1)
 }
 
 // TestFWFastPaths runs every path of fw-fast through its stages on the
@@ -353,10 +332,13 @@ func TestFWFastPaths(t *testing.T) {
 						}
 					}
 					// ff_init, ff_arcs, ff_finish, and the stages: one
-					// launch for ff_small, ffStageLaunches for the
-					// 128-wide stages, and ff_small, ff_init and ff_arcs
-					// more when ff_small gave up.
-					stages := 3 + ffStageLaunches(tg.g.N(), p.sequential)
+					// launch for ff_small, three a 128-wide stage (one
+					// when there is one stage), and ff_small, ff_init
+					// and ff_arcs more when ff_small gave up.
+					stages := 3 + 1
+					if nb := ceilDiv(tg.g.N(), ffTile); nb > 1 {
+						stages = 3 + 3*nb
+					}
 					want := stages
 					if small := p.small > 0 && (!pred || p.smallPred > 0); small && (p.blocks == 0 || tg.g.N() <= 64) {
 						want = 4

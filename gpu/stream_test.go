@@ -12,8 +12,7 @@ func int32Bytes(v []int32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 }
 
-// streamChecks runs copies on two streams of dev (the second urgent)
-// ordered by events, 2D
+// streamChecks runs copies on two streams of dev ordered by events, 2D
 // copies and registered memory, and checks what the host sees once it has
 // waited. deferred also checks that the work of a stream waits until it is
 // needed (the emulator's rule; on a card it may have run already).
@@ -35,7 +34,7 @@ func streamChecks(t *testing.T, dev *Device, deferred bool) {
 	s1, err := c.NewStream()
 	must(err)
 	defer c.DestroyStream(s1)
-	s2, err := c.NewUrgentStream() // the greatest priority: ordered by events all the same
+	s2, err := c.NewStream()
 	must(err)
 	defer c.DestroyStream(s2)
 	e1, err := c.NewEvent()

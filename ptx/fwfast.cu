@@ -16,13 +16,6 @@
 //               128 dependent steps, so phase 2 has no barrier per k.
 //   ff_rest     every other tile: D[i][j] = min(D[i][j], D[i][r] (x) D[r][j]).
 //
-// The host runs these stages with look-ahead (gpu/fast_fw.go, ffStages): the
-// rest of stage r first updates only the cross of block row and column r+1
-// (ff_rest and ff_qrest on a grid of depth 2, la = r+1), then ff_phase1 and
-// the panels of stage r+1 run on a second stream while the first updates
-// the tiles outside block rows and columns r and r+1 (la = r+1 on the
-// usual grid); la = -1 is the whole rest, the sequential schedule's.
-//
 // For small matrices (a few thousand vertices) a 128 x 128 tile per block
 // leaves most SMs idle and each stage waits on a few long blocks; there
 // ff_qpanels and ff_qrest do the same updates with a block per 64 x 64
@@ -551,40 +544,16 @@ __device__ __forceinline__ void ff_hpanels(int ld, int r, int *d, int *pred, ffS
                                               *reinterpret_cast<ffSharedR<1, 2> *>(&sh));
 }
 
-// ff_rest_block maps a block of a rest launch of stage r (ff_rest: Q = 1,
-// a block a tile; ff_qrest: Q = 2, a block a quarter) to the block row uy
-// and column ux, in units of 128 / Q, of the cells it updates, and says
-// whether it has any: the look-ahead schedule (gpu/fast_fw.go) splits a
-// stage's rest in two launches around block row and column la.
-//   grid (Q nb, Q nb, 1): every tile (ty, tx) outside block row and
-//       column r, and outside block row and column la (la = -1: none,
-//       the whole rest of the stage);
-//   grid (Q nb, Q, 2): only the cross of la, outside block row and column
-//       r: z = 0 block row la (x along it, y across it), z = 1 block
-//       column la (x down it, y across it), whose tile (la, la) the row
-//       already has.
-template <int Q>
-__device__ __forceinline__ bool ff_rest_block(int r, int la, int &uy, int &ux)
-{
-    const bool cross = gridDim.z == 2, col = blockIdx.z == 1;
-    const int strip = la * Q + blockIdx.y;
-    ux = col ? strip : blockIdx.x;
-    uy = cross ? (col ? blockIdx.x : strip) : blockIdx.y;
-    const int tx = ux / Q, ty = uy / Q;
-    return tx != r && ty != r && (cross || (tx != la && ty != la)) && !(col && ty == la);
-}
-
 // ff_qrest: block (x, y) updates quarter (y % 2, x % 2) of tile (y / 2, x /
-// 2) unless that tile is in the primary row or column, or look-ahead row
-// or column la (ff_rest_block, which also gives the cross of la).
+// 2) unless that tile is in the primary row or column.
 template <int MODE, bool PRED>
-__device__ __forceinline__ void ff_qrest(int ld, int r, int la, int *d, int *pred, ffSharedQ &sh)
+__device__ __forceinline__ void ff_qrest(int ld, int r, int *d, int *pred, ffSharedQ &sh)
 {
-    int uy, ux;
-    if (!ff_rest_block<2>(r, la, uy, ux))
+    const int tx = blockIdx.x >> 1, ty = blockIdx.y >> 1;
+    if (tx == r || ty == r)
         return;
-    mp_rect<MODE, PRED, 1, 1, FF_B, false>(ld, (size_t)uy * 64, (size_t)ux * 64, (size_t)r * FF_B, d, pred, d, pred,
-                                           sh);
+    mp_rect<MODE, PRED, 1, 1, FF_B, false>(ld, (size_t)blockIdx.y * 64, (size_t)blockIdx.x * 64, (size_t)r * FF_B, d,
+                                           pred, d, pred, sh);
 }
 
 // ff_panels: block (x, 0) updates tile (r, x) of the primary row, block
@@ -602,13 +571,12 @@ __device__ __forceinline__ void ff_panels(int ld, int r, int *d, int *pred, ffSh
 }
 
 // ff_rest: block (x, y) updates tile (y, x) unless it is in the primary row
-// or column, or look-ahead row or column la (ff_rest_block, which also
-// gives the cross of la).
+// or column.
 template <int MODE, bool PRED>
-__device__ __forceinline__ void ff_rest(int ld, int r, int la, int *d, int *pred, ffShared2 &sh)
+__device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShared2 &sh)
 {
-    int y, x;
-    if (!ff_rest_block<1>(r, la, y, x))
+    const int x = blockIdx.x, y = blockIdx.y;
+    if (x == r || y == r)
         return;
     mp_tile<MODE, PRED>(ld, y, x, r, d, pred, d, pred, sh);
 }
@@ -731,9 +699,7 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
 // grid, rest (256) on an (nb, nb) grid; for a stripe of h block rows from
 // y0, stripe_col (256) on an (h, 1) grid and stripe_rest (256) on (nb, h);
 // for small matrices qpanels (256, distances only) on an (nb, 2, 4) grid and
-// qrest (256) on (2 nb, 2 nb). The rest kernels' la is the look-ahead
-// block row and column (-1: none), and on an (nb, 1, 2) grid (qrest: (2 nb,
-// 2, 2)) they update only its cross (ff_rest_block).
+// qrest (256) on (2 nb, 2 nb).
 #define FF_KERNELS(suffix, MODE, PRED, MINB)                                                            \
     extern "C" __global__ void __launch_bounds__(256) ff_phase1_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
@@ -745,10 +711,10 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
         __shared__ __align__(16) ffShared2 sh;                                                     \
         ff_panels<MODE, PRED>(ld, r, d, pred, sh);                                                 \
     }                                                                                              \
-    extern "C" __global__ void __launch_bounds__(256, MINB) ff_rest_##suffix(int ld, int r, int la, int *d, int *pred) \
+    extern "C" __global__ void __launch_bounds__(256, MINB) ff_rest_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ __align__(16) ffShared2 sh;                                                     \
-        ff_rest<MODE, PRED>(ld, r, la, d, pred, sh);                                               \
+        ff_rest<MODE, PRED>(ld, r, d, pred, sh);                                                   \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256, MINB)                                        \
         ff_stripe_col_##suffix(int ld, int r, int y0, int *d, int *pred, const int *bd, const int *bpred) \
@@ -762,10 +728,10 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
         __shared__ __align__(16) ffShared2 sh;                                                     \
         ff_stripe_rest<MODE, PRED>(ld, r, y0, d, pred, bd, bpred, sh);                             \
     }                                                                                              \
-    extern "C" __global__ void __launch_bounds__(256) ff_qrest_##suffix(int ld, int r, int la, int *d, int *pred) \
+    extern "C" __global__ void __launch_bounds__(256) ff_qrest_##suffix(int ld, int r, int *d, int *pred) \
     {                                                                                              \
         __shared__ __align__(16) ffSharedQ sh;                                                     \
-        ff_qrest<MODE, PRED>(ld, r, la, d, pred, sh);                                              \
+        ff_qrest<MODE, PRED>(ld, r, d, pred, sh);                                                  \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256) ff_small_##suffix(int n, int ld, int *d, int *pred, int *bar) \
     {                                                                                              \

@@ -522,27 +522,9 @@ func (c *cudaCtx) Reset() error {
 // NewStream creates a stream that does not synchronise with the default
 // stream (CU_STREAM_NON_BLOCKING).
 func (c *cudaCtx) NewStream() (Stream, error) {
-	return c.newStream("cuStreamCreate", func() (cu.Stream, error) { return cu.MakeStream(cu.NonBlocking) })
-}
-
-// NewUrgentStream is NewStream at the greatest priority the context
-// allows (cuCtxGetStreamPriorityRange).
-func (c *cudaCtx) NewUrgentStream() (Stream, error) {
-	return c.newStream("cuStreamCreateWithPriority", func() (cu.Stream, error) {
-		_, greatest, err := cu.StreamPriorityRange()
-		if err != nil {
-			return cu.Stream{}, err
-		}
-		return cu.MakeStreamWithPriority(greatest, cu.NonBlocking)
-	})
-}
-
-// newStream makes a stream with create, in the context, and gives it a
-// handle.
-func (c *cudaCtx) newStream(what string, create func() (cu.Stream, error)) (Stream, error) {
 	var st cu.Stream
-	err := c.do(what, func() (err error) {
-		st, err = create()
+	err := c.do("cuStreamCreate", func() (err error) {
+		st, err = cu.MakeStream(cu.NonBlocking)
 		return err
 	})
 	if err != nil {

@@ -65,10 +65,6 @@ func (c *emuContext) NewStream() (Stream, error) {
 	return c.nextS, nil
 }
 
-// NewUrgentStream is NewStream: the emulator runs streams' work in the
-// order their events allow, with no priorities.
-func (c *emuContext) NewUrgentStream() (Stream, error) { return c.NewStream() }
-
 // DestroyStream runs what the stream has queued (a card finishes it after
 // the call) and releases the handle.
 func (c *emuContext) DestroyStream(s Stream) error {
