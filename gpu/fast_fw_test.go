@@ -383,3 +383,57 @@ func TestFWFastPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestFFSmallGrids runs ff_small on grids of one and two blocks and on
+// the grid the host sizes (as many blocks as the device holds at once): with one block, block 0 updates every tile and closes
+// the next primary tile after them (the order without look-ahead); with
+// more, block 0 closes it beside the others' rest of the stage. Distances
+// equal the CPU's, every path rebuilds from Π, and Π is the same on every
+// grid, value for value.
+func TestFFSmallGrids(t *testing.T) {
+	dev := emulator(t)
+	ctx := context.Background()
+	var graphs []testGraph
+	for _, n := range []int{65, 130, 200} {
+		graphs = append(graphs, randomGraphs(t, n, uint64(7*n))...)
+	}
+	for _, tg := range graphs {
+		var first []int32
+		grids := []int{1, 0} // one block, and the grid the host sizes
+		if dev.info.SMs >= 2 {
+			grids = []int{1, 2, 0}
+		}
+		for _, blocks := range grids {
+			setFFPath(t, ffPath{small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: blocks})
+			name := fmt.Sprintf("%s, %d blocks", tg.name, blocks)
+			var res *graph.AllPairs
+			var err error
+			var st Stats
+			for try := 0; try < 3; try++ {
+				st = Stats{}
+				res, err = FWFast(ctx, tg.g, Options{Device: dev, Pred: true, Stats: &st})
+				if err != nil || st.Launches == 4 { // ff_init, ff_arcs, ff_small, ff_finish
+					break
+				}
+				t.Logf("%s: ff_small gave up at a barrier (%d launches); again", name, st.Launches)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if st.Launches != 4 {
+				t.Fatalf("%s: %d launches, want ff_small's 4", name, st.Launches)
+			}
+			if !res.SameDistances(tg.all) {
+				t.Fatalf("%s: distances differ from the CPU:\n%s", name, res.Diff(tg.all, 5))
+			}
+			if err := res.Verify(tg.g); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if first == nil {
+				first = res.Pred
+			} else if !slices.Equal(first, res.Pred) {
+				t.Errorf("%s: Π differs from the one-block grid's", name)
+			}
+		}
+	}
+}

@@ -591,7 +591,8 @@ __device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShar
 // ceil(n / 64) that hold a vertex): block 0 closes tile (s, s) (ff_phase1,
 // 4 x 4 cells a thread); the blocks share the primary row's and column's
 // tiles, each a 64 x 64 mp_rect that reads only its own tile and the
-// closed one; then every other tile. Tiles wholly past n (padding) are
+// closed one; then every other tile, block 0 taking tile (s + 1, s + 1)
+// alone and closing it for stage s + 1 right after (two barriers a stage). Tiles wholly past n (padding) are
 // left alone: nothing could improve them or through them. Over ff_small's
 // stages Π is that of blocked Floyd-Warshall with 64-wide tiles: valid,
 // but on ties not always the one of the 128-wide kernels.
@@ -636,12 +637,20 @@ __device__ void ff_small(int n, int ld, int *d, int *pred, int *bar, ffSharedS &
 {
     const int nt = (n + 63) / 64;
     int phase = 0;
+    if (blockIdx.x == 0)
+        ff_phase1<MODE, PRED, 4>(ld, 0, d, pred, sh.p1);
+    if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
+        return;
+    // With more than one block, block 0 leaves the rest of stage s to the
+    // others: it updates the next primary tile (s + 1, s + 1) with pivot s
+    // first and closes it (phase 1 of s + 1) while they update every other
+    // tile, so that phase 1 is off the critical path and a stage takes two
+    // barriers instead of three. Each tile still sees the pivots in order,
+    // with the same operands: the result is the same, value for value.
+    const bool ahead = gridDim.x > 1;
+    const int first = ahead ? (int)blockIdx.x - 1 : 0, step = ahead ? (int)gridDim.x - 1 : 1;
     for (int s = 0; s < nt; s++) {
         const size_t k0 = (size_t)s * 64;
-        if (blockIdx.x == 0)
-            ff_phase1<MODE, PRED, 4>(ld, k0, d, pred, sh.p1);
-        if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
-            return;
         for (int it = blockIdx.x; it < 2 * nt; it += gridDim.x) {
             const int x = it >> 1;
             if (x == s)
@@ -654,11 +663,24 @@ __device__ void ff_small(int n, int ld, int *d, int *pred, int *bar, ffSharedS &
         }
         if (!ff_grid_sync(bar, ++phase, abort))
             return;
-        for (int it = blockIdx.x; it < nt * nt; it += gridDim.x) {
-            const int x = it % nt, y = it / nt;
-            if (x == s || y == s)
-                continue;
-            mp_rect<MODE, PRED, 1, 1, 64, false>(ld, (size_t)y * 64, (size_t)x * 64, k0, d, pred, d, pred, sh.q);
+        const size_t k1 = k0 + 64;
+        if (ahead && blockIdx.x == 0) {
+            if (s + 1 < nt) {
+                mp_rect<MODE, PRED, 1, 1, 64, false>(ld, k1, k1, k0, d, pred, d, pred, sh.q);
+                __syncthreads();
+                ff_phase1<MODE, PRED, 4>(ld, k1, d, pred, sh.p1);
+            }
+        } else {
+            for (int it = first; it < nt * nt; it += step) {
+                const int x = it % nt, y = it / nt;
+                if (x == s || y == s || (ahead && x == s + 1 && y == s + 1))
+                    continue;
+                mp_rect<MODE, PRED, 1, 1, 64, false>(ld, (size_t)y * 64, (size_t)x * 64, k0, d, pred, d, pred, sh.q);
+            }
+            if (!ahead && s + 1 < nt) {
+                __syncthreads();
+                ff_phase1<MODE, PRED, 4>(ld, k1, d, pred, sh.p1);
+            }
         }
         if (s + 1 < nt && !ff_grid_sync(bar, ++phase, abort))
             return;
