@@ -430,9 +430,10 @@ func ffResult(g *graph.Graph, pred bool, matrices int) (*graph.AllPairs, error) 
 	if err := graph.CheckMatrixSize(n, matrices); err != nil {
 		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
 	}
-	res := &graph.AllPairs{N: n, Dist: make([]int32, n*n), Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
+	// Not zeroed: the loop below writes every cell.
+	res := &graph.AllPairs{N: n, Dist: uninitInt32s(n * n), Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
 	if pred {
-		res.Pred = make([]int32, n*n)
+		res.Pred = uninitInt32s(n * n)
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(n/64, 1))
 	var wg sync.WaitGroup
