@@ -39,14 +39,16 @@ func callParts(b *testing.B, all []Stats) {
 // with and without predecessors, by path through the stages (ffPaths:
 // ff_small, the 128-wide stages with quarter panels, full tiles;
 // "auto" is the default) and by the path results take back (registered,
-// staged, pageable).
+// staged, pageable; "staged-64MiB" fills the whole staging buffer a copy,
+// as fw-fast did before fetchChunk).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int) { resultPath = p }(resultPath)
+	defer func(p, c int) { resultPath, fetchChunk = p, c }(resultPath, fetchChunk)
 	type config struct {
-		path ffPath
-		via  int
-		name string
+		path  ffPath
+		via   int
+		name  string
+		chunk int // fetchChunk; 0: stagedChunk
 	}
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
@@ -58,28 +60,34 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{auto, viaAuto, "auto"}}
+		configs := []config{{auto, viaAuto, "auto", 0}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {
-				configs = append(configs, config{paths[p], viaAuto, p})
+				configs = append(configs, config{paths[p], viaAuto, p, 0})
 			}
 			for _, v := range []struct {
 				via  int
 				name string
 			}{{viaRegistered, "registered"}, {viaStaged, "staged"}, {viaPageable, "pageable"}} {
-				configs = append(configs, config{auto, v.via, v.name})
+				configs = append(configs, config{auto, v.via, v.name, 0})
 			}
 		case n == 8192:
-			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter"})
+			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter", 0})
 		default:
-			configs = append(configs, config{auto, viaStaged, "staged"})
+			configs = append(configs, config{auto, viaStaged, "staged", 0})
+		}
+		if n >= 2048 && n <= 8192 {
+			configs = append(configs, config{auto, viaStaged, "staged-64MiB", stagingValues})
 		}
 		for _, pred := range []bool{false, true} {
 			for _, c := range configs {
 				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
 					setFFPath(b, c.path)
-					resultPath = c.via
+					resultPath, fetchChunk = c.via, stagedChunk
+					if c.chunk > 0 {
+						fetchChunk = c.chunk
+					}
 					opts := Options{Device: dev, Pred: pred}
 					if _, err := FWFast(context.Background(), g, opts); err != nil {
 						b.Fatal(err)
