@@ -32,17 +32,19 @@ type blocks struct{ y0, y1 int }
 // rows is the range's block row count.
 func (s blocks) rows() int { return s.y1 - s.y0 }
 
-// ffPlan is the shape of a streamed fw-fast run on cards devices. Card c
-// owns the block rows stripes[c] and cuts them into one chunk per pass:
-// pass p's primary rows are chunks[c][p] of every card, which every card
-// holds at once in its primary buffer (a region per card, regions[q] block
-// rows for card q's chunks). Every other block row of a card's stripe goes
-// through the card in bands (units[c], each inside one chunk, of at most
-// unit block rows), slots band buffers at a time.
+// ffPlan is the shape of a streamed fw-fast run on cards devices. Pass p
+// takes the consecutive block rows segs[p] as its primary rows (so that
+// the passes take the stages in the order of fw-fast in memory), cut into
+// one chunk a card, in card order: chunks[c][p]. Card c owns its chunks of
+// every pass, holds all of the pass's primary rows at once in its primary
+// buffer (a region per card, regions[q] block rows for card q's chunks),
+// and sends every other block row it owns through the card in bands
+// (units[c], each inside one chunk, of at most unit block rows), slots band
+// buffers at a time.
 type ffPlan struct {
 	n, ld, nb, matrices int
 	passes              int
-	stripes             []blocks
+	segs                []blocks
 	chunks              [][]blocks
 	units               [][]blocks
 	unitPass            [][]int // the pass whose chunk holds each unit
@@ -74,27 +76,21 @@ func planFWStream(n, matrices, cards int, budget uint64) (ffPlan, error) {
 	nb := ld / ffTile
 	rowBytes := uint64(ffTile) * uint64(ld) * 4 * uint64(matrices)
 	fit := int((budget - min(budget/64, 256<<20)) / rowBytes) // block rows that fit, less room for the driver's rounding
-	pl := ffPlan{n: n, ld: ld, nb: nb, matrices: matrices}
-	for c := range cards {
-		pl.stripes = append(pl.stripes, blocks{c * nb / cards, (c + 1) * nb / cards})
-	}
-	widest := 0
-	for _, s := range pl.stripes {
-		widest = max(widest, s.rows())
-	}
 	for _, try := range []struct{ slots, unit int }{{ffSlotsMax, ffUnitMin}, {2, 1}, {1, 1}} {
-		for passes := 1; passes <= widest; passes++ {
+		for passes := 1; passes <= ceilDiv(nb, cards); passes++ { // past that, a pass would leave cards without rows
+			pl := ffPlan{n: n, ld: ld, nb: nb, matrices: matrices, passes: passes}
+			pl.cut(cards)
 			primary, chunk := 0, 0
-			for _, s := range pl.stripes {
-				primary += ceilDiv(s.rows(), passes)
-				chunk = max(chunk, ceilDiv(s.rows(), passes))
+			for _, r := range pl.regions {
+				primary += r
+				chunk = max(chunk, r)
 			}
 			unit := min((fit-primary)/try.slots, ffUnitMax, chunk)
 			if fit-primary < try.slots || unit < min(try.unit, chunk) {
 				continue
 			}
-			pl.passes, pl.unit, pl.slots = passes, unit, try.slots
-			pl.cut()
+			pl.unit, pl.slots = unit, try.slots
+			pl.cutUnits()
 			return pl, nil
 		}
 	}
@@ -102,31 +98,38 @@ func planFWStream(n, matrices, cards int, budget uint64) (ffPlan, error) {
 		VariantFWFast, n, graph.FormatBytes(budget), cards+1, graph.FormatBytes(rowBytes), cards, fwFastMaxN(budget, matrices))
 }
 
-// cut splits every stripe into its chunks, near-equal, and every chunk
-// into units of at most pl.unit block rows, near-equal.
-func (pl *ffPlan) cut() {
-	for _, s := range pl.stripes {
-		var chunks, units []blocks
+// cut splits the block rows into pl.passes consecutive segments, near
+// equal, and every segment into one chunk a card, near equal, in card
+// order; each card's region is its widest chunk.
+func (pl *ffPlan) cut(cards int) {
+	pl.chunks = make([][]blocks, cards)
+	pl.regions = make([]int, cards)
+	for p := range pl.passes {
+		seg := blocks{p * pl.nb / pl.passes, (p + 1) * pl.nb / pl.passes}
+		pl.segs = append(pl.segs, seg)
+		for c := range cards {
+			ch := blocks{seg.y0 + c*seg.rows()/cards, seg.y0 + (c+1)*seg.rows()/cards}
+			pl.chunks[c] = append(pl.chunks[c], ch)
+			pl.regions[c] = max(pl.regions[c], ch.rows())
+		}
+	}
+}
+
+// cutUnits splits every chunk into units of at most pl.unit block rows,
+// near-equal.
+func (pl *ffPlan) cutUnits() {
+	for _, chunks := range pl.chunks {
+		var units []blocks
 		var unitPass []int
-		for p := range pl.passes {
-			ch := blocks{s.y0 + p*s.rows()/pl.passes, s.y0 + (p+1)*s.rows()/pl.passes}
-			chunks = append(chunks, ch)
+		for p, ch := range chunks {
 			k := ceilDiv(ch.rows(), pl.unit)
 			for i := range k {
 				units = append(units, blocks{ch.y0 + i*ch.rows()/k, ch.y0 + (i+1)*ch.rows()/k})
 				unitPass = append(unitPass, p)
 			}
 		}
-		pl.chunks = append(pl.chunks, chunks)
 		pl.units = append(pl.units, units)
 		pl.unitPass = append(pl.unitPass, unitPass)
-	}
-	for c := range pl.stripes {
-		widest := 0
-		for _, ch := range pl.chunks[c] {
-			widest = max(widest, ch.rows())
-		}
-		pl.regions = append(pl.regions, widest)
 	}
 }
 
@@ -167,8 +170,9 @@ type ffCard struct {
 	stored   []driver.Event
 	// marks holds each pass's events for StreamSplit: on the default
 	// stream before the chunk's swap, after it and after the own stages;
-	// then doneWith of both compute streams.
-	marks [][5]driver.Event
+	// then doneWith of both compute streams; then on the default stream
+	// before and after the later stages of the chunk (laterStages).
+	marks [][7]driver.Event
 }
 
 // ffStream is a streamed fw-fast run on the cards of grp.
@@ -184,20 +188,20 @@ type ffStream struct {
 
 // fwFastStreamed is fw-fast for matrices that do not fit the devices of
 // grp: they stay in host memory (the result, built in place), and block
-// rows go through the devices. Each card owns a stripe of block rows and
-// cuts it into one chunk per pass. Pass p takes chunk p of every card as
-// the primary rows S: the cards run S's own stages together, as fw-fast
-// on several cards runs every stage (the owner of each block row closes
-// its tile and updates its row, copies the row to the other cards, and
-// every card updates its chunk), then copy their chunks to each other, so
-// that each holds all of S; then every card streams the other block rows
-// of its stripe through its band buffers, giving each band the stages of
-// S with S's final rows as the primary rows. Using S's rows after all of
-// S's stages rather than as they were at each stage gives the same
-// result: they are lengths of real paths, never above the values of the
-// stage, so every cell still reaches its shortest distance. And
-// Floyd-Warshall may take its intermediate vertices in any order, so the
-// passes may take the chunks in any order, each once.
+// rows go through the devices. Pass p takes the next consecutive block
+// rows S as its primary rows, a chunk of them on each card (planFWStream),
+// so that the passes take the stages in fw-fast's order. The cards run
+// S's own stages together, as fw-fast on several cards runs every stage
+// (the owner of each block row closes its tile, updates its row and
+// copies it to the other cards), but each stage updates only the primary
+// rows below it: every primary row then stays as its own stage left it,
+// which is the primary row fw-fast in memory gives the other rows at that
+// stage, and every card holds all of S. Each card then streams the other
+// block rows it owns through its band buffers, giving each band the stages
+// of S in order, and last gives each row of its chunk the stages of the
+// rows of S below it, which it lacks (laterStages). Every tile thus takes every stage in
+// fw-fast's order with the operands it takes in memory, so the result is
+// the in-memory one value for value, Π included.
 //
 // The primary rows take most of a card's memory (the fewer passes, the
 // fewer copies), the bands the rest (planFWStream). While the compute
@@ -367,7 +371,7 @@ func (s *ffStream) passes() error {
 	rowsDone := 0
 	for p := range s.pl.passes {
 		for _, card := range s.cards {
-			card.marks = append(card.marks, [5]driver.Event{})
+			card.marks = append(card.marks, [7]driver.Event{})
 			if err := card.mark(&card.marks[p][0], 0); err != nil {
 				return err
 			}
@@ -400,7 +404,16 @@ func (s *ffStream) passes() error {
 				}
 				card.marks[p][3+k] = card.doneWith[k]
 			}
-			return nil
+			if err := s.afterBands(card, 0); err != nil {
+				return err
+			}
+			if err := card.mark(&card.marks[p][5], 0); err != nil {
+				return err
+			}
+			if err := s.laterStages(card, p); err != nil {
+				return err
+			}
+			return card.mark(&card.marks[p][6], 0)
 		})
 		if err != nil {
 			return err
@@ -457,20 +470,24 @@ func (card *ffCard) mark(e *driver.Event, st driver.Stream) error {
 }
 
 // time adds up the parts of every pass into the split, the slowest card's
-// of each part.
+// of each part; the own stages are those before the bands and the later
+// ones after them.
 func (s *ffStream) time() error {
 	for p := range s.pl.passes {
 		var part [3]time.Duration
 		for _, card := range s.cards {
 			m := card.marks[p]
 			ctx := card.r.dev.ctx
-			for i, pair := range [][2]driver.Event{{m[0], m[1]}, {m[1], m[2]}, {m[2], m[3]}, {m[2], m[4]}} {
-				dt, err := ctx.Elapsed(pair[0], pair[1])
-				if err != nil {
+			var dts [5]time.Duration
+			for i, pair := range [][2]driver.Event{{m[0], m[1]}, {m[1], m[2]}, {m[5], m[6]}, {m[2], m[3]}, {m[2], m[4]}} {
+				var err error
+				if dts[i], err = ctx.Elapsed(pair[0], pair[1]); err != nil {
 					return card.r.fail(err, "streamed fw-fast, pass %d", p)
 				}
-				part[min(i, 2)] = max(part[min(i, 2)], dt)
 			}
+			part[0] = max(part[0], dts[0])
+			part[1] = max(part[1], dts[1]+dts[2])
+			part[2] = max(part[2], dts[3], dts[4])
 		}
 		s.split.Load += part[0]
 		s.split.Own += part[1]
@@ -520,12 +537,10 @@ func (s *ffStream) swapChunk(card *ffCard, p int) error {
 			return err
 		}
 	}
-	if err := card.join(card.in, 0); err != nil {
-		return err
-	}
-	// The other cards' regions are written by copies on the default
-	// stream: after the bands of the last pass, which read them.
-	return s.afterBands(card, 0)
+	// The other cards' regions, which the bands of the last pass read,
+	// are written by copies on the default stream, which waited for those
+	// bands before the last pass's later stages.
+	return card.join(card.in, 0)
 }
 
 // afterBands makes stream st of card wait for the bands queued so far.
@@ -628,11 +643,15 @@ func (s *ffStream) store(card *ffCard, i int, d, p buffer) error {
 	return card.mark(&card.stored[i], card.out)
 }
 
-// ownStages queues pass p's own stages on every card's default stream:
-// for each stage (block row st of card q's chunk), card q closes the
-// primary tile and updates the primary row in its region q, copies the
-// row into the other cards' regions q, and every card updates its own
-// chunk; then each card copies its chunk to the others.
+// ownStages queues pass p's own stages on every card's default stream, in
+// order: for each stage (block row st of card q's chunk), card q closes
+// the primary tile and updates the primary row in its region q, copies the
+// row into the other cards' regions q, and every card updates the rows of
+// its chunk below st. The rows above st take stage st after the pass's
+// bands (laterStages): until then each primary row stays as its own stage
+// left it, the primary row that fw-fast in memory gives every other row at
+// that stage, so that the bands, whose stages read it, get the in-memory
+// result, Π included. Every card then holds the pass's primary rows.
 func (s *ffStream) ownStages(p int) error {
 	pl := &s.pl
 	for q, owner := range s.cards {
@@ -654,23 +673,38 @@ func (s *ffStream) ownStages(p int) error {
 					}
 				}
 				own := pl.chunks[card.c][p]
-				if own.rows() == 0 {
+				below := blocks{max(own.y0, st+1), own.y1}
+				if below.rows() <= 0 {
 					continue
 				}
 				d, pr := s.region(card, card.c, p)
 				bd, bp := s.region(card, q, p)
-				if err := s.stripeStage(card, 0, own, d, pr, st, bd, bp); err != nil {
+				if err := s.stripeStage(card, 0, below, d, pr, st, bd, bp); err != nil {
 					return err
 				}
 			}
 		}
 	}
-	for q, from := range s.cards {
-		for _, to := range s.cards {
-			if to != from {
-				if err := s.copyRegion(from, to, q, 0, pl.chunks[q][p].rows()); err != nil {
-					return err
-				}
+	return nil
+}
+
+// laterStages queues on card's default stream (which the caller has
+// made wait for the card's bands of pass p, which read the chunk) the stages of pass p that its chunk's rows above them still lack: for
+// each stage st after the chunk's first row, the chunk's rows above st,
+// with the primary row of st as its own stage left it (ownStages).
+func (s *ffStream) laterStages(card *ffCard, p int) error {
+	own := s.pl.chunks[card.c][p]
+	if own.rows() == 0 {
+		return nil
+	}
+	d, pr := s.region(card, card.c, p)
+	for q := range s.cards {
+		ch := s.pl.chunks[q][p]
+		bd, bp := s.region(card, q, p)
+		for st := max(ch.y0, own.y0+1); st < ch.y1; st++ {
+			above := blocks{own.y0, min(own.y1, st)}
+			if err := s.stripeStage(card, 0, above, d, pr, st, bd, bp); err != nil {
+				return err
 			}
 		}
 	}
