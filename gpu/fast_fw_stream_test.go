@@ -383,3 +383,51 @@ func TestFWFastStreamedShuffled(t *testing.T) {
 		}
 	}
 }
+
+// TestFWFastSamePi runs fw-fast with Π on every path, one card in memory
+// (the quarter-tile kernels), two and three cards in memory (stripes of
+// block rows), and streamed on one card, two and three, with chunks of
+// several block rows and passes whose primary rows fall in several
+// cards' chunks, on random graphs of n = 385 (dense, with many ties, and
+// sparse with negative arcs and unreachable pairs); each result must have the CPU's distances and a
+// Π that Verify accepts, and all must have the same Π, value for value.
+func TestFWFastSamePi(t *testing.T) {
+	ctx := context.Background()
+	const n = 385
+	paths := []struct {
+		name         string
+		cards, rows  int // rows: the block rows that fit a card, 0 in memory
+		streamPasses int
+	}{
+		{"two cards in memory", 2, 0, 0},
+		{"three cards in memory", 3, 0, 0},
+		{"one card streamed", 1, 4, 2},
+		{"two cards streamed", 2, 3, 2},
+		{"three cards streamed", 3, 4, 2},
+	}
+	for _, tg := range randomGraphs(t, n, 7)[1:] {
+		want, err := FWFast(ctx, tg.g, Options{Device: emulator(t), Pred: true})
+		if !matchesCPU(t, tg.name+", one card in memory", tg, want, err, true) {
+			continue
+		}
+		for _, p := range paths {
+			name := fmt.Sprintf("%s, %s", tg.name, p.name)
+			opts := Options{Devices: emulators(t, p.cards), Pred: true}
+			if p.rows > 0 {
+				opts = streamedOn(opts.Devices, n, true, p.rows)
+			}
+			var st Stats
+			opts.Stats = &st
+			got, err := FWFast(ctx, tg.g, opts)
+			if !matchesCPU(t, name, tg, got, err, true) {
+				continue
+			}
+			if st.Passes != p.streamPasses {
+				t.Errorf("%s: %d passes, want %d", name, st.Passes, p.streamPasses)
+			}
+			if !slices.Equal(got.Pred, want.Pred) {
+				t.Errorf("%s: Π differs from one card's in memory:\n%s", name, got.Diff(want, 5))
+			}
+		}
+	}
+}
