@@ -278,7 +278,8 @@ func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, e
 // for the quarter-tile stages, but 1.440 ms against 1.211 at n = 2048.
 // ffSmallPredMax is the same with predecessors, 0: ff_small's Π, valid,
 // breaks some ties otherwise than the 128-wide stages, and fw-fast returns
-// one Π by every path (the distributed one's included). ffSmallBlocks,
+// one Π by every path: one card or several, in memory or streamed
+// (TestFWFastSamePi), and the distributed one's. ffSmallBlocks,
 // when above 0, is ff_small's grid (tests: a grid too large to be all on
 // the device at once).
 var (

@@ -578,7 +578,7 @@ func (s *ffStream) storeChunkUnit(card *ffCard, i int, ch blocks, first bool) er
 		if err := s.afterBands(card, card.out); err != nil {
 			return err
 		}
-		if err := card.join(0, card.out); err != nil { // the own stages
+		if err := card.join(0, card.out); err != nil { // the own and later stages
 			return err
 		}
 	}
@@ -729,7 +729,7 @@ func (s *ffStream) copyRegion(from, to *ffCard, q, at, rows int) error {
 }
 
 // bands queues pass p's updates of card's other block rows: each unit of
-// its stripe outside its chunk of pass p goes through the next band
+// its chunks outside that of pass p goes through the next band
 // buffer: copied in on the in stream after the buffer's last copy out,
 // given every stage of the pass on the buffer's compute stream (the
 // primary rows in card's primary buffer), and copied out on the out
