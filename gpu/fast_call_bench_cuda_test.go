@@ -108,17 +108,19 @@ func BenchmarkFWFastCall(b *testing.B) {
 }
 
 // BenchmarkAPSPCall times whole apsp-batched calls with predecessors on
-// p2p-Gnutella30 (two 5.4 GB results), by result path.
+// p2p-Gnutella30 (two 5.4 GB results), by result path, and staged with
+// the result on transparent huge pages (hugeResults).
 func BenchmarkAPSPCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int) { resultPath = p }(resultPath)
+	defer func(p int, h bool) { resultPath, hugeResults = p, h }(resultPath, hugeResults)
 	g := fastBenchGraphs[3].get(b)
 	for _, c := range []struct {
 		name string
 		path int
-	}{{"registered", viaRegistered}, {"staged", viaStaged}} {
+		huge bool
+	}{{"registered", viaRegistered, false}, {"staged", viaStaged, false}, {"staged-huge", viaStaged, true}} {
 		b.Run(c.name, func(b *testing.B) {
-			resultPath = c.path
+			resultPath, hugeResults = c.path, c.huge
 			var all []Stats
 			for range min(b.N, 4) {
 				var st Stats

@@ -56,6 +56,16 @@ const (
 // benchmarks that compare the paths).
 var resultPath = viaAuto
 
+// hugeResults makes results of hugeMinBytes or more ask for transparent
+// huge pages (adviseHuge) as they are allocated. Off until measured: a
+// result that the copies fault in, as apsp-batched's (10.8 GB on
+// p2p-Gnutella30 with Π), spent most of its download in page faults, about
+// 10 GB/s however many cores took them; BenchmarkAPSPCall compares.
+var hugeResults = false
+
+// hugeMinBytes is the smallest matrix that hugeResults advises.
+const hugeMinBytes = 64 << 20
+
 // stagedMinBytes is the result size (all matrices) from which viaAuto
 // copies through the staging buffers. On an H200 (16 cores, driver 580)
 // the driver's own path copied 4 MiB in 0.29 ms and 64 MiB in 4.9 ms,
@@ -113,6 +123,9 @@ func (h *hostResult) make() {
 	for k := range h.mats {
 		m := uninitInt32s(h.rows * h.width)
 		h.mats[k] = m
+		if hugeResults && len(m)*4 >= hugeMinBytes {
+			adviseHuge(asBytes(m))
+		}
 		if !h.touch {
 			continue
 		}

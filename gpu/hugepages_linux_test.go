@@ -1,0 +1,72 @@
+//go:build linux
+
+package gpu
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestAdviseHuge advises a 9 MiB slice that starts off a 2 MiB boundary:
+// its contents stay, and where the kernel has transparent huge pages the
+// mapping of its whole 2 MiB pages carries the advice ("hg" in
+// /proc/self/smaps' VmFlags), while a slice under 2 MiB gets none.
+func TestAdviseHuge(t *testing.T) {
+	buf := make([]byte, 12<<20)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	off := int((2<<20)-base%(2<<20))%(2<<20) + 4096 // 4 KiB past a boundary
+	b := buf[off : off+9<<20]
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	adviseHuge(b)
+	adviseHuge(b[:1<<20])
+	for i := range b {
+		if b[i] != byte(i*7) {
+			t.Fatalf("byte %d changed", i)
+		}
+	}
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
+		return // no transparent huge pages: the advice has nothing to set
+	}
+	start := base + uintptr(off)
+	inner := (start + (2 << 20) - 1) &^ ((2 << 20) - 1)
+	flags, err := vmFlags(inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("the mapping at %#x has VmFlags %q, without hg", inner, flags)
+	}
+}
+
+// vmFlags returns the VmFlags line of the mapping in /proc/self/smaps that
+// holds address a.
+func vmFlags(a uintptr) (string, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= a && a < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("no mapping holds %#x", a)
+}
