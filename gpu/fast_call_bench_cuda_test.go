@@ -40,15 +40,17 @@ func callParts(b *testing.B, all []Stats) {
 // ff_small, the 128-wide stages with quarter panels, full tiles;
 // "auto" is the default) and by the path results take back (registered,
 // staged, pageable; "staged-64MiB" fills the whole staging buffer a copy,
-// as fw-fast did before fetchChunk).
+// as fw-fast did before fetchChunk; "auto-huge" puts results of 64 MiB or
+// more on transparent huge pages, hugeResults).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p, c int) { resultPath, fetchChunk = p, c }(resultPath, fetchChunk)
+	defer func(p, c int, h bool) { resultPath, fetchChunk, hugeResults = p, c, h }(resultPath, fetchChunk, hugeResults)
 	type config struct {
 		path  ffPath
 		via   int
 		name  string
-		chunk int // fetchChunk; 0: stagedChunk
+		chunk int  // fetchChunk; 0: stagedChunk
+		huge  bool // hugeResults
 	}
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
@@ -60,31 +62,34 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{auto, viaAuto, "auto", 0}}
+		configs := []config{{auto, viaAuto, "auto", 0, false}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {
-				configs = append(configs, config{paths[p], viaAuto, p, 0})
+				configs = append(configs, config{paths[p], viaAuto, p, 0, false})
 			}
 			for _, v := range []struct {
 				via  int
 				name string
 			}{{viaRegistered, "registered"}, {viaStaged, "staged"}, {viaPageable, "pageable"}} {
-				configs = append(configs, config{auto, v.via, v.name, 0})
+				configs = append(configs, config{auto, v.via, v.name, 0, false})
 			}
 		case n == 8192:
-			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter", 0})
+			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter", 0, false})
 		default:
-			configs = append(configs, config{auto, viaStaged, "staged", 0})
+			configs = append(configs, config{auto, viaStaged, "staged", 0, false})
 		}
 		if n >= 2048 && n <= 8192 {
-			configs = append(configs, config{auto, viaStaged, "staged-64MiB", stagingValues})
+			configs = append(configs, config{auto, viaStaged, "staged-64MiB", stagingValues, false})
+		}
+		if n >= 4096 {
+			configs = append(configs, config{auto, viaAuto, "auto-huge", 0, true})
 		}
 		for _, pred := range []bool{false, true} {
 			for _, c := range configs {
 				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
 					setFFPath(b, c.path)
-					resultPath, fetchChunk = c.via, stagedChunk
+					resultPath, fetchChunk, hugeResults = c.via, stagedChunk, c.huge
 					if c.chunk > 0 {
 						fetchChunk = c.chunk
 					}
