@@ -222,14 +222,7 @@ func TestReadApart(t *testing.T) {
 
 func TestMeanAllPairs(t *testing.T) {
 	ctx := context.Background()
-	g, err := graph.GNM(40, 160, graph.WeightRange{Min: 1, Max: 9}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, ref := gnmAndFW(t, 40, 160, 3, "", false)
 	calls := 0
 	good := func() (*graph.AllPairs, gpu.Stats, error) {
 		calls++
@@ -353,15 +346,7 @@ func TestAgree(t *testing.T) {
 
 func TestMachineAllPairs(t *testing.T) {
 	ctx := context.Background()
-	g, err := graph.GNM(45, 200, graph.WeightRange{Min: 1, Max: 9}, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g = g.WithName("G45")
-	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, ref := gnmAndFW(t, 45, 200, 5, "G45", false)
 	m := openMachine("GPU variants", gpu.Emulator)
 	if m.Err != nil {
 		t.Fatal(m.Err)
@@ -411,14 +396,7 @@ func TestMeanVerified(t *testing.T) {
 
 func TestAgreeCell(t *testing.T) {
 	ctx := context.Background()
-	g, err := graph.GNM(40, 160, graph.WeightRange{Min: 1, Max: 9}, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{Pred: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, ref := gnmAndFW(t, 40, 160, 6, "", true)
 	m := openMachine("GPU variants", gpu.Emulator)
 	if m.Err != nil {
 		t.Fatal(m.Err)
@@ -571,14 +549,7 @@ func TestCappedAndSampleRows(t *testing.T) {
 		t.Errorf("without a device: %v", got)
 	}
 	ctx := context.Background()
-	g, err := graph.GNM(60, 300, graph.WeightRange{Min: 1, Max: 9}, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, r := gnmAndFW(t, 60, 300, 8, "", false)
 	if err := SampleRows(ctx, g, r, 10, 1); err != nil {
 		t.Errorf("a right matrix: %v", err)
 	}
@@ -590,15 +561,7 @@ func TestCappedAndSampleRows(t *testing.T) {
 
 func TestSolveAndMeanChecked(t *testing.T) {
 	ctx := context.Background()
-	g, err := graph.GNM(50, 250, graph.WeightRange{Min: 1, Max: 9}, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g = g.WithName("G50")
-	all, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, all := gnmAndFW(t, 50, 250, 9, "G50", false)
 	one, err := cpu.Dijkstra(ctx, g, 3, cpu.DijkstraOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -715,4 +678,22 @@ func TestTimingReaders(t *testing.T) {
 	if sp, at := tm.LastSpeedup("never"); !math.IsNaN(sp) || at != 0 {
 		t.Errorf("LastSpeedup(never) = %g at %d", sp, at)
 	}
+}
+
+// gnmAndFW returns graph.GNM(n, m, weights 1..9, seed), named name unless
+// it is empty, and its cpu.FloydWarshall result, with Π if pred.
+func gnmAndFW(t *testing.T, n, m int, seed uint64, name string, pred bool) (*graph.Graph, *graph.AllPairs) {
+	t.Helper()
+	g, err := graph.GNM(n, m, graph.WeightRange{Min: 1, Max: 9}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "" {
+		g = g.WithName(name)
+	}
+	r, err := cpu.FloydWarshall(context.Background(), g, cpu.FWOptions{Pred: pred})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, r
 }
