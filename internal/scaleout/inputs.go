@@ -172,14 +172,14 @@ var measuredFour = measuredHost{
 }
 
 // The same runs at n = 65,536 with the collectives' stream at the greatest priority (commit
-// d885fb8), on another host of the same kind the same day; fw-fast on one card as above. The
+// d885fb8), on another host of the same kind the same day; fw-fast on one card: measuredFour's. The
 // other runs' broadcasts had waited for the update's last wave.
 var measuredFourUrgent = measuredHost{
 	grid: Grid{2, 2},
 	runs: []measuredRun{
-		{"NCCL as it chooses (P2P, NVLink)", 65536, false, 186e9, 77.4e9, 5.118, 18.870, "NVLink"},
-		{"NCCL sockets on lo (P2P, SHM off)", 65536, false, 4.97e9, 5.55e9, 5.185, 18.870, "lo"},
-		{"NCCL sockets on lo (P2P, SHM off)", 65536, true, 4.33e9, 4.79e9, 6.754, 20.260, "lo"},
+		{"NCCL as it chooses (P2P, NVLink)", 65536, false, 186e9, 77.4e9, 5.118, measuredFour.base(false).oneCard, "NVLink"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, false, 4.97e9, 5.55e9, 5.185, measuredFour.base(false).oneCard, "lo"},
+		{"NCCL sockets on lo (P2P, SHM off)", 65536, true, 4.33e9, 4.79e9, 6.754, measuredFour.base(true).oneCard, "lo"},
 	},
 }
 
