@@ -118,7 +118,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 func BenchmarkAPSPCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool) { resultPath, hugeResults = p, h }(resultPath, hugeResults)
-	g := fastBenchGraphs[3].get(b)
+	g := gnutella30().get(b)
 	for _, c := range []struct {
 		name string
 		path int
