@@ -132,6 +132,19 @@ func TestAxesLabelDecadesAndSizes(t *testing.T) {
 	if got := strings.Join(labels[plotcheck.YTickClass], " "); got != "0.01 0.1 1 10" {
 		t.Errorf("y labels %q, want every decade up to 10", got)
 	}
+	// A linear axis labels the sizes alone, not round steps between them
+	// (04's Fig. 8: 6144 to 16384 had 1e4, 1.2e4 and 1.4e4 among them).
+	lin := []float64{6144, 7168, 8192, 16384}
+	s = read(t, NewPlot("sizes", "n", "s").LogY().Line("a", lin, []float64{0.1, 0.14, 0.2, 1.6}))
+	var xs []string
+	for _, tx := range s.Texts {
+		if tx.Class == plotcheck.XTickClass {
+			xs = append(xs, strings.TrimSpace(tx.Text))
+		}
+	}
+	if got := strings.Join(xs, " "); got != "6144 7168 8192 16384" {
+		t.Errorf("linear x labels %q, want the four sizes alone", got)
+	}
 	// Sizes of five digits, within one decade (the Gnutella graphs), are
 	// labelled in full, and so is 16384 beside 8192.
 	for _, ns := range [][]float64{{10876, 22687, 36682}, {4096, 8192, 16384}} {

@@ -258,7 +258,7 @@ func (p *Plot) build(w, xAxis vg.Length) (*plot.Plot, *plotLegend, error) {
 	}
 	p.addKeys(leg, kinds, w)
 	for _, u := range p.covered(pl, logX, logY) {
-		leg.addKey(u, w)
+		leg.addUnder(u[0], u[1], w)
 	}
 	if len(p.bars) > 0 {
 		// Each category gets 80% of its share of the width, split between groups.

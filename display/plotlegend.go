@@ -2,6 +2,7 @@ package display
 
 import (
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -59,6 +60,23 @@ type plotLegend struct {
 func (l *plotLegend) addName(name string, w vg.Length, thumbs ...plot.Thumbnailer) {
 	l.names.Add(fitLegendName(&l.names, name, w), thumbs...)
 	l.nNames++
+}
+
+// addUnder adds the key of a line hidden under another, "A: under B",
+// with the names cut before their parenthesis ("fw-hn: under
+// fw-hn-shared") when the whole of them would not fit the plot's width w.
+func (l *plotLegend) addUnder(hidden, top string, w vg.Length) {
+	key := hidden + ": under " + top
+	if fitLegendName(&l.keys, key, w) != key {
+		short := func(s string) string {
+			if i := strings.Index(s, " ("); i > 0 {
+				return s[:i]
+			}
+			return s
+		}
+		key = short(hidden) + ": under " + short(top)
+	}
+	l.addKey(key, w)
 }
 
 // addKey adds a line style's key.
@@ -230,9 +248,10 @@ const coverFraction = 0.015
 // covered names each line that a line drawn after it hides: every point
 // of the earlier one lies under a point of the later one, within
 // coverFraction of the axes (two implementations that take the same
-// time). Each gets a key, "A: under B", so that the reader knows the
-// line is there. pl's axes span the data.
-func (p *Plot) covered(pl *plot.Plot, logX, logY bool) []string {
+// time), with the line that hides it: each pair gets a key, "A: under
+// B" (addUnder), so that the reader knows the line is there. pl's axes
+// span the data.
+func (p *Plot) covered(pl *plot.Plot, logX, logY bool) [][2]string {
 	pos := func(v, lo, hi float64, log bool) float64 {
 		if log {
 			v, lo, hi = math.Log(v), math.Log(lo), math.Log(hi)
@@ -246,7 +265,7 @@ func (p *Plot) covered(pl *plot.Plot, logX, logY bool) []string {
 		return math.Abs(pos(x0, pl.X.Min, pl.X.Max, logX)-pos(x1, pl.X.Min, pl.X.Max, logX)) <= coverFraction &&
 			math.Abs(pos(y0, pl.Y.Min, pl.Y.Max, logY)-pos(y1, pl.Y.Min, pl.Y.Max, logY)) <= coverFraction
 	}
-	var notes []string
+	var notes [][2]string
 	seen := map[string]bool{}
 	for i, a := range p.lines {
 		if a.kind == fitted || len(a.xs) == 0 || seen[a.name] {
@@ -277,7 +296,7 @@ func (p *Plot) covered(pl *plot.Plot, logX, logY bool) []string {
 		}
 		if top != "" {
 			seen[a.name] = true
-			notes = append(notes, a.name+": under "+top)
+			notes = append(notes, [2]string{a.name, top})
 		}
 	}
 	return notes

@@ -161,3 +161,18 @@ func TestCoveredLinesGetAKey(t *testing.T) {
 		t.Errorf("keys %q, want %q", pic.Keys, want)
 	}
 }
+
+// The key of a hidden line whose names are too long for the plot names
+// them without their parentheses instead of cutting them short (03's
+// Figure 6: "fw-hn (Super Naive): under fw-hn-shared (Sup…").
+func TestLongCoveredKeysShorten(t *testing.T) {
+	ns := []float64{10876, 22687, 36682}
+	ys := []float64{3.6, 27, 300}
+	pic := read(t, NewPlot("covered", "n", "s").LogLog().
+		Line("fw-hn (Super Naive)", ns, ys).Line("fw-hn-shared (Super Naive Shared)", ns, ys).
+		Line("fw-blocked (Tiled Shared)", ns, []float64{0.8, 5.7, 23}))
+	want := []string{"fw-hn: under fw-hn-shared"}
+	if !slices.Equal(pic.Keys, want) {
+		t.Errorf("keys %q, want %q", pic.Keys, want)
+	}
+}

@@ -186,9 +186,9 @@ func (p *Plot) xTicker(logX bool, length vg.Length, sty text.Style) plot.Ticker 
 }
 
 // sizeTicks labels an axis at the sizes measured: each of sizes, left to
-// right, whose label keeps clear of the labels already placed, then each
-// power of ten of a log axis, or round step of a linear one, whose label
-// still has room. Every other tick of the base ticker stays, unlabelled.
+// right, whose label keeps clear of the labels already placed, then, on a
+// log axis, each power of ten whose label still has room. Every other
+// tick of the base ticker stays, unlabelled.
 type sizeTicks struct {
 	sizes  []float64
 	base   plot.Ticker
@@ -240,9 +240,11 @@ func (t sizeTicks) Ticks(lo, hi float64) []plot.Tick {
 			continue
 		}
 		// Of a log axis's labels, only the powers of ten: a 5000 among
-		// 1024, 2048, 4096 and 8192 reads as one more size.
+		// 1024, 2048, 4096 and 8192 reads as one more size. A linear
+		// axis's round steps (12000 among 8192 and 16384) read so too:
+		// none keeps its label.
 		decade := math.Abs(math.Log10(b.Value)-math.Round(math.Log10(b.Value))) < 1e-9
-		if b.Label != "" && ((t.log && !decade) || !place(b.Value, b.Label)) {
+		if b.Label != "" && (!t.log || !decade || !place(b.Value, b.Label)) {
 			b.Label = ""
 		}
 		ticks = append(ticks, b)
