@@ -39,11 +39,7 @@ pathnotes' own faster variants and a table of the report's claims against this r
 numbers are kept as data marked "(paper)"; whatever is marked "(here)" was measured when this
 notebook last ran. Every GPU result is compared with a CPU solver and a difference panics, so the
 notebook fails.
-''', emulated=[
-    "Figure 6 redrawn and the table of the report's ratios: from the emulator's Table 3 at scale 0.05 "
-    "(Gnutella stand-ins of up to 128 vertices), since the axis of the card's run, whose Gnutella "
-    "sizes have five digits, came out without labels; the display package labels them now.",
-])
+''')
 
 md(r'''
 ## Parameters
