@@ -88,7 +88,7 @@ func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 			}
 		}
 	}
-	return grp.runs[0].finishFW(g, res)
+	return grp.runs[0].finishFWFast(g, res)
 }
 
 // stripesFit reports whether some card's stripe does not fit its device

@@ -256,7 +256,7 @@ func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budge
 		r.fetchedAt = time.Now()
 	}
 	t0 = time.Now()
-	res, err = grp.runs[0].finishFW(g, res)
+	res, err = grp.runs[0].finishFWFast(g, res)
 	split.Finish = time.Since(t0)
 	return res, err
 }

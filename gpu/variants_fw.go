@@ -236,22 +236,37 @@ func runFW(ctx context.Context, g *graph.Graph, opts Options, name string, extra
 }
 
 // finishFW ends every Floyd-Warshall variant once the matrices are back:
-// a negative diagonal entry is reported as the negative cycle, a value no
-// result may hold is an internal error, and Π rows that the tiled orders
-// left cycling round a zero-weight cycle (as the blocked CPU solver's can)
-// are rebuilt.
+// checkFW, then the Π rows that the tiled orders left cycling round a
+// zero-weight cycle (as the blocked CPU solver's can) are rebuilt.
 func (r *run) finishFW(g *graph.Graph, res *graph.AllPairs) (*graph.AllPairs, error) {
-	n := res.N
-	for i := range n {
-		if res.Dist[i*n+i] < 0 {
-			return nil, negativeCycle(r.ctx, g, nil, i)
-		}
-	}
-	if err := checkResult(res.Dist, n, false, res.Solver); err != nil {
+	if err := r.checkFW(g, res); err != nil {
 		return nil, err
 	}
 	res.RepairPredecessors(g)
 	return res, nil
+}
+
+// finishFWFast is finishFW for fw-fast's results computed on the host's
+// side (several cards, streamed): the rows are rebuilt only where a
+// zero-weight cycle can exist (ffRepair), as for one card in memory.
+func (r *run) finishFWFast(g *graph.Graph, res *graph.AllPairs) (*graph.AllPairs, error) {
+	if err := r.checkFW(g, res); err != nil {
+		return nil, err
+	}
+	r.ffRepair(g, res)
+	return res, nil
+}
+
+// checkFW reports a negative diagonal entry of res as the negative cycle
+// and a value no result may hold as an internal error.
+func (r *run) checkFW(g *graph.Graph, res *graph.AllPairs) error {
+	n := res.N
+	for i := range n {
+		if res.Dist[i*n+i] < 0 {
+			return negativeCycle(r.ctx, g, nil, i)
+		}
+	}
+	return checkResult(res.Dist, n, false, res.Solver)
 }
 
 // initialPred is Π⁰ of [Karaula 2017] §3.1: i where there is an arc i → j
