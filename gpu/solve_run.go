@@ -66,10 +66,12 @@ type StreamSplit struct {
 	// the run solves in place: allocated, and filled with the graph's
 	// arcs (and Π⁰), rows on every core.
 	Build time.Duration
-	// Register is the host's page-locking of the result's matrices before
-	// the kernels start.
+	// Register is the host's page-locking of the result's matrices, on
+	// several cores while the first pass runs: a copy waits only for its
+	// own rows (a wait that counts in Load and Bands).
 	Register time.Duration
-	// Unregister is the release of those page locks after the kernels.
+	// Unregister is the release of those page locks after the kernels
+	// (with any wait for the page-locking to end).
 	Unregister time.Duration
 	// Finish is the checks of the result after the kernels: negative
 	// cycles, values out of range, the predecessor repair.
