@@ -1,11 +1,13 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
@@ -120,6 +122,10 @@ const (
 // turn. A batch is taken from feed only once the one two before it has
 // finished its kernels, so that the device always has the next batch
 // queued and a shared feed hands out batches as the devices need them.
+// With apspOverlap the batches take two compute streams (and two sets of
+// slab and scratch) in turn, so that a batch's blocks start on the
+// multiprocessors that the one before leaves idle in its tail; the kernel
+// time is then the union of the batches' intervals.
 func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, tun fastTuning) error {
 	n := g.N()
 	sources, want := feed.plan(c)
@@ -144,25 +150,34 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
 	}
-	perSource := uint64(n) * uint64(2+2*matrices) * 4 // packed slab (2), two sets of output rows
+	sets := 1
+	if apspOverlap {
+		sets = 2
+	}
+	perSource := uint64(n) * uint64(2*sets+2*matrices) * 4 // packed slabs (2 each), two sets of output rows
 	if tun.Batch > 0 {
 		want = tun.Batch
 	}
-	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource)
+	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource, sets)
 	if err != nil {
 		return err
 	}
 	batch = min(batch, sources)
-	slab, err := r.alloc(2 * batch * n)
+	var slab, scratch [2]buffer
+	for i := range sets {
+		if slab[i], err = r.alloc(2 * batch * n); err != nil {
+			return err
+		}
+		if scratch[i], err = r.alloc(blocks * apspScratch * n); err != nil {
+			return err
+		}
+	}
+	// A source counter for each batch (at most one a source), zeroed once.
+	next, err := r.alloc(sources)
 	if err != nil {
 		return err
 	}
-	scratch, err := r.alloc(blocks * apspScratch * n)
-	if err != nil {
-		return err
-	}
-	next, err := r.alloc(1)
-	if err != nil {
+	if err := r.fill(next, 0); err != nil {
 		return err
 	}
 	// ff_finish's flags: the least bad row of all batches.
@@ -179,6 +194,13 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 		return r.fail(err, "creating a stream")
 	}
 	defer cx.DestroyStream(cs)
+	var ks [2]driver.Stream // the compute streams: the default one, and one more with apspOverlap
+	if sets == 2 {
+		if ks[1], err = cx.NewStream(); err != nil {
+			return r.fail(err, "creating a stream")
+		}
+		defer cx.DestroyStream(ks[1])
+	}
 	var copied [2]driver.Event
 	for i := range copied {
 		if copied[i], err = r.event(); err != nil {
@@ -235,29 +257,27 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			}
 			kstart, kstop = append(kstart, start), append(kstop, stop)
 			first, count, d, p := rows(b)
+			s, k := ks[b%sets], b%sets
 			if b >= 2 { // the copy of batch b-2 out of these buffers is done
-				if err := cx.WaitEvent(0, copied[b%2]); err != nil {
+				if err := cx.WaitEvent(s, copied[b%2]); err != nil {
 					return r.fail(err, "waiting for a copy")
 				}
 			}
-			if err := cx.Record(start); err != nil {
+			if err := cx.RecordOn(start, s); err != nil {
 				return r.fail(err, "recording an event")
 			}
-			if err := r.fill(next, 0); err != nil {
-				return err
-			}
-			if err := r.launch(ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
-				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), next.arg(),
+			if err := r.launchOn(s, ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
+				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab[k].arg(), i32(first), i32(count), scratch[k].arg(), buffer{next.ptr + DevicePtr(4*b), 1}.arg(),
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			if err := r.unpack(slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
+			if err := r.unpackOn(s, slab[k], count*n, out[b%2][0], out[b%2][1]); err != nil {
 				return err
 			}
-			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, flags, 0); err != nil {
+			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, flags, s); err != nil {
 				return err
 			}
-			if err := cx.Record(stop); err != nil {
+			if err := cx.RecordOn(stop, s); err != nil {
 				return r.fail(err, "recording an event")
 			}
 		}
@@ -282,12 +302,8 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			break
 		}
 	}
-	for b := range parts {
-		dt, err := cx.Elapsed(kstart[b], kstop[b])
-		if err != nil {
-			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
-		}
-		r.stats.Kernel += dt
+	if err := r.kernelUnion(kstart, kstop); err != nil {
+		return err
 	}
 	for _, f := range pending {
 		if err := r.fetched(f); err != nil {
@@ -304,16 +320,46 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	return nil
 }
 
+// kernelUnion adds to the run's kernel time the time during which any of
+// the intervals start[i]..stop[i] (events recorded on any stream) ran.
+func (r *run) kernelUnion(start, stop []driver.Event) error {
+	type interval struct{ from, to time.Duration }
+	spans := make([]interval, len(start))
+	for i := range start {
+		from, err := r.dev.ctx.Elapsed(start[0], start[i])
+		if err != nil {
+			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+		}
+		to, err := r.dev.ctx.Elapsed(start[0], stop[i])
+		if err != nil {
+			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+		}
+		spans[i] = interval{from, to}
+	}
+	slices.SortFunc(spans, func(a, b interval) int { return cmp.Compare(a.from, b.from) })
+	var end time.Duration
+	for i, s := range spans {
+		if i == 0 || s.from > end {
+			r.stats.Kernel += s.to - s.from
+			end = s.to
+		} else if s.to > end {
+			r.stats.Kernel += s.to - end
+			end = s.to
+		}
+	}
+	return nil
+}
+
 // batchSize picks how many sources one apsp_batch launch solves: want if
 // set, else as many as three quarters of the free device memory hold
-// beside the blocks' scratch (at most n), and trims the blocks to the
-// batch. It reports the memory needed when not even one source fits.
-func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut int, err error) {
+// beside the blocks' scratch, sets times (at most n), and trims the blocks
+// to the batch; perSource is the bytes a source of the batch takes. It reports the memory needed when not even one source fits.
+func (r *run) batchSize(n, want, blocks int, perSource uint64, sets int) (batch, blocksOut int, err error) {
 	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}
-	scratchPerBlock := uint64(apspScratch*n) * 4
+	scratchPerBlock := uint64(apspScratch*n) * 4 * uint64(sets)
 	batch = want
 	if batch == 0 {
 		budget := free / 4 * 3
