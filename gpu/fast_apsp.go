@@ -350,22 +350,25 @@ func (r *run) kernelUnion(start, stop []driver.Event) error {
 	return nil
 }
 
-// batchSize picks how many sources one apsp_batch launch solves: want if
-// set, else as many as three quarters of the free device memory hold
-// beside the blocks' scratch, sets times (at most n), and trims the blocks
-// to the batch; perSource is the bytes a source of the batch takes. It reports the memory needed when not even one source fits.
+// batchSize picks how many sources one apsp_batch launch solves: as many
+// as three quarters of the free device memory hold beside the blocks'
+// scratch, sets times (at most n), or want if set and no more than that,
+// and trims the blocks to the batch; perSource is the bytes a source of
+// the batch takes. It reports the memory needed when not even one source fits.
 func (r *run) batchSize(n, want, blocks int, perSource uint64, sets int) (batch, blocksOut int, err error) {
 	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}
 	scratchPerBlock := uint64(apspScratch*n) * 4 * uint64(sets)
-	batch = want
-	if batch == 0 {
-		budget := free / 4 * 3
+	budget := free / 4 * 3
+	if want == 0 {
 		blocks = max(1, min(blocks, int(budget/2/scratchPerBlock)))
-		left := budget - min(budget, uint64(blocks)*scratchPerBlock)
-		batch = int(min(uint64(n), left/perSource))
+	}
+	left := budget - min(budget, uint64(blocks)*scratchPerBlock)
+	batch = int(min(uint64(n), left/perSource))
+	if want > 0 {
+		batch = min(want, max(batch, 1))
 	}
 	batch = max(1, min(batch, n))
 	blocks = max(1, min(blocks, batch))
