@@ -1,11 +1,13 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
@@ -38,8 +40,9 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 
 // apspBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
 // Group, Batch; Blocks caps the blocks per launch). With several devices
-// in opts.Devices, each solves its share of the sources (dealSources) at
-// the same time as the others, from a goroutine of its own.
+// in opts.Devices, each solves its share of the sources (apspShare says
+// how they are shared) at the same time as the others, from a goroutine
+// of its own.
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
 	tun, err := tun.resolve(g, name, 256, false)
@@ -76,7 +79,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	host := runs[0].newHostResult(opts.matrices(), n, n, false)
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
-	shares := dealSources(n, len(runs))
+	feed := newSourceFeed(g, len(runs), apspShare, opts.matrices())
 	errs := make([]error, len(runs))
 	var wg sync.WaitGroup
 	for c, r := range runs {
@@ -84,7 +87,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[c] = r.apspRows(g, host, shares[c], tun)
+			errs[c] = r.apspRows(g, host, feed, c, tun)
 		}()
 	}
 	wg.Wait()
@@ -102,35 +105,6 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	return res, nil
 }
 
-// span is the sources first..first+count-1.
-type span struct{ first, count int }
-
-// apspDeal is how many chunks of sources each device gets when several
-// share them: apspPipe, so that a share of apspPipeBytes or more still
-// runs in apspPipe batches, with as many batch tails as before.
-const apspDeal = apspPipe
-
-// dealSources splits the sources 0..n-1 into apspDeal·devices contiguous
-// chunks of (nearly) equal size and deals the non-empty ones to the
-// devices in turn, so that each device's share spans the whole range of
-// sources. Contiguous halves of p2p-Gnutella30 did not cost the same:
-// two H200s gave 1.84× one.
-func dealSources(n, devices int) [][]span {
-	shares := make([][]span, devices)
-	chunks, d := apspDeal*devices, 0
-	if devices == 1 {
-		chunks = 1
-	}
-	for i := range chunks {
-		lo, hi := i*n/chunks, (i+1)*n/chunks
-		if hi > lo {
-			shares[d] = append(shares[d], span{lo, hi - lo})
-			d = (d + 1) % devices
-		}
-	}
-	return shares
-}
-
 // apspPipe is the fewest batches a result of apspPipeBytes or more is
 // cut into, so that the copy of one batch's rows back to the host
 // overlaps the next batch's kernels.
@@ -139,18 +113,22 @@ const (
 	apspPipeBytes = 64 << 20
 )
 
-// apspRows solves the sources of the spans of g on r's device in batches,
-// writing their rows of the result h (with predecessors when h has two
-// matrices); r.progress gets the sources of each batch. Each batch's rows
-// are checked on the device (ff_finish: poison, range, predecessors) and
-// copied back on a stream of their own while the next batch runs, into
-// one of two output buffers that the batches take in turn.
-func (r *run) apspRows(g *graph.Graph, h *hostResult, spans []span, tun fastTuning) error {
+// apspRows solves g's sources that feed hands device c, on r's device in
+// batches, writing their rows of the result h (with predecessors when h
+// has two matrices); r.progress gets the sources of each batch. Each
+// batch's rows are checked on the device (ff_finish: poison, range,
+// predecessors) and copied back on a stream of their own while the next
+// batch runs, into one of two output buffers that the batches take in
+// turn. A batch is taken from feed only once the one two before it has
+// finished its kernels, so that the device always has the next batch
+// queued and a shared feed hands out batches as the devices need them.
+// With apspOverlap the batches take two compute streams (and two sets of
+// slab and scratch) in turn, so that a batch's blocks start on the
+// multiprocessors that the one before leaves idle in its tail; the kernel
+// time is then the union of the batches' intervals.
+func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, tun fastTuning) error {
 	n := g.N()
-	sources := 0
-	for _, s := range spans {
-		sources += s.count
-	}
+	sources, want := feed.plan(c)
 	if sources == 0 {
 		return nil
 	}
@@ -172,56 +150,56 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, spans []span, tun fastTuni
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
 	}
-	perSource := uint64(n) * uint64(2+2*matrices) * 4 // packed slab (2), two sets of output rows
-	want := min(tun.Batch, sources)
-	if want == 0 && uint64(sources)*uint64(n)*4*uint64(matrices) >= apspPipeBytes {
-		want = ceilDiv(sources, apspPipe)
+	sets := 1
+	if apspOverlap {
+		sets = 2
 	}
-	batch, blocks, err := r.batchSize(n, want, blocks, perSource)
+	perSource := uint64(n) * uint64(2*sets+2*matrices) * 4 // packed slabs (2 each), two sets of output rows
+	if tun.Batch > 0 {
+		want = tun.Batch
+	}
+	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource, sets)
 	if err != nil {
 		return err
 	}
 	batch = min(batch, sources)
-	// Each span in batches of at most batch sources.
-	var parts []span
-	for _, s := range spans {
-		for f := s.first; f < s.first+s.count; f += batch {
-			parts = append(parts, span{f, min(batch, s.first+s.count-f)})
+	var slab, scratch [2]buffer
+	for i := range sets {
+		if slab[i], err = r.alloc(2 * batch * n); err != nil {
+			return err
 		}
-	}
-	slab, err := r.alloc(2 * batch * n)
-	if err != nil {
-		return err
-	}
-	// Distances and predecessors, twice when there are several batches
-	// (batch b writes set b%2 while set (b-1)%2 is copied back).
-	var out [2][2]buffer
-	for i := range min(2, len(parts)) {
-		if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
+		if scratch[i], err = r.alloc(blocks * apspScratch * n); err != nil {
 			return err
 		}
 	}
-	scratch, err := r.alloc(blocks * apspScratch * n)
+	// A source counter for each batch (at most one a source), zeroed once.
+	next, err := r.alloc(sources)
 	if err != nil {
 		return err
 	}
-	next, err := r.alloc(1)
-	if err != nil {
+	if err := r.fill(next, 0); err != nil {
 		return err
 	}
-	c := r.dev.ctx
-	cs, err := c.NewStream()
-	if err != nil {
-		return r.fail(err, "creating a stream")
-	}
-	defer c.DestroyStream(cs)
-	batches := len(parts)
-	flags, err := r.alloc(3 * batches)
+	// ff_finish's flags: the least bad row of all batches.
+	flags, err := r.alloc(3)
 	if err != nil {
 		return err
 	}
 	if err := r.fill(flags, graph.Inf); err != nil {
 		return err
+	}
+	cx := r.dev.ctx
+	cs, err := cx.NewStream()
+	if err != nil {
+		return r.fail(err, "creating a stream")
+	}
+	defer cx.DestroyStream(cs)
+	var ks [2]driver.Stream // the compute streams: the default one, and one more with apspOverlap
+	if sets == 2 {
+		if ks[1], err = cx.NewStream(); err != nil {
+			return r.fail(err, "creating a stream")
+		}
+		defer cx.DestroyStream(ks[1])
 	}
 	var copied [2]driver.Event
 	for i := range copied {
@@ -229,17 +207,14 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, spans []span, tun fastTuni
 			return err
 		}
 	}
-	kstart, kstop := make([]driver.Event, batches), make([]driver.Event, batches)
-	for b := range batches {
-		if kstart[b], err = r.event(); err != nil {
-			return err
-		}
-		if kstop[b], err = r.event(); err != nil {
-			return err
-		}
-	}
-	// The output buffers of batch b, addressed as the whole n×n matrix so
-	// that rows keep their numbers.
+	// Distances and predecessors, twice when there are several batches
+	// (batch b writes set b%2 while set (b-1)%2 is copied back), the
+	// second set allocated when the second batch comes.
+	var out [2][2]buffer
+	var parts []span
+	var kstart, kstop []driver.Event
+	// rows is batch b's output buffers, addressed as the whole n×n matrix
+	// so that rows keep their numbers.
 	rows := func(b int) (first, count int, d, p buffer) {
 		first, count = parts[b].first, parts[b].count
 		shift := DevicePtr(first) * DevicePtr(n) * 4
@@ -253,94 +228,147 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, spans []span, tun fastTuni
 	// Batch b's kernels are queued before batch b-1's rows are copied
 	// back, so that the copy (and, on the staged path, the host's part of
 	// it) runs while the device works on b.
-	for b := 0; b <= batches; b++ {
-		if b < batches {
-			first, count, d, p := rows(b)
-			if b >= 2 { // the copy of batch b-2 out of these buffers is done
-				if err := c.WaitEvent(0, copied[b%2]); err != nil {
-					return r.fail(err, "waiting for a copy")
+	for b, done := 0, false; ; b++ {
+		if !done {
+			if b >= 2 {
+				if err := cx.SyncEvent(kstop[b-2]); err != nil {
+					return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
 				}
 			}
-			if err := c.Record(kstart[b]); err != nil {
-				return r.fail(err, "recording an event")
-			}
-			if err := r.fill(next, 0); err != nil {
-				return err
-			}
-			if err := r.launch(ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
-				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), next.arg(),
-				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
-				return err
-			}
-			if err := r.unpack(slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
-				return err
-			}
-			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, buffer{flags.ptr + DevicePtr(12*b), 3}, 0); err != nil {
-				return err
-			}
-			if err := c.Record(kstop[b]); err != nil {
-				return r.fail(err, "recording an event")
+			part := feed.take(c, batch, blocks)
+			done = part.count == 0
+			if !done {
+				parts = append(parts, part)
 			}
 		}
-		if b == 0 {
-			continue
-		}
-		first, count, d, p := rows(b - 1)
-		if err := c.WaitEvent(cs, kstop[b-1]); err != nil {
-			return r.fail(err, "waiting for the kernels")
-		}
-		for k, m := range []buffer{d, p}[:matrices] {
-			f, err := r.queueFetch(h, k, m.ptr, n, first, first+count, cs)
+		if !done {
+			if b < 2 {
+				if out[b][0], out[b][1], err = r.allocOut(batch*n, pred); err != nil {
+					return err
+				}
+			}
+			start, err := r.event()
 			if err != nil {
 				return err
 			}
-			pending = append(pending, f)
+			stop, err := r.event()
+			if err != nil {
+				return err
+			}
+			kstart, kstop = append(kstart, start), append(kstop, stop)
+			first, count, d, p := rows(b)
+			s, k := ks[b%sets], b%sets
+			if b >= 2 { // the copy of batch b-2 out of these buffers is done
+				if err := cx.WaitEvent(s, copied[b%2]); err != nil {
+					return r.fail(err, "waiting for a copy")
+				}
+			}
+			if err := cx.RecordOn(start, s); err != nil {
+				return r.fail(err, "recording an event")
+			}
+			if err := r.launchOn(s, ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
+				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab[k].arg(), i32(first), i32(count), scratch[k].arg(), buffer{next.ptr + DevicePtr(4*b), 1}.arg(),
+				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
+				return err
+			}
+			if err := r.unpackOn(s, slab[k], count*n, out[b%2][0], out[b%2][1]); err != nil {
+				return err
+			}
+			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, flags, s); err != nil {
+				return err
+			}
+			if err := cx.RecordOn(stop, s); err != nil {
+				return r.fail(err, "recording an event")
+			}
 		}
-		if err := c.RecordOn(copied[(b-1)%2], cs); err != nil {
-			return r.fail(err, "recording an event")
+		if b > 0 && b <= len(parts) {
+			first, count, d, p := rows(b - 1)
+			if err := cx.WaitEvent(cs, kstop[b-1]); err != nil {
+				return r.fail(err, "waiting for the kernels")
+			}
+			for k, m := range []buffer{d, p}[:matrices] {
+				f, err := r.queueFetch(h, k, m.ptr, n, first, first+count, cs)
+				if err != nil {
+					return err
+				}
+				pending = append(pending, f)
+			}
+			if err := cx.RecordOn(copied[(b-1)%2], cs); err != nil {
+				return r.fail(err, "recording an event")
+			}
+			r.report(count, n)
 		}
-		r.report(count, n)
+		if done {
+			break
+		}
 	}
-	for b := range batches {
-		dt, err := c.Elapsed(kstart[b], kstop[b])
-		if err != nil {
-			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
-		}
-		r.stats.Kernel += dt
+	if err := r.kernelUnion(kstart, kstop); err != nil {
+		return err
 	}
 	for _, f := range pending {
 		if err := r.fetched(f); err != nil {
 			return err
 		}
 	}
-	f := make([]int32, 3*batches)
+	f := make([]int32, 3)
 	if err := r.readInts(f, flags); err != nil {
 		return err
 	}
-	for b := range batches {
-		if v := [3]int32(f[3*b : 3*b+3]); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
-			return r.ffVerdict(g, v, n, ffGen, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
+	if v := [3]int32(f); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
+		return r.ffVerdict(g, v, n, ffGen, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
+	}
+	return nil
+}
+
+// kernelUnion adds to the run's kernel time the time during which any of
+// the intervals start[i]..stop[i] (events recorded on any stream) ran.
+func (r *run) kernelUnion(start, stop []driver.Event) error {
+	type interval struct{ from, to time.Duration }
+	spans := make([]interval, len(start))
+	for i := range start {
+		from, err := r.dev.ctx.Elapsed(start[0], start[i])
+		if err != nil {
+			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+		}
+		to, err := r.dev.ctx.Elapsed(start[0], stop[i])
+		if err != nil {
+			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+		}
+		spans[i] = interval{from, to}
+	}
+	slices.SortFunc(spans, func(a, b interval) int { return cmp.Compare(a.from, b.from) })
+	var end time.Duration
+	for i, s := range spans {
+		if i == 0 || s.from > end {
+			r.stats.Kernel += s.to - s.from
+			end = s.to
+		} else if s.to > end {
+			r.stats.Kernel += s.to - end
+			end = s.to
 		}
 	}
 	return nil
 }
 
-// batchSize picks how many sources one apsp_batch launch solves: want if
-// set, else as many as three quarters of the free device memory hold
-// beside the blocks' scratch (at most n), and trims the blocks to the
-// batch. It reports the memory needed when not even one source fits.
-func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut int, err error) {
+// batchSize picks how many sources one apsp_batch launch solves: as many
+// as three quarters of the free device memory hold beside the blocks'
+// scratch, sets times (at most n), or want if set and no more than that,
+// and trims the blocks to the batch; perSource is the bytes a source of
+// the batch takes. It reports the memory needed when not even one source fits.
+func (r *run) batchSize(n, want, blocks int, perSource uint64, sets int) (batch, blocksOut int, err error) {
 	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}
-	scratchPerBlock := uint64(apspScratch*n) * 4
-	batch = want
-	if batch == 0 {
-		budget := free / 4 * 3
+	scratchPerBlock := uint64(apspScratch*n) * 4 * uint64(sets)
+	budget := free / 4 * 3
+	if want == 0 {
 		blocks = max(1, min(blocks, int(budget/2/scratchPerBlock)))
-		left := budget - min(budget, uint64(blocks)*scratchPerBlock)
-		batch = int(min(uint64(n), left/perSource))
+	}
+	left := budget - min(budget, uint64(blocks)*scratchPerBlock)
+	batch = int(min(uint64(n), left/perSource))
+	if want > 0 {
+		batch = min(want, max(batch, 1))
 	}
 	batch = max(1, min(batch, n))
 	blocks = max(1, min(blocks, batch))

@@ -4,6 +4,8 @@ package gpu
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -172,67 +174,220 @@ func TestEmuAPSPResultPaths(t *testing.T) {
 	}
 }
 
-// TestDealSources checks that every source goes to exactly one device,
-// that each device's share spans the range of sources (its first chunk in
-// the first devices' worth of chunks, its last in the last), that the
-// chunks' sizes differ by at most one, and that apsp-batched on two
-// emulated devices, with batches smaller than a chunk (which split it)
-// and not dividing it, gives the CPU's distances and a valid Π.
+// TestDealSources checks the contiguous and dealt shares: every source
+// goes to exactly one device, a contiguous share is one span, each dealt
+// share spans the range of sources (its first chunk in the first devices'
+// worth of chunks, its last in the last), and the chunks' sizes differ by
+// at most one.
 func TestDealSources(t *testing.T) {
 	for _, c := range []struct{ n, devices int }{{0, 1}, {1, 1}, {5, 1}, {2, 2}, {3, 3}, {17, 2}, {100, 3}, {36682, 2}, {36682, 4}} {
-		shares := dealSources(c.n, c.devices)
-		seen := make([]int, c.n)
-		sizes := map[int]bool{}
-		for d, share := range shares {
-			for _, s := range share {
-				sizes[s.count] = true
+		for _, chunks := range []int{1, apspDeal} {
+			shares := dealSources(c.n, c.devices, chunks)
+			seen := make([]int, c.n)
+			sizes := map[int]bool{}
+			for d, share := range shares {
+				for _, s := range share {
+					sizes[s.count] = true
+					for v := s.first; v < s.first+s.count; v++ {
+						seen[v]++
+					}
+				}
+				if chunks == 1 && len(share) > 1 {
+					t.Errorf("n=%d, %d devices: contiguous share %v", c.n, c.devices, share)
+				}
+				if chunks > 1 && c.n >= chunks*c.devices && c.devices > 1 {
+					// Within a chunk per device of either end.
+					edge := c.devices * (c.n/(chunks*c.devices) + 1)
+					if first, last := share[0].first, share[len(share)-1]; first >= edge || last.first+last.count <= c.n-edge {
+						t.Errorf("n=%d, %d devices: device %d's share %v does not span the sources", c.n, c.devices, d, share)
+					}
+				}
+				if c.n >= c.devices && len(share) == 0 {
+					t.Errorf("n=%d, %d devices: device %d gets nothing", c.n, c.devices, d)
+				}
+			}
+			for v, k := range seen {
+				if k != 1 {
+					t.Fatalf("n=%d, %d devices, %d chunks: source %d dealt %d times", c.n, c.devices, chunks, v, k)
+				}
+			}
+			lo, hi := c.n, 0
+			for k := range sizes {
+				lo, hi = min(lo, k), max(hi, k)
+			}
+			if hi-lo > 1 {
+				t.Errorf("n=%d, %d devices: chunk sizes %d to %d", c.n, c.devices, lo, hi)
+			}
+		}
+	}
+}
+
+// sinkyGraph is a graph of n vertices of which only every third has
+// out-arcs (two, to random vertices), so that two in three sources settle
+// at once, as most of p2p-Gnutella30's do.
+func sinkyGraph(t *testing.T, n int, seed uint64) *graph.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var arcs []graph.Arc
+	for u := 0; u < n; u += 3 {
+		for range 2 {
+			arcs = append(arcs, graph.Arc{From: u, To: rng.IntN(n), Weight: int32(1 + rng.IntN(50))})
+		}
+	}
+	g, err := graph.FromArcs(n, arcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestSourceFeed has devices take batches from each way's feed in a
+// random order and checks that every source is handed out exactly once,
+// in batches of at most the device's batch, each device's sources only
+// from its own share (halves, dealt) and, for the dynamic feed, that the
+// claims follow one another up the range, that a claim not cut by the
+// batch or the end holds a whole number of launches' worth of sources
+// with out-arcs (a positive multiple of blocks) and ends at one, that the
+// claims not cut by the batch shrink, and that the last holds at most one launch's worth.
+func TestSourceFeed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, c := range []struct{ n, devices, most, blocks int }{
+		{1, 2, 5, 4}, {2, 3, 1, 1}, {50, 2, 50, 4}, {301, 2, 40, 8}, {301, 3, 1000, 5}, {1000, 4, 90, 16}, {999, 2, 1000, 1},
+	} {
+		g := sinkyGraph(t, c.n, uint64(c.n))
+		for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
+			name := fmt.Sprintf("%s n=%d devices=%d most=%d blocks=%d", way, c.n, c.devices, c.most, c.blocks)
+			feed := newSourceFeed(g, c.devices, way, 1)
+			var own [][]span
+			if way != shareDynamic {
+				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspDeal}[way])
+			}
+			seen := make([]int, c.n)
+			left := make([]int, c.devices)
+			for d := range left {
+				left[d] = d
+			}
+			live := func(s span) (k int) {
+				for v := s.first; v < s.first+s.count; v++ {
+					if g.OutDegree(v) > 0 {
+						k++
+					}
+				}
+				return k
+			}
+			next, lastLive, last := 0, c.n+1, 0
+			for len(left) > 0 {
+				i := rng.IntN(len(left))
+				d := left[i]
+				s := feed.take(d, c.most, c.blocks)
+				if s.count == 0 {
+					left = append(left[:i], left[i+1:]...)
+					continue
+				}
+				if s.count > c.most || s.first < 0 || s.first+s.count > c.n {
+					t.Fatalf("%s: device %d took %v", name, d, s)
+				}
 				for v := s.first; v < s.first+s.count; v++ {
 					seen[v]++
 				}
+				if way != shareDynamic {
+					in := false
+					for _, o := range own[d] {
+						in = in || s.first >= o.first && s.first+s.count <= o.first+o.count
+					}
+					if !in {
+						t.Errorf("%s: device %d took %v outside its share %v", name, d, s, own[d])
+					}
+					continue
+				}
+				if s.first != next {
+					t.Errorf("%s: claim %v after source %d", name, s, next)
+				}
+				next = s.first + s.count
+				k := live(s)
+				if s.count < c.most {
+					if k > lastLive {
+						t.Errorf("%s: claim %v holds %d sources with out-arcs, more than the one before (%d)", name, s, k, lastLive)
+					}
+					lastLive = k
+				}
+				if s.count < c.most && next < c.n && (k == 0 || k%c.blocks != 0 || g.OutDegree(next-1) == 0) {
+					t.Errorf("%s: claim %v holds %d sources with out-arcs, not a multiple of %d ending at one", name, s, k, c.blocks)
+				}
+				last = k
 			}
-			if c.n >= apspDeal*c.devices && c.devices > 1 {
-				// Within a chunk per device of either end.
-				edge := c.devices * (c.n/(apspDeal*c.devices) + 1)
-				if first, last := share[0].first, share[len(share)-1]; first >= edge || last.first+last.count <= c.n-edge {
-					t.Errorf("n=%d, %d devices: device %d's share %v does not span the sources", c.n, c.devices, d, share)
+			for v, k := range seen {
+				if k != 1 {
+					t.Fatalf("%s: source %d handed out %d times", name, v, k)
 				}
 			}
-			if c.n >= c.devices && len(share) == 0 {
-				t.Errorf("n=%d, %d devices: device %d gets nothing", c.n, c.devices, d)
+			if way == shareDynamic && last > c.blocks {
+				t.Errorf("%s: the last claim holds %d sources with out-arcs, more than a launch's %d", name, last, c.blocks)
 			}
-		}
-		for v, k := range seen {
-			if k != 1 {
-				t.Fatalf("n=%d, %d devices: source %d dealt %d times", c.n, c.devices, v, k)
-			}
-		}
-		lo, hi := c.n, 0
-		for k := range sizes {
-			lo, hi = min(lo, k), max(hi, k)
-		}
-		if hi-lo > 1 {
-			t.Errorf("n=%d, %d devices: chunk sizes %d to %d", c.n, c.devices, lo, hi)
 		}
 	}
+}
+
+// TestEmuAPSPShares runs apsp-batched on two and three emulated devices
+// with each way of sharing the sources (and on one), with batches that cut
+// the shares and claims (and do not divide them) and with narrow
+// launches, on one compute stream and on two (apspOverlap), the streams'
+// work run in orders their events allow (driver.EmulatorShuffle), on random
+// graphs and on one whose sources mostly have no out-arc, with and
+// without predecessors: the distances must be the CPU's, Π valid, and the
+// progress reported must add up to every source exactly once.
+func TestEmuAPSPShares(t *testing.T) {
+	defer func(w shareWay, o bool) { apspShare, apspOverlap = w, o }(apspShare, apspOverlap)
 	ctx := context.Background()
-	devs := emulators(t, 2)
-	for _, tg := range randomGraphs(t, 83, 5) {
-		if tg.g.HasNegative() {
-			continue
-		}
-		ref, err := cpu.FloydWarshall(ctx, tg.g, cpu.FWOptions{})
+	devs := shuffledEmulators(t, 3, 4)
+	graphs := map[string]*graph.Graph{"sinky n=97": sinkyGraph(t, 97, 1)}
+	for _, tg := range randomGraphs(t, 83, 5)[:2] {
+		graphs[tg.name] = tg.g
+	}
+	for name, g := range graphs {
+		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := apspBatchedTuned(ctx, tg.g, Options{Devices: devs, Pred: true}, fastTuning{Batch: 3})
-		if err != nil {
-			t.Fatalf("%s: %v", tg.name, err)
-		}
-		if !got.SameDistances(ref) {
-			t.Errorf("%s: distances differ from the CPU:\n%s", tg.name, got.Diff(ref, 5))
-		}
-		if err := got.Verify(tg.g); err != nil {
-			t.Errorf("%s: %v", tg.name, err)
+		for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
+			apspShare = way
+			for i, c := range []struct {
+				tun     fastTuning
+				k       int // devices
+				overlap bool
+			}{{fastTuning{Batch: 3}, 2, false}, {fastTuning{Blocks: 2}, 3, true}, {fastTuning{Batch: 10, Blocks: 3}, 2, true}, {fastTuning{Batch: 4}, 1, true}} {
+				apspOverlap = c.overlap
+				tun, k, pred := c.tun, c.k, i != 1
+				label := fmt.Sprintf("%s, %s, %d devices, overlap %v, %+v, pred %v", name, way, k, c.overlap, tun, pred)
+				done := 0
+				progress := func(d, total int) {
+					if total != g.N() {
+						t.Errorf("%s: progress total %d", label, total)
+					}
+					done = d
+				}
+				var st Stats
+				got, err := apspBatchedTuned(ctx, g, Options{Devices: devs[:k], Pred: pred, Progress: progress, Stats: &st}, tun)
+				if err != nil {
+					t.Fatalf("%s: %v", label, err)
+				}
+				if st.Kernel <= 0 || st.Devices != k {
+					t.Errorf("%s: %s", label, st)
+				}
+				if !got.SameDistances(ref) {
+					t.Errorf("%s: distances differ from the CPU:\n%s", label, got.Diff(ref, 5))
+				}
+				if pred {
+					if err := got.Verify(g); err != nil {
+						t.Errorf("%s: %v", label, err)
+					}
+				} else if got.Pred != nil {
+					t.Errorf("%s: predecessors without Pred", label)
+				}
+				if done != g.N() {
+					t.Errorf("%s: progress counted %d sources of %d", label, done, g.N())
+				}
+			}
 		}
 	}
 }

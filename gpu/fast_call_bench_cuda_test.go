@@ -17,14 +17,7 @@ import (
 // Stats.End within the result part) and of their wall time as benchmark
 // metrics.
 func callParts(b *testing.B, all []Stats) {
-	med := func(f func(Stats) time.Duration) float64 {
-		v := make([]float64, len(all))
-		for i, s := range all {
-			v[i] = float64(f(s)) / 1e6
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
+	med := func(f func(Stats) time.Duration) float64 { return medianMs(all, f) }
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.Wall }), "wall-ms")
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.Prepare }), "prep-ms")
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.HostToDevice }), "up-ms")
@@ -32,6 +25,16 @@ func callParts(b *testing.B, all []Stats) {
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.DeviceToHost }), "down-ms")
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.Result }), "result-ms")
 	b.ReportMetric(med(func(s Stats) time.Duration { return s.End }), "end-ms")
+}
+
+// medianMs is the median of f over all, in milliseconds.
+func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
+	v := make([]float64, len(all))
+	for i, s := range all {
+		v[i] = float64(f(s)) / 1e6
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // BenchmarkFWFastCall times whole fw-fast calls (graph in Go memory to
