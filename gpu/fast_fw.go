@@ -72,8 +72,9 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // statement Hopper GPUs run as one VIADDMNMX instruction; up to
 // ffQuarterMax block rows (n ≤ 4096) a block takes a 64×64 quarter of a
 // tile instead, which keeps more SMs busy, and up to ffSmallMax vertices
-// (without predecessors) one launch of ff_small runs every stage with
-// 64×64 tiles, its blocks meeting at a grid barrier between the phases.
+// (ffSmallPredMax with predecessors) one launch of ff_small runs every
+// stage with 64×64 tiles, its blocks meeting at a grid barrier between
+// the phases.
 // Graphs without negative arcs take the fast kernels: distances only, or
 // predecessors packed into the low byte of each value while distances stay
 // below 2^22; other graphs (negative arcs, larger distances with predecessors) take
@@ -274,17 +275,20 @@ func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, e
 }
 
 // ffSmallMax is the largest n that fw-fast runs with ff_small, in one
-// launch: on an H200 ff_small took 0.351 ms at n = 1024 against 0.402 ms
-// for the quarter-tile stages, but 1.440 ms against 1.211 at n = 2048.
-// ffSmallPredMax is the same with predecessors, 0: ff_small's Π, valid,
-// breaks some ties otherwise than the 128-wide stages, and fw-fast returns
-// one Π by every path: one card or several, in memory or streamed
-// (TestFWFastSamePi), and the distributed one's. ffSmallBlocks,
-// when above 0, is ff_small's grid (tests: a grid too large to be all on
-// the device at once).
+// launch, and ffSmallPredMax the same with predecessors. On an H200 (one
+// of a four-H200 host, BenchmarkFWFastCall, medians of 10 calls, build
+// 2d92d00, ff_small with its two-barrier stage) ff_small took 0.2795 ms at
+// n = 1024 and 1.122 ms at 2048 against 1.202 for the quarter-tile stages,
+// but 8.23 against 6.25 ms at 4096; with Π 0.484 against 0.892 ms at 1024,
+// 1.541 against 2.256 at 2048 and 11.37 against 8.96 at 4096. ff_small's Π,
+// valid, breaks some ties otherwise than the 128-wide stages, so up to
+// ffSmallPredMax one card in memory may return another valid Π than
+// several cards or the streamed path (TestFWFastSamePi compares those with
+// the stages). ffSmallBlocks, when above 0, is ff_small's grid (tests: a
+// grid too large to be all on the device at once).
 var (
-	ffSmallMax     = 1024
-	ffSmallPredMax = 0
+	ffSmallMax     = 2048
+	ffSmallPredMax = 2048
 	ffSmallBlocks  = 0
 )
 

@@ -182,24 +182,28 @@ func TestFWFastFullTiles(t *testing.T) {
 }
 
 // TestFWFastResultPaths brings fw-fast's results back by each path (the
-// result's own memory registered, the staging buffers, pageable memory)
-// and checks them against the CPU, predecessors included. The staging
-// buffers take the result whole, 3 rows of 257 at a time (a chunk that
-// is not a whole number of rows) and one row at a time (a chunk smaller
-// than a row).
+// result's own memory registered, the staging buffers, pageable memory,
+// pieces through the staging buffer) and checks them against the CPU,
+// predecessors included. The staging buffers take the result whole, 3 rows
+// of 257 at a time (a chunk that is not a whole number of rows) and one row
+// at a time (a chunk smaller than a row); the pieces are the default
+// (512 KiB: the whole result in one), 3 rows and one row, with more pieces than are
+// queued ahead.
 func TestFWFastResultPaths(t *testing.T) {
-	defer func(p, c int) { resultPath, fetchChunk = p, c }(resultPath, fetchChunk)
+	defer func(p, c, q int) { resultPath, fetchChunk, pipedPiece = p, c, q }(resultPath, fetchChunk, pipedPiece)
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)
 	}
 	graphs := randomGraphs(t, 257, 11)
-	for _, c := range []struct{ path, chunk int }{
-		{viaRegistered, stagedChunk}, {viaStaged, stagedChunk}, {viaStaged, 1000}, {viaStaged, 100}, {viaPageable, stagedChunk},
+	for _, c := range []struct{ path, chunk, piece int }{
+		{viaRegistered, stagingValues, pipedPiece}, {viaStaged, stagingValues, pipedPiece}, {viaStaged, 1000, pipedPiece},
+		{viaStaged, 100, pipedPiece}, {viaPageable, stagingValues, pipedPiece}, {viaPiped, stagingValues, pipedPiece},
+		{viaPiped, stagingValues, 1000}, {viaPiped, stagingValues, 100},
 	} {
-		resultPath, fetchChunk = c.path, c.chunk
+		resultPath, fetchChunk, pipedPiece = c.path, c.chunk, c.piece
 		for _, tg := range graphs {
-			tg.name = fmt.Sprintf("%s (path %d, chunk %d)", tg.name, c.path, c.chunk)
+			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d)", tg.name, c.path, c.chunk, c.piece)
 			checkVariant(t, emulator(t), v, tg, true)
 			checkVariant(t, emulator(t), v, tg, false)
 		}

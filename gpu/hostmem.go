@@ -35,8 +35,8 @@ func asBytes(v []int32) []byte {
 
 // How a result comes back from the device into Go memory.
 const (
-	// viaAuto picks viaPageable below stagedMinBytes of results and
-	// viaStaged from there on.
+	// viaAuto picks viaPiped up to pipedMaxBytes of results, else
+	// viaPageable below stagedMinBytes and viaStaged from there on.
 	viaAuto = iota
 	// viaRegistered page-locks each of the result's matrices
 	// (HostRegister, one call each, while the kernels run), and the
@@ -50,11 +50,35 @@ const (
 	// viaPageable copies into the result's memory as it is, through the
 	// driver's own buffers.
 	viaPageable
+	// viaPiped copies a matrix that fits the first staging buffer into
+	// it in pieces of pipedPiece values, an event after each, and hands
+	// each piece to a goroutine of its own as soon as its event
+	// completes: the cores copy the first pieces out while the bus brings
+	// the rest, and the copy ends one piece after the bus.
+	viaPiped
 )
 
 // resultPath is how results come back (viaAuto but in tests and
 // benchmarks that compare the paths).
 var resultPath = viaAuto
+
+// pipedMaxBytes is the result size (all matrices) up to which viaAuto
+// copies by viaPiped: fw-fast's results up to n = 2048 with Π. On an H200
+// (one of a four-H200 host, build 2d92d00, BenchmarkFWFastCall) the
+// 4 MiB of n = 1024 came back in 0.37 to 0.61 ms through the driver's
+// buffers (pageable) and in 0.33 ms through the staging buffer whole, bus
+// then cores, while the bus alone, into registered memory, took 0.086 ms;
+// the 16 MiB of n = 2048 took 0.75 ms staged against 0.32 ms registered.
+// 0 restores the paths before it (benchmarks compare).
+var pipedMaxBytes uint64 = 32 << 20
+
+// pipedPiece is the values of one piece of viaPiped (whole rows, at least
+// one): 512 KiB, a few microseconds of the bus and tens of one core's
+// copy. pipedAhead is how many pieces are queued ahead of the one the
+// host waits for.
+var pipedPiece = 128 << 10
+
+const pipedAhead = 8
 
 // hugeResults makes results of hugeMinBytes or more ask for transparent
 // huge pages (adviseHuge) as they are allocated. Off until measured: a
@@ -101,8 +125,13 @@ func (r *run) newHostResult(count, rows, width int, touch bool) *hostResult {
 	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
 		registered: make([]bool, count), made: make(chan struct{}), touch: touch}
 	if h.path == viaAuto {
-		h.path = viaPageable
-		if uint64(count)*uint64(rows)*uint64(width)*4 >= stagedMinBytes {
+		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
+		switch {
+		case bytes <= pipedMaxBytes:
+			h.path = viaPiped
+		case bytes < stagedMinBytes:
+			h.path = viaPageable
+		default:
 			h.path = viaStaged
 		}
 	}
@@ -194,8 +223,8 @@ type pendingFetch struct {
 }
 
 // queueFetch queues the copy of fetch on stream s and returns without
-// waiting for it, on the registered and pageable paths (the staged one
-// needs the host, and returns once it is done); fetched waits for it. The
+// waiting for it, on the registered and pageable paths (the staged and
+// piped ones need the host, and return once they are done); fetched waits for it. The
 // result's memory must not be read before.
 func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s driver.Stream) (pendingFetch, error) {
 	c := r.dev.ctx
@@ -216,6 +245,10 @@ func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi i
 	case hi <= lo || w == 0:
 	case h.path == viaStaged:
 		if err := r.fetchStaged(mats[k], src, devPitch, w, lo, hi, s); err != nil {
+			return f, err
+		}
+	case h.path == viaPiped:
+		if err := r.fetchPiped(mats[k], src, devPitch, w, lo, hi, s); err != nil {
 			return f, err
 		}
 	default:
@@ -243,12 +276,13 @@ func (r *run) fetched(f pendingFetch) error {
 }
 
 // fetchChunk is the most values (whole rows, at least one) that one copy
-// of fetchStaged puts into a staging buffer: stagedChunk, 8 MiB, so that
-// the bus and the cores overlap from the first chunk on. With the whole
-// 64 MiB buffer a chunk, fw-fast's result at n = 4096 (64 MiB) went the
-// bus and then the cores, one after the other: 2.72 ms, 24.6 GB/s (H200,
-// BenchmarkFWFastCall). Benchmarks set it to compare.
-var fetchChunk = stagedChunk
+// of fetchStaged puts into a staging buffer: the whole buffer, 64 MiB.
+// Pieces of 8 MiB, so that the cores would empty one while the bus fills
+// the other, lost on an H200 (one of a four-H200 host, build 2d92d00,
+// BenchmarkFWFastCall): the copy back took 2.879 ms against 2.632 at
+// n = 4096, 10.45 against 8.108 at 8192, and 20.41 against 15.46 at 8192
+// with Π. Tests set it lower, to copy a small result in several pieces.
+var fetchChunk = stagingValues
 
 // fetchStaged copies rows lo..hi-1 through the two page-locked staging
 // buffers, fetchChunk values at a time: while all cores copy one into the
@@ -297,6 +331,60 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 		var wg sync.WaitGroup
 		parallelCopy(&wg, host[row*w:(row+n)*w], st[i][:n*w])
 		wg.Wait()
+	}
+	return nil
+}
+
+// fetchPiped copies rows lo..hi-1 by viaPiped: pieces of pipedPiece values
+// (whole rows) into the first staging buffer, pipedAhead of them queued
+// ahead of the one the host waits for, each copied into host by a
+// goroutine of its own once it is in. Rows that do not fit the staging
+// buffer whole go through fetchStaged.
+func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
+	st, err := r.dev.stagingBuffers()
+	if err != nil || (hi-lo)*w > len(st[0]) {
+		return r.fetchStaged(host, src, devPitch, w, lo, hi, s)
+	}
+	c := r.dev.ctx
+	per := max(1, pipedPiece/max(w, 1))
+	pieces := ceilDiv(hi-lo, per)
+	ev := make([]driver.Event, pieces)
+	for i := range ev {
+		if ev[i], err = r.event(); err != nil {
+			return err
+		}
+	}
+	// piece returns the rows of piece i and their place in the staging
+	// buffer.
+	piece := func(i int) (row, rows, off int) {
+		row = lo + i*per
+		return row, min(per, hi-row), (row - lo) * w
+	}
+	queued := 0
+	queue := func() error {
+		row, rows, off := piece(queued)
+		if err := c.CopyOut2DAsync(asBytes(st[0][off:off+rows*w]), 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, rows, s); err != nil {
+			return r.fail(err, "copying rows %d..%d from the device", row, row+rows-1)
+		}
+		if err := c.RecordOn(ev[queued], s); err != nil {
+			return r.fail(err, "recording an event")
+		}
+		queued++
+		return nil
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range pieces {
+		for queued < min(i+pipedAhead, pieces) {
+			if err := queue(); err != nil {
+				return err
+			}
+		}
+		if err := c.SyncEvent(ev[i]); err != nil {
+			return r.fail(err, "copying from the device")
+		}
+		row, rows, off := piece(i)
+		wg.Go(func() { copy(host[row*w:(row+rows)*w], st[0][off:off+rows*w]) })
 	}
 	return nil
 }
