@@ -116,6 +116,10 @@ type Device struct {
 	// staging is two page-locked host buffers for large copies back
 	// (download), made on first use; a context reset frees them.
 	staging [2][]int32
+	// flags is a little page-locked host memory for the flags a run reads
+	// back without waiting (fw-fast's one wait), made on first use; a
+	// context reset frees it.
+	flags []int32
 	// epoch counts the contexts the device has had (Epoch).
 	epoch atomic.Int64
 	// deferred is work nothing has waited for yet (Hold.Defer), which the
@@ -307,9 +311,27 @@ func (d *Device) stagingBuffers() ([2][]int32, error) {
 	return d.staging, nil
 }
 
+// flagValues is the size of Device.flags, in int32 values (4 KiB).
+const flagValues = 1024
+
+// hostFlags returns the device's page-locked flag memory, allocating it
+// on first use. d.mu is held.
+func (d *Device) hostFlags() ([]int32, error) {
+	if d.flags != nil {
+		return d.flags, nil
+	}
+	b, err := d.ctx.HostAlloc(flagValues * 4)
+	if err != nil {
+		return nil, err
+	}
+	d.flags = unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
+	return d.flags, nil
+}
+
 // forget drops the handles of a context that is gone.
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
+	d.flags = nil
 	d.spare, d.spareBytes, d.spareEvents = nil, 0, nil
 	d.deferred = nil
 	d.epoch.Add(1)

@@ -42,19 +42,28 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // with and without predecessors, by path through the stages (ffPaths:
 // ff_small, the 128-wide stages with quarter panels, full tiles;
 // "auto" is the default) and by the path results take back (registered,
-// staged, pageable; "staged-64MiB" fills the whole staging buffer a copy,
-// as fw-fast did before fetchChunk; "auto-huge" puts results of 64 MiB or
-// more on transparent huge pages, hugeResults).
+// staged, pageable; "auto-huge" puts results of 64 MiB or more on
+// transparent huge pages, hugeResults). "auto-old" turns off the three
+// ways of the call built after the H200 call of build 2d92d00: results
+// up to 32 MiB in pieces through the staging buffer (pipedMaxBytes),
+// one wait for the device (ffOneWait) and the arcs through the staging
+// buffer (arcsStaged); "old-result", "old-wait" and "old-upload" turn off
+// one each. Each configuration collects garbage before its timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p, c int, h bool) { resultPath, fetchChunk, hugeResults = p, c, h }(resultPath, fetchChunk, hugeResults)
+	defer func(p int, h bool, m uint64, w, a bool) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged = p, h, m, w, a
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged)
 	type config struct {
-		path  ffPath
-		via   int
-		name  string
-		chunk int  // fetchChunk; 0: stagedChunk
-		huge  bool // hugeResults
+		path ffPath
+		via  int
+		name string
+		huge bool // hugeResults
+		// oldResult, oldWait and oldUpload turn pipedMaxBytes, ffOneWait
+		// and arcsStaged off.
+		oldResult, oldWait, oldUpload bool
 	}
+	piped := pipedMaxBytes
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
@@ -65,41 +74,44 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{auto, viaAuto, "auto", 0, false}}
+		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {
-				configs = append(configs, config{paths[p], viaAuto, p, 0, false})
+				configs = append(configs, config{path: paths[p], name: p})
 			}
 			for _, v := range []struct {
 				via  int
 				name string
 			}{{viaRegistered, "registered"}, {viaStaged, "staged"}, {viaPageable, "pageable"}} {
-				configs = append(configs, config{auto, v.via, v.name, 0, false})
+				configs = append(configs, config{path: auto, via: v.via, name: v.name})
 			}
 		case n == 8192:
-			configs = append(configs, config{ffPath{name: "quarter", quarter: 1 << 20}, viaAuto, "quarter", 0, false})
+			configs = append(configs, config{path: ffPath{name: "quarter", quarter: 1 << 20}, name: "quarter"})
 		default:
-			configs = append(configs, config{auto, viaStaged, "staged", 0, false})
+			configs = append(configs, config{path: auto, via: viaStaged, name: "staged"})
 		}
-		if n >= 2048 && n <= 8192 {
-			configs = append(configs, config{auto, viaStaged, "staged-64MiB", stagingValues, false})
+		if n <= 2048 {
+			configs = append(configs, config{path: auto, name: "old-result", oldResult: true},
+				config{path: auto, name: "old-wait", oldWait: true}, config{path: auto, name: "old-upload", oldUpload: true})
 		}
 		if n >= 4096 {
-			configs = append(configs, config{auto, viaAuto, "auto-huge", 0, true})
+			configs = append(configs, config{path: auto, name: "auto-huge", huge: true})
 		}
 		for _, pred := range []bool{false, true} {
 			for _, c := range configs {
 				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
 					setFFPath(b, c.path)
-					resultPath, fetchChunk, hugeResults = c.via, stagedChunk, c.huge
-					if c.chunk > 0 {
-						fetchChunk = c.chunk
+					resultPath, hugeResults = c.via, c.huge
+					pipedMaxBytes, ffOneWait, arcsStaged = piped, !c.oldWait, !c.oldUpload
+					if c.oldResult {
+						pipedMaxBytes = 0
 					}
 					opts := Options{Device: dev, Pred: pred}
 					if _, err := FWFast(context.Background(), g, opts); err != nil {
 						b.Fatal(err)
 					}
+					runtime.GC()
 					all := make([]Stats, b.N)
 					b.ResetTimer()
 					for i := range b.N {

@@ -84,7 +84,10 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // predecessors) and the graph's arcs, which the device turns into the
 // matrix itself. Host memory: the result, allocated (not zeroed) and
 // touched while the kernels run, and filled by 2D copies from the padded
-// matrix (through the staging buffers from 16 MiB of results on).
+// matrix through the page-locked staging buffers (pieces that the cores
+// copy out as they come, up to 32 MiB of results; above, 64 MiB at a
+// time). Up to the copy back, the run queues its work and waits for the
+// device once (ffOneWait).
 //
 // With several devices in opts.Devices, each card holds a stripe of block
 // rows (and needs only its share of the memory, plus the primary row of
@@ -138,42 +141,28 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 			return nil, err
 		}
 	}
-	if err := r.ffBuild(g, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
+	arcs, err := r.uploadArcs(g)
+	if err != nil {
 		return nil, err
 	}
-	small := ffSmall(n, opts.Pred)
-	if small {
-		ok, err := r.ffSmall(g, ld, mode, d, p)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			// The grid was not all on the card at once (or could not
-			// be): start again, three launches a stage.
-			if err := r.ffBuild(g, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
-				return nil, err
-			}
-			small = false
+	if err := r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
+		return nil, err
+	}
+	done, err := r.ffRun(g, ld, mode, opts.Pred, ffSmall(n, opts.Pred), d, p, host)
+	if err == nil && !done {
+		// ff_small's grid was not all on the card at once (or could not
+		// be): start again, three launches a stage.
+		if err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err == nil {
+			_, err = r.ffRun(g, ld, mode, opts.Pred, false, d, p, host)
 		}
 	}
-	if !small {
-		if err := r.kernels(func() error { return r.ffStages(n, ld, mode, opts.Pred, d, p) }); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.ffFinish(g, n, ld, 0, n, mode, d, p); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	mats := host.wait()
 	res.Dist = mats[0]
-	if err := r.fetch(host, 0, d.ptr, ld, 0, n, 0); err != nil {
-		return nil, err
-	}
 	if opts.Pred {
 		res.Pred = mats[1]
-		if err := r.fetch(host, 1, p.ptr, ld, 0, n, 0); err != nil {
-			return nil, err
-		}
 	}
 	if err := host.release(); err != nil {
 		return nil, r.fail(err, "copying the result from the device")
@@ -224,54 +213,136 @@ func (r *run) ffStages(n, ld int, mode ffMode, pred bool, d, p buffer) error {
 	return nil
 }
 
-// ffSmall runs all of fw-fast on the padded matrix of side ld in one launch
-// of ff_small (64-wide tiles, the stages separated by a grid barrier),
-// timed as the kernels. The grid is as many blocks as the card runs at
-// once (ffSmallPerSM a multiprocessor, fewer if the kernel's occupancy
-// allows fewer; one a worker on the emulator, which runs each block to its
-// end on a worker of its own), and no more than the tiles of a stage. It
-// returns false when a block waited for the others in vain (the grid was
-// not all on the card at once, say beside another context's kernels): the
-// matrix is then half done, and the caller starts again.
-func (r *run) ffSmall(g *graph.Graph, ld int, mode ffMode, d, p buffer) (bool, error) {
+// ffOneWait makes ffRun queue the kernels, ff_finish, the read of their
+// flags into page-locked memory and the copy back of the result at once,
+// and wait for the device once, at the copy back. Off, it waits after the
+// kernels (their timing events), for ff_small's barrier flag and for
+// ff_finish's flags before the copy back: three round trips between host
+// and device, in which the device has nothing queued. Benchmarks compare.
+var ffOneWait = true
+
+// ffRun runs fw-fast on the built padded matrices d and p of side ld:
+// ff_small when small (in one launch, 64-wide tiles, the stages separated
+// by a grid barrier, timed as the kernels), else the 128-wide stages; then
+// ff_finish checks them, and the result is copied into host's matrices.
+// ff_small's grid is as many blocks as the card runs at once (ffSmallPerSM
+// a multiprocessor, fewer if the kernel's occupancy allows fewer; one a
+// worker on the emulator, which runs each block to its end on a worker of
+// its own), and no more than the tiles of a stage. ffRun returns false
+// when ff_small could not run or a block waited for the others in vain
+// (the grid was not all on the card at once, say beside another
+// context's kernels): the matrices are then half done, host's matrices
+// hold no result, and the caller builds them again and runs the stages.
+func (r *run) ffRun(g *graph.Graph, ld int, mode ffMode, pred, small bool, d, p buffer, host *hostResult) (bool, error) {
 	n := g.N()
-	name := "ff_small_" + mode.suffix
-	per, err := r.occupancy(ptx.FWFast, name, 256, 0)
+	compute := func() error { return r.ffStages(n, ld, mode, pred, d, p) }
+	// flags: ff_finish's three (set to graph.Inf), then ff_small's
+	// barrier counter and abort flag (0).
+	flags, err := r.alloc(5)
 	if err != nil {
 		return false, err
+	}
+	fin, bar := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 2}
+	if err := r.fill(fin, graph.Inf); err != nil {
+		return false, err
+	}
+	if small {
+		name := "ff_small_" + mode.suffix
+		blocks, err := r.ffSmallGrid(n, name)
+		if err != nil || blocks == 0 {
+			return false, err
+		}
+		if err := r.fill(bar, 0); err != nil {
+			return false, err
+		}
+		compute = func() error {
+			return r.launch(ptx.FWFast, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
+				i32(n), i32(ld), d.arg(), p.arg(), bar.arg())
+		}
+	}
+	var f [5]int32
+	var hf []int32
+	if ffOneWait {
+		hf, _ = r.dev.hostFlags() // without it, the run waits as before
+	}
+	if hf == nil {
+		if err := r.kernels(compute); err != nil {
+			return false, err
+		}
+		if small {
+			r.report(n, n)
+			if err := r.readInts(f[3:], bar); err != nil {
+				return false, err
+			}
+			if f[4] != 0 {
+				return false, nil
+			}
+		}
+		if err := r.ffCheck(n, ld, 0, n, mode, d, p, fin, 0); err != nil {
+			return false, err
+		}
+		if err := r.readInts(f[:3], fin); err != nil {
+			return false, err
+		}
+		if err := r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p)); err != nil {
+			return false, err
+		}
+		return true, r.ffFetch(host, n, ld, d, p)
+	}
+	if err := r.kernelsQueued(compute); err != nil {
+		return false, err
+	}
+	if small {
+		r.report(n, n)
+	}
+	if err := r.ffCheck(n, ld, 0, n, mode, d, p, fin, 0); err != nil {
+		return false, err
+	}
+	if err := r.dev.ctx.CopyOutAsync(asBytes(hf[:5]), flags.ptr, 0); err != nil {
+		return false, r.fail(err, "reading the flags back (after kernel %s)", r.last)
+	}
+	// The copy back waits for the kernels and the flags, queued before it.
+	if err := r.ffFetch(host, n, ld, d, p); err != nil {
+		return false, err
+	}
+	copy(f[:], hf[:5])
+	if small && f[4] != 0 {
+		return false, nil
+	}
+	return true, r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p))
+}
+
+// ffFetch copies the n×n result from the padded matrices d (and p, when
+// it is not empty) of side ld into host's matrices.
+func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer) error {
+	if err := r.fetch(host, 0, d.ptr, ld, 0, n, 0); err != nil {
+		return err
+	}
+	if p.n == 0 {
+		return nil
+	}
+	return r.fetch(host, 1, p.ptr, ld, 0, n, 0)
+}
+
+// ffSmallGrid is ff_small's grid (kernel name) for n vertices, 0 when the
+// card runs none of its blocks at once (ffRun).
+func (r *run) ffSmallGrid(n int, name string) (int, error) {
+	per, err := r.occupancy(ptx.FWFast, name, 256, 0)
+	if err != nil {
+		return 0, err
 	}
 	if r.dev.drv.Name() == "emu" {
 		per = 1
 	}
 	per = min(per, ffSmallPerSM)
 	if per < 1 {
-		return false, nil
+		return 0, nil
+	}
+	if ffSmallBlocks > 0 {
+		return ffSmallBlocks, nil
 	}
 	tiles := ceilDiv(n, 64)
-	blocks := max(min(per*r.dev.info.SMs, tiles*tiles), 1)
-	if ffSmallBlocks > 0 {
-		blocks = ffSmallBlocks
-	}
-	bar, err := r.alloc(2)
-	if err != nil {
-		return false, err
-	}
-	if err := r.fill(bar, 0); err != nil {
-		return false, err
-	}
-	err = r.kernels(func() error {
-		return r.launch(ptx.FWFast, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
-			i32(n), i32(ld), d.arg(), p.arg(), bar.arg())
-	})
-	if err != nil {
-		return false, err
-	}
-	r.report(n, n)
-	var f [2]int32
-	if err := r.readInts(f[:], bar); err != nil {
-		return false, err
-	}
-	return f[1] == 0, nil
+	return max(min(per*r.dev.info.SMs, tiles*tiles), 1), nil
 }
 
 // ffSmallMax is the largest n that fw-fast runs with ff_small, in one
@@ -324,11 +395,16 @@ func (r *run) ffRepair(g *graph.Graph, res *graph.AllPairs) {
 // on the diagonal, the lightest arc of each pair of vertices, and Π⁰ (ff_init,
 // ff_arcs). Only the arcs, not n² cells, cross the bus.
 func (r *run) ffBuild(g *graph.Graph, ld, y0, h int, d, p uint64, mode ffMode) error {
-	n := g.N()
 	c, err := r.uploadCSR(g)
 	if err != nil {
 		return err
 	}
+	return r.ffFill(g, c, ld, y0, h, d, p, mode)
+}
+
+// ffFill is ffBuild with g's arcs on the device already, as c.
+func (r *run) ffFill(g *graph.Graph, c csr, ld, y0, h int, d, p uint64, mode ffMode) error {
+	n := g.N()
 	rows := h * ffTile
 	if err := r.launch(ptx.FWFast, "ff_init", Dim(ceilDiv(ld, 512), min(rows, 65535), 1), Dim(128, 1, 1), 0,
 		i32(n), i32(ld), i32(y0*ffTile), i32(rows), uint64(uint32(mode.inf)), d, p); err != nil {
@@ -342,26 +418,10 @@ func (r *run) ffBuild(g *graph.Graph, ld, y0, h int, d, p uint64, mode ffMode) e
 		i32(ld), i32(lo), i32(hi), c.off.arg(), c.tgt.arg(), c.w.arg(), d, p)
 }
 
-// ffFinish runs ff_finish on rows lo..hi-1 of the padded matrices d and p
-// (internal infinities back to graph.Inf, in place) and reads its flags: a
-// negative diagonal is reported as the negative cycle, a value no result
-// may hold as an internal error naming the cell.
-func (r *run) ffFinish(g *graph.Graph, n, ld, lo, hi int, mode ffMode, d, p buffer) error {
-	flags, err := r.alloc(3)
-	if err != nil {
-		return err
-	}
-	if err := r.fill(flags, graph.Inf); err != nil {
-		return err
-	}
-	if err := r.ffCheck(n, ld, lo, hi, mode, d, p, flags, 0); err != nil {
-		return err
-	}
-	var f [3]int32
-	if err := r.readInts(f[:], flags); err != nil {
-		return err
-	}
-	return r.ffVerdict(g, f, n, mode, func(m int, i int) ([]int32, error) {
+// ffRow returns the reader of one row of the padded matrices d (m = 0)
+// and p (m = 1) of side ld that ffVerdict takes.
+func (r *run) ffRow(n, ld int, d, p buffer) func(m, i int) ([]int32, error) {
+	return func(m, i int) ([]int32, error) {
 		row := make([]int32, n)
 		src := d
 		if m == 1 {
@@ -369,7 +429,7 @@ func (r *run) ffFinish(g *graph.Graph, n, ld, lo, hi int, mode ffMode, d, p buff
 		}
 		err := r.readInts(row, buffer{src.ptr + DevicePtr(i)*DevicePtr(ld)*4, n})
 		return row, err
-	})
+	}
 }
 
 // ffCheck queues ff_finish on rows lo..hi-1 of d and p (addressed as the
