@@ -187,23 +187,26 @@ func TestFWFastFullTiles(t *testing.T) {
 // predecessors included. The staging buffers take the result whole, 3 rows
 // of 257 at a time (a chunk that is not a whole number of rows) and one row
 // at a time (a chunk smaller than a row); the pieces are the default
-// (512 KiB: the whole result in one), 3 rows and one row, with more pieces than are
-// queued ahead.
+// (512 KiB: the whole result in one), 3 rows, one row (more pieces than
+// are queued ahead), and 17 rows (pieces of one row asked for, at most 16
+// pieces a matrix).
 func TestFWFastResultPaths(t *testing.T) {
-	defer func(p, c, q int) { resultPath, fetchChunk, pipedPiece = p, c, q }(resultPath, fetchChunk, pipedPiece)
+	defer func(p, c, q, k int) { resultPath, fetchChunk, pipedPiece, pipedPieces = p, c, q, k }(resultPath, fetchChunk, pipedPiece, pipedPieces)
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)
 	}
 	graphs := randomGraphs(t, 257, 11)
-	for _, c := range []struct{ path, chunk, piece int }{
-		{viaRegistered, stagingValues, pipedPiece}, {viaStaged, stagingValues, pipedPiece}, {viaStaged, 1000, pipedPiece},
-		{viaStaged, 100, pipedPiece}, {viaPageable, stagingValues, pipedPiece}, {viaPiped, stagingValues, pipedPiece},
-		{viaPiped, stagingValues, 1000}, {viaPiped, stagingValues, 100},
+	piece, pieces := pipedPiece, pipedPieces
+	for _, c := range []struct{ path, chunk, piece, pieces int }{
+		{viaRegistered, stagingValues, piece, pieces}, {viaStaged, stagingValues, piece, pieces},
+		{viaStaged, 1000, piece, pieces}, {viaStaged, 100, piece, pieces}, {viaPageable, stagingValues, piece, pieces},
+		{viaPiped, stagingValues, piece, pieces}, {viaPiped, stagingValues, 1000, 1000},
+		{viaPiped, stagingValues, 100, 1000}, {viaPiped, stagingValues, 100, 16},
 	} {
-		resultPath, fetchChunk, pipedPiece = c.path, c.chunk, c.piece
+		resultPath, fetchChunk, pipedPiece, pipedPieces = c.path, c.chunk, c.piece, c.pieces
 		for _, tg := range graphs {
-			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d)", tg.name, c.path, c.chunk, c.piece)
+			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d, at most %d)", tg.name, c.path, c.chunk, c.piece, c.pieces)
 			checkVariant(t, emulator(t), v, tg, true)
 			checkVariant(t, emulator(t), v, tg, false)
 		}

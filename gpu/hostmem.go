@@ -51,7 +51,7 @@ const (
 	// driver's own buffers.
 	viaPageable
 	// viaPiped copies a matrix that fits the first staging buffer into
-	// it in pieces of pipedPiece values, an event after each, and hands
+	// it in pieces (pipedPiece, pipedPieces), an event after each, and hands
 	// each piece to a goroutine of its own as soon as its event
 	// completes: the cores copy the first pieces out while the bus brings
 	// the rest, and the copy ends one piece after the bus.
@@ -72,11 +72,17 @@ var resultPath = viaAuto
 // 0 restores the paths before it (benchmarks compare).
 var pipedMaxBytes uint64 = 32 << 20
 
-// pipedPiece is the values of one piece of viaPiped (whole rows, at least
-// one): 512 KiB, a few microseconds of the bus and tens of one core's
-// copy. pipedAhead is how many pieces are queued ahead of the one the
-// host waits for.
-var pipedPiece = 128 << 10
+// pipedPiece is the fewest values of one piece of viaPiped (whole rows,
+// at least one): 512 KiB, about 10 µs of the bus and tens of one core's
+// copy, and more than the host's queueing of a piece (a copy and an
+// event, a few µs). pipedPieces is the most pieces a matrix is cut into
+// (16 MiB at n = 2048 goes in pieces of 1 MiB). pipedAhead is how many
+// pieces are queued ahead of the one the host waits for. Tests set the
+// first two lower.
+var (
+	pipedPiece  = 128 << 10
+	pipedPieces = 16
+)
 
 const pipedAhead = 8
 
@@ -335,8 +341,9 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 	return nil
 }
 
-// fetchPiped copies rows lo..hi-1 by viaPiped: pieces of pipedPiece values
-// (whole rows) into the first staging buffer, pipedAhead of them queued
+// fetchPiped copies rows lo..hi-1 by viaPiped: pieces of at least
+// pipedPiece values (whole rows; at most pipedPieces of them) into the
+// first staging buffer, pipedAhead of them queued
 // ahead of the one the host waits for, each copied into host by a
 // goroutine of its own once it is in. Rows that do not fit the staging
 // buffer whole go through fetchStaged.
@@ -346,7 +353,7 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 		return r.fetchStaged(host, src, devPitch, w, lo, hi, s)
 	}
 	c := r.dev.ctx
-	per := max(1, pipedPiece/max(w, 1))
+	per := max(1, pipedPiece/max(w, 1), ceilDiv(hi-lo, pipedPieces))
 	pieces := ceilDiv(hi-lo, per)
 	ev := make([]driver.Event, pieces)
 	for i := range ev {
