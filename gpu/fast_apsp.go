@@ -76,7 +76,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	if n == 0 {
 		return res, nil
 	}
-	host := runs[0].newHostResult(opts.matrices(), n, n, false)
+	host := runs[0].newHostResult(opts.matrices(), n, n, false, false)
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
 	feed := newSourceFeed(g, len(runs), apspShare, opts.matrices())

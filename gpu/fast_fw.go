@@ -129,7 +129,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if n == 0 {
 		return res, nil
 	}
-	host := r.newHostResult(matrices, n, n, true)
+	host := r.newHostResult(matrices, n, n, true, true)
 	defer host.release()
 	d, err := r.alloc(ld * ld)
 	if err != nil {

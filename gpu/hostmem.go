@@ -35,8 +35,9 @@ func asBytes(v []int32) []byte {
 
 // How a result comes back from the device into Go memory.
 const (
-	// viaAuto picks viaPiped up to pipedMaxBytes of results, else
-	// viaPageable below stagedMinBytes and viaStaged from there on.
+	// viaAuto picks viaPiped up to pipedMaxBytes of results where the
+	// caller lets it (newHostResult), else viaPageable below
+	// stagedMinBytes and viaStaged from there on.
 	viaAuto = iota
 	// viaRegistered page-locks each of the result's matrices
 	// (HostRegister, one call each, while the kernels run), and the
@@ -127,13 +128,15 @@ type hostResult struct {
 // them: right where the device's work before that copy hides it (fw-fast's
 // kernels); apsp-batched copies its first rows back after one batch, and
 // touching 10.8 GB first made its call 0.26 s slower (p2p-Gnutella30, H200).
-func (r *run) newHostResult(count, rows, width int, touch bool) *hostResult {
+// pieces lets viaAuto take viaPiped (fw-fast in memory; apsp-batched and
+// the single-source calls keep the paths they were measured with).
+func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostResult {
 	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
 		registered: make([]bool, count), made: make(chan struct{}), touch: touch}
 	if h.path == viaAuto {
 		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
 		switch {
-		case bytes <= pipedMaxBytes:
+		case pieces && bytes <= pipedMaxBytes:
 			h.path = viaPiped
 		case bytes < stagedMinBytes:
 			h.path = viaPageable

@@ -295,7 +295,7 @@ func (r *run) singleResult(n int, pred bool) *hostResult {
 	if pred {
 		count = 2
 	}
-	return r.newHostResult(count, 1, n, true)
+	return r.newHostResult(count, 1, n, true, false)
 }
 
 // done releases h (the error paths' release; the result's own is in
