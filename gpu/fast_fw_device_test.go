@@ -78,7 +78,8 @@ func TestFWFastDevicePaths(t *testing.T) {
 
 // TestFWFastDeviceFullTiles runs fw-fast's modes on the card with the
 // 128-wide tile kernels at sizes where it would take the quarter-tile
-// ones, and brings results back by each path.
+// ones, and brings results back by each path (viaPiped in the pieces
+// of n = 1000: 8 of 125 rows).
 func TestFWFastDeviceFullTiles(t *testing.T) {
 	dev := testDevice(t)
 	defer func(q, p int) { ffQuarterMax, resultPath = q, p }(ffQuarterMax, resultPath)
@@ -90,7 +91,7 @@ func TestFWFastDeviceFullTiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	graphs := randomGraphs(t, 1000, 21)
-	for _, path := range []int{viaRegistered, viaStaged, viaPageable} {
+	for _, path := range []int{viaRegistered, viaStaged, viaPageable, viaPiped} {
 		resultPath = path
 		for _, tg := range graphs {
 			checkVariant(t, dev, v, tg, true)
