@@ -78,8 +78,8 @@ func TestFWFastDevicePaths(t *testing.T) {
 
 // TestFWFastDeviceFullTiles runs fw-fast's modes on the card with the
 // 128-wide tile kernels at sizes where it would take the quarter-tile
-// ones, and brings results back by each path (viaPiped in the pieces
-// of n = 1000: 8 of 125 rows).
+// ones, and brings results back by each path (viaPiped cuts n = 1000
+// into 8 pieces, 131 rows each but the last).
 func TestFWFastDeviceFullTiles(t *testing.T) {
 	dev := testDevice(t)
 	defer func(q, p int) { ffQuarterMax, resultPath = q, p }(ffQuarterMax, resultPath)
