@@ -77,15 +77,16 @@ func TestFWFastDevicePaths(t *testing.T) {
 }
 
 // TestFWFastDeviceFullTiles runs fw-fast's modes on the card with the
-// 128-wide tile kernels at sizes where it would take the quarter-tile
-// ones, and brings results back by each path (viaPiped cuts n = 1000
+// 128-wide tile kernels at sizes where it would take ff_small or the
+// quarter-tile ones, and brings results back by each path (viaPiped cuts n = 1000
 // into 8 pieces, 131 rows each but the last).
 func TestFWFastDeviceFullTiles(t *testing.T) {
 	dev := testDevice(t)
-	defer func(q, p int) { ffQuarterMax, resultPath = q, p }(ffQuarterMax, resultPath)
-	ffQuarterMax = 0
+	defer func(p int) { resultPath = p }(resultPath)
+	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
+	setFFPath(t, ffPath{name: "full"})
 	fwFastModes(t, dev, []int{129, 1000})
-	ffQuarterMax = 32
+	setFFPath(t, auto)
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)

@@ -170,10 +170,10 @@ func TestLargeDownload(t *testing.T) {
 }
 
 // TestFWFastFullTiles runs fw-fast's modes with the 128-wide tile kernels
-// (ff_panels, ff_rest) at sizes where it would take the quarter-tile ones.
+// (ff_panels, ff_rest) at sizes where it would take ff_small or the
+// quarter-tile ones.
 func TestFWFastFullTiles(t *testing.T) {
-	defer func(q int) { ffQuarterMax = q }(ffQuarterMax)
-	ffQuarterMax = 0
+	setFFPath(t, ffPath{name: "full"})
 	sizes := []int{129, 300}
 	if testing.Short() {
 		sizes = []int{129}
