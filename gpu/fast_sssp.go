@@ -113,6 +113,12 @@ type fastTuning struct {
 	// bf-fast's meshes: grid 8.9 ms with rounds against 6.8 with the ring,
 	// road-like 3.8 against 3.05, on an H200).
 	Async int
+	// Help, when positive, lets a narrow block whose local work through
+	// the ring (Async) is done relax entries that the other blocks' rings
+	// overflowed onto the next worklist, instead of waiting for them at
+	// the grid barrier (ptx/sssp.cu's local_async); 0 or a negative value
+	// means not (the default). It acts only where the ring runs.
+	Help int
 	// Switches bounds the changes between the narrow and the wide grid in
 	// one run, so that a worklist hovering around the bounds cannot make
 	// every launch a short one; 0 means 4.
@@ -335,10 +341,10 @@ const (
 	stMin     = 9 // two slots of the least pending far distance
 	stBar     = 11
 	stHeavy   = 16 // three counters of heavy worklist entries
-	stWords   = 20
+	stWords   = 26 // ST_IDLE and ST_HELP (three counters each) follow
 	doneOK    = 1
 	doneNegC  = 2
-	traceSize = 4 // TR_* counters of ptx/sssp.cu, 64 bits each
+	traceSize = 5 // TR_* counters of ptx/sssp.cu, 64 bits each
 )
 
 // frontierTrace receives what a traced sssp-fast or bf-fast run did, for
@@ -349,8 +355,9 @@ type frontierTrace struct {
 	// many arcs those expansions looked at.
 	Expanded, Arcs uint64
 	// LocalRounds is the local rounds run, summed over blocks; Spilled the
-	// improvements a full local queue sent to the worklist instead.
-	LocalRounds, Spilled uint64
+	// improvements a full local queue sent to the worklist instead;
+	// Helped the next-worklist entries taken ahead of time (Help).
+	LocalRounds, Spilled, Helped uint64
 	// Steps and WideSteps are the steps run in all and on the wide grid;
 	// Launches and Switches the persistent launches and the changes
 	// between the narrow and the wide grid.
@@ -397,6 +404,7 @@ type gridShape struct {
 	shared          int
 	delta, local    int
 	async           int // 1: local work through the asynchronous ring
+	help            int // 1: blocks done with their ring help the others (fastTuning.Help)
 	preread         int // 1: read a target's distance before the atomic
 }
 
@@ -420,7 +428,7 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 		delta, wideDelta = math.MaxInt32, math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
 	}
 	narrow = gridShape{threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
-		async: flag(tun.Async), preread: flag(tun.Preread)}
+		async: flag(tun.Async), help: flag(tun.Help), preread: flag(tun.Preread)}
 	if narrow.blocks, err = r.residentBlocks("sssp_run", narrow.threads, narrow.shared); err != nil {
 		return
 	}
@@ -534,7 +542,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
+				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.help), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
@@ -580,7 +588,7 @@ func (r *run) readTrace(tr *frontierTrace, b buffer, steps int) error {
 		return err
 	}
 	c := func(k int) uint64 { return uint64(uint32(words[2*k])) | uint64(uint32(words[2*k+1]))<<32 }
-	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled = c(0), c(1), c(2), c(3)
+	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled, tr.Helped = c(0), c(1), c(2), c(3), c(4)
 	tr.Steps = steps
 	return nil
 }

@@ -98,8 +98,12 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // going back to the narrow grid when a far pile is small), with local
 // work through the asynchronous ring (rings of 2 and 4 entries that
 // overflow all the time, one lane and whole warps per vertex, with heavy
-// vertices and switching grids), and with solo steps on the narrow one.
-// The last schedule is also the negative-cycle tests'.
+// vertices and switching grids), the same with blocks done with their
+// ring helping the others with the next worklist (rings of 1 to 4 entries,
+// so that the next worklist fills all the time; one lane, four and whole
+// warps per vertex, without the distance read before the atomic, with
+// heavy vertices and switching grids), and with solo steps on the narrow
+// one. The last schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -121,6 +125,9 @@ var tunings = []fastTuning{
 	{Async: 1, Block: 64, Group: 1, Solo: -1},
 	{Async: 1, Block: 96, Group: 4, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
 	{Async: 1, Block: 32, Group: 32, LocalQueue: 1, Preread: -1, Delta: 1 << 29},
+	{Async: 1, Help: 1, Block: 32, Group: 1, LocalQueue: 1, Solo: -1},
+	{Async: 1, Help: 1, Block: 64, Group: 4, LocalQueue: 2, Preread: -1, Delta: 7},
+	{Async: 1, Help: 1, Block: 96, Group: 32, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -392,7 +399,8 @@ func checkSSSPFast(t *testing.T, name string, g *graph.Graph, dev *Device) {
 // the errors of bad settings.
 func TestEmuSSSPFastKnobs(t *testing.T) {
 	dev := emulator(t)
-	for _, set := range []string{"", "heavy=1,block=64,group=2", "block=512,blocks=3,ring=16",
+	for _, set := range []string{"", "heavy=1,block=64,group=2", "block=512,blocks=3,ring=16", "help=1", "help=1,block=32,ring=1",
+		"help=0",
 		"delta=0.5,widedelta=4", "delta=3", "wide=2,wideblock=32,heavy=2,steps=3", "engine=worklist",
 		"engine=flag,flagcheck=3", "engine=auto,flagcheck=1000", "engine=flag,flagcheck=1", "pin=1", "pin=0,engine=flag", "pin=auto"} {
 		t.Setenv(ssspEnv, set)
@@ -411,6 +419,7 @@ func TestEmuSSSPFastKnobs(t *testing.T) {
 		"engine=fast":   `engine="fast": want auto, worklist or flag`,
 		"pin=2":         `pin="2": want auto, 1 or 0`,
 		"flagcheck=0":   `flagcheck="0": want an integer ≥ 1`,
+		"help=2":        `help="2": want 1 or 0`,
 		"pin=1,speed=9": `unknown key "speed"`,
 	} {
 		t.Setenv(ssspEnv, set)
