@@ -515,6 +515,13 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if err != nil {
 		return nil, err
 	}
+	if narrow.help > 0 && narrow.async > 0 && narrow.local > 0 {
+		// Helping warps may read a worklist slot before its producer's
+		// store: -1 (no vertex) rather than whatever the memory held.
+		if err := r.fill(buffer{f.q0.ptr, 2 * n}, -1); err != nil {
+			return nil, err
+		}
+	}
 	negcheck := 0
 	if negative {
 		negcheck = 1

@@ -17,6 +17,7 @@ import (
 	"weak"
 
 	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -279,6 +280,63 @@ func TestEmuFrontierTrace(t *testing.T) {
 		if tr.Expanded < uint64(g.N()) || tr.Arcs < uint64(g.M()) || tr.Steps < 1 || tr.WideSteps < 1 ||
 			tr.WideSteps >= tr.Steps || tr.Switches < s.switches || tr.Switches > 3 || tr.Launches <= tr.Switches || tr.LocalRounds < 1 {
 			t.Errorf("trace %+v on %d vertices and %d arcs", tr, g.N(), g.M())
+		}
+	}
+}
+
+// TestEmuFrontierHelp checks help on an emulator of eight multiprocessors
+// (a narrow grid of eight blocks) with rings of 2 entries, so that the
+// next worklist fills in every step: sssp-fast and bf-fast agree with the
+// CPU, predecessors verified, with and without help; without it no entry
+// is helped, and with it some are in one of five runs at least (whether a
+// block is done while another still works depends on how the emulator's
+// goroutines are scheduled, so a single run may help with none). Without
+// help the run is slow here (blocks spin at the grid barrier on fewer
+// cores than workers): one run of it.
+func TestEmuFrontierHelp(t *testing.T) {
+	dev, err := OpenEmulator(ptxemu.Options{Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.Grid(40, 50, graph.WeightRange{Min: 0, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	want, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		name  string
+		solve frontierSolver
+	}{{VariantSSSPFast, ssspFastTuned}, {VariantBFFast, bfFastTuned}} {
+		for _, help := range []int{0, 1} {
+			var helped uint64
+			start := time.Now()
+			runs := 0
+			for range 1 + 4*help { // without help one run tells
+				runs++
+				var tr frontierTrace
+				tun := fastTuning{Block: 32, Group: 2, Local: 1, LocalQueue: 1, Async: 1, Help: help, Trace: &tr}
+				got, err := s.solve(ctx, g, 0, Options{Device: dev, Pred: true}, tun)
+				if err != nil {
+					t.Fatalf("%s, help %d: %v", s.name, help, err)
+				}
+				if !got.SameDistances(want) {
+					t.Fatalf("%s, help %d: distances differ from the CPU:\n%s", s.name, help, got.Diff(want, 5))
+				}
+				if err := got.Verify(g); err != nil {
+					t.Fatalf("%s, help %d: %v", s.name, help, err)
+				}
+				if helped += tr.Helped; help == 1 && helped > 0 {
+					break
+				}
+			}
+			t.Logf("%s, help %d: %d entries helped in %d runs, %v", s.name, help, helped, runs, time.Since(start))
+			if (helped > 0) != (help == 1) {
+				t.Errorf("%s, help %d: %d entries helped in %d runs", s.name, help, helped, runs)
+			}
 		}
 	}
 }

@@ -370,8 +370,8 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
 // entries stay on nxt for step it+1, where the ones relaxed meanwhile are
 // skipped by relaxed[] (expand), and any vertex may be relaxed at any time
 // (label-correcting), so an entry read too early, before its producer's
-// store (an old vertex of that slot, or none), costs work and loses
-// nothing; st[ST_HELP] only spreads the entries over the helpers. No
+// store (an old vertex of that slot, or -1: the host fills both worklists
+// with -1 before a run with help), costs work and loses nothing; st[ST_HELP] only spreads the entries over the helpers. No
 // ordering is needed there beyond the volatile reads past the L1 cache.
 // Once every block of the grid is done with its own work, helping stops,
 // and what is left on a ring is moved to nxt instead of relaxed, so that
