@@ -397,14 +397,14 @@ type frontier struct {
 const frontierVectors = 11
 
 // gridShape is one of the two grids a single-source run launches sssp_run
-// on: its blocks, threads per block, dynamic shared memory, and the
-// arguments that differ between them.
+// (or sssp_run_help) on: the kernel, its blocks, threads per block,
+// dynamic shared memory, and the arguments that differ between them.
 type gridShape struct {
+	kernel          string
 	blocks, threads int
 	shared          int
 	delta, local    int
 	async           int // 1: local work through the asynchronous ring
-	help            int // 1: blocks done with their ring help the others (fastTuning.Help)
 	preread         int // 1: read a target's distance before the atomic
 }
 
@@ -427,9 +427,12 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 	if negative {
 		delta, wideDelta = math.MaxInt32, math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
 	}
-	narrow = gridShape{threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
-		async: flag(tun.Async), help: flag(tun.Help), preread: flag(tun.Preread)}
-	if narrow.blocks, err = r.residentBlocks("sssp_run", narrow.threads, narrow.shared); err != nil {
+	narrow = gridShape{kernel: "sssp_run", threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
+		async: flag(tun.Async), preread: flag(tun.Preread)}
+	if narrow.local > 0 && narrow.async > 0 && tun.Help > 0 {
+		narrow.kernel = "sssp_run_help" // blocks done with their ring help the others
+	}
+	if narrow.blocks, err = r.residentBlocks(narrow.kernel, narrow.threads, narrow.shared); err != nil {
 		return
 	}
 	if tun.Blocks > 0 {
@@ -437,8 +440,8 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 	} else {
 		narrow.blocks = min(narrow.blocks, max(r.dev.info.SMs, 1))
 	}
-	wide = gridShape{threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread)}
-	if wide.blocks, err = r.residentBlocks("sssp_run", wide.threads, 0); err != nil {
+	wide = gridShape{kernel: "sssp_run", threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread)}
+	if wide.blocks, err = r.residentBlocks(wide.kernel, wide.threads, 0); err != nil {
 		return
 	}
 	for _, s := range []*gridShape{&narrow, &wide} {
@@ -515,7 +518,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if err != nil {
 		return nil, err
 	}
-	if narrow.help > 0 && narrow.async > 0 && narrow.local > 0 {
+	if narrow.kernel == "sssp_run_help" {
 		// Helping warps may read a worklist slot before its producer's
 		// store: -1 (no vertex) rather than whatever the memory held.
 		if err := r.fill(buffer{f.q0.ptr, 2 * n}, -1); err != nil {
@@ -546,10 +549,10 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 				}
 			}
 			before := int(state[stStep])
-			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			if err := r.launch(ptx.SSSP, s.kernel, Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.help), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
+				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {

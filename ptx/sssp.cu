@@ -3,7 +3,8 @@
 //
 //   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
 //                                                    (on graphs without hubs of mean out-degree
-//                                                    above 4.5, bellmanford.cu's flag kernels)
+//                                                    above 4.5, bellmanford.cu's flag kernels;
+//                                                    sssp_run_help for sssp_run with help=1)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
 //                                                    frontier Bellman-Ford, negative cycles
 //   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
@@ -188,7 +189,6 @@ struct problem {
     int local, lcap; // local rounds per grid step (0: none), local queue entries (a half's, or the ring's)
     int *lq;         // shared: two counters, then two halves of lcap entries; or the ring's (see local_async)
     bool async;      // local work through local_async's ring instead of rounds
-    bool help;       // with async: warps of a block done with its own work help with the next worklist
     bool preread;    // read a target's distance before the atomic that lowers it
     bool agg;        // counters in global memory: claim slots one atomic per warp
     unsigned long long *trace; // TR_* counters, or null
@@ -499,7 +499,7 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
 // after step k every distance is at most the shortest path of k+1 arcs;
 // without a negative cycle nothing improves from step n-1 on, and the
 // worklist holds only vertices improved in the step before.
-template <bool GRID>
+template <bool GRID, bool HELP = false>
 __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &fs, int &thr, unsigned &target)
 {
     int *st = p.st;
@@ -566,10 +566,8 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
             __syncthreads();
         }
         relax_list(p, cur, ncur, tid, nthreads, it, thr, nxt, far, nfar, lq, lcnt);
-        if (local && p.async && p.help)
-            local_async<true>(p, it, thr, nxt, far, nfar);
-        else if (local && p.async)
-            local_async<false>(p, it, thr, nxt, far, nfar);
+        if (local && p.async)
+            local_async<HELP>(p, it, thr, nxt, far, nfar);
         else if (local)
             local_rounds(p, it, thr, nxt, far, nfar);
         step_barrier<GRID>(st, target);
@@ -698,25 +696,32 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // local > 0 turns on local rounds in grid steps (up to local rounds per
 // step, see the top of this file) with a queue of lcap entries per half in
 // the dynamic shared memory, which the host sizes (2 + 2 lcap ints); with
-// async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints),
-// and with help as well, blocks done with their own local work help the
-// others (see local_async).
+// async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints).
+// sssp_run_help is the same kernel with local_async's help (blocks done
+// with their own local work help the others): a kernel of its own, so
+// that sssp_run's code stays what it is without it.
 // barbase is the grid barrier's count of arrivals when the launch starts
 // (the host reads it from st after the launch before). trace, when not
 // null, receives the TR_* counters. The launch bounds ask for blocks of up
 // to 1024 threads, one of them per multiprocessor at least, which gives
 // the compiler registers enough not to spill (without the 1, ptxas
 // planned for two and spilled).
-extern "C" __global__ void __launch_bounds__(1024, 1)
-    sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
-             int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
-             int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int help, int preread, int lo,
-             int hi, unsigned barbase, unsigned long long *trace)
+#define SSSP_RUN_PARAMS                                                                                                \
+    int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,         \
+        int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,         \
+        int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,       \
+        unsigned barbase, unsigned long long *trace
+#define SSSP_RUN_ARGS                                                                                                  \
+    n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, steps, negcheck, solo, heavy, local, \
+        lcap, async, preread, lo, hi, barbase, trace
+
+template <bool HELP>
+__device__ __forceinline__ void run_steps(SSSP_RUN_PARAMS)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
                        negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
-                       help != 0, preread != 0, true, trace};
+                       preread != 0, true, trace};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
@@ -748,13 +753,17 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
             thr = threshold(vst[ST_BASE], delta);
             more = opaque(vst[ST_DONE] == 0);
         } else {
-            more = opaque(sssp_step<true>(p, tid, nthreads, it, fs, thr, target));
+            more = opaque(sssp_step<true, HELP>(p, tid, nthreads, it, fs, thr, target));
             it += more;
         }
     }
     if (tid == 0)
         st[ST_STEP] = it;
 }
+
+extern "C" __global__ void __launch_bounds__(1024, 1) sssp_run(SSSP_RUN_PARAMS) { run_steps<false>(SSSP_RUN_ARGS); }
+
+extern "C" __global__ void __launch_bounds__(1024, 1) sssp_run_help(SSSP_RUN_PARAMS) { run_steps<true>(SSSP_RUN_ARGS); }
 
 // apsp_batch solves sources first .. first+count-1 into the rows of slab
 // (count x n packed words): each block takes the next source from *next
@@ -792,7 +801,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
         }
         __syncthreads();
         const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                           false, 0, 0, nullptr, false, false, true, false, nullptr};
+                           false, 0, 0, nullptr, false, true, false, nullptr};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
         for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
