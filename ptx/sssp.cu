@@ -371,8 +371,9 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
 // skipped by relaxed[] (expand), and any vertex may be relaxed at any time
 // (label-correcting), so an entry read too early, before its producer's
 // store (an old vertex of that slot, or -1: the host fills both worklists
-// with -1 before a run with help), costs work and loses nothing; st[ST_HELP] only spreads the entries over the helpers. No
-// ordering is needed there beyond the volatile reads past the L1 cache.
+// with -1 before a run with help), costs work and loses nothing;
+// st[ST_HELP] only spreads the entries over the helpers. No ordering is
+// needed there beyond the volatile reads past the L1 cache.
 // Once every block of the grid is done with its own work, helping stops,
 // and what is left on a ring is moved to nxt instead of relaxed, so that
 // the step ends about when the slowest block's own work does. A warp
