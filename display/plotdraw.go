@@ -258,7 +258,11 @@ func (p *Plot) build(w, xAxis vg.Length) (*plot.Plot, *plotLegend, error) {
 	}
 	p.addKeys(leg, kinds, w)
 	for _, u := range p.covered(pl, logX, logY) {
-		leg.addUnder(u[0], u[1], w)
+		// Whether the whole names fit is decided on the plot's own
+		// width, not w, which a legend beside it grows: else the second
+		// layout keeps the long key that the first cut short, and the
+		// legend no longer fits where the first layout made room for it.
+		leg.addUnder(u[0], u[1], vg.Length(p.widthCm)*vg.Centimeter, w)
 	}
 	if len(p.bars) > 0 {
 		// Each category gets 80% of its share of the width, split between groups.

@@ -64,10 +64,11 @@ func (l *plotLegend) addName(name string, w vg.Length, thumbs ...plot.Thumbnaile
 
 // addUnder adds the key of a line hidden under another, "A: under B",
 // with the names cut before their parenthesis ("fw-hn: under
-// fw-hn-shared") when the whole of them would not fit the plot's width w.
-func (l *plotLegend) addUnder(hidden, top string, w vg.Length) {
+// fw-hn-shared") when the whole of them would not fit the plot's own
+// width plotW; w is the width the legend is laid out in.
+func (l *plotLegend) addUnder(hidden, top string, plotW, w vg.Length) {
 	key := hidden + ": under " + top
-	if fitLegendName(&l.keys, key, w) != key {
+	if fitLegendName(&l.keys, key, plotW) != key {
 		short := func(s string) string {
 			if i := strings.Index(s, " ("); i > 0 {
 				return s[:i]

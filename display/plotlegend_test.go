@@ -163,16 +163,31 @@ func TestCoveredLinesGetAKey(t *testing.T) {
 }
 
 // The key of a hidden line whose names are too long for the plot names
-// them without their parentheses instead of cutting them short (03's
-// Figure 6: "fw-hn (Super Naive): under fw-hn-shared (Sup…").
+// them without their parentheses instead of cutting them short, in the
+// picture drawn too: 03's Figure 6 ("fw-hn (Super Naive): under
+// fw-hn-shared (Sup…"), whose legend goes beside the plot, had the whole
+// key back in the second layout, on the grown width, and its legend then
+// went below a plot that had made room beside it.
 func TestLongCoveredKeysShorten(t *testing.T) {
-	ns := []float64{10876, 22687, 36682}
-	ys := []float64{3.6, 27, 300}
-	pic := read(t, NewPlot("covered", "n", "s").LogLog().
-		Line("fw-hn (Super Naive)", ns, ys).Line("fw-hn-shared (Super Naive Shared)", ns, ys).
-		Line("fw-blocked (Tiled Shared)", ns, []float64{0.8, 5.7, 23}))
-	want := []string{"fw-hn: under fw-hn-shared"}
-	if !slices.Equal(pic.Keys, want) {
-		t.Errorf("keys %q, want %q", pic.Keys, want)
+	x := []float64{10876, 22687, 36682}
+	p := NewPlot("Figure 6", "|V|", "seconds").LogLog().Sources("[Bodra]", "here")
+	for _, d := range []struct {
+		name        string
+		paper, here []float64
+	}{
+		{"fw-row (Naive)", []float64{30.15, 137.4, 703.4}, []float64{11.08}},
+		{"fw-hn (Super Naive)", []float64{9.736, 72.37, 314.2}, []float64{3.57, 27.03}},
+		{"fw-hn-shared (Super Naive Shared)", []float64{10.42, 84.41, 368.7}, []float64{3.713, 29}},
+		{"fw-tiled-global (Tiled)", []float64{4.84, 36.29, 186.3}, []float64{0.9518, 6.897, 26.95}},
+		{"fw-blocked (Tiled Shared)", []float64{2.377, 20.46, 82.32}, []float64{0.8031, 5.74, 22.56}},
+	} {
+		p.Documented(d.name, x, d.paper).Line(d.name, x[:len(d.here)], d.here)
+	}
+	pic := read(t, p)
+	if want := "fw-hn: under fw-hn-shared"; !slices.Contains(pic.Keys, want) {
+		t.Errorf("keys %q, want %q among them", pic.Keys, want)
+	}
+	for _, problem := range pic.Problems() {
+		t.Error(problem)
 	}
 }
