@@ -123,12 +123,6 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			t.Errorf("%s: %v", v.Name, err)
 		}
 	}
-	// sssp-fast's help (a graph without hubs: the ring runs) has a kernel
-	// of its own.
-	t.Setenv(ssspEnv, "help=1")
-	if _, err := SSSPFast(context.Background(), g, 0, Options{Device: dev, Pred: true}); err != nil {
-		t.Errorf("sssp-fast with help: %v", err)
-	}
 	// fw-fast picks its kernels by the weights and needs two 128-wide
 	// tiles for its panel and rest kernels: run each of its modes.
 	defaults := ffPath{small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, blocks: ffSmallBlocks}

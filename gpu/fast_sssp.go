@@ -113,12 +113,6 @@ type fastTuning struct {
 	// bf-fast's meshes: grid 8.9 ms with rounds against 6.8 with the ring,
 	// road-like 3.8 against 3.05, on an H200).
 	Async int
-	// Help, when positive, lets a narrow block whose local work through
-	// the ring (Async) is done relax entries that the other blocks' rings
-	// overflowed onto the next worklist, instead of waiting for them at
-	// the grid barrier (ptx/sssp.cu's local_async); 0 or a negative value
-	// means not (the default). It acts only where the ring runs.
-	Help int
 	// Switches bounds the changes between the narrow and the wide grid in
 	// one run, so that a worklist hovering around the bounds cannot make
 	// every launch a short one; 0 means 4.
@@ -341,10 +335,10 @@ const (
 	stMin     = 9 // two slots of the least pending far distance
 	stBar     = 11
 	stHeavy   = 16 // three counters of heavy worklist entries
-	stWords   = 26 // ST_IDLE and ST_HELP (three counters each) follow
+	stWords   = 20
 	doneOK    = 1
 	doneNegC  = 2
-	traceSize = 5 // TR_* counters of ptx/sssp.cu, 64 bits each
+	traceSize = 4 // TR_* counters of ptx/sssp.cu, 64 bits each
 )
 
 // frontierTrace receives what a traced sssp-fast or bf-fast run did, for
@@ -355,9 +349,8 @@ type frontierTrace struct {
 	// many arcs those expansions looked at.
 	Expanded, Arcs uint64
 	// LocalRounds is the local rounds run, summed over blocks; Spilled the
-	// improvements a full local queue sent to the worklist instead;
-	// Helped the next-worklist entries taken ahead of time (Help).
-	LocalRounds, Spilled, Helped uint64
+	// improvements a full local queue sent to the worklist instead.
+	LocalRounds, Spilled uint64
 	// Steps and WideSteps are the steps run in all and on the wide grid;
 	// Launches and Switches the persistent launches and the changes
 	// between the narrow and the wide grid.
@@ -397,10 +390,9 @@ type frontier struct {
 const frontierVectors = 11
 
 // gridShape is one of the two grids a single-source run launches sssp_run
-// (or sssp_run_help) on: the kernel, its blocks, threads per block,
-// dynamic shared memory, and the arguments that differ between them.
+// on: its blocks, threads per block, dynamic shared memory, and the
+// arguments that differ between them.
 type gridShape struct {
-	kernel          string
 	blocks, threads int
 	shared          int
 	delta, local    int
@@ -427,12 +419,9 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 	if negative {
 		delta, wideDelta = math.MaxInt32, math.MaxInt32 // every improvement stays near: one Bellman-Ford round per step
 	}
-	narrow = gridShape{kernel: "sssp_run", threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
+	narrow = gridShape{threads: tun.Block, shared: tun.localShared(), delta: delta, local: tun.Local,
 		async: flag(tun.Async), preread: flag(tun.Preread)}
-	if narrow.local > 0 && narrow.async > 0 && tun.Help > 0 {
-		narrow.kernel = "sssp_run_help" // blocks done with their ring help the others
-	}
-	if narrow.blocks, err = r.residentBlocks(narrow.kernel, narrow.threads, narrow.shared); err != nil {
+	if narrow.blocks, err = r.residentBlocks("sssp_run", narrow.threads, narrow.shared); err != nil {
 		return
 	}
 	if tun.Blocks > 0 {
@@ -440,8 +429,8 @@ func (r *run) shapes(g *graph.Graph, negative bool, tun fastTuning) (narrow, wid
 	} else {
 		narrow.blocks = min(narrow.blocks, max(r.dev.info.SMs, 1))
 	}
-	wide = gridShape{kernel: "sssp_run", threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread)}
-	if wide.blocks, err = r.residentBlocks(wide.kernel, wide.threads, 0); err != nil {
+	wide = gridShape{threads: tun.WideBlock, delta: wideDelta, preread: flag(tun.WidePreread)}
+	if wide.blocks, err = r.residentBlocks("sssp_run", wide.threads, 0); err != nil {
 		return
 	}
 	for _, s := range []*gridShape{&narrow, &wide} {
@@ -518,13 +507,6 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if err != nil {
 		return nil, err
 	}
-	if narrow.kernel == "sssp_run_help" {
-		// Helping warps may read a worklist slot before its producer's
-		// store: -1 (no vertex) rather than whatever the memory held.
-		if err := r.fill(buffer{f.q0.ptr, 2 * n}, -1); err != nil {
-			return nil, err
-		}
-	}
 	negcheck := 0
 	if negative {
 		negcheck = 1
@@ -549,7 +531,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 				}
 			}
 			before := int(state[stStep])
-			if err := r.launch(ptx.SSSP, s.kernel, Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
+			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
 				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
@@ -598,7 +580,7 @@ func (r *run) readTrace(tr *frontierTrace, b buffer, steps int) error {
 		return err
 	}
 	c := func(k int) uint64 { return uint64(uint32(words[2*k])) | uint64(uint32(words[2*k+1]))<<32 }
-	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled, tr.Helped = c(0), c(1), c(2), c(3), c(4)
+	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled = c(0), c(1), c(2), c(3)
 	tr.Steps = steps
 	return nil
 }

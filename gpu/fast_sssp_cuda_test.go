@@ -92,10 +92,7 @@ var fastTestGraphs = []*fastGraph{
 // the atomic where the weights allow), and three run local work through
 // the asynchronous ring (one that overflows all the time); the last three
 // relax heavy entries 32 at a time (with many heavy vertices, and while
-// switching grids). Three more add help to the ring: at its defaults, with
-// a ring of 32 entries that overflows all the time (the next worklist,
-// which the helpers read, then fills in every step), and with 512-thread
-// blocks, two of them per multiprocessor.
+// switching grids).
 func TestFastSingleSource(t *testing.T) {
 	testDevice(t)
 	ctx := context.Background()
@@ -106,8 +103,7 @@ func TestFastSingleSource(t *testing.T) {
 		{Wide: 256, Switches: 1000, Steps: 5}, {Wide: 1000, Preread: -1, WidePreread: -1, WideBlock: 1024, WideDelta: 1},
 		{Wide: 64, WideBlock: 128, Local: 64, LocalQueue: maxLocalQueue, Preread: -1, Switches: 50},
 		{Async: 1, Local: 1}, {Async: 1, LocalQueue: maxLocalQueue, Preread: -1, Group: 2, Block: 512},
-		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16},
-		{Async: 1, Help: 1}, {Async: 1, Help: 1, LocalQueue: 16, Group: 2}, {Async: 1, Help: 1, Block: 512, Blocks: 264}}
+		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -160,7 +156,7 @@ func TestFastSSSPKnobs(t *testing.T) {
 		}
 		for _, set := range []string{"", "heavy=32,wideblock=1024", "block=512,blocks=264",
 			"delta=0.5,widedelta=2", "engine=worklist", "engine=flag,flagcheck=1", "pin=1", "pin=0", "pin=1,flagcheck=8",
-			"pin=auto,engine=flag", "help=1", "help=1,ring=16", "help=1,block=512,blocks=264", "help=0"} {
+			"pin=auto,engine=flag"} {
 			t.Setenv(ssspEnv, set)
 			got, err := SSSPFast(ctx, g, 0, Options{Pred: true})
 			if err != nil {
@@ -319,10 +315,7 @@ type sweepPoint struct {
 // blocks per multiprocessor; delta at half, twice and four times its
 // default; the ring at 1024 and 4096 entries (the latter with 512-thread
 // blocks); 16 lanes per vertex; the wide delta at half and twice its
-// default; then help (fastTuning.Help) alone, with the ring at 1024 and
-// 4096 entries, with 512-thread blocks and with two blocks per
-// multiprocessor (help acts only where the ring runs: not on graphs with
-// hubs). The earlier rounds' points and what they measured are in
+// default. The earlier rounds' points and what they measured are in
 // docs/gpu-benchmarks.md.
 func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 	d, wd := autoDelta(g), autoWideDelta(g, hubs(g))
@@ -336,10 +329,7 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 		{"ring=1024", fastTuning{LocalQueue: 512}}, {"ring=4096", fastTuning{LocalQueue: 2048}},
 		{"block=512,ring=4096", fastTuning{Block: 512, LocalQueue: 2048}},
 		{"group=16", fastTuning{Group: 16}},
-		{"wide-delta=x0.5", fastTuning{WideDelta: scale(wd, 0.5)}}, {"wide-delta=x2", fastTuning{WideDelta: scale(wd, 2)}},
-		{"help", fastTuning{Help: 1}}, {"help,ring=1024", fastTuning{Help: 1, LocalQueue: 512}},
-		{"help,ring=4096", fastTuning{Help: 1, LocalQueue: 2048}}, {"help,block=512", fastTuning{Help: 1, Block: 512}},
-		{"help,blocks=2xsm", fastTuning{Help: 1, Blocks: 2 * sms}}}
+		{"wide-delta=x0.5", fastTuning{WideDelta: scale(wd, 0.5)}}, {"wide-delta=x2", fastTuning{WideDelta: scale(wd, 2)}}}
 }
 
 // bfSweep names the points of fastSweep that bf-fast is timed at: it
@@ -352,8 +342,7 @@ var bfSweep = map[string]bool{"default": true}
 // the whole call (CSR upload included). One more, traced run gives the
 // work done: steps (wide-steps of them on the wide grid), launches and
 // switches, expansions per vertex and arcs looked at per arc, local
-// rounds per step (summed over blocks), spills and next-worklist entries
-// helped (help points). Filter with e.g.
+// rounds per step (summed over blocks) and spills. Filter with e.g.
 // -test.bench 'BenchmarkFastSSSP/grid1024/sssp-fast'.
 func BenchmarkFastSSSP(b *testing.B) {
 	dev := testDevice(b)
@@ -404,7 +393,6 @@ func reportTrace(b *testing.B, g *graph.Graph, tr frontierTrace) {
 	b.ReportMetric(float64(tr.Arcs)/float64(max(g.M(), 1)), "arcs/m")
 	b.ReportMetric(float64(tr.LocalRounds)/float64(max(tr.Steps, 1)), "local/step")
 	b.ReportMetric(float64(tr.Spilled), "spilled")
-	b.ReportMetric(float64(tr.Helped), "helped")
 }
 
 // BenchmarkFastBaselines times what the targets compare with, on the same

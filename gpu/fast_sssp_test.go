@@ -17,7 +17,6 @@ import (
 	"weak"
 
 	"github.com/pathnotes/pathnotes/cpu"
-	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
 )
 
@@ -99,12 +98,8 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // going back to the narrow grid when a far pile is small), with local
 // work through the asynchronous ring (rings of 2 and 4 entries that
 // overflow all the time, one lane and whole warps per vertex, with heavy
-// vertices and switching grids), the same with blocks done with their
-// ring helping the others with the next worklist (rings of 1 to 4 entries,
-// so that the next worklist fills all the time; one lane, four and whole
-// warps per vertex, without the distance read before the atomic, with
-// heavy vertices and switching grids), and with solo steps on the narrow
-// one. The last schedule is also the negative-cycle tests'.
+// vertices and switching grids), and with solo steps on the narrow one.
+// The last schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -126,9 +121,6 @@ var tunings = []fastTuning{
 	{Async: 1, Block: 64, Group: 1, Solo: -1},
 	{Async: 1, Block: 96, Group: 4, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
 	{Async: 1, Block: 32, Group: 32, LocalQueue: 1, Preread: -1, Delta: 1 << 29},
-	{Async: 1, Help: 1, Block: 32, Group: 1, LocalQueue: 1, Solo: -1},
-	{Async: 1, Help: 1, Block: 64, Group: 4, LocalQueue: 2, Preread: -1, Delta: 7},
-	{Async: 1, Help: 1, Block: 96, Group: 32, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -284,63 +276,6 @@ func TestEmuFrontierTrace(t *testing.T) {
 	}
 }
 
-// TestEmuFrontierHelp checks help on an emulator of eight multiprocessors
-// (a narrow grid of eight blocks) with rings of 2 entries, so that the
-// next worklist fills in every step: sssp-fast and bf-fast agree with the
-// CPU, predecessors verified, with and without help; without it no entry
-// is helped, and with it some are in one of five runs at least (whether a
-// block is done while another still works depends on how the emulator's
-// goroutines are scheduled, so a single run may help with none). Without
-// help the run is slow here (blocks spin at the grid barrier on fewer
-// cores than workers): one run of it.
-func TestEmuFrontierHelp(t *testing.T) {
-	dev, err := OpenEmulator(ptxemu.Options{Workers: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := graph.Grid(40, 50, graph.WeightRange{Min: 0, Max: 9}, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	want, err := cpu.Dijkstra(ctx, g, 0, cpu.DijkstraOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []struct {
-		name  string
-		solve frontierSolver
-	}{{VariantSSSPFast, ssspFastTuned}, {VariantBFFast, bfFastTuned}} {
-		for _, help := range []int{0, 1} {
-			var helped uint64
-			start := time.Now()
-			runs := 0
-			for range 1 + 4*help { // without help one run tells
-				runs++
-				var tr frontierTrace
-				tun := fastTuning{Block: 32, Group: 2, Local: 1, LocalQueue: 1, Async: 1, Help: help, Trace: &tr}
-				got, err := s.solve(ctx, g, 0, Options{Device: dev, Pred: true}, tun)
-				if err != nil {
-					t.Fatalf("%s, help %d: %v", s.name, help, err)
-				}
-				if !got.SameDistances(want) {
-					t.Fatalf("%s, help %d: distances differ from the CPU:\n%s", s.name, help, got.Diff(want, 5))
-				}
-				if err := got.Verify(g); err != nil {
-					t.Fatalf("%s, help %d: %v", s.name, help, err)
-				}
-				if helped += tr.Helped; help == 1 && helped > 0 {
-					break
-				}
-			}
-			t.Logf("%s, help %d: %d entries helped in %d runs, %v", s.name, help, helped, runs, time.Since(start))
-			if (helped > 0) != (help == 1) {
-				t.Errorf("%s, help %d: %d entries helped in %d runs", s.name, help, helped, runs)
-			}
-		}
-	}
-}
-
 // TestEmuSSSPFastEngines checks SSSPFast's choice of engine and the flag
 // frontier engine's results: graphs without hubs of mean out-degree above
 // meshDegree (one of notebook 02's, and one with duplicate arcs,
@@ -457,8 +392,7 @@ func checkSSSPFast(t *testing.T, name string, g *graph.Graph, dev *Device) {
 // the errors of bad settings.
 func TestEmuSSSPFastKnobs(t *testing.T) {
 	dev := emulator(t)
-	for _, set := range []string{"", "heavy=1,block=64,group=2", "block=512,blocks=3,ring=16", "help=1", "help=1,block=32,ring=1",
-		"help=0",
+	for _, set := range []string{"", "heavy=1,block=64,group=2", "block=512,blocks=3,ring=16",
 		"delta=0.5,widedelta=4", "delta=3", "wide=2,wideblock=32,heavy=2,steps=3", "engine=worklist",
 		"engine=flag,flagcheck=3", "engine=auto,flagcheck=1000", "engine=flag,flagcheck=1", "pin=1", "pin=0,engine=flag", "pin=auto"} {
 		t.Setenv(ssspEnv, set)
@@ -477,7 +411,6 @@ func TestEmuSSSPFastKnobs(t *testing.T) {
 		"engine=fast":   `engine="fast": want auto, worklist or flag`,
 		"pin=2":         `pin="2": want auto, 1 or 0`,
 		"flagcheck=0":   `flagcheck="0": want an integer ≥ 1`,
-		"help=2":        `help="2": want 1 or 0`,
 		"pin=1,speed=9": `unknown key "speed"`,
 	} {
 		t.Setenv(ssspEnv, set)

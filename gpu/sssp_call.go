@@ -20,9 +20,9 @@ import (
 // is a comma-separated list of key=value:
 //
 //	engine=auto|worklist|flag   the engine (auto: flagFrontier's rule)
-//	block=B, blocks=K, group=G, heavy=H, ring=Q, wide=W, wideblock=B, steps=S, help=1|0
+//	block=B, blocks=K, group=G, heavy=H, ring=Q, wide=W, wideblock=B, steps=S
 //	                            fastTuning's Block, Blocks, Group, Heavy, LocalQueue,
-//	                            Wide, WideBlock, Steps, Help
+//	                            Wide, WideBlock, Steps
 //	delta=F, widedelta=F        the bucket widths as F times their defaults
 //	pin=auto|1|0                page-lock the graph's CSR and keep it so (csrPins):
 //	                            from the second call on the same graph (auto,
@@ -93,11 +93,6 @@ func readSSSPKnobs() (ssspKnobs, error) {
 			k.tun.WideBlock, err = num(32)
 		case "steps":
 			k.tun.Steps, err = num(1)
-		case "help":
-			if v != "0" && v != "1" {
-				return k, fmt.Errorf("%s: help=%q: want 1 or 0", ssspEnv, v)
-			}
-			k.tun.Help = int(v[0] - '0')
 		case "delta", "widedelta":
 			f, perr := strconv.ParseFloat(v, 64)
 			if perr != nil || !(f > 0) || math.IsInf(f, 0) {

@@ -3,8 +3,7 @@
 //
 //   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
 //                                                    (on graphs without hubs of mean out-degree
-//                                                    above 4.5, bellmanford.cu's flag kernels;
-//                                                    sssp_run_help for sssp_run with help=1)
+//                                                    above 4.5, bellmanford.cu's flag kernels)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
 //                                                    frontier Bellman-Ford, negative cycles
 //   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
@@ -48,10 +47,7 @@
 // which reads the distance when it runs), and relaxed[] only skips a
 // vertex whose current distance it has already relaxed from. With async
 // the block's local work goes through a ring instead, from which its warps
-// take entries without block barriers (local_async); with help as well,
-// a block done with its own local work does not wait at the grid barrier
-// for the others but relaxes, ahead of time, entries they overflowed onto
-// the next worklist (local_async).
+// take entries without block barriers (local_async).
 //
 // The host launches sssp_run on a narrow grid (one block per
 // multiprocessor) or a wide one (every block the device holds) and may
@@ -80,20 +76,16 @@
 #define ST_BAR 11   // grid barrier: arrivals, never reset (see grid_barrier)
 #define ST_BASE 12  // the current bucket's lower end: the least far distance at the last split (0 before)
 #define ST_HEAVY 16 // 3 counters of heavy entries, rotating as ST_NEAR's
-#define ST_IDLE 20  // 3 counters of blocks done with their own local work (help), rotating as ST_NEAR's
-#define ST_HELP 23  // 3 counters of next-worklist entries taken by helping warps, rotating as ST_NEAR's
-#define ST_WORDS 26
+#define ST_WORDS 20
 
 // Counters of a traced run (64-bit words; sssp_run's trace argument):
 // vertices expanded (their arcs relaxed), arcs looked at, local rounds run
-// (summed over blocks), improvements below the threshold that a full
-// local queue sent to the worklist, and next-worklist entries that
-// helping warps took (see local_async).
+// (summed over blocks), and improvements below the threshold that a full
+// local queue sent to the worklist.
 #define TR_EXPAND 0
 #define TR_ARCS 1
 #define TR_LOCAL 2
 #define TR_SPILL 3
-#define TR_HELP 4
 
 // LQ_MAX bounds the local queue: two halves of LQ_MAX entries and their
 // two counters stay within the 48 KB of shared memory a block gets
@@ -345,55 +337,30 @@ __device__ void local_rounds(const problem &p, int it, int thr, int *nxt, int *f
 // local_async is the asynchronous form of local rounds: the block's
 // improvements below the threshold go to a ring in shared memory (lq + 4,
 // lcap entries, each slot -1 until written; lq[0] the entries taken,
-// lq[1] those claimed by producers, lq[2] the warps busy, lq[3] whether
-// the block is done with its own work, for HELP), and each warp takes up
-// to 32/group of them at a time, relaxes them and adds what they improve,
-// with no block barrier: a warp that follows a chain of improvements does
-// not wait for the others at every hop. What does not fit the ring goes
-// to the worklist. The step's local work ends when the ring is empty and
-// no warp is busy: busy counts the warps still on their share of the
-// step's worklist (all at first) and, for a moment, each warp that takes
-// entries, which it then holds until it has relaxed them; entries are
-// added only by busy warps, and a warp leaves only after it has seen no
-// busy warp and, after that, an empty ring (the fences order a warp's
-// additions before its release of busy, and a reader's check of busy
-// before its second look at the ring).
-//
-// HELP (help=1): a block whose own work is done (the first time its ring
-// is empty with no warp busy, lq[3] set and st[ST_IDLE] counted once) does
-// not go to the grid barrier while other blocks still work: its warps
-// whose ring is empty take entries of the next worklist nxt, which the
-// others fill with what overflows their rings, and relax them now, each
-// warp on its own (counted busy while it holds them, as for ring entries,
-// so that what they improve goes to the block's ring and is followed as
-// the block's own). That is speculative and takes nothing away: the
-// entries stay on nxt for step it+1, where the ones relaxed meanwhile are
-// skipped by relaxed[] (expand), and any vertex may be relaxed at any time
-// (label-correcting), so an entry read too early, before its producer's
-// store (an old vertex of that slot, or -1: the host fills both worklists
-// with -1 before a run with help), costs work and loses nothing;
-// st[ST_HELP] only spreads the entries over the helpers. No ordering is
-// needed there beyond the volatile reads past the L1 cache.
-// Once every block of the grid is done with its own work, helping stops,
-// and what is left on a ring is moved to nxt instead of relaxed, so that
-// the step ends about when the slowest block's own work does. A warp
-// leaves as without HELP (no busy warp, then an empty ring), but only once
-// every block is done: until then its block may still help.
-template <bool HELP>
+// lq[1] those claimed by producers, lq[2] the warps busy), and each warp
+// takes up to 32/group of them at a time, relaxes them and adds what they
+// improve, with no block barrier: a warp that follows a chain of
+// improvements does not wait for the others at every hop. What does not
+// fit the ring goes to the worklist. The step's local work ends when the
+// ring is empty and no warp is busy: busy counts the warps still on their
+// share of the step's worklist (all at first) and, for a moment, each
+// warp that takes entries, which it then holds until it has relaxed them;
+// entries are added only by busy warps, and a warp leaves only after it
+// has seen no busy warp and, after that, an empty ring (the fences order
+// a warp's additions before its release of busy, and a reader's check of
+// busy before its second look at the ring).
 __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *far, int *nfar)
 {
     int *ctl = p.lq, *ring = p.lq + 4;
     volatile int *vctl = ctl, *vring = ring;
     const int lane = threadIdx.x & 31, group = p.group, sub = lane & (group - 1), per = 32 / group;
-    int *idle = p.st + ST_IDLE + it % 3, *helped = p.st + ST_HELP + it % 3;
-    const volatile int *vidle = idle, *vhelped = helped, *vcount = p.st + ST_NEAR + (it + 1) % 3;
     __syncwarp();
     if (lane == 0) {
         __threadfence_block();
         atomicSub(ctl + 2, 1); // this warp's share of the worklist is done
     }
     for (;;) {
-        int h = 0, c = 0, from = 0; // 0: entries of the ring, 1: of nxt (helping), 2: of the ring, moved to nxt
+        int h = 0, c = 0;
         if (lane == 0) {
             for (;;) {
                 h = vctl[0];
@@ -401,49 +368,17 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
                 if (h < t) {
                     c = min(per, t - h);
                     atomicAdd(ctl + 2, 1);
-                    if (atomicCAS(ctl, h, h + c) == h) {
-                        if (HELP && *vidle >= (int)gridDim.x)
-                            from = 2;
+                    if (atomicCAS(ctl, h, h + c) == h)
                         break;
-                    }
                     atomicSub(ctl + 2, 1);
                     continue;
                 }
-                bool quiet = false;
                 if (vctl[2] == 0) {
                     __threadfence_block();
-                    quiet = vctl[0] >= min(vctl[1], p.lcap);
-                }
-                if (!HELP) {
-                    if (quiet) {
+                    if (vctl[0] >= min(vctl[1], p.lcap)) {
                         c = -1;
                         break;
                     }
-                    continue;
-                }
-                // The block is done with its own work the first time it
-                // is quiet; one warp counts it for the grid.
-                if (quiet && vctl[3] == 0 && atomicCAS(ctl + 3, 0, 1) == 0)
-                    atomicAdd(idle, 1);
-                if (*vidle >= (int)gridDim.x) {
-                    if (quiet) {
-                        c = -1;
-                        break;
-                    }
-                    continue;
-                }
-                if (vctl[3] == 0)
-                    continue; // busy warps of the block's own work may still fill the ring
-                h = *vhelped;
-                const int queued = *vcount;
-                if (h < queued) {
-                    c = min(per, queued - h);
-                    atomicAdd(ctl + 2, 1);
-                    if (atomicCAS(helped, h, h + c) == h) {
-                        from = 1;
-                        break;
-                    }
-                    atomicSub(ctl + 2, 1);
                 }
             }
         }
@@ -451,31 +386,15 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
         if (c < 0)
             return;
         h = __shfl_sync(0xffffffffu, h, 0);
-        if (HELP)
-            from = __shfl_sync(0xffffffffu, from, 0);
+        if (lane == 0)
+            trace_add(p, TR_LOCAL, 1);
         const int e = lane / group;
-        bool has = sub == 0 && e < c;
+        const bool has = sub == 0 && e < c;
         int u = 0;
-        if (HELP && from == 1) {
-            if (has) {
-                u = vload(nxt + h + e); // possibly not yet written: see above
-                has = u >= 0 && u < p.n;
-            }
-            if (lane == 0)
-                trace_add(p, TR_HELP, c);
-        } else {
-            if (has)
-                while ((u = vring[h + e]) < 0)
-                    ; // claimed by its producer, written in a moment
-            if (lane == 0)
-                trace_add(p, TR_LOCAL, 1);
-        }
-        if (HELP && from == 2) {
-            if (has && atomicMax(p.stamp + u, it + 1) < it + 1)
-                push_vertex(p, nxt, it, u);
-        } else {
-            relax_entry(p, u, has, it, thr, nxt, far, nfar, ring, ctl + 1);
-        }
+        if (has)
+            while ((u = vring[h + e]) < 0)
+                ; // claimed by its producer, written in a moment
+        relax_entry(p, u, has, it, thr, nxt, far, nfar, ring, ctl + 1);
         __syncwarp();
         if (lane == 0) {
             __threadfence_block();
@@ -500,7 +419,7 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
 // after step k every distance is at most the shortest path of k+1 arcs;
 // without a negative cycle nothing improves from step n-1 on, and the
 // worklist holds only vertices improved in the step before.
-template <bool GRID, bool HELP = false>
+template <bool GRID>
 __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &fs, int &thr, unsigned &target)
 {
     int *st = p.st;
@@ -520,8 +439,6 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
     if (leader) {
         st[ST_NEAR + (it + 2) % 3] = 0;
         st[ST_HEAVY + (it + 2) % 3] = 0;
-        st[ST_IDLE + (it + 2) % 3] = 0;
-        st[ST_HELP + (it + 2) % 3] = 0;
         st[ST_MIN + (it + 1) % 2] = INF;
     }
     if (ncur + nheavy > 0) {
@@ -538,7 +455,7 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
             for (int i = threadIdx.x; i < p.lcap; i += blockDim.x)
                 lq[i] = -1;
             if (threadIdx.x == 0) {
-                p.lq[0] = p.lq[1] = p.lq[3] = 0;
+                p.lq[0] = p.lq[1] = 0;
                 p.lq[2] = blockDim.x / 32;
             }
             __syncthreads();
@@ -568,7 +485,7 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         }
         relax_list(p, cur, ncur, tid, nthreads, it, thr, nxt, far, nfar, lq, lcnt);
         if (local && p.async)
-            local_async<HELP>(p, it, thr, nxt, far, nfar);
+            local_async(p, it, thr, nxt, far, nfar);
         else if (local)
             local_rounds(p, it, thr, nxt, far, nfar);
         step_barrier<GRID>(st, target);
@@ -698,26 +615,17 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // step, see the top of this file) with a queue of lcap entries per half in
 // the dynamic shared memory, which the host sizes (2 + 2 lcap ints); with
 // async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints).
-// sssp_run_help is the same kernel with local_async's help (blocks done
-// with their own local work help the others): a kernel of its own, so
-// that sssp_run's code stays what it is without it.
 // barbase is the grid barrier's count of arrivals when the launch starts
 // (the host reads it from st after the launch before). trace, when not
 // null, receives the TR_* counters. The launch bounds ask for blocks of up
 // to 1024 threads, one of them per multiprocessor at least, which gives
 // the compiler registers enough not to spill (without the 1, ptxas
 // planned for two and spilled).
-#define SSSP_RUN_PARAMS                                                                                                \
-    int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,         \
-        int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,         \
-        int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,       \
-        unsigned barbase, unsigned long long *trace
-#define SSSP_RUN_ARGS                                                                                                  \
-    n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, steps, negcheck, solo, heavy, local, \
-        lcap, async, preread, lo, hi, barbase, trace
-
-template <bool HELP>
-__device__ __forceinline__ void run_steps(SSSP_RUN_PARAMS)
+extern "C" __global__ void __launch_bounds__(1024, 1)
+    sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
+             int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
+             int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,
+             unsigned barbase, unsigned long long *trace)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
@@ -754,17 +662,13 @@ __device__ __forceinline__ void run_steps(SSSP_RUN_PARAMS)
             thr = threshold(vst[ST_BASE], delta);
             more = opaque(vst[ST_DONE] == 0);
         } else {
-            more = opaque(sssp_step<true, HELP>(p, tid, nthreads, it, fs, thr, target));
+            more = opaque(sssp_step<true>(p, tid, nthreads, it, fs, thr, target));
             it += more;
         }
     }
     if (tid == 0)
         st[ST_STEP] = it;
 }
-
-extern "C" __global__ void __launch_bounds__(1024, 1) sssp_run(SSSP_RUN_PARAMS) { run_steps<false>(SSSP_RUN_ARGS); }
-
-extern "C" __global__ void __launch_bounds__(1024, 1) sssp_run_help(SSSP_RUN_PARAMS) { run_steps<true>(SSSP_RUN_ARGS); }
 
 // apsp_batch solves sources first .. first+count-1 into the rows of slab
 // (count x n packed words): each block takes the next source from *next
