@@ -122,10 +122,6 @@ const (
 // turn. A batch is taken from feed only once the one two before it has
 // finished its kernels, so that the device always has the next batch
 // queued and a shared feed hands out batches as the devices need them.
-// With apspOverlap the batches take two compute streams (and two sets of
-// slab and scratch) in turn, so that a batch's blocks start on the
-// multiprocessors that the one before leaves idle in its tail; the kernel
-// time is then the union of the batches' intervals.
 func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, tun fastTuning) error {
 	n := g.N()
 	sources, want := feed.plan(c)
@@ -150,27 +146,22 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
 	}
-	sets := 1
-	if apspOverlap {
-		sets = 2
-	}
-	perSource := uint64(n) * uint64(2*sets+2*matrices) * 4 // packed slabs (2 each), two sets of output rows
+	perSource := uint64(n) * uint64(2+2*matrices) * 4 // the packed slab (2), two sets of output rows
 	if tun.Batch > 0 {
 		want = tun.Batch
 	}
-	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource, sets)
+	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource)
 	if err != nil {
 		return err
 	}
 	batch = min(batch, sources)
-	var slab, scratch [2]buffer
-	for i := range sets {
-		if slab[i], err = r.alloc(2 * batch * n); err != nil {
-			return err
-		}
-		if scratch[i], err = r.alloc(blocks * apspScratch * n); err != nil {
-			return err
-		}
+	slab, err := r.alloc(2 * batch * n)
+	if err != nil {
+		return err
+	}
+	scratch, err := r.alloc(blocks * apspScratch * n)
+	if err != nil {
+		return err
 	}
 	// A source counter for each batch (at most one a source), zeroed once.
 	next, err := r.alloc(sources)
@@ -194,13 +185,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 		return r.fail(err, "creating a stream")
 	}
 	defer cx.DestroyStream(cs)
-	var ks [2]driver.Stream // the compute streams: the default one, and one more with apspOverlap
-	if sets == 2 {
-		if ks[1], err = cx.NewStream(); err != nil {
-			return r.fail(err, "creating a stream")
-		}
-		defer cx.DestroyStream(ks[1])
-	}
+	var s driver.Stream // the batches' kernels: the default stream
 	var copied [2]driver.Event
 	for i := range copied {
 		if copied[i], err = r.event(); err != nil {
@@ -257,7 +242,6 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			}
 			kstart, kstop = append(kstart, start), append(kstop, stop)
 			first, count, d, p := rows(b)
-			s, k := ks[b%sets], b%sets
 			if b >= 2 { // the copy of batch b-2 out of these buffers is done
 				if err := cx.WaitEvent(s, copied[b%2]); err != nil {
 					return r.fail(err, "waiting for a copy")
@@ -267,11 +251,11 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 				return r.fail(err, "recording an event")
 			}
 			if err := r.launchOn(s, ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
-				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab[k].arg(), i32(first), i32(count), scratch[k].arg(), buffer{next.ptr + DevicePtr(4*b), 1}.arg(),
+				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), buffer{next.ptr + DevicePtr(4*b), 1}.arg(),
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			if err := r.unpackOn(s, slab[k], count*n, out[b%2][0], out[b%2][1]); err != nil {
+			if err := r.unpackOn(s, slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
 				return err
 			}
 			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, flags, s); err != nil {
@@ -352,15 +336,15 @@ func (r *run) kernelUnion(start, stop []driver.Event) error {
 
 // batchSize picks how many sources one apsp_batch launch solves: as many
 // as three quarters of the free device memory hold beside the blocks'
-// scratch, sets times (at most n), or want if set and no more than that,
+// scratch (at most n), or want if set and no more than that,
 // and trims the blocks to the batch; perSource is the bytes a source of
 // the batch takes. It reports the memory needed when not even one source fits.
-func (r *run) batchSize(n, want, blocks int, perSource uint64, sets int) (batch, blocksOut int, err error) {
+func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut int, err error) {
 	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}
-	scratchPerBlock := uint64(apspScratch*n) * 4 * uint64(sets)
+	scratchPerBlock := uint64(apspScratch*n) * 4
 	budget := free / 4 * 3
 	if want == 0 {
 		blocks = max(1, min(blocks, int(budget/2/scratchPerBlock)))

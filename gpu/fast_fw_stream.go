@@ -894,11 +894,14 @@ const regWorkers = 8
 
 // registerAhead makes registerBands register in the background, band by
 // band in the order of the bands given, while the first pass runs: a copy
-// waits only for its own piece (copyUnit). Off, registerBands returns once
-// everything is registered, as it did before (8.6 GB took 825 ms before
-// the kernels at n = 32768 with Π on an H200); a variable so that one
+// waits only for its own piece (copyUnit). Off (the default),
+// registerBands returns once everything is registered. On an H200
+// (BenchmarkFWFastStreamedCall, n = 32768 with Π, one card) the whole call
+// took 4104 ms with it against 4309 without, but its kernels 3500 against
+// 3086 ms: the first pass waited 470 ms longer for its rows, so the pieces
+// come in another order than that pass uses them. A variable so that one
 // process can time both.
-var registerAhead = true
+var registerAhead = false
 
 // registerBands registers the n-wide matrices mats in bands (of block
 // rows), in pieces of at most piece bytes (one row at least): each band's

@@ -256,7 +256,7 @@ func TestFWFastStreamedNegativeCycle(t *testing.T) {
 // its host matrices: whole rows, at most the piece size, covering each
 // band of each matrix in order, all registered and released.
 func TestRegisterBands(t *testing.T) {
-	t.Cleanup(func() { registerAhead = true })
+	defer func(a bool) { registerAhead = a }(registerAhead)
 	for _, ahead := range []bool{true, false} {
 		registerAhead = ahead
 		testRegisterBands(t)

@@ -67,8 +67,7 @@ type StreamSplit struct {
 	// arcs (and Π⁰), rows on every core.
 	Build time.Duration
 	// Register is the host's page-locking of the result's matrices, on
-	// several cores while the first pass runs: a copy waits only for its
-	// own rows (a wait that counts in Load and Bands).
+	// several cores, before the first pass.
 	Register time.Duration
 	// Unregister is the release of those page locks after the kernels
 	// (with any wait for the page-locking to end).
