@@ -232,11 +232,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 					return err
 				}
 			}
-			start, err := r.event()
-			if err != nil {
-				return err
-			}
-			stop, err := r.event()
+			start, stop, err := r.eventPair()
 			if err != nil {
 				return err
 			}

@@ -462,14 +462,21 @@ func (r *run) signal(e driver.Event, from driver.Stream, to ...driver.Stream) er
 	return nil
 }
 
+// eventPair returns two of the run's events, to time something between.
+func (r *run) eventPair() (start, stop driver.Event, err error) {
+	if start, err = r.event(); err != nil {
+		return 0, 0, err
+	}
+	if stop, err = r.event(); err != nil {
+		return 0, 0, err
+	}
+	return start, stop, nil
+}
+
 // timed runs f between two events and adds their elapsed time to total.
 // f's error, if any, comes first.
 func (r *run) timed(total *time.Duration, f func() error) error {
-	start, err := r.event()
-	if err != nil {
-		return err
-	}
-	stop, err := r.event()
+	start, stop, err := r.eventPair()
 	if err != nil {
 		return err
 	}
@@ -517,11 +524,7 @@ type pendingTime struct {
 // timedLater queues f between two events without waiting for them; end
 // adds their time to total, once the device is idle.
 func (r *run) timedLater(total *time.Duration, f func() error) error {
-	start, err := r.event()
-	if err != nil {
-		return err
-	}
-	stop, err := r.event()
+	start, stop, err := r.eventPair()
 	if err != nil {
 		return err
 	}
