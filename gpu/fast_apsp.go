@@ -251,7 +251,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			if err := r.unpackOn(s, slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
+			if err := r.unpack(slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
 				return err
 			}
 			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, flags, s); err != nil {
