@@ -54,17 +54,9 @@ func BenchmarkFWFastStreamedCall(b *testing.B) {
 				runtime.GC()
 			}
 			callParts(b, all)
-			med := func(f func(StreamSplit) time.Duration) float64 {
-				var v []float64
-				for _, s := range all {
-					v = append(v, float64(f(s.Streamed))/1e6)
-				}
-				slices.Sort(v)
-				return v[len(v)/2]
-			}
-			b.ReportMetric(med(func(s StreamSplit) time.Duration { return s.Register }), "register-ms")
-			b.ReportMetric(med(func(s StreamSplit) time.Duration { return s.Unregister }), "unregister-ms")
-			b.ReportMetric(med(func(s StreamSplit) time.Duration { return s.Finish }), "finish-ms")
+			b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Register }), "register-ms")
+			b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Unregister }), "unregister-ms")
+			b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Finish }), "finish-ms")
 			b.Logf("%s", all[len(all)-1].Streamed)
 		})
 	}
