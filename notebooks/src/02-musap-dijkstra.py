@@ -1153,8 +1153,8 @@ vertex, and on these graphs it needs only about 50 rounds (the while-iterations 
 frontier Bellman-Ford of bf-flag on them ([Bodra] §2.1.3: the threads walk the vertices in index
 order and relax the out-arcs only of those flagged as changed in the pass before, and the run
 stops at the first pass that changes nothing).
-In the table above (this notebook's run on an H200) its kernels take 0.95 ms at 10⁶ vertices
-and 9.94 ms at 10⁷, 0.49 to 0.70 times dijkstra-martin's 1.93 and 14.3 ms, and less at every size
+In the table above (this notebook's run on an H200) its kernels take 0.96 ms at 10⁶ vertices
+and 9.91 ms at 10⁷, 0.50 to 0.71 times dijkstra-martin's 1.92 and 14.0 ms, and less at every size
 between. Measured apart on an H200, the last worklist engine took 2.20 and 20.7 ms there; those
 numbers and the profile are in [docs/gpu-benchmarks.md](../docs/gpu-benchmarks.md) (in this
 repository), "Single source on every graph class". The walls stay level with dijkstra-martin's:
