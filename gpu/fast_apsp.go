@@ -3,10 +3,8 @@ package gpu
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
@@ -80,18 +78,10 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
 	feed := newSourceFeed(g, len(runs), apspShare, opts.matrices())
-	errs := make([]error, len(runs))
-	var wg sync.WaitGroup
-	for c, r := range runs {
+	for _, r := range runs {
 		r.progress = prog.add
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[c] = r.apspRows(g, host, feed, c, tun)
-		}()
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := inParallel(len(runs), func(c int) error { return runs[c].apspRows(g, host, feed, c, tun) }); err != nil {
 		return nil, err
 	}
 	mats := host.wait()

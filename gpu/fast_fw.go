@@ -530,56 +530,9 @@ func ffResult(g *graph.Graph, pred bool, matrices int) (*graph.AllPairs, error) 
 	return res, nil
 }
 
-// ffMove copies rows lo..hi-1 of the n×n host matrix host to or from (in)
-// the padded device matrix of side ld at m (an address as a kernel
-// argument: on several cards, that of a stripe offset to global rows),
-// through the staging buffer buf, a band of rows at a time: ff_scatter
-// turns graph.Inf into the internal infinity inf on the way in, ff_gather
-// turns values at or above it back into graph.Inf on the way out (inf =
-// graph.Inf moves values unchanged, as for predecessors).
-func (r *run) ffMove(host []int32, m uint64, buf buffer, n, ld, lo, hi int, inf int32, in bool) error {
-	rows := max(buf.n/max(n, 1), 1)
-	for row0 := lo; row0 < hi; row0 += rows {
-		band := min(rows, hi-row0)
-		part := host[row0*n : (row0+band)*n]
-		stage := buffer{buf.ptr, len(part)}
-		args := []uint64{i32(n), i32(ld), i32(row0), i32(band), uint64(uint32(inf)), stage.arg(), m}
-		grid := grid1D(len(part), 256)
-		if in {
-			if err := r.copyIn(stage, part); err != nil {
-				return err
-			}
-			if err := r.launch(ptx.FWFast, "ff_scatter", grid, Dim(256, 1, 1), 0, args...); err != nil {
-				return err
-			}
-			continue
-		}
-		args[5], args[6] = m, stage.arg()
-		if err := r.launch(ptx.FWFast, "ff_gather", grid, Dim(256, 1, 1), 0, args...); err != nil {
-			return err
-		}
-		if err := r.download(part, stage); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // fwFastMaxN is the largest vertex count whose padded matrices fit in free
 // bytes of device memory.
 func fwFastMaxN(free uint64, matrices int) int {
 	side := int(math.Sqrt(float64(free-min(free, ffStage*4)) / 4 / float64(matrices)))
 	return side / ffTile * ffTile
-}
-
-// copyIn copies host into the start of the existing buffer b, timed as a
-// host-to-device transfer.
-func (r *run) copyIn(b buffer, host []int32) error {
-	r.prepare()
-	err := r.timed(&r.stats.HostToDevice, func() error { return r.dev.ctx.CopyIn(b.ptr, host) })
-	if err != nil {
-		return r.fail(err, "copying %s to the device", graph.FormatBytes(uint64(len(host))*4))
-	}
-	r.stats.BytesToDevice += uint64(len(host)) * 4
-	return nil
 }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -14,9 +15,9 @@ type ffStripe struct {
 	y0, h        int
 	d, p         buffer // the stripe's distances and predecessors
 	rowD, rowP   buffer // the copy of the primary row (cards that do not own it)
-	stage        buffer
-	lo, hi       int // the graph's rows in the stripe
+	lo, hi       int    // the graph's rows in the stripe
 	virtD, virtP uint64
+	flags        [3]int32 // ff_finish's flags over the stripe's rows
 }
 
 // stripeArg returns the kernel argument that addresses b, which holds block rows
@@ -26,14 +27,18 @@ func stripeArg(b buffer, y0, ld int) uint64 {
 }
 
 // fwFastMulti is fw-fast on the devices of opts.Devices: card c holds a
-// stripe of the block rows. At stage s, the card that owns block row s
+// stripe of the block rows, which it builds from the graph's arcs (each
+// card gets the arcs, not its n²/cards cells). At stage s, the card that
+// owns block row s
 // closes the primary tile and updates the primary row (ff_phase1, the row
 // half of ff_panels) and copies that row to the other cards, directly where
 // they can reach each other (NVLink or PCIe peer access) and through host
 // memory where they cannot; then every card updates its part of the
 // primary column and the rest of its stripe (ff_stripe_col, ff_stripe_rest).
 // The copy is ordered after the work queued on both cards, so no card
-// overwrites a primary row another is still reading.
+// overwrites a primary row another is still reading. Then every card
+// checks its rows (ff_finish) and copies them into the result, all cards
+// at once, as one card in memory does (hostResult).
 func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
 	n := g.N()
 	ld := max(ceilDiv(n, ffTile), 1) * ffTile
@@ -50,18 +55,26 @@ func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 		y0, y1 := c*nb/len(grp.runs), (c+1)*nb/len(grp.runs)
 		stripes[c] = ffStripe{y0: y0, h: y1 - y0, lo: min(y0*ffTile, n), hi: min(y1*ffTile, n)}
 	}
-	if budget, stream, err := stripesFit(grp, stripes, n, ld, matrices, opts.DeviceMemory); err != nil || stream {
+	if budget, stream, err := stripesFit(grp, stripes, g, ld, matrices, opts.DeviceMemory); err != nil || stream {
 		if err != nil {
 			return nil, err
 		}
 		return fwFastStreamed(grp, g, opts, mode, budget)
 	}
-	res, err := ffResult(g, opts.Pred, matrices)
-	if err != nil {
-		return nil, err
+	if err := graph.CheckMatrixSize(n, matrices); err != nil {
+		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
 	}
+	res := &graph.AllPairs{N: n, Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
+	if opts.Pred {
+		res.Pred = []int32{}
+	}
+	if n == 0 {
+		return res, nil
+	}
+	host := grp.runs[0].newHostResult(matrices, n, n, true, false)
+	defer host.release()
 	for c, r := range grp.runs {
-		if err := stripes[c].alloc(r, res, n, ld, matrices, mode); err != nil {
+		if err := stripes[c].build(r, g, ld, matrices, mode); err != nil {
 			return nil, err
 		}
 	}
@@ -77,24 +90,40 @@ func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 	if err != nil {
 		return nil, err
 	}
+	mats := host.wait()
+	if err := inParallel(len(grp.runs), func(c int) error { return stripes[c].check(grp.runs[c], n, ld, mode) }); err != nil {
+		return nil, err
+	}
+	// The verdicts in the order of the rows, so that a graph with several
+	// bad rows always gets the same error.
 	for c, r := range grp.runs {
 		st := &stripes[c]
-		if err := r.ffMove(res.Dist, st.virtD, st.stage, n, ld, st.lo, st.hi, mode.inf, false); err != nil {
+		if err := r.ffVerdict(g, st.flags, n, mode, r.ffRow(n, ld, st.view(st.virtD), st.view(st.virtP))); err != nil {
 			return nil, err
 		}
-		if opts.Pred {
-			if err := r.ffMove(res.Pred, st.virtP, st.stage, n, ld, st.lo, st.hi, graph.Inf, false); err != nil {
-				return nil, err
-			}
-		}
 	}
-	return grp.runs[0].finishFWFast(g, res)
+	if err := inParallel(len(grp.runs), func(c int) error { return stripes[c].fetch(grp.runs[c], host, ld) }); err != nil {
+		return nil, err
+	}
+	res.Dist = mats[0]
+	if opts.Pred {
+		res.Pred = mats[1]
+	}
+	if err := host.release(); err != nil {
+		return nil, grp.runs[0].fail(err, "copying the result from the device")
+	}
+	grp.runs[0].ffRepair(g, res)
+	return res, nil
 }
 
 // stripesFit reports whether some card's stripe does not fit its device
 // memory (limit, when set, caps each card's: Options.DeviceMemory), so
-// that the run must stream, and the least memory of the cards.
-func stripesFit(grp *group, stripes []ffStripe, n, ld, matrices int, limit uint64) (budget uint64, stream bool, err error) {
+// that the run must stream, and the least memory of the cards. As for one
+// card, the decision counts a staging buffer (min(n², 16 Mi) values) that
+// the path in memory no longer needs, so that a cap streams where it did.
+func stripesFit(grp *group, stripes []ffStripe, g *graph.Graph, ld, matrices int, limit uint64) (budget uint64, stream bool, err error) {
+	n := g.N()
+	stage := uint64(min(max(n*n, 1), ffStage)) * 4
 	for c, r := range grp.runs {
 		b, err := r.budget(limit)
 		if err != nil {
@@ -103,7 +132,7 @@ func stripesFit(grp *group, stripes []ffStripe, n, ld, matrices int, limit uint6
 		if c == 0 || b < budget {
 			budget = b
 		}
-		if stripes[c].need(n, ld, matrices) > b {
+		if stripes[c].need(g, ld, matrices)+stage > b {
 			stream = true
 		}
 	}
@@ -111,54 +140,85 @@ func stripesFit(grp *group, stripes []ffStripe, n, ld, matrices int, limit uint6
 }
 
 // need is the device memory the stripe takes: its rows of the matrices, a
-// copy of the primary row and the staging buffer.
-func (st *ffStripe) need(n, ld, matrices int) uint64 {
-	stage := min(max(n*n, 1), ffStage)
-	return (uint64(st.h*ffTile*ld)+ffTile*uint64(ld))*4*uint64(matrices) + uint64(stage)*4
+// copy of the primary row, the graph's arcs and ff_finish's flags.
+func (st *ffStripe) need(g *graph.Graph, ld, matrices int) uint64 {
+	return (uint64(st.h*ffTile*ld)+ffTile*uint64(ld))*4*uint64(matrices) + csrBytes(g) + 16
 }
 
-// alloc reserves and fills the stripe's device memory on r's card and
-// copies the stripe's rows of res in.
-func (st *ffStripe) alloc(r *run, res *graph.AllPairs, n, ld, matrices int, mode ffMode) error {
+// build reserves the stripe's device memory on r's card and builds its
+// rows of the padded matrices there from g's arcs (ffFill).
+func (st *ffStripe) build(r *run, g *graph.Graph, ld, matrices int, mode ffMode) error {
 	cells := st.h * ffTile * ld
-	stage := min(max(n*n, 1), ffStage)
-	need := st.need(n, ld, matrices)
-	what := fmt.Sprintf("a stripe of %d of the %d rows (padded to %d; %d int32 matrices, a copy of the primary row and a staging buffer)",
+	what := fmt.Sprintf("a stripe of %d of the %d rows (padded to %d; %d int32 matrices, a copy of the primary row and the arcs)",
 		st.h*ffTile, ld, ld, matrices)
-	if err := r.reserve(need, what); err != nil {
+	if err := r.reserve(st.need(g, ld, matrices), what); err != nil {
 		return err
 	}
 	var err error
-	if st.stage, err = r.alloc(stage); err != nil {
-		return err
-	}
 	if st.d, err = r.alloc(cells); err != nil {
 		return err
 	}
 	if st.rowD, err = r.alloc(ffTile * ld); err != nil {
 		return err
 	}
-	if err := r.fill(st.d, mode.inf); err != nil {
-		return err
-	}
 	st.virtD = stripeArg(st.d, st.y0, ld)
-	if err := r.ffMove(res.Dist, st.virtD, st.stage, n, ld, st.lo, st.hi, mode.inf, true); err != nil {
+	if matrices > 1 {
+		if st.p, err = r.alloc(cells); err != nil {
+			return err
+		}
+		if st.rowP, err = r.alloc(ffTile * ld); err != nil {
+			return err
+		}
+		st.virtP = stripeArg(st.p, st.y0, ld)
+	}
+	arcs, err := r.uploadArcs(g)
+	if err != nil {
 		return err
 	}
-	if res.Pred == nil {
+	return r.ffFill(g, arcs, ld, st.y0, st.h, st.virtD, st.virtP, mode)
+}
+
+// view is the buffer at the kernel argument virt (virtD or virtP), as
+// ffCheck and ffRow take the whole matrix; 0 stays the empty buffer.
+func (st *ffStripe) view(virt uint64) buffer {
+	if virt == 0 {
+		return buffer{}
+	}
+	return buffer{DevicePtr(virt), 1}
+}
+
+// check runs ff_finish over the stripe's rows of the graph on r's card
+// and reads its flags into st.flags.
+func (st *ffStripe) check(r *run, n, ld int, mode ffMode) error {
+	st.flags = [3]int32{graph.Inf, graph.Inf, graph.Inf}
+	if st.hi <= st.lo {
 		return nil
 	}
-	if st.p, err = r.alloc(cells); err != nil {
+	flags, err := r.alloc(3)
+	if err != nil {
 		return err
 	}
-	if st.rowP, err = r.alloc(ffTile * ld); err != nil {
+	if err := r.fill(flags, graph.Inf); err != nil {
 		return err
 	}
-	if err := r.fill(st.p, graph.Nil); err != nil {
+	if err := r.ffCheck(n, ld, st.lo, st.hi, mode, st.view(st.virtD), st.view(st.virtP), flags, 0); err != nil {
 		return err
 	}
-	st.virtP = stripeArg(st.p, st.y0, ld)
-	return r.ffMove(res.Pred, st.virtP, st.stage, n, ld, st.lo, st.hi, graph.Inf, true)
+	return r.readInts(st.flags[:], flags)
+}
+
+// fetch copies the stripe's rows of the graph into host's matrices.
+func (st *ffStripe) fetch(r *run, host *hostResult, ld int) error {
+	if st.hi <= st.lo {
+		return nil
+	}
+	if err := r.fetch(host, 0, DevicePtr(st.virtD), ld, st.lo, st.hi, 0); err != nil {
+		return err
+	}
+	if st.virtP == 0 {
+		return nil
+	}
+	return r.fetch(host, 1, DevicePtr(st.virtP), ld, st.lo, st.hi, 0)
 }
 
 // owns reports whether the stripe holds block row s.

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -445,15 +444,9 @@ func (s *ffStream) passes() error {
 }
 
 // eachCard calls f on every card, each from a goroutine of its own, and
-// returns the first error.
+// returns their errors joined.
 func (s *ffStream) eachCard(f func(card *ffCard) error) error {
-	errs := make([]error, len(s.cards))
-	var wg sync.WaitGroup
-	for i, card := range s.cards {
-		wg.Go(func() { errs[i] = f(card) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return inParallel(len(s.cards), func(i int) error { return f(s.cards[i]) })
 }
 
 // mark records a new event on stream st of card into e.

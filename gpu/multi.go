@@ -223,6 +223,18 @@ func (grp *group) copyPanel(from, to int, src, dst DevicePtr, values int) error 
 	return nil
 }
 
+// inParallel calls f(0) .. f(k-1), each on a goroutine of its own (a
+// group's devices, driven at once), and returns their errors joined.
+func inParallel(k int, f func(i int) error) error {
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	for i := range k {
+		wg.Go(func() { errs[i] = f(i) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // kernels runs f, the compute part of a group's run, timing each device
 // between events recorded before and after it; Stats.Kernel becomes the
 // slowest device's time.
