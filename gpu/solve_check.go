@@ -71,18 +71,24 @@ func checkResult(dist []int32, n int, single bool, what string) error {
 }
 
 // firstOutOfRange returns the index of the first value of dist that is
-// neither graph.Inf nor within ±graph.MaxDistance, or -1; large results
-// (all pairs of tens of thousands of vertices) are scanned on every core.
+// neither graph.Inf nor within ±graph.MaxDistance, or -1; results of
+// 2^18 values and more are scanned on every core.
 func firstOutOfRange(dist []int32) int {
 	scan := func(part []int32) int {
-		for i, d := range part {
-			if d != graph.Inf && (d > graph.MaxDistance || d < -graph.MaxDistance) {
-				return i
+		for lo := 0; lo < len(part); lo += rangeChunk {
+			chunk := part[lo:min(lo+rangeChunk, len(part))]
+			if !anyOutOfRange(chunk) {
+				continue
+			}
+			for i, d := range chunk {
+				if outOfRange(d) {
+					return lo + i
+				}
 			}
 		}
 		return -1
 	}
-	if len(dist) < 1<<22 || runtime.GOMAXPROCS(0) == 1 {
+	if len(dist) < 1<<18 || runtime.GOMAXPROCS(0) == 1 {
 		return scan(dist)
 	}
 	var found []int
@@ -100,6 +106,35 @@ func firstOutOfRange(dist []int32) int {
 		return -1
 	}
 	return slices.Min(found)
+}
+
+// rangeChunk is how many values anyOutOfRange looks at before
+// firstOutOfRange stops to see whether one of them was out of range.
+const rangeChunk = 4096
+
+// outOfRange says whether d is neither graph.Inf nor within
+// ±graph.MaxDistance.
+func outOfRange(d int32) bool {
+	return d != graph.Inf && (d > graph.MaxDistance || d < -graph.MaxDistance)
+}
+
+// anyOutOfRange says whether some value of part is outOfRange, without a
+// branch per value: a result with unreachable pairs strewn among the
+// reachable ones made outOfRange's branches guess wrong half the time (a
+// single-source result of 2^20 values on R-MAT took 5.7 ms instead of
+// 0.3 on a grid, on an H200's host). Each value is shifted by MaxDistance
+// into 0 .. 2·MaxDistance when in range, graph.Inf counts as 0, and the
+// largest shifted value is compared once.
+func anyOutOfRange(part []int32) bool {
+	var worst uint32
+	for _, d := range part {
+		u := uint32(d) + uint32(graph.MaxDistance)
+		if d == graph.Inf {
+			u = 0
+		}
+		worst = max(worst, u)
+	}
+	return worst > 2*uint32(graph.MaxDistance)
 }
 
 // negativeCycle finds a negative cycle once a kernel has shown there is
