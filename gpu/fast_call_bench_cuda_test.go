@@ -48,12 +48,13 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // up to 32 MiB in pieces through the staging buffer (pipedMaxBytes),
 // one wait for the device (ffOneWait) and the arcs through the staging
 // buffer (arcsStaged); "old-result", "old-wait" and "old-upload" turn off
-// one each. Each configuration collects garbage before its timed calls.
+// one each. At n = 4096, "piped-4MiB" and "piped-2MiB" take its results
+// (64 MiB, 128 with Π) in pieces of 4 or 2 MiB too. Each configuration collects garbage before its timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged = p, h, m, w, a
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn int) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = p, h, m, w, a, pp, pn
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces)
 	type config struct {
 		path ffPath
 		via  int
@@ -62,8 +63,11 @@ func BenchmarkFWFastCall(b *testing.B) {
 		// oldResult, oldWait and oldUpload turn pipedMaxBytes, ffOneWait
 		// and arcsStaged off.
 		oldResult, oldWait, oldUpload bool
+		// pipedAll raises pipedMaxBytes to 128 MiB (n = 4096's results,
+		// with Π too), in pieces pipedAll MiB at least.
+		pipedAll int
 	}
-	piped := pipedMaxBytes
+	piped, piece, pieces := pipedMaxBytes, pipedPiece, pipedPieces
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
@@ -98,14 +102,20 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if n >= 4096 {
 			configs = append(configs, config{path: auto, name: "auto-huge", huge: true})
 		}
+		if n == 4096 {
+			configs = append(configs, config{path: auto, name: "piped-4MiB", pipedAll: 4}, config{path: auto, name: "piped-2MiB", pipedAll: 2})
+		}
 		for _, pred := range []bool{false, true} {
 			for _, c := range configs {
 				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
 					setFFPath(b, c.path)
 					resultPath, hugeResults = c.via, c.huge
-					pipedMaxBytes, ffOneWait, arcsStaged = piped, !c.oldWait, !c.oldUpload
+					pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = piped, !c.oldWait, !c.oldUpload, piece, pieces
 					if c.oldResult {
 						pipedMaxBytes = 0
+					}
+					if c.pipedAll > 0 {
+						pipedMaxBytes, pipedPiece, pipedPieces = 128<<20, c.pipedAll<<18, 64
 					}
 					opts := Options{Device: dev, Pred: pred}
 					if _, err := FWFast(context.Background(), g, opts); err != nil {
