@@ -48,8 +48,8 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // up to 32 MiB in pieces through the staging buffer (pipedMaxBytes),
 // one wait for the device (ffOneWait) and the arcs through the staging
 // buffer (arcsStaged); "old-result", "old-wait" and "old-upload" turn off
-// one each. At n = 4096, "piped-4MiB" and "piped-2MiB" take its results
-// (64 MiB, 128 with Π) in pieces of 4 or 2 MiB too. Each configuration collects garbage before its timed calls.
+// one each. "piped-was" takes results in pieces as before build fdf8758's
+// call: up to 32 MiB, 16 pieces a matrix. Each configuration collects garbage before its timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn int) {
@@ -63,9 +63,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 		// oldResult, oldWait and oldUpload turn pipedMaxBytes, ffOneWait
 		// and arcsStaged off.
 		oldResult, oldWait, oldUpload bool
-		// pipedAll raises pipedMaxBytes to 128 MiB (n = 4096's results,
-		// with Π too), in pieces pipedAll MiB at least.
-		pipedAll int
+		// pipedWas sets pipedMaxBytes and pipedPieces as they were
+		// before build fdf8758's call: 32 MiB, 16 pieces.
+		pipedWas bool
 	}
 	piped, piece, pieces := pipedMaxBytes, pipedPiece, pipedPieces
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -102,8 +102,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if n >= 4096 {
 			configs = append(configs, config{path: auto, name: "auto-huge", huge: true})
 		}
-		if n == 4096 {
-			configs = append(configs, config{path: auto, name: "piped-4MiB", pipedAll: 4}, config{path: auto, name: "piped-2MiB", pipedAll: 2})
+		if n <= 4096 {
+			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true})
 		}
 		for _, pred := range []bool{false, true} {
 			for _, c := range configs {
@@ -114,8 +114,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 					if c.oldResult {
 						pipedMaxBytes = 0
 					}
-					if c.pipedAll > 0 {
-						pipedMaxBytes, pipedPiece, pipedPieces = 128<<20, c.pipedAll<<18, 64
+					if c.pipedWas {
+						pipedMaxBytes, pipedPieces = 32<<20, 16
 					}
 					opts := Options{Device: dev, Pred: pred}
 					if _, err := FWFast(context.Background(), g, opts); err != nil {

@@ -64,25 +64,30 @@ const (
 var resultPath = viaAuto
 
 // pipedMaxBytes is the result size (all matrices) up to which viaAuto
-// copies by viaPiped: fw-fast's results up to n = 2048 with Π. On an H200
-// (one of a four-H200 host, build 2d92d00, BenchmarkFWFastCall) the
+// copies by viaPiped: fw-fast's results up to n = 4096 with Π (each
+// matrix must also fit the first staging buffer, 64 MiB). On an H200 (one
+// of a four-H200 host, build 2d92d00, BenchmarkFWFastCall) the
 // 4 MiB of n = 1024 came back in 0.37 to 0.61 ms through the driver's
 // buffers (pageable) and in 0.33 ms through the staging buffer whole, bus
 // then cores, while the bus alone, into registered memory, took 0.086 ms;
 // the 16 MiB of n = 2048 took 0.75 ms staged against 0.32 ms registered.
+// At n = 4096 (one H200, build fdf8758) pieces of 2 MiB brought the
+// 64 MiB back in 1.88 ms against 3.13 through the staging buffer whole
+// (the whole call 9.57 against 10.92 ms), and with Π 3.72 against 6.43.
 // 0 restores the paths before it (benchmarks compare).
-var pipedMaxBytes uint64 = 32 << 20
+var pipedMaxBytes uint64 = 128 << 20
 
 // pipedPiece is the fewest values of one piece of viaPiped (whole rows,
 // at least one): 512 KiB, about 10 µs of the bus and tens of one core's
 // copy, and more than the host's queueing of a piece (a copy and an
 // event, a few µs). pipedPieces is the most pieces a matrix is cut into
-// (16 MiB at n = 2048 goes in pieces of 1 MiB). pipedAhead is how many
+// (64 MiB at n = 4096 goes in pieces of 2 MiB, 16 MiB at n = 2048 in
+// pieces of 512 KiB). pipedAhead is how many
 // pieces are queued ahead of the one the host waits for. Tests set the
 // first two lower.
 var (
 	pipedPiece  = 128 << 10
-	pipedPieces = 16
+	pipedPieces = 32
 )
 
 const pipedAhead = 8
