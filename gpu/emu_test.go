@@ -156,6 +156,15 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			}
 		}
 	}
+	// Streamed through a device that holds two of its four block rows
+	// (ff_scatter, ff_gather).
+	wide, err := graph.GNM(390, 1200, graph.WeightRange{Min: 1, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FWFast(context.Background(), wide, Options{Device: dev, Pred: true, DeviceMemory: streamCap(390, 2, 2)}); err != nil {
+		t.Errorf("fw-fast streamed: %v", err)
+	}
 	loaded := map[string]*ptxemu.Module{}
 	for _, m := range driver.EmulatorModules(dev.ctx) {
 		loaded[m.Name()] = m

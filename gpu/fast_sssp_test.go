@@ -492,3 +492,63 @@ func TestEmuSSSPFastPin(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestFinishSinglePoison checks finishSingle's device check (ff_finish
+// over the result as the source's row): a good result passes with every
+// source, and a distance never written, one beyond ±MaxDistance and a
+// predecessor outside Nil..n−1 are each reported, naming the vertex.
+func TestFinishSinglePoison(t *testing.T) {
+	dev := emulator(t)
+	const n = 300
+	g := mustGraph(t, n, "0->1 1")
+	for _, c := range []struct {
+		source, at int
+		dist, pred int32
+		want       string
+	}{
+		{0, -1, 0, 0, ""}, {n - 1, -1, 0, 0, ""}, {137, -1, 0, 0, ""},
+		{137, 5, int32(poison), 0, "dist[5] was never written"},
+		{0, n - 1, graph.MaxDistance + 1, 0, "dist[299] = 1073741824 is beyond"},
+		{n - 1, 0, -graph.MaxDistance - 1, 0, "dist[0] = -1073741824 is beyond"},
+		{42, 7, 3, n, "pred[7] = 300 is a value no result may hold"},
+		{42, 8, 3, graph.Nil - 1, "pred[8] = -2 is a value no result may hold"},
+	} {
+		r, err := dev.begin(context.Background(), "check", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dist, pred := make([]int32, n), make([]int32, n)
+		for v := range n {
+			dist[v], pred[v] = int32(v), int32(max(v-1, -1))
+			if v%3 == 0 {
+				dist[v], pred[v] = graph.Inf, graph.Nil
+			}
+		}
+		if c.at >= 0 {
+			dist[c.at] = c.dist
+			if c.pred != 0 {
+				dist[c.at], pred[c.at] = 1, c.pred
+			}
+		}
+		db, err := r.upload(dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := r.upload(pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := r.singleResult(n, true)
+		res, err := finishSingle(r, g, c.source, out, db, pb, true)
+		out.done()
+		r.end()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("source %d, a good result: %v", c.source, err)
+		case c.want == "" && (!slices.Equal(res.Dist, dist) || !slices.Equal(res.Pred, pred)):
+			t.Errorf("source %d: the result differs from what the device held", c.source)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("source %d, bad value at %d: got %v, want %q", c.source, c.at, err, c.want)
+		}
+	}
+}

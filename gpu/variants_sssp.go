@@ -60,12 +60,23 @@ func startSingle(ctx context.Context, g *graph.Graph, source int, opts Options, 
 }
 
 // finishSingle copies distances (and predecessors) back into a result, in
-// out's memory.
+// out's memory. Before the copy, the device checks what the host would
+// otherwise scan (ff_finish over the result as the source's row of an n×n
+// matrix: a distance never written or beyond ±graph.MaxDistance, a
+// predecessor outside Nil..n−1), and its flags come back with the result;
+// the host looks at the values only to name a bad one.
 func finishSingle(r *run, g *graph.Graph, source int, out *hostResult, dist, pred buffer, withPred bool) (*graph.SingleSource, error) {
 	n := g.N()
 	res := &graph.SingleSource{Source: source, Labels: slices.Clone(g.Labels()), Solver: r.what}
 	mats := out.wait()
 	res.Dist = mats[0]
+	if !withPred {
+		pred = buffer{}
+	}
+	flags, err := r.checkSingle(n, source, dist, pred)
+	if err != nil {
+		return nil, err
+	}
 	if err := r.fetch(out, 0, dist.ptr, n, 0, 1, 0); err != nil {
 		return nil, err
 	}
@@ -78,10 +89,66 @@ func finishSingle(r *run, g *graph.Graph, source int, out *hostResult, dist, pre
 	if err := out.release(); err != nil {
 		return nil, r.fail(err, "copying the result from the device")
 	}
-	if err := checkResult(res.Dist, n, true, r.what); err != nil {
+	f, err := flags()
+	if err != nil {
 		return nil, err
 	}
+	if f[0] != graph.Inf {
+		if err := checkResult(res.Dist, n, true, r.what); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: internal error: ff_finish flagged the distances, which hold no bad value", r.what)
+	}
+	if f[2] != graph.Inf {
+		for v, p := range res.Pred {
+			if p < graph.Nil || p >= int32(n) {
+				return nil, fmt.Errorf("%s: internal error: pred[%d] = %d is a value no result may hold", r.what, v, p)
+			}
+		}
+		return nil, fmt.Errorf("%s: internal error: ff_finish flagged the predecessors, which hold no bad value", r.what)
+	}
 	return res, nil
+}
+
+// checkSingle queues ff_finish over a single-source result of n values
+// (dist, and pred unless empty) on the default stream, and the read of
+// its flags into page-locked memory behind it; the returned function
+// gives the flags once a later copy on that stream has ended (or, without
+// page-locked flags, reads them itself).
+func (r *run) checkSingle(n, source int, dist, pred buffer) (func() ([3]int32, error), error) {
+	none := func() ([3]int32, error) { return [3]int32{graph.Inf, graph.Inf, graph.Inf}, nil }
+	if n == 0 {
+		return none, nil
+	}
+	flags, err := r.alloc(3)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.fill(flags, graph.Inf); err != nil {
+		return nil, err
+	}
+	// The result as row `source` of an n×n matrix: addresses that ff_finish
+	// offsets by source·n again.
+	at := func(b buffer) buffer {
+		if b.n == 0 {
+			return b
+		}
+		return buffer{b.ptr - DevicePtr(source)*DevicePtr(n)*4, b.n}
+	}
+	if err := r.ffCheck(n, n, source, source+1, ffGen, at(dist), at(pred), flags, 0); err != nil {
+		return nil, err
+	}
+	hf, _ := r.dev.hostFlags()
+	if hf == nil {
+		return func() ([3]int32, error) {
+			var f [3]int32
+			return f, r.readInts(f[:], flags)
+		}, nil
+	}
+	if err := r.dev.ctx.CopyOutAsync(asBytes(hf[:3]), flags.ptr, 0); err != nil {
+		return nil, r.fail(err, "reading the flags back (after kernel %s)", r.last)
+	}
+	return func() ([3]int32, error) { return [3]int32(hf[:3]), nil }, nil
 }
 
 // DijkstraMartin runs variant "dijkstra-martin": the parallel Dijkstra of
