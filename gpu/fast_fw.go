@@ -85,13 +85,14 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // matrix itself. Host memory: the result, allocated (not zeroed) and
 // touched while the kernels run, and filled by 2D copies from the padded
 // matrix through the page-locked staging buffers (pieces that the cores
-// copy out as they come, up to 32 MiB of results; above, 64 MiB at a
+// copy out as they come, up to 128 MiB of results; above, 64 MiB at a
 // time). Up to the copy back, the run queues its work and waits for the
 // device once (ffOneWait).
 //
 // With several devices in opts.Devices, each card holds a stripe of block
 // rows (and needs only its share of the memory, plus the primary row of
-// each stage, which the card that owns it copies to the others).
+// each stage, which the card that owns it copies to the others), builds it
+// from the arcs, and copies its rows into the result, every card at once.
 func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
 	if len(opts.Devices) > 1 {
 		return fwFastMulti(ctx, g, opts)
