@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pathnotes/pathnotes/internal/memlimit"
 )
@@ -18,7 +19,55 @@ func withMemory(t *testing.T, avail uint64) {
 	t.Helper()
 	old := memoryAvailable
 	memoryAvailable = func() (memlimit.Budget, bool) { return memlimit.Budget{Bytes: avail, From: "test limit"}, true }
-	t.Cleanup(func() { memoryAvailable = old })
+	forgetReading()
+	t.Cleanup(func() {
+		memoryAvailable = old
+		forgetReading()
+	})
+}
+
+// forgetReading drops checkMemory's last reading of the limits.
+func forgetReading() {
+	availCache.Lock()
+	availCache.at = time.Time{}
+	availCache.Unlock()
+}
+
+// TestCheckMemoryReading checks how checkMemory uses a reading of the
+// limits: requests within half of it, added up, pass without reading
+// again; one beyond that reads again and is refused if it does not fit;
+// a stale reading is read again.
+func TestCheckMemoryReading(t *testing.T) {
+	reads, avail := 0, uint64(1000<<20)
+	old := memoryAvailable
+	memoryAvailable = func() (memlimit.Budget, bool) {
+		reads++
+		return memlimit.Budget{Bytes: avail, From: "test limit"}, true
+	}
+	forgetReading()
+	t.Cleanup(func() {
+		memoryAvailable = old
+		forgetReading()
+	})
+	step := func(need uint64, wantReads int, wantErr bool) {
+		t.Helper()
+		err := checkMemory(need)
+		if (err != nil) != wantErr || reads != wantReads {
+			t.Fatalf("checkMemory(%d MiB) = %v after %d readings; want error %v after %d", need>>20, err, reads, wantErr, wantReads)
+		}
+	}
+	step(100<<20, 1, false) // the first reading
+	step(300<<20, 1, false) // 400 of 500 MiB let through
+	step(100<<20, 1, false) // 500 of 500
+	avail = 150 << 20       // memory taken elsewhere
+	step(1<<20, 2, false)   // past half: read again, and it fits
+	step(100<<20, 3, false) // 101 > 75: read again
+	step(200<<20, 4, true)  // read again, and refused
+	step(10<<20, 5, false)  // a refusal keeps no reading
+	availCache.Lock()
+	availCache.at = time.Now().Add(-2 * availFresh)
+	availCache.Unlock()
+	step(1<<20, 6, false) // stale
 }
 
 func gzipped(t *testing.T, s string) string {
