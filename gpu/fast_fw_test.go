@@ -493,3 +493,29 @@ func TestFFSmallGrids(t *testing.T) {
 		}
 	}
 }
+
+// TestFWFastManyArcs runs fw-fast on a graph whose CSR (more than
+// arcsParallel values) is copied into the staging buffer on every core,
+// with and without Π, on one emulated card and on two, and compares with
+// the CPU.
+func TestFWFastManyArcs(t *testing.T) {
+	g, err := graph.GNM(260, 40000, graph.WeightRange{Min: 1, Max: 50}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := g.N() + 1 + 2*g.M(); c < arcsParallel {
+		t.Fatalf("the CSR holds %d values, fewer than arcsParallel (%d)", c, arcsParallel)
+	}
+	want, err := cpu.FloydWarshallBlocked(context.Background(), g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := testGraph{name: "GNM(260, 40000)", g: g, all: want}
+	for _, pred := range []bool{false, true} {
+		for _, o := range []Options{{Device: emulator(t)}, {Devices: emulators(t, 2)}} {
+			o.Pred = pred
+			res, err := FWFast(context.Background(), g, o)
+			matchesCPU(t, fmt.Sprintf("%s, pred %v, %d cards", tg.name, pred, max(len(o.Devices), 1)), tg, res, err, pred)
+		}
+	}
+}
