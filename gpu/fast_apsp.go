@@ -64,15 +64,9 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	runs := grp.runs
 	name := runs[0].what
 	n := g.N()
-	if err := graph.CheckMatrixSize(n, opts.matrices()); err != nil {
-		return nil, fmt.Errorf("%s: host memory: %w", name, err)
-	}
-	res := &graph.AllPairs{N: n, Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: name}
-	if opts.Pred {
-		res.Pred = []int32{}
-	}
-	if n == 0 {
-		return res, nil
+	res, err := newAllPairs(g, name, opts.Pred)
+	if err != nil || n == 0 {
+		return res, err
 	}
 	host := runs[0].newHostResult(opts.matrices(), n, n, false, false)
 	defer host.release()

@@ -120,15 +120,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		}
 		return nil, err
 	}
-	if err := graph.CheckMatrixSize(n, matrices); err != nil {
-		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
-	}
-	res := &graph.AllPairs{N: n, Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
-	if opts.Pred {
-		res.Pred = []int32{}
-	}
-	if n == 0 {
-		return res, nil
+	res, err := newAllPairs(g, VariantFWFast, opts.Pred)
+	if err != nil || n == 0 {
+		return res, err
 	}
 	host := r.newHostResult(matrices, n, n, true, true)
 	defer host.release()
@@ -485,6 +479,24 @@ func (r *run) ffBadRow(row []int32, what string, i int, bad func(int32) bool) er
 		return fmt.Errorf("%s: internal error: %s[%d][%d] = %d is a value no result may hold", r.what, what, i, j, v)
 	}
 	return fmt.Errorf("%s: internal error: ff_finish flagged row %d of %s, which holds no bad value", r.what, i, what)
+}
+
+// newAllPairs checks that the host can hold g's all-pairs result (one n×n
+// matrix, two with pred) and returns it without its matrices, which the
+// caller fills: empty slices, as a graph of no vertices has them.
+func newAllPairs(g *graph.Graph, name string, pred bool) (*graph.AllPairs, error) {
+	matrices := 1
+	if pred {
+		matrices = 2
+	}
+	if err := graph.CheckMatrixSize(g.N(), matrices); err != nil {
+		return nil, fmt.Errorf("%s: host memory: %w", name, err)
+	}
+	res := &graph.AllPairs{N: g.N(), Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: name}
+	if pred {
+		res.Pred = []int32{}
+	}
+	return res, nil
 }
 
 // ffResult checks that the host holds the result's matrices and makes the

@@ -3,7 +3,6 @@ package gpu
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -61,15 +60,9 @@ func fwFastMulti(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 		}
 		return fwFastStreamed(grp, g, opts, mode, budget)
 	}
-	if err := graph.CheckMatrixSize(n, matrices); err != nil {
-		return nil, fmt.Errorf("%s: host memory: %w", VariantFWFast, err)
-	}
-	res := &graph.AllPairs{N: n, Dist: []int32{}, Labels: slices.Clone(g.Labels()), Solver: VariantFWFast}
-	if opts.Pred {
-		res.Pred = []int32{}
-	}
-	if n == 0 {
-		return res, nil
+	res, err := newAllPairs(g, VariantFWFast, opts.Pred)
+	if err != nil || n == 0 {
+		return res, err
 	}
 	host := grp.runs[0].newHostResult(matrices, n, n, true, false)
 	defer host.release()
