@@ -49,12 +49,16 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // one wait for the device (ffOneWait) and the arcs through the staging
 // buffer (arcsStaged); "old-result", "old-wait" and "old-upload" turn off
 // one each. "piped-was" takes results in pieces as before build fdf8758's
-// call: up to 32 MiB, 16 pieces a matrix. Each configuration collects garbage before its timed calls.
+// call: up to 32 MiB, 16 pieces a matrix. "split-was" copies each piece
+// out on one goroutine (pipedSplit), "streams-2" puts the pieces on two
+// streams in turn (pipedStreams), "pieces-16" and "pieces-8" cut a matrix
+// into at most that many (pipedPieces), and "streams-2-pieces-16" does
+// both. Each configuration collects garbage before its timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool, pp, pn int) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = p, h, m, w, a, pp, pn
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedStreams = p, h, m, w, a, pp, pn, sp, ss
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedStreams)
 	type config struct {
 		path ffPath
 		via  int
@@ -66,8 +70,11 @@ func BenchmarkFWFastCall(b *testing.B) {
 		// pipedWas sets pipedMaxBytes and pipedPieces as they were
 		// before build fdf8758's call: 32 MiB, 16 pieces.
 		pipedWas bool
+		// split, streams and pieces, when set, replace pipedSplit,
+		// pipedStreams and pipedPieces.
+		split, streams, pieces int
 	}
-	piped, piece, pieces := pipedMaxBytes, pipedPiece, pipedPieces
+	piped, piece, pieces, split, streams := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedStreams
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
@@ -103,14 +110,28 @@ func BenchmarkFWFastCall(b *testing.B) {
 			configs = append(configs, config{path: auto, name: "auto-huge", huge: true})
 		}
 		if n <= 4096 {
-			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true})
+			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
+				config{path: auto, name: "split-was", split: 1 << 30}, config{path: auto, name: "streams-2", streams: 2},
+				config{path: auto, name: "pieces-16", pieces: 16}, config{path: auto, name: "pieces-8", pieces: 8},
+				config{path: auto, name: "streams-2-pieces-16", streams: 2, pieces: 16})
 		}
 		for _, pred := range []bool{false, true} {
+			var ref []int32 // the distances of the first configuration, which every other's must equal
 			for _, c := range configs {
 				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
 					setFFPath(b, c.path)
 					resultPath, hugeResults = c.via, c.huge
 					pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = piped, !c.oldWait, !c.oldUpload, piece, pieces
+					pipedSplit, pipedStreams = split, streams
+					if c.split > 0 {
+						pipedSplit = c.split
+					}
+					if c.streams > 0 {
+						pipedStreams = c.streams
+					}
+					if c.pieces > 0 {
+						pipedPieces = c.pieces
+					}
 					if c.oldResult {
 						pipedMaxBytes = 0
 					}
@@ -118,8 +139,14 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedMaxBytes, pipedPieces = 32<<20, 16
 					}
 					opts := Options{Device: dev, Pred: pred}
-					if _, err := FWFast(context.Background(), g, opts); err != nil {
+					res, err := FWFast(context.Background(), g, opts)
+					if err != nil {
 						b.Fatal(err)
+					}
+					if ref == nil {
+						ref = res.Dist
+					} else if !slices.Equal(res.Dist, ref) {
+						b.Fatalf("%s: the distances differ from those of %s", c.name, configs[0].name)
 					}
 					runtime.GC()
 					all := make([]Stats, b.N)

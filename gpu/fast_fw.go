@@ -111,14 +111,17 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	// The decision to stream counts a staging buffer (min(n², 16 Mi)
 	// values) that neither path needs now, so that a cap streams exactly
 	// where it did when both did.
-	if budget, err := r.budget(opts.DeviceMemory); err == nil && need+uint64(min(n*n, ffStage))*4 > budget && n > 0 {
+	// One reading of the free memory serves both decisions (each costs
+	// 6 to 60 µs of the driver's time).
+	free, total, err := r.memFree()
+	if err != nil {
+		return nil, r.fail(err, "reading free device memory")
+	}
+	if budget := capped(free, opts.DeviceMemory); need+uint64(min(n*n, ffStage))*4 > budget && n > 0 {
 		return fwFastStreamed(&group{runs: []*run{r}, direct: [][]bool{{false}}}, g, opts, mode, budget)
 	}
-	if err := r.reserve(need, what); err != nil {
-		if free, _, e := r.memFree(); e == nil {
-			return nil, fmt.Errorf("%w; n up to %d would fit", err, fwFastMaxN(free, matrices))
-		}
-		return nil, err
+	if err := r.fits(need, what, free, total); err != nil {
+		return nil, fmt.Errorf("%w; n up to %d would fit", err, fwFastMaxN(free, matrices))
 	}
 	res, err := newAllPairs(g, VariantFWFast, opts.Pred)
 	if err != nil || n == 0 {

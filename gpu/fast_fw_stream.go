@@ -19,10 +19,15 @@ func (r *run) budget(limit uint64) (uint64, error) {
 	if err != nil {
 		return 0, r.fail(err, "reading free device memory")
 	}
+	return capped(free, limit), nil
+}
+
+// capped is free capped by limit when it is set (Options.DeviceMemory).
+func capped(free, limit uint64) uint64 {
 	if limit > 0 {
-		free = min(free, limit)
+		return min(free, limit)
 	}
-	return free, nil
+	return free
 }
 
 // blocks is a range of block rows, from y0 to y1 (not included).

@@ -191,22 +191,30 @@ func TestFWFastFullTiles(t *testing.T) {
 // are queued ahead), and 17 rows (pieces of one row asked for, at most 16
 // pieces a matrix).
 func TestFWFastResultPaths(t *testing.T) {
-	defer func(p, c, q, k int) { resultPath, fetchChunk, pipedPiece, pipedPieces = p, c, q, k }(resultPath, fetchChunk, pipedPiece, pipedPieces)
+	defer func(p, c, q, k, sp, ss int) {
+		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedStreams = p, c, q, k, sp, ss
+	}(resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedStreams)
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)
 	}
 	graphs := randomGraphs(t, 257, 11)
-	piece, pieces := pipedPiece, pipedPieces
-	for _, c := range []struct{ path, chunk, piece, pieces int }{
-		{viaRegistered, stagingValues, piece, pieces}, {viaStaged, stagingValues, piece, pieces},
-		{viaStaged, 1000, piece, pieces}, {viaStaged, 100, piece, pieces}, {viaPageable, stagingValues, piece, pieces},
-		{viaPiped, stagingValues, piece, pieces}, {viaPiped, stagingValues, 1000, 1000},
-		{viaPiped, stagingValues, 100, 1000}, {viaPiped, stagingValues, 100, 16},
+	piece, pieces, split := pipedPiece, pipedPieces, pipedSplit
+	for _, c := range []struct{ path, chunk, piece, pieces, split, streams int }{
+		{viaRegistered, stagingValues, piece, pieces, split, 1}, {viaStaged, stagingValues, piece, pieces, split, 1},
+		{viaStaged, 1000, piece, pieces, split, 1}, {viaStaged, 100, piece, pieces, split, 1},
+		{viaPageable, stagingValues, piece, pieces, split, 1},
+		{viaPiped, stagingValues, piece, pieces, split, 1}, {viaPiped, stagingValues, 1000, 1000, split, 1},
+		{viaPiped, stagingValues, 100, 1000, split, 1}, {viaPiped, stagingValues, 100, 16, split, 1},
+		// Pieces on two streams, even and odd counts of them, their host
+		// copies split in parts that cut rows.
+		{viaPiped, stagingValues, 1000, 1000, 333, 2}, {viaPiped, stagingValues, 100, 16, 7, 2},
+		{viaPiped, stagingValues, 100, 15, split, 2},
 	} {
-		resultPath, fetchChunk, pipedPiece, pipedPieces = c.path, c.chunk, c.piece, c.pieces
+		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedStreams = c.path, c.chunk, c.piece, c.pieces, c.split, c.streams
 		for _, tg := range graphs {
-			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d, at most %d)", tg.name, c.path, c.chunk, c.piece, c.pieces)
+			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d, at most %d, split %d, %d streams)",
+				tg.name, c.path, c.chunk, c.piece, c.pieces, c.split, c.streams)
 			checkVariant(t, emulator(t), v, tg, true)
 			checkVariant(t, emulator(t), v, tg, false)
 		}

@@ -246,6 +246,11 @@ func (r *run) reserve(bytes uint64, what string) error {
 	if err != nil {
 		return r.fail(err, "reading free device memory")
 	}
+	return r.fits(bytes, what, free, total)
+}
+
+// fits is reserve on a reading of memFree that the caller has made.
+func (r *run) fits(bytes uint64, what string, free, total uint64) error {
 	if bytes > free {
 		return fmt.Errorf("%s: %s needs %s of device memory, but %s (device %d) has %s free of %s",
 			r.what, what, graph.FormatBytes(bytes), r.dev.info.Name, r.dev.info.Ordinal,
