@@ -120,10 +120,6 @@ type Device struct {
 	// back without waiting (fw-fast's one wait), made on first use; a
 	// context reset frees it.
 	flags []int32
-	// side is a second stream for copies back beside the run's own
-	// (fetchPiped with pipedStreams 2), made on first use; 0 before, and
-	// after a context reset.
-	side driver.Stream
 	// epoch counts the contexts the device has had (Epoch).
 	epoch atomic.Int64
 	// deferred is work nothing has waited for yet (Hold.Defer), which the
@@ -332,24 +328,10 @@ func (d *Device) hostFlags() ([]int32, error) {
 	return d.flags, nil
 }
 
-// sideStream returns the device's second stream (Device.side), making it
-// on first use. d.mu is held.
-func (d *Device) sideStream() (driver.Stream, error) {
-	if d.side != 0 {
-		return d.side, nil
-	}
-	s, err := d.ctx.NewStream()
-	if err == nil {
-		d.side = s
-	}
-	return s, err
-}
-
 // forget drops the handles of a context that is gone.
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
 	d.flags = nil
-	d.side = 0
 	d.spare, d.spareBytes, d.spareEvents = nil, 0, nil
 	d.deferred = nil
 	d.epoch.Add(1)

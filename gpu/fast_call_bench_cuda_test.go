@@ -50,15 +50,15 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // buffer (arcsStaged); "old-result", "old-wait" and "old-upload" turn off
 // one each. "piped-was" takes results in pieces as before build fdf8758's
 // call: up to 32 MiB, 16 pieces a matrix. "split-was" copies each piece
-// out on one goroutine (pipedSplit), "streams-2" puts the pieces on two
-// streams in turn (pipedStreams), "pieces-16" and "pieces-8" cut a matrix
-// into at most that many (pipedPieces), and "streams-2-pieces-16" does
-// both. Each configuration collects garbage before its timed calls.
+// out on one goroutine (pipedSplit), "spawn" starts a goroutine for each
+// part as it arrives instead of spinning workers (pipedWorkers 0),
+// "pieces-16" and "pieces-8" cut a matrix into at most that many
+// (pipedPieces), and "pieces-16-spawn" does both. Each configuration collects garbage before its timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedStreams = p, h, m, w, a, pp, pn, sp, ss
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedStreams)
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers = p, h, m, w, a, pp, pn, sp, ss
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers)
 	type config struct {
 		path ffPath
 		via  int
@@ -70,11 +70,12 @@ func BenchmarkFWFastCall(b *testing.B) {
 		// pipedWas sets pipedMaxBytes and pipedPieces as they were
 		// before build fdf8758's call: 32 MiB, 16 pieces.
 		pipedWas bool
-		// split, streams and pieces, when set, replace pipedSplit,
-		// pipedStreams and pipedPieces.
-		split, streams, pieces int
+		// split and pieces, when set, replace pipedSplit and
+		// pipedPieces; spawn sets pipedWorkers to 0.
+		split, pieces int
+		spawn         bool
 	}
-	piped, piece, pieces, split, streams := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedStreams
+	piped, piece, pieces, split, workers := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
@@ -111,9 +112,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 		}
 		if n <= 4096 {
 			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
-				config{path: auto, name: "split-was", split: 1 << 30}, config{path: auto, name: "streams-2", streams: 2},
+				config{path: auto, name: "split-was", split: 1 << 30, spawn: true}, config{path: auto, name: "spawn", spawn: true},
 				config{path: auto, name: "pieces-16", pieces: 16}, config{path: auto, name: "pieces-8", pieces: 8},
-				config{path: auto, name: "streams-2-pieces-16", streams: 2, pieces: 16})
+				config{path: auto, name: "pieces-16-spawn", pieces: 16, spawn: true})
 		}
 		for _, pred := range []bool{false, true} {
 			var ref []int32 // the distances of the first configuration, which every other's must equal
@@ -122,12 +123,12 @@ func BenchmarkFWFastCall(b *testing.B) {
 					setFFPath(b, c.path)
 					resultPath, hugeResults = c.via, c.huge
 					pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = piped, !c.oldWait, !c.oldUpload, piece, pieces
-					pipedSplit, pipedStreams = split, streams
+					pipedSplit, pipedWorkers = split, workers
 					if c.split > 0 {
 						pipedSplit = c.split
 					}
-					if c.streams > 0 {
-						pipedStreams = c.streams
+					if c.spawn {
+						pipedWorkers = 0
 					}
 					if c.pieces > 0 {
 						pipedPieces = c.pieces

@@ -142,6 +142,48 @@ func (pl *ffPlan) rows(s blocks) (lo, hi int) {
 	return min(s.y0*ffTile, pl.n), min(s.y1*ffTile, pl.n)
 }
 
+// chunkUnits lists the units of card c's chunk of pass p, in order.
+func (pl *ffPlan) chunkUnits(c, p int) []int {
+	var units []int
+	for i, q := range pl.unitPass[c] {
+		if q == p {
+			units = append(units, i)
+		}
+	}
+	return units
+}
+
+// firstUse returns, for every card, the units it owns in the order in
+// which the passes first copy them from the host (useOrder).
+func (pl *ffPlan) firstUse() [][]blocks {
+	lanes := make([][]blocks, len(pl.units))
+	for c := range lanes {
+		for _, i := range pl.useOrder(c) {
+			lanes[c] = append(lanes[c], pl.units[c][i])
+		}
+	}
+	return lanes
+}
+
+// useOrder lists card c's units in the order in which the passes first
+// copy them in: each pass's chunk (swapChunk), then its bands (bandOrder),
+// every unit once. As the passes stand, the first copies in every unit,
+// its chunk's and then the others in order, so that this is the order of
+// the units and the later passes add none.
+func (pl *ffPlan) useOrder(c int) []int {
+	var order []int
+	seen := make([]bool, len(pl.units[c]))
+	for p := range pl.passes {
+		for _, i := range append(pl.chunkUnits(c, p), pl.bandOrder(c, p)...) {
+			if !seen[i] {
+				seen[i] = true
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
 // ffSlot is one band buffer of a streamed fw-fast run, with the stream
 // that updates its bands and the events that order the streams' work on it.
 type ffSlot struct {
@@ -210,11 +252,13 @@ type ffStream struct {
 // The primary rows take most of a card's memory (the fewer passes, the
 // fewer copies), the bands the rest (planFWStream). While the compute
 // streams update two bands, a third is copied in and a fourth out, each
-// copy straight between the host matrix (registered, page-locked, before
-// the kernels start) and the padded band; graph.Inf and the kernels'
-// infinity are converted in place on the device. At the end of a pass
-// each card copies its chunk out and the next one in, unit by unit, the
-// copy in of each unit waiting only for the copies out that free its rows.
+// copy straight between the host matrix (registered, page-locked, piece
+// by piece in the order in which the cards first copy the pieces, beside
+// the first pass with registerAhead) and the padded band; graph.Inf and
+// the kernels' infinity are converted in place on the device. At the end
+// of a pass each card copies its chunk out and the next one in, unit by
+// unit, the copy in of each unit waiting only for the copies out that free
+// its rows.
 func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budget uint64) (*graph.AllPairs, error) {
 	pl, err := planFWStream(g.N(), opts.matrices(), len(grp.runs), budget)
 	if err != nil {
@@ -239,11 +283,7 @@ func fwFastStreamed(grp *group, g *graph.Graph, opts Options, mode ffMode, budge
 	if res.Pred != nil {
 		mats = append(mats, res.Pred)
 	}
-	var bands []blocks
-	for _, u := range pl.units {
-		bands = append(bands, u...)
-	}
-	s.regs = registerBands(grp.runs[0].dev.ctx, mats, pl.n, bands, regPiece)
+	s.regs = registerBands(grp.runs[0].dev.ctx, mats, pl.n, pl.firstUse(), regPiece)
 	for _, r := range grp.runs {
 		r.prepare()
 	}
@@ -504,23 +544,18 @@ func (s *ffStream) swapChunk(card *ffCard, p int) error {
 	var ends []int           // the block row (in the region) where each ends
 	if p > 0 {
 		old := s.pl.chunks[card.c][p-1]
-		for i, u := range s.pl.units[card.c] {
-			if s.pl.unitPass[card.c][i] != p-1 {
-				continue
-			}
+		for _, i := range s.pl.chunkUnits(card.c, p-1) {
 			if err := s.storeChunkUnit(card, i, old, len(freed) == 0); err != nil {
 				return err
 			}
 			freed = append(freed, card.stored[i])
-			ends = append(ends, u.y1-old.y0)
+			ends = append(ends, s.pl.units[card.c][i].y1-old.y0)
 		}
 	}
 	ch := s.pl.chunks[card.c][p]
 	k := 0
-	for i, u := range s.pl.units[card.c] {
-		if s.pl.unitPass[card.c][i] != p {
-			continue
-		}
+	for _, i := range s.pl.chunkUnits(card.c, p) {
+		u := s.pl.units[card.c][i]
 		for k < len(freed)-1 && ends[k] < u.y1-ch.y0 {
 			k++
 		}
@@ -557,11 +592,9 @@ func (s *ffStream) afterBands(card *ffCard, st driver.Stream) error {
 // pass's bands.
 func (s *ffStream) storeChunk(card *ffCard, p int) error {
 	ch := s.pl.chunks[card.c][p]
-	for i := range s.pl.units[card.c] {
-		if s.pl.unitPass[card.c][i] == p {
-			if err := s.storeChunkUnit(card, i, ch, i == 0 || s.pl.unitPass[card.c][i-1] != p); err != nil {
-				return err
-			}
+	for j, i := range s.pl.chunkUnits(card.c, p) {
+		if err := s.storeChunkUnit(card, i, ch, j == 0); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -734,7 +767,7 @@ func (s *ffStream) copyRegion(from, to *ffCard, q, at, rows int) error {
 func (s *ffStream) bands(card *ffCard, p int) error {
 	ctx := card.r.dev.ctx
 	fail := func(err error) error { return card.r.fail(err, "ordering the streams") }
-	for _, i := range s.bandOrder(card, p) {
+	for _, i := range s.pl.bandOrder(card.c, p) {
 		u := s.pl.units[card.c][i]
 		sl := card.slots[card.next]
 		card.next = (card.next + 1) % len(card.slots)
@@ -778,13 +811,13 @@ func (s *ffStream) bands(card *ffCard, p int) error {
 	return nil
 }
 
-// bandOrder lists the units card updates in pass p: those of its chunk of
-// pass p+1 first, so that their copies out, which the next pass's copies
-// in of its chunk wait for, are done early; then the others after it, and
-// those before it.
-func (s *ffStream) bandOrder(card *ffCard, p int) []int {
+// bandOrder lists the units card c updates in pass p: those of its chunk
+// of pass p+1 first, so that their copies out, which the next pass's
+// copies in of its chunk wait for, are done early; then the others after
+// it, and those before it.
+func (pl *ffPlan) bandOrder(c, p int) []int {
 	var next, later, before []int
-	for i, q := range s.pl.unitPass[card.c] {
+	for i, q := range pl.unitPass[c] {
 		switch {
 		case q == p+1:
 			next = append(next, i)
@@ -869,6 +902,7 @@ func (s *ffStream) copyUnit(card *ffCard, buf buffer, k int, u blocks, in bool) 
 type hostBands struct {
 	ctx    driver.Context
 	pieces []hostPiece
+	order  []int             // the pieces' indices in the order they are handed out (each)
 	at     map[[2]int][2]int // (matrix, band's first block row): its pieces, from and to
 	pin    runtime.Pinner
 	done   chan struct{} // closed once every piece is registered or given up on
@@ -890,36 +924,40 @@ var regPiece = 64 << 20
 
 const regWorkers = 8
 
-// registerAhead makes registerBands register in the background, band by
-// band in the order of the bands given, while the first pass runs: a copy
-// waits only for its own piece (copyUnit). Off (the default),
-// registerBands returns once everything is registered. On an H200
-// (BenchmarkFWFastStreamedCall, n = 32768 with Π, one card) the whole call
-// took 4104 ms with it against 4309 without, but its kernels 3500 against
-// 3086 ms: the first pass waited 470 ms longer for its rows, so the pieces
-// come in another order than that pass uses them. A variable so that one
-// process can time both.
+// registerAhead makes registerBands return at once and register in the
+// background while the first pass runs, the pieces in the order in which
+// the cards first copy them (ffPlan.firstUse, the cards taking turns): a
+// copy waits only for its own piece (copyUnit). Off (the default),
+// registerBands returns once everything is registered. On one card the
+// order of first use is the order of the bands; on several, that order
+// registered each card's pieces only after those of the cards before it.
+// On an H200 (BenchmarkFWFastStreamedCall, n = 32768 with Π, one card)
+// the whole call took 4104 against 4309 ms, but the kernels 3500 against
+// 3086, below issue 26's 75 % of the in-memory rate: the first pass,
+// which copies in every piece, waited 470 ms for registrations that could
+// not keep up with it. Several cards in the order of first use are not
+// measured yet. A variable so that one process can time both.
 var registerAhead = false
 
 // registerBands registers the n-wide matrices mats in bands (of block
-// rows), in pieces of at most piece bytes (one row at least): each band's
-// pieces of every matrix before the next band's, so that the pieces come
-// in the order of bands, which is the first pass's order of use. With
-// registerAhead it returns at once, else when every piece is registered
-// or given up on.
-func registerBands(ctx driver.Context, mats [][]int32, n int, bands []blocks, piece int) *hostBands {
+// rows), in pieces of at most piece bytes (one row at least). lanes[c]
+// holds card c's bands in the order in which it first copies them
+// (ffPlan.firstUse), each band's pieces matrix by matrix, as copyUnit
+// takes them; the lanes take turns, a piece each in lane order, so that
+// every card's next piece comes early. With registerAhead it
+// returns at once, else when every piece is registered or given up on.
+func registerBands(ctx driver.Context, mats [][]int32, n int, lanes [][]blocks, piece int) *hostBands {
 	h := &hostBands{ctx: ctx, at: map[[2]int][2]int{}, done: make(chan struct{})}
 	per := max(1, piece/(4*max(n, 1))) // rows per piece
-	for _, b := range bands {
-		for k, m := range mats {
-			from := len(h.pieces)
-			for r0 := min(b.y0*ffTile, n); r0 < min(b.y1*ffTile, n); r0 += per {
-				r1 := min(r0+per, b.y1*ffTile, n)
-				h.pieces = append(h.pieces, hostPiece{row0: r0, mem: m[r0*n : r1*n], ready: make(chan struct{})})
-			}
-			h.at[[2]int{k, b.y0}] = [2]int{from, len(h.pieces)}
+	spans := make([][2]int, len(lanes))
+	for c, lane := range lanes {
+		spans[c][0] = len(h.pieces)
+		for _, b := range lane {
+			h.cut(mats, n, b, per)
 		}
+		spans[c][1] = len(h.pieces)
 	}
+	h.order = takeTurns(spans)
 	for _, m := range mats {
 		if len(m) > 0 {
 			h.pin.Pin(&m[0])
@@ -942,6 +980,38 @@ func registerBands(ctx driver.Context, mats [][]int32, n int, bands []blocks, pi
 	return h
 }
 
+// cut adds band b's pieces, matrix by matrix, of per rows each (the
+// last fewer), and records where each matrix's are.
+func (h *hostBands) cut(mats [][]int32, n int, b blocks, per int) {
+	for k, m := range mats {
+		from := len(h.pieces)
+		for r0 := min(b.y0*ffTile, n); r0 < min(b.y1*ffTile, n); r0 += per {
+			r1 := min(r0+per, b.y1*ffTile, n)
+			h.pieces = append(h.pieces, hostPiece{row0: r0, mem: m[r0*n : r1*n], ready: make(chan struct{})})
+		}
+		h.at[[2]int{k, b.y0}] = [2]int{from, len(h.pieces)}
+	}
+}
+
+// takeTurns returns the indices of the spans (from and to, not included)
+// taken in turns: the first of every span in order, then the second of
+// every span that has one, and so on.
+func takeTurns(spans [][2]int) []int {
+	total := 0
+	for _, sp := range spans {
+		total += sp[1] - sp[0]
+	}
+	order := make([]int, 0, total)
+	for k := 0; len(order) < total; k++ {
+		for _, sp := range spans {
+			if sp[0]+k < sp[1] {
+				order = append(order, sp[0]+k)
+			}
+		}
+	}
+	return order
+}
+
 // of returns the pieces of matrix k's band from block row y0.
 func (h *hostBands) of(k, y0 int) []hostPiece {
 	at := h.at[[2]int{k, y0}]
@@ -961,19 +1031,19 @@ func (h *hostBands) release() {
 	h.pin.Unpin()
 }
 
-// each calls f on every piece, regWorkers at a time, and returns when all
-// calls have.
+// each calls f on every piece, regWorkers at a time, handing the pieces
+// out in h.order, and returns when all calls have.
 func (h *hostBands) each(f func(p *hostPiece)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(regWorkers, runtime.GOMAXPROCS(0), len(h.pieces)) {
+	for range min(regWorkers, runtime.GOMAXPROCS(0), len(h.order)) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(h.pieces) {
+				if i >= len(h.order) {
 					return
 				}
-				f(&h.pieces[i])
+				f(&h.pieces[h.order[i]])
 			}
 		})
 	}

@@ -3,8 +3,10 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
@@ -254,7 +256,8 @@ func TestFWFastStreamedNegativeCycle(t *testing.T) {
 
 // TestRegisterBands checks the pieces in which a streamed run registers
 // its host matrices: whole rows, at most the piece size, covering each
-// band of each matrix in order, all registered and released.
+// band of each matrix in order, handed out with the lanes taking turns,
+// all registered and released.
 func TestRegisterBands(t *testing.T) {
 	defer func(a bool) { registerAhead = a }(registerAhead)
 	for _, ahead := range []bool{true, false} {
@@ -269,7 +272,12 @@ func testRegisterBands(t *testing.T) {
 	const n = 300 // bands of 128, 128 and 44 rows
 	mats := [][]int32{make([]int32, n*n), make([]int32, n*n)}
 	bands := []blocks{{0, 1}, {1, 2}, {2, 3}}
-	h := registerBands(dev.ctx, mats, n, bands, 50*n*4+7)
+	// Lane 0: bands 0 and 2, 3+3 pieces of 50, 50, 28 rows and 1+1 of 44;
+	// lane 1: band 1, 3+3 pieces.
+	h := registerBands(dev.ctx, mats, n, [][]blocks{{bands[0], bands[2]}, {bands[1]}}, 50*n*4+7)
+	if want := []int{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 7}; !slices.Equal(h.order, want) {
+		t.Errorf("pieces handed out in the order %v, want %v", h.order, want)
+	}
 	if !registerAhead {
 		select {
 		case <-h.done:
@@ -461,4 +469,111 @@ func TestFWFastSamePi(t *testing.T) {
 			}
 		}
 	}
+}
+
+// watchedCtx is an emulated device's context that records the host memory
+// it registers and that of its 2D copies, each by its first byte, in the
+// order of the calls.
+type watchedCtx struct {
+	driver.Context
+	mu         sync.Mutex // guards registered: HostRegister runs on other goroutines
+	registered []*byte
+	copied     []*byte
+}
+
+// HostRegister records b and registers it.
+func (w *watchedCtx) HostRegister(b []byte) error {
+	w.mu.Lock()
+	w.registered = append(w.registered, &b[0])
+	w.mu.Unlock()
+	return w.Context.HostRegister(b)
+}
+
+// CopyIn2DAsync records src and queues the copy.
+func (w *watchedCtx) CopyIn2DAsync(dst driver.DevicePtr, devPitch int, src []byte, hostPitch, width, rows int, s driver.Stream) error {
+	w.copied = append(w.copied, &src[0])
+	return w.Context.CopyIn2DAsync(dst, devPitch, src, hostPitch, width, rows, s)
+}
+
+// CopyOut2DAsync records dst and queues the copy.
+func (w *watchedCtx) CopyOut2DAsync(dst []byte, hostPitch int, src driver.DevicePtr, devPitch, width, rows int, s driver.Stream) error {
+	w.copied = append(w.copied, &dst[0])
+	return w.Context.CopyOut2DAsync(dst, hostPitch, src, devPitch, width, rows, s)
+}
+
+// watchedEmulators opens k emulated devices whose contexts are watched
+// (watchedCtx).
+func watchedEmulators(t *testing.T, k int) ([]*Device, []*watchedCtx) {
+	t.Helper()
+	devs := emulators(t, k)
+	watched := make([]*watchedCtx, k)
+	for i, d := range devs {
+		watched[i] = &watchedCtx{Context: d.ctx}
+		d.ctx = watched[i]
+	}
+	return devs, watched
+}
+
+// TestRegisterFirstUse runs streamed fw-fast with Π (pieces of 40 rows,
+// two matrices) on one, two and three emulated cards (chunks of several
+// units, a card with an empty chunk) whose contexts are watched, and
+// checks that the host pieces are registered in the order in which the
+// cards first copy them (copyUnit), the cards taking turns, a piece each.
+// One worker registers (GOMAXPROCS 1), so that the registrations come in
+// the order in which the pieces are handed out: several take them in that
+// order but may end out of it. On one card the order of first use is the
+// plan's order of the bands; on several, that order (card after card) must
+// fail the check.
+func TestRegisterFirstUse(t *testing.T) {
+	ctx := context.Background()
+	defer func(p int, a bool) { regPiece, registerAhead = p, a }(regPiece, registerAhead)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	registerAhead = true
+	for _, c := range []struct{ cards, n, rows int }{{1, 300, 2}, {2, 300, 3}, {3, 600, 5}} {
+		regPiece = 40 * c.n * 4
+		devs, watched := watchedEmulators(t, c.cards)
+		tg := sparseWithCPU(t, c.n)
+		name := fmt.Sprintf("%d cards, n=%d", c.cards, c.n)
+		res, err := FWFast(ctx, tg.g, streamedOn(devs, c.n, true, c.rows))
+		if !matchesCPU(t, name, tg, res, err, true) {
+			continue
+		}
+		got := watched[0].registered
+		lanes := firstCopies(watched, got)
+		want := inTurns(lanes)
+		if !slices.Equal(got, want) || len(got) == 0 {
+			t.Errorf("%s: %d pieces registered out of the order of first use (%d pieces copied)", name, len(got), len(want))
+		}
+		if c.cards > 1 && slices.Equal(want, slices.Concat(lanes...)) {
+			t.Errorf("%s: the plan's order of the bands passes too", name)
+		}
+	}
+}
+
+// firstCopies returns, for every watched card, the pieces of registered
+// that it copies, in the order of their first copies.
+func firstCopies(watched []*watchedCtx, registered []*byte) [][]*byte {
+	lanes := make([][]*byte, len(watched))
+	for c, w := range watched {
+		for _, p := range w.copied {
+			if slices.Contains(registered, p) && !slices.Contains(lanes[c], p) {
+				lanes[c] = append(lanes[c], p)
+			}
+		}
+	}
+	return lanes
+}
+
+// inTurns returns the lanes' pieces taken in turns: the first of every
+// lane, in order, then the second of every lane that has one, and so on.
+func inTurns(lanes [][]*byte) []*byte {
+	var all []*byte
+	for k := 0; len(all) < len(slices.Concat(lanes...)); k++ {
+		for _, lane := range lanes {
+			if k < len(lane) {
+				all = append(all, lane[k])
+			}
+		}
+	}
+	return all
 }

@@ -192,29 +192,29 @@ func TestFWFastFullTiles(t *testing.T) {
 // pieces a matrix).
 func TestFWFastResultPaths(t *testing.T) {
 	defer func(p, c, q, k, sp, ss int) {
-		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedStreams = p, c, q, k, sp, ss
-	}(resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedStreams)
+		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers = p, c, q, k, sp, ss
+	}(resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers)
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)
 	}
 	graphs := randomGraphs(t, 257, 11)
 	piece, pieces, split := pipedPiece, pipedPieces, pipedSplit
-	for _, c := range []struct{ path, chunk, piece, pieces, split, streams int }{
+	for _, c := range []struct{ path, chunk, piece, pieces, split, workers int }{
 		{viaRegistered, stagingValues, piece, pieces, split, 1}, {viaStaged, stagingValues, piece, pieces, split, 1},
 		{viaStaged, 1000, piece, pieces, split, 1}, {viaStaged, 100, piece, pieces, split, 1},
 		{viaPageable, stagingValues, piece, pieces, split, 1},
 		{viaPiped, stagingValues, piece, pieces, split, 1}, {viaPiped, stagingValues, 1000, 1000, split, 1},
 		{viaPiped, stagingValues, 100, 1000, split, 1}, {viaPiped, stagingValues, 100, 16, split, 1},
-		// Pieces on two streams, even and odd counts of them, their host
-		// copies split in parts that cut rows.
-		{viaPiped, stagingValues, 1000, 1000, 333, 2}, {viaPiped, stagingValues, 100, 16, 7, 2},
-		{viaPiped, stagingValues, 100, 15, split, 2},
+		// Parts that cut rows, copied by spinning workers (one, three) or
+		// by a goroutine each (0).
+		{viaPiped, stagingValues, 1000, 1000, 333, 3}, {viaPiped, stagingValues, 100, 16, 7, 1},
+		{viaPiped, stagingValues, 100, 15, 50, 0},
 	} {
-		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedStreams = c.path, c.chunk, c.piece, c.pieces, c.split, c.streams
+		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers = c.path, c.chunk, c.piece, c.pieces, c.split, c.workers
 		for _, tg := range graphs {
-			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d, at most %d, split %d, %d streams)",
-				tg.name, c.path, c.chunk, c.piece, c.pieces, c.split, c.streams)
+			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d, at most %d, split %d, %d workers)",
+				tg.name, c.path, c.chunk, c.piece, c.pieces, c.split, c.workers)
 			checkVariant(t, emulator(t), v, tg, true)
 			checkVariant(t, emulator(t), v, tg, false)
 		}

@@ -3,6 +3,7 @@ package gpu
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -92,19 +93,27 @@ var (
 
 const pipedAhead = 8
 
-// pipedSplit is the most values that one goroutine copies out of a piece
-// of viaPiped: a piece's copy is shared among goroutines, so that the
-// last piece's, which nothing hides, takes a few µs rather than the tens
-// one core needs for 512 KiB (an H200's trace at n = 2048, build 30fbabb:
-// the last piece's copy ended 60 µs after the bus). pipedStreams is how
-// many streams the pieces take turns on: 2 adds the device's side stream,
-// so that one piece's copy can start while the other's ends (the same
-// trace: a piece of 512 KiB every 12.2 µs, 43 GB/s, where the bus moves
-// 55 GB/s). Variables, so that benchmarks time the ways against each
-// other.
+// pipedSplit is the most values of one part of a piece of viaPiped: a
+// piece is copied out in parts on several cores, so that the last piece's
+// copy, which nothing hides, takes a few µs rather than the tens one core
+// needs for 512 KiB. On an H200 (BenchmarkFWFastCall, build 2c032e6) parts
+// of 128 KiB, each on a goroutine of its own, brought n = 4096's 64 MiB
+// back in 1.42 ms against 1.68 with a goroutine a piece (with Π 2.85
+// against 3.62), and were even at n = 1024 and 2048. Pieces on two
+// streams in turn, so that one piece's copy could start while the other's
+// ended, were slower at every size there (2048: 0.515 against 0.499 ms)
+// and were removed.
+//
+// pipedWorkers is how many goroutines copy the parts: started with the
+// copy back and waiting for parts by spinning (runtime.Gosched between
+// looks), since a goroutine started when a part arrives began 46 µs
+// later at the median and 111 µs at the 90th percentile on that host
+// (an execution trace of n = 2048, where a piece arrives every 12 to 15
+// µs). 0 starts a goroutine a part instead. A variable, so that
+// benchmarks time both ways.
 var (
 	pipedSplit   = 32 << 10
-	pipedStreams = 1
+	pipedWorkers = min(8, runtime.GOMAXPROCS(0))
 )
 
 // hugeResults makes results of hugeMinBytes or more ask for transparent
@@ -369,9 +378,9 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 
 // fetchPiped copies rows lo..hi-1 by viaPiped: pieces of at least
 // pipedPiece values (whole rows; at most pipedPieces of them) into the
-// first staging buffer, pipedAhead of them queued
-// ahead of the one the host waits for, each copied into host by a
-// goroutine of its own once it is in. Rows that do not fit the staging
+// first staging buffer, pipedAhead of them queued ahead of the one the
+// host waits for, each copied into host in parts (pipedSplit,
+// pipedWorkers) once it is in. Rows that do not fit the staging
 // buffer whole go through fetchStaged.
 func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
 	st, err := r.dev.stagingBuffers()
@@ -393,37 +402,29 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 		row = lo + i*per
 		return row, min(per, hi-row), (row - lo) * w
 	}
-	on, err := r.pieceStreams(s, pieces)
-	if err != nil {
-		return err
-	}
 	queued := 0
 	queue := func() error {
 		row, rows, off := piece(queued)
-		st1 := on[queued%len(on)]
-		if err := c.CopyOut2DAsync(asBytes(st[0][off:off+rows*w]), 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, rows, st1); err != nil {
+		if err := c.CopyOut2DAsync(asBytes(st[0][off:off+rows*w]), 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, rows, s); err != nil {
 			return r.fail(err, "copying rows %d..%d from the device", row, row+rows-1)
 		}
-		if err := c.RecordOn(ev[queued], st1); err != nil {
+		if err := c.RecordOn(ev[queued], s); err != nil {
 			return r.fail(err, "recording an event")
 		}
 		queued++
-		if queued == pieces && len(on) > 1 {
-			// s goes on after the side stream's last piece (odd
-			// pieces are the side stream's) too.
-			last := pieces - 1
-			if last%2 == 0 {
-				last--
-			}
-			if err := c.WaitEvent(s, ev[last]); err != nil {
-				return r.fail(err, "ordering the copies back")
-			}
-		}
 		return nil
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	out, in := host[lo*w:hi*w], st[0][:(hi-lo)*w]
+	// The parts: each piece cut every pipedSplit values, piece after piece.
+	var ends, piecePart []int
+	for i := range pieces {
+		_, rows, off := piece(i)
+		for a := off; a < off+rows*w; a = min(a+pipedSplit, off+rows*w) {
+			ends = append(ends, min(a+pipedSplit, off+rows*w))
+		}
+		piecePart = append(piecePart, len(ends))
+	}
+	cp := startParts(host[lo*w:hi*w], st[0][:(hi-lo)*w], ends, pipedWorkers)
+	defer cp.finish()
 	for i := range pieces {
 		for queued < min(i+pipedAhead, pieces) {
 			if err := queue(); err != nil {
@@ -433,37 +434,76 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 		if err := c.SyncEvent(ev[i]); err != nil {
 			return r.fail(err, "copying from the device")
 		}
-		_, rows, off := piece(i)
-		for a, end := off, off+rows*w; a < end; a += pipedSplit {
-			b := min(a+pipedSplit, end)
-			wg.Go(func() { copy(out[a:b], in[a:b]) })
-		}
+		cp.publish(piecePart[i])
 	}
 	return nil
 }
 
-// pieceStreams returns the streams that fetchPiped's pieces take turns
-// on: s alone, or with pipedStreams 2 and more than one piece, s and the
-// device's side stream, which first waits for what s has queued (the
-// kernels that wrote the result). Without a side stream it goes on with s
-// alone.
-func (r *run) pieceStreams(s driver.Stream, pieces int) ([]driver.Stream, error) {
-	if pipedStreams < 2 || pieces < 2 {
-		return []driver.Stream{s}, nil
+// partCopier copies parts of in into the same places of out as they are
+// published: part k is [ends[k-1], ends[k]) (part 0 from 0).
+type partCopier struct {
+	out, in []int32
+	ends    []int
+	avail   atomic.Int64 // parts published
+	next    atomic.Int64 // the next part to claim
+	stop    atomic.Bool  // finish was called: copy nothing more
+	wg      sync.WaitGroup
+}
+
+// startParts returns a partCopier of out, in and ends, with workers
+// goroutines that spin until parts are published (0: a goroutine of its
+// own for each part as it is published).
+func startParts(out, in []int32, ends []int, workers int) *partCopier {
+	p := &partCopier{out: out, in: in, ends: ends}
+	for range min(workers, len(ends)) {
+		p.wg.Go(p.work)
 	}
-	side, err := r.dev.sideStream()
-	if err != nil {
-		return []driver.Stream{s}, nil
+	if workers == 0 {
+		p.next.Store(-1) // no workers: publish starts the goroutines
 	}
-	e, err := r.event()
-	if err != nil {
-		return nil, err
+	return p
+}
+
+// part copies part k.
+func (p *partCopier) part(k int) {
+	lo := 0
+	if k > 0 {
+		lo = p.ends[k-1]
 	}
-	if err := r.dev.ctx.RecordOn(e, s); err != nil {
-		return nil, r.fail(err, "recording an event")
+	copy(p.out[lo:p.ends[k]], p.in[lo:p.ends[k]])
+}
+
+// work claims and copies published parts until all are copied or finish
+// stops it, yielding the core while none is published.
+func (p *partCopier) work() {
+	for !p.stop.Load() {
+		k := p.next.Load()
+		switch {
+		case k >= int64(len(p.ends)):
+			return
+		case k >= p.avail.Load():
+			runtime.Gosched()
+		case p.next.CompareAndSwap(k, k+1):
+			p.part(int(k))
+		}
 	}
-	if err := r.dev.ctx.WaitEvent(side, e); err != nil {
-		return nil, r.fail(err, "ordering the copies back")
+}
+
+// publish makes the parts before part n available to copy.
+func (p *partCopier) publish(n int) {
+	if p.next.Load() < 0 {
+		for k := int(p.avail.Load()); k < n; k++ {
+			p.wg.Go(func() { p.part(k) })
+		}
 	}
-	return []driver.Stream{s, side}, nil
+	p.avail.Store(int64(n))
+}
+
+// finish waits for the copies: all of them once every part is published,
+// else (an error ended the copy back) the ones under way.
+func (p *partCopier) finish() {
+	if p.avail.Load() < int64(len(p.ends)) {
+		p.stop.Store(true)
+	}
+	p.wg.Wait()
 }
