@@ -53,12 +53,13 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // out on one goroutine (pipedSplit), "spawn" starts a goroutine for each
 // part as it arrives instead of spinning workers (pipedWorkers 0),
 // "pieces-16" and "pieces-8" cut a matrix into at most that many
-// (pipedPieces), and "pieces-16-spawn" does both. Each configuration collects garbage before its timed calls.
+// (pipedPieces), "pieces-16-spawn" does both, and "no-pin" copies the
+// arcs through the staging buffer on every call (arcsPin). Each configuration collects garbage before its timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers = p, h, m, w, a, pp, pn, sp, ss
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap bool) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin = p, h, m, w, a, pp, pn, sp, ss, ap
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin)
 	type config struct {
 		path ffPath
 		via  int
@@ -74,6 +75,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		// pipedPieces; spawn sets pipedWorkers to 0.
 		split, pieces int
 		spawn         bool
+		noPin         bool // arcsPin off
 	}
 	piped, piece, pieces, split, workers := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -114,7 +116,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
 				config{path: auto, name: "split-was", split: 1 << 30, spawn: true}, config{path: auto, name: "spawn", spawn: true},
 				config{path: auto, name: "pieces-16", pieces: 16}, config{path: auto, name: "pieces-8", pieces: 8},
-				config{path: auto, name: "pieces-16-spawn", pieces: 16, spawn: true})
+				config{path: auto, name: "pieces-16-spawn", pieces: 16, spawn: true}, config{path: auto, name: "no-pin", noPin: true})
 		}
 		for _, pred := range []bool{false, true} {
 			var ref []int32 // the distances of the first configuration, which every other's must equal
@@ -130,6 +132,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 					if c.spawn {
 						pipedWorkers = 0
 					}
+					arcsPin = !c.noPin
 					if c.pieces > 0 {
 						pipedPieces = c.pieces
 					}

@@ -507,6 +507,8 @@ func TestFFSmallGrids(t *testing.T) {
 // with and without Π, on one emulated card and on two, and compares with
 // the CPU.
 func TestFWFastManyArcs(t *testing.T) {
+	defer func(v int) { arcsParallel = v }(arcsParallel)
+	arcsParallel = 1 << 16
 	g, err := graph.GNM(260, 40000, graph.WeightRange{Min: 1, Max: 50}, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -524,6 +526,49 @@ func TestFWFastManyArcs(t *testing.T) {
 			o.Pred = pred
 			res, err := FWFast(context.Background(), g, o)
 			matchesCPU(t, fmt.Sprintf("%s, pred %v, %d cards", tg.name, pred, max(len(o.Devices), 1)), tg, res, err, pred)
+		}
+	}
+}
+
+// TestFWFastPinsArcs checks that fw-fast page-locks a graph's large CSR
+// arrays on its second call (not its first) and uploads them from there,
+// the small offsets still through the staging buffer, with results equal
+// to the CPU's on every call, with and without Π.
+func TestFWFastPinsArcs(t *testing.T) {
+	dev := emulator(t)
+	g, err := graph.GNM(150, 20000, graph.WeightRange{Min: 1, Max: 50}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := 4 * g.M(); b < arcsPinMin || 4*(g.N()+1) >= arcsPinMin {
+		t.Fatalf("arrays of %d and %d bytes: want targets of arcsPinMin (%d) or more, offsets below", b, 4*(g.N()+1), arcsPinMin)
+	}
+	want, err := cpu.FloydWarshallBlocked(context.Background(), g, cpu.FWOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// registered probes a as TestEmuSSSPFastPin does: the emulator refuses to
+	// register memory that overlaps registered memory.
+	registered := func(a []int32) bool {
+		if dev.ctx.HostRegister(asBytes(a)) != nil {
+			return true
+		}
+		if err := dev.ctx.HostUnregister(asBytes(a)); err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	tg := testGraph{name: "GNM(150, 20000)", g: g, all: want}
+	for call, pinned := range []bool{false, true, true} {
+		res, err := FWFast(context.Background(), g, Options{Device: dev, Pred: call == 2})
+		matchesCPU(t, fmt.Sprintf("%s, call %d", tg.name, call+1), tg, res, err, call == 2)
+		for i, a := range [][]int32{g.Targets(), g.Weights()} {
+			if registered(a) != pinned {
+				t.Errorf("after call %d: array %d registered %v, want %v", call+1, i+1, !pinned, pinned)
+			}
+		}
+		if registered(g.Offsets()) {
+			t.Errorf("after call %d: the offsets (%d bytes) are registered", call+1, 4*(g.N()+1))
 		}
 	}
 }

@@ -564,13 +564,28 @@ var arcsStaged = true
 // arcsParallel is the fewest values of a CSR that uploadArcs copies into
 // the staging buffer on every core: on an H200's host one core took 0.38 ms
 // for fw-fast's 2 MB at n = 4096 (an execution trace of BenchmarkFWFastCall),
-// a third of the call's preparation.
-const arcsParallel = 1 << 16
+// a third of the call's preparation; but a goroutine started there began
+// 46 µs later at the median (a trace at n = 2048, whose 1 MB one core
+// copied in 0.09 ms), so smaller CSRs take one core. A variable for the
+// test, which copies a small graph's on every core.
+var arcsParallel = 1 << 18
+
+// arcsPinMin is the smallest CSR array (bytes) that uploadArcs page-locks
+// on a graph's second call (pinCSR): smaller arrays may share their pages
+// with other Go values, and copying them costs little.
+const arcsPinMin = 64 << 10
+
+// arcsPin makes uploadArcs page-lock a graph's arrays on its second call
+// (on by default; a variable so that benchmarks time both ways).
+var arcsPin = true
 
 // uploadArcs uploads g's CSR arrays (as uploadCSR) into one device buffer,
 // through the second staging buffer (arcsStaged) when they fit it, timed
-// as the upload. A later host write into that staging buffer must wait
-// for the device first.
+// as the upload. From a graph's second call on, the arrays of arcsPinMin
+// bytes or more are page-locked (pinCSR, kept until the graph is
+// collected) and copied to the device straight from the graph's memory,
+// without the host's copy into the staging buffer. A later host write into
+// that staging buffer must wait for the device first.
 func (r *run) uploadArcs(g *graph.Graph) (csr, error) {
 	parts := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}
 	total := len(parts[0]) + len(parts[1]) + len(parts[2])
@@ -582,22 +597,43 @@ func (r *run) uploadArcs(g *graph.Graph) (csr, error) {
 	if err != nil {
 		return csr{}, err
 	}
+	var pinned [3]bool
+	if arcsPin {
+		pinned = r.pinCSR(g, pinReused, arcsPinMin)
+	}
 	var c csr
 	var wg sync.WaitGroup
-	off := 0
+	off, staged := 0, 0
 	for i, dst := range []*buffer{&c.off, &c.tgt, &c.w} {
 		*dst = buffer{b.ptr + DevicePtr(off)*4, len(parts[i])}
-		if total >= arcsParallel {
+		switch {
+		case pinned[i]:
+		case total >= arcsParallel:
 			parallelCopy(&wg, st[1][off:off+len(parts[i])], parts[i])
-		} else {
+			staged++
+		default:
 			copy(st[1][off:], parts[i])
+			staged++
 		}
 		off += len(parts[i])
 	}
 	wg.Wait()
 	r.prepare()
 	err = r.timedLater(&r.stats.HostToDevice, func() error {
-		return r.dev.ctx.CopyInAsync(b.ptr, asBytes(st[1][:total]), 0)
+		if staged == len(parts) {
+			return r.dev.ctx.CopyInAsync(b.ptr, asBytes(st[1][:total]), 0)
+		}
+		for i, dst := range []buffer{c.off, c.tgt, c.w} {
+			from := parts[i]
+			if !pinned[i] {
+				at := int(dst.ptr-b.ptr) / 4
+				from = st[1][at : at+len(parts[i])]
+			}
+			if err := r.dev.ctx.CopyInAsync(dst.ptr, asBytes(from), 0); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return c, r.fail(err, "copying %s to the device", graph.FormatBytes(uint64(total)*4))

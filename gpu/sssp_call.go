@@ -192,10 +192,10 @@ var csrPins = struct {
 
 // pinCSR returns which of g's CSR arrays (offsets, targets, weights) are
 // page-locked on r's device. The first call on g remembers it; the call
-// that registers the arrays (of csrPinMin bytes or more; a registration
-// the driver refuses leaves that array out) is the first with pinFirst,
-// else the second.
-func (r *run) pinCSR(g *graph.Graph, when csrPinning) [3]bool {
+// that registers the arrays (of minBytes or more; a registration the
+// driver refuses leaves that array out) is the first with pinFirst, else
+// the second. Arrays left out then stay so for g on that device.
+func (r *run) pinCSR(g *graph.Graph, when csrPinning, minBytes int) [3]bool {
 	arrays := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}
 	key := csrPinKey{r.dev, weak.Make(g)}
 	csrPins.Lock()
@@ -210,7 +210,7 @@ func (r *run) pinCSR(g *graph.Graph, when csrPinning) [3]bool {
 		p.tried = true
 		for _, a := range arrays {
 			b := uint64(len(a)) * 4
-			if b < uint64(csrPinMin) || csrPins.bytes+b > csrPinMax {
+			if b < uint64(minBytes) || csrPins.bytes+b > csrPinMax {
 				continue
 			}
 			if r.dev.ctx.HostRegister(asBytes(a)) == nil {
@@ -268,7 +268,7 @@ func (r *run) uploadCSRFor(g *graph.Graph, pin csrPinning) (csr, error) {
 	if pin == pinNever {
 		return r.uploadCSR(g)
 	}
-	pinned := r.pinCSR(g, pin)
+	pinned := r.pinCSR(g, pin, csrPinMin)
 	var c csr
 	for i, dst := range []*buffer{&c.off, &c.tgt, &c.w} {
 		a := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}[i]
