@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
@@ -120,6 +121,12 @@ type Device struct {
 	// back without waiting (fw-fast's one wait), made on first use; a
 	// context reset frees it.
 	flags []int32
+	// freeRead is the last reading of the free memory that a run took
+	// (run.memFreeFor), which a second's runs may use again.
+	freeRead struct {
+		free, total uint64
+		at          time.Time
+	}
 	// epoch counts the contexts the device has had (Epoch).
 	epoch atomic.Int64
 	// deferred is work nothing has waited for yet (Hold.Defer), which the
@@ -332,6 +339,7 @@ func (d *Device) hostFlags() ([]int32, error) {
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
 	d.flags = nil
+	d.freeRead.at = time.Time{}
 	d.spare, d.spareBytes, d.spareEvents = nil, 0, nil
 	d.deferred = nil
 	d.epoch.Add(1)

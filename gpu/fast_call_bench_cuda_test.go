@@ -49,12 +49,12 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // one wait for the device (ffOneWait) and the arcs through the staging
 // buffer (arcsStaged); "old-result", "old-wait" and "old-upload" turn off
 // one each. "piped-was" takes results in pieces as before build fdf8758's
-// call: up to 32 MiB, 16 pieces a matrix. "split-was" copies each piece
+// call: up to 32 MiB, 16 pieces a matrix (of at least 512 KiB). "split-was" copies each piece
 // out on one goroutine (pipedSplit), "spawn" starts a goroutine for each
 // part as it arrives instead of spinning workers (pipedWorkers 0),
-// "pieces-16" and "pieces-8" cut a matrix into at most that many
-// (pipedPieces), "pieces-16-spawn" does both, and "no-pin" copies the
-// arcs through the staging buffer on every call (arcsPin). Each configuration collects garbage before its timed calls.
+// "piece-512k" and "piece-2m" aim at pieces of that size (pipedPiece),
+// and "no-pin" copies the arcs through the staging buffer on every call
+// (arcsPin). Each configuration collects garbage before its timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap bool) {
@@ -71,11 +71,11 @@ func BenchmarkFWFastCall(b *testing.B) {
 		// pipedWas sets pipedMaxBytes and pipedPieces as they were
 		// before build fdf8758's call: 32 MiB, 16 pieces.
 		pipedWas bool
-		// split and pieces, when set, replace pipedSplit and
-		// pipedPieces; spawn sets pipedWorkers to 0.
-		split, pieces int
-		spawn         bool
-		noPin         bool // arcsPin off
+		// split and piece, when set, replace pipedSplit and
+		// pipedPiece; spawn sets pipedWorkers to 0.
+		split, piece int
+		spawn        bool
+		noPin        bool // arcsPin off
 	}
 	piped, piece, pieces, split, workers := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -115,8 +115,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if n <= 4096 {
 			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
 				config{path: auto, name: "split-was", split: 1 << 30, spawn: true}, config{path: auto, name: "spawn", spawn: true},
-				config{path: auto, name: "pieces-16", pieces: 16}, config{path: auto, name: "pieces-8", pieces: 8},
-				config{path: auto, name: "pieces-16-spawn", pieces: 16, spawn: true}, config{path: auto, name: "no-pin", noPin: true})
+				config{path: auto, name: "piece-512k", piece: 128 << 10}, config{path: auto, name: "piece-2m", piece: 512 << 10},
+				config{path: auto, name: "no-pin", noPin: true})
 		}
 		for _, pred := range []bool{false, true} {
 			var ref []int32 // the distances of the first configuration, which every other's must equal
@@ -133,14 +133,14 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin = !c.noPin
-					if c.pieces > 0 {
-						pipedPieces = c.pieces
+					if c.piece > 0 {
+						pipedPiece = c.piece
 					}
 					if c.oldResult {
 						pipedMaxBytes = 0
 					}
 					if c.pipedWas {
-						pipedMaxBytes, pipedPieces = 32<<20, 16
+						pipedMaxBytes, pipedPieces, pipedPiece = 32<<20, 16, 128<<10
 					}
 					opts := Options{Device: dev, Pred: pred}
 					res, err := FWFast(context.Background(), g, opts)

@@ -111,13 +111,13 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	// The decision to stream counts a staging buffer (min(n², 16 Mi)
 	// values) that neither path needs now, so that a cap streams exactly
 	// where it did when both did.
-	// One reading of the free memory serves both decisions (each costs
-	// 6 to 60 µs of the driver's time).
-	free, total, err := r.memFree()
+	// One reading of the free memory serves both decisions.
+	stage := uint64(min(n*n, ffStage)) * 4
+	free, total, err := r.memFreeFor(need + stage)
 	if err != nil {
 		return nil, r.fail(err, "reading free device memory")
 	}
-	if budget := capped(free, opts.DeviceMemory); need+uint64(min(n*n, ffStage))*4 > budget && n > 0 {
+	if budget := capped(free, opts.DeviceMemory); need+stage > budget && n > 0 {
 		return fwFastStreamed(&group{runs: []*run{r}, direct: [][]bool{{false}}}, g, opts, mode, budget)
 	}
 	if err := r.fits(need, what, free, total); err != nil {

@@ -547,17 +547,7 @@ func TestFWFastPinsArcs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// registered probes a as TestEmuSSSPFastPin does: the emulator refuses to
-	// register memory that overlaps registered memory.
-	registered := func(a []int32) bool {
-		if dev.ctx.HostRegister(asBytes(a)) != nil {
-			return true
-		}
-		if err := dev.ctx.HostUnregister(asBytes(a)); err != nil {
-			t.Fatal(err)
-		}
-		return false
-	}
+	registered := registeredProbe(t, dev)
 	tg := testGraph{name: "GNM(150, 20000)", g: g, all: want}
 	for call, pinned := range []bool{false, true, true} {
 		res, err := FWFast(context.Background(), g, Options{Device: dev, Pred: call == 2})

@@ -430,17 +430,7 @@ func TestEmuSSSPFastPin(t *testing.T) {
 	dev := emulator(t)
 	defer func(v int) { csrPinMin = v }(csrPinMin)
 	csrPinMin = 1
-	// registered probes a: the emulator refuses to register memory that
-	// overlaps registered memory, and what it accepts is unregistered again.
-	registered := func(a []int32) bool {
-		if dev.ctx.HostRegister(asBytes(a)) != nil {
-			return true
-		}
-		if err := dev.ctx.HostUnregister(asBytes(a)); err != nil {
-			t.Fatal(err)
-		}
-		return false
-	}
+	registered := registeredProbe(t, dev)
 	var weaks []weak.Pointer[graph.Graph]
 	var arrays [][]int32
 	for _, c := range []struct {
@@ -550,5 +540,20 @@ func TestFinishSinglePoison(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("source %d, bad value at %d: got %v, want %q", c.source, c.at, err, c.want)
 		}
+	}
+}
+
+// registeredProbe returns a probe of whether host memory is registered
+// on the emulated dev: the emulator refuses to register memory that
+// overlaps registered memory, and what it accepts is unregistered again.
+func registeredProbe(t *testing.T, dev *Device) func(a []int32) bool {
+	return func(a []int32) bool {
+		if dev.ctx.HostRegister(asBytes(a)) != nil {
+			return true
+		}
+		if err := dev.ctx.HostUnregister(asBytes(a)); err != nil {
+			t.Fatal(err)
+		}
+		return false
 	}
 }

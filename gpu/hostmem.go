@@ -78,18 +78,23 @@ var resultPath = viaAuto
 // 0 restores the paths before it (benchmarks compare).
 var pipedMaxBytes uint64 = 128 << 20
 
-// pipedPiece is the fewest values of one piece of viaPiped (whole rows,
-// at least one): 512 KiB, about 10 µs of the bus and tens of one core's
-// copy, and more than the host's queueing of a piece (a copy and an
-// event, a few µs). pipedPieces is the most pieces a matrix is cut into
-// (64 MiB at n = 4096 goes in pieces of 2 MiB, 16 MiB at n = 2048 in
-// pieces of 512 KiB). pipedAhead is how many
-// pieces are queued ahead of the one the host waits for. Tests set the
-// first two lower.
+// viaPiped cuts a matrix into about one piece per pipedPiece values (1 MiB;
+// whole rows), but no fewer than pipedMinPieces pieces (nor than rows) and
+// no more than pipedPieces: 4 MiB at n = 1024 goes in 8 pieces of 512
+// KiB, 16 MiB at 2048 in 16 of 1 MiB, 64 MiB at 4096 in 32 of 2 MiB. Each
+// piece costs the host a copy and an event to queue (a few µs) and the
+// bus a few µs more than its bytes. On an H200 (BenchmarkFWFastCall,
+// build b03f3538dd7e) 16 pieces of 1 MiB brought 2048's 16 MiB back in
+// 0.409 ms against 0.450 with 32 of 512 KiB (with Π 0.87 against 1.01),
+// while at 4096 16 pieces of 4 MiB took 1.56 ms against 1.48 with 32 of 2
+// MiB. pipedAhead is how many pieces are queued ahead of the one the host
+// waits for. Tests set pipedPiece and pipedPieces lower.
 var (
-	pipedPiece  = 128 << 10
+	pipedPiece  = 256 << 10
 	pipedPieces = 32
 )
+
+const pipedMinPieces = 8
 
 const pipedAhead = 8
 
@@ -376,9 +381,8 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 	return nil
 }
 
-// fetchPiped copies rows lo..hi-1 by viaPiped: pieces of at least
-// pipedPiece values (whole rows; at most pipedPieces of them) into the
-// first staging buffer, pipedAhead of them queued ahead of the one the
+// fetchPiped copies rows lo..hi-1 by viaPiped: pieces of whole rows
+// (pipedPiece, pipedMinPieces, pipedPieces) into the first staging buffer, pipedAhead of them queued ahead of the one the
 // host waits for, each copied into host in parts (pipedSplit,
 // pipedWorkers) once it is in. Rows that do not fit the staging
 // buffer whole go through fetchStaged.
@@ -388,7 +392,7 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 		return r.fetchStaged(host, src, devPitch, w, lo, hi, s)
 	}
 	c := r.dev.ctx
-	per := max(1, pipedPiece/max(w, 1), ceilDiv(hi-lo, pipedPieces))
+	per := ceilDiv(hi-lo, min(max(ceilDiv((hi-lo)*w, pipedPiece), pipedMinPieces), pipedPieces, hi-lo))
 	pieces := ceilDiv(hi-lo, per)
 	ev := make([]driver.Event, pieces)
 	for i := range ev {

@@ -227,6 +227,23 @@ func (r *run) memFree() (free, total uint64, err error) {
 	return free + r.dev.spareBytes, total, err
 }
 
+// memFreeFor is memFree for a run that needs need bytes: the device's
+// reading of under a second ago while need is at most half of what it
+// found, else a new reading (cuMemGetInfo took 6 to 60 µs on an H200,
+// a third of fw-fast's preparation at n = 2048). What other processes
+// take meanwhile can make the run's allocation fail, which says so.
+func (r *run) memFreeFor(need uint64) (free, total uint64, err error) {
+	fr := &r.dev.freeRead
+	if !fr.at.IsZero() && time.Since(fr.at) < time.Second && need <= fr.free/2 {
+		return fr.free, fr.total, nil
+	}
+	free, total, err = r.memFree()
+	if err == nil {
+		fr.free, fr.total, fr.at = free, total, time.Now()
+	}
+	return free, total, err
+}
+
 // fail wraps err with the variant's name. After a sticky driver error it
 // resets the context at once (the run's buffers and events go with it) and
 // says whether the GPU is still usable.
