@@ -13,14 +13,16 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// BenchmarkFWFastStreamedCall times whole streamed fw-fast calls with Π on
-// one card at n = 32768 (GNM, 60 arcs a vertex, weights 1..100), the card
-// capped at a third of the two matrices as pathnotes bench --out-of-core
-// caps it, with the host matrices registered before the kernels and in the
-// background beside the first pass (registerAhead), two calls each in one
-// process. Metrics: the medians of callParts, and the split's register-,
-// unregister- and finish-ms. The first call's result is checked against
-// the second's (the same D and Π).
+// BenchmarkFWFastStreamedCall times whole streamed fw-fast calls with Π at
+// n = 32768 (GNM, 60 arcs a vertex, weights 1..100) on one card capped at
+// a third of the two matrices, as pathnotes bench --out-of-core caps it,
+// and, where the host has two cards or more, on the first two capped at a
+// sixth each (and in memory on one card, the streamed rate's baseline);
+// with the host matrices registered before the kernels and in
+// the background beside the first pass (registerAhead), two calls each in
+// one process. Metrics: the medians of callParts, and the split's
+// register-, unregister- and finish-ms. The first call's result is checked
+// against the second's (the same D and Π).
 func BenchmarkFWFastStreamedCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(a bool) { registerAhead = a }(registerAhead)
@@ -29,35 +31,61 @@ func BenchmarkFWFastStreamedCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	limit := uint64(n) * n * 4 * 2 / 3
-	for _, ahead := range []bool{false, true} {
-		b.Run(fmt.Sprintf("ahead=%v", ahead), func(b *testing.B) {
-			registerAhead = ahead
-			var all []Stats
-			var first *graph.AllPairs
-			for i := range max(b.N, 2) {
-				var st Stats
-				res, err := FWFast(context.Background(), g, Options{Device: dev, Pred: true, DeviceMemory: limit, Stats: &st})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if st.Passes < 2 {
-					b.Fatalf("%d passes: the run did not stream", st.Passes)
-				}
-				if i == 0 {
-					first = res
-				} else if !res.SameDistances(first) || !slices.Equal(res.Pred, first.Pred) {
-					b.Fatal("two calls gave different results")
-				}
-				all = append(all, st)
-				res = nil
-				runtime.GC()
-			}
-			callParts(b, all)
-			b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Register }), "register-ms")
-			b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Unregister }), "unregister-ms")
-			b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Finish }), "finish-ms")
-			b.Logf("%s", all[len(all)-1].Streamed)
-		})
+	devs, err := OpenAll()
+	if err != nil {
+		b.Fatal(err)
 	}
+	cards := [][]*Device{{dev}}
+	if len(devs) > 1 {
+		cards = append(cards, devs[:2])
+	}
+	b.Run("cards=1/in-memory", func(b *testing.B) { streamedCalls(b, g, cards[0], false, false) })
+	for _, on := range cards {
+		for _, ahead := range []bool{false, true} {
+			b.Run(fmt.Sprintf("cards=%d/ahead=%v", len(on), ahead), func(b *testing.B) {
+				streamedCalls(b, g, on, ahead, true)
+			})
+		}
+	}
+}
+
+// streamedCalls is BenchmarkFWFastStreamedCall's measurement on cards,
+// streamed (capped) or in memory, the baseline of the streamed rate.
+func streamedCalls(b *testing.B, g *graph.Graph, cards []*Device, ahead, streamed bool) {
+	n := uint64(g.N())
+	opts := Options{Device: cards[0], Pred: true}
+	if len(cards) > 1 {
+		opts = Options{Devices: cards, Pred: true}
+	}
+	if streamed {
+		opts.DeviceMemory = n * n * 4 * 2 / 3 / uint64(len(cards))
+	}
+	registerAhead = ahead
+	var all []Stats
+	var first *graph.AllPairs
+	for i := range max(b.N, 2) {
+		var st Stats
+		o := opts
+		o.Stats = &st
+		res, err := FWFast(context.Background(), g, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if streamed && st.Passes < 2 {
+			b.Fatalf("%d passes: the run did not stream", st.Passes)
+		}
+		if i == 0 {
+			first = res
+		} else if !res.SameDistances(first) || !slices.Equal(res.Pred, first.Pred) {
+			b.Fatal("two calls gave different results")
+		}
+		all = append(all, st)
+		res = nil
+		runtime.GC()
+	}
+	callParts(b, all)
+	b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Register }), "register-ms")
+	b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Unregister }), "unregister-ms")
+	b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Finish }), "finish-ms")
+	b.Logf("%s", all[len(all)-1].Streamed)
 }
