@@ -56,6 +56,13 @@ func (w shareWay) String() string {
 // BenchmarkAPSPCards times all three ways in one process.
 var apspShare = shareHalves
 
+// apspOverlap makes each device run its batches on two compute streams
+// in turn, so that the next batch's blocks fill the multiprocessors that
+// a batch's tail leaves idle (apspRows). Off until a card measures it
+// (an earlier build of it failed on an H200, see apspRows);
+// BenchmarkAPSPCards times both.
+var apspOverlap = false
+
 // apspDeal is how many chunks of sources each device gets with
 // shareDealt: apspPipe, so that a share of apspPipeBytes or more still
 // runs in apspPipe batches, with as many batch tails as contiguous shares.

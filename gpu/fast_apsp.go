@@ -106,6 +106,10 @@ const (
 // turn. A batch is taken from feed only once the one two before it has
 // finished its kernels, so that the device always has the next batch
 // queued and a shared feed hands out batches as the devices need them.
+// With apspOverlap the batches take two compute streams (and two sets of
+// slab and scratch) in turn, so that a batch's blocks start on the
+// multiprocessors that the one before leaves idle in its tail; the kernel
+// time is then the union of the batches' intervals.
 func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, tun fastTuning) error {
 	n := g.N()
 	sources, want := feed.plan(c)
@@ -130,22 +134,27 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
 	}
-	perSource := uint64(n) * uint64(2+2*matrices) * 4 // the packed slab (2), two sets of output rows
+	sets := 1
+	if apspOverlap {
+		sets = 2
+	}
+	perSource := uint64(n) * uint64(2*sets+2*matrices) * 4 // packed slabs (2 each), two sets of output rows
 	if tun.Batch > 0 {
 		want = tun.Batch
 	}
-	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource)
+	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource, sets)
 	if err != nil {
 		return err
 	}
 	batch = min(batch, sources)
-	slab, err := r.alloc(2 * batch * n)
-	if err != nil {
-		return err
-	}
-	scratch, err := r.alloc(blocks * apspScratch * n)
-	if err != nil {
-		return err
+	var slab, scratch [2]buffer
+	for i := range sets {
+		if slab[i], err = r.alloc(2 * batch * n); err != nil {
+			return err
+		}
+		if scratch[i], err = r.alloc(blocks * apspScratch * n); err != nil {
+			return err
+		}
 	}
 	// A source counter for each batch (at most one a source), zeroed once.
 	next, err := r.alloc(sources)
@@ -169,17 +178,44 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 		return r.fail(err, "creating a stream")
 	}
 	defer cx.DestroyStream(cs)
-	var s driver.Stream // the batches' kernels: the default stream
+	// Distances and predecessors, twice when there are several batches
+	// (batch b writes set b%2 while set (b-1)%2 is copied back); on one
+	// compute stream the second set is allocated when the second batch
+	// comes.
+	var out [2][2]buffer
+	var ks [2]driver.Stream // the compute streams: the default one, and one more with apspOverlap
+	if sets == 2 {
+		// Every buffer is made (and filled with poison on the default
+		// stream) before any batch is queued, and the second stream starts
+		// after that filling: it does not wait for the default stream by
+		// itself (a card's test found a second batch's rows overwritten by
+		// the poison of their buffer, queued behind the first batch).
+		for i := range out {
+			if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
+				return err
+			}
+		}
+		if ks[1], err = cx.NewStream(); err != nil {
+			return r.fail(err, "creating a stream")
+		}
+		defer cx.DestroyStream(ks[1])
+		ready, err := r.event()
+		if err != nil {
+			return err
+		}
+		if err := cx.RecordOn(ready, 0); err != nil {
+			return r.fail(err, "recording an event")
+		}
+		if err := cx.WaitEvent(ks[1], ready); err != nil {
+			return r.fail(err, "ordering the streams")
+		}
+	}
 	var copied [2]driver.Event
 	for i := range copied {
 		if copied[i], err = r.event(); err != nil {
 			return err
 		}
 	}
-	// Distances and predecessors, twice when there are several batches
-	// (batch b writes set b%2 while set (b-1)%2 is copied back), the
-	// second set allocated when the second batch comes.
-	var out [2][2]buffer
 	var parts []span
 	var kstart, kstop []driver.Event
 	// rows is batch b's output buffers, addressed as the whole n×n matrix
@@ -211,7 +247,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			}
 		}
 		if !done {
-			if b < 2 {
+			if b < 2 && sets == 1 {
 				if out[b][0], out[b][1], err = r.allocOut(batch*n, pred); err != nil {
 					return err
 				}
@@ -222,6 +258,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			}
 			kstart, kstop = append(kstart, start), append(kstop, stop)
 			first, count, d, p := rows(b)
+			s, k := ks[b%sets], b%sets
 			if b >= 2 { // the copy of batch b-2 out of these buffers is done
 				if err := cx.WaitEvent(s, copied[b%2]); err != nil {
 					return r.fail(err, "waiting for a copy")
@@ -231,11 +268,11 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 				return r.fail(err, "recording an event")
 			}
 			if err := r.launchOn(s, ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
-				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab.arg(), i32(first), i32(count), scratch.arg(), buffer{next.ptr + DevicePtr(4*b), 1}.arg(),
+				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab[k].arg(), i32(first), i32(count), scratch[k].arg(), buffer{next.ptr + DevicePtr(4*b), 1}.arg(),
 				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
 				return err
 			}
-			if err := r.unpack(slab, count*n, out[b%2][0], out[b%2][1]); err != nil {
+			if err := r.unpackOn(s, slab[k], count*n, out[b%2][0], out[b%2][1]); err != nil {
 				return err
 			}
 			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, flags, s); err != nil {
@@ -316,15 +353,15 @@ func (r *run) kernelUnion(start, stop []driver.Event) error {
 
 // batchSize picks how many sources one apsp_batch launch solves: as many
 // as three quarters of the free device memory hold beside the blocks'
-// scratch (at most n), or want if set and no more than that,
+// scratch, sets times (at most n), or want if set and no more than that,
 // and trims the blocks to the batch; perSource is the bytes a source of
 // the batch takes. It reports the memory needed when not even one source fits.
-func (r *run) batchSize(n, want, blocks int, perSource uint64) (batch, blocksOut int, err error) {
+func (r *run) batchSize(n, want, blocks int, perSource uint64, sets int) (batch, blocksOut int, err error) {
 	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}
-	scratchPerBlock := uint64(apspScratch*n) * 4
+	scratchPerBlock := uint64(apspScratch*n) * 4 * uint64(sets)
 	budget := free / 4 * 3
 	if want == 0 {
 		blocks = max(1, min(blocks, int(budget/2/scratchPerBlock)))

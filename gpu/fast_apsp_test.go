@@ -331,13 +331,13 @@ func TestSourceFeed(t *testing.T) {
 // TestEmuAPSPShares runs apsp-batched on two and three emulated devices
 // with each way of sharing the sources (and on one), with batches that cut
 // the shares and claims (and do not divide them) and with narrow
-// launches, the streams' work run in orders their events allow
-// (driver.EmulatorShuffle), on random
+// launches, on one compute stream and on two (apspOverlap), the streams'
+// work run in orders their events allow (driver.EmulatorShuffle), on random
 // graphs and on one whose sources mostly have no out-arc, with and
 // without predecessors: the distances must be the CPU's, Π valid, and the
 // progress reported must add up to every source exactly once.
 func TestEmuAPSPShares(t *testing.T) {
-	defer func(w shareWay) { apspShare = w }(apspShare)
+	defer func(w shareWay, o bool) { apspShare, apspOverlap = w, o }(apspShare, apspOverlap)
 	ctx := context.Background()
 	devs := shuffledEmulators(t, 3, 4)
 	graphs := map[string]*graph.Graph{"sinky n=97": sinkyGraph(t, 97, 1)}
@@ -352,11 +352,13 @@ func TestEmuAPSPShares(t *testing.T) {
 		for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
 			apspShare = way
 			for i, c := range []struct {
-				tun fastTuning
-				k   int // devices
-			}{{fastTuning{Batch: 3}, 2}, {fastTuning{Blocks: 2}, 3}, {fastTuning{Batch: 10, Blocks: 3}, 2}, {fastTuning{Batch: 4}, 1}} {
+				tun     fastTuning
+				k       int // devices
+				overlap bool
+			}{{fastTuning{Batch: 3}, 2, false}, {fastTuning{Blocks: 2}, 3, true}, {fastTuning{Batch: 10, Blocks: 3}, 2, true}, {fastTuning{Batch: 4}, 1, true}} {
+				apspOverlap = c.overlap
 				tun, k, pred := c.tun, c.k, i != 1
-				label := fmt.Sprintf("%s, %s, %d devices, %+v, pred %v", name, way, k, tun, pred)
+				label := fmt.Sprintf("%s, %s, %d devices, overlap %v, %+v, pred %v", name, way, k, c.overlap, tun, pred)
 				done := 0
 				progress := func(d, total int) {
 					if total != g.N() {

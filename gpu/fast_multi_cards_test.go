@@ -144,14 +144,15 @@ func TestCardFWFastStreamed(t *testing.T) {
 }
 
 // TestCardAPSPShares runs apsp-batched with each way of sharing the
-// sources (apspShare), on the default card and on every card of the host, with predecessors, on a
+// sources (apspShare), on one compute stream and on two (apspOverlap), on
+// the default card and on every card of the host, with predecessors, on a
 // graph whose result is large enough to run in several batches (n = 5000,
 // two in three sources without out-arcs) and on a smaller random one: Π
 // must prove every distance (graph.AllPairs.Verify) and the distances
 // must equal the CPU's.
 func TestCardAPSPShares(t *testing.T) {
 	dev := testDevice(t)
-	defer func(w shareWay) { apspShare = w }(apspShare)
+	defer func(w shareWay, o bool) { apspShare, apspOverlap = w, o }(apspShare, apspOverlap)
 	all, err := OpenAll()
 	if err != nil {
 		t.Fatal(err)
@@ -168,16 +169,18 @@ func TestCardAPSPShares(t *testing.T) {
 		}
 		for _, cards := range [][]*Device{{dev}, all} {
 			for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
-				apspShare = way
-				name := fmt.Sprintf("n=%d, %d cards, %s", g.N(), len(cards), way)
-				res, err := APSPBatched(ctx, g, Options{Devices: cards, Pred: true})
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if !res.SameDistances(ref) {
-					t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(ref, 5))
-				} else if err := res.Verify(g); err != nil {
-					t.Errorf("%s: %v", name, err)
+				for _, overlap := range []bool{false, true} {
+					apspShare, apspOverlap = way, overlap
+					name := fmt.Sprintf("n=%d, %d cards, %s, overlap %v", g.N(), len(cards), way, overlap)
+					res, err := APSPBatched(ctx, g, Options{Devices: cards, Pred: true})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if !res.SameDistances(ref) {
+						t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(ref, 5))
+					} else if err := res.Verify(g); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
 				}
 			}
 		}

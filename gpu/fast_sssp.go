@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
 )
@@ -598,11 +599,16 @@ func (r *run) allocOut(count int, withPred bool) (dist, pred buffer, err error) 
 // unpack splits count packed (distance, predecessor) words into dist and,
 // when pred was allocated, pred.
 func (r *run) unpack(packed buffer, count int, dist, pred buffer) error {
+	return r.unpackOn(0, packed, count, dist, pred)
+}
+
+// unpackOn is unpack on stream s.
+func (r *run) unpackOn(s driver.Stream, packed buffer, count int, dist, pred buffer) error {
 	if count == 0 {
 		return nil
 	}
 	grid := Dim(min(ceilDiv(count, 256), 4096), 1, 1)
-	return r.launch(ptx.SSSP, "sssp_unpack", grid, Dim(256, 1, 1), 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
+	return r.launchOn(s, ptx.SSSP, "sssp_unpack", grid, Dim(256, 1, 1), 0, uint64(count), packed.arg(), dist.arg(), pred.arg())
 }
 
 // SSSPFast runs variant "sssp-fast", pathnotes' fastest single-source
