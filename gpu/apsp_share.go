@@ -58,9 +58,12 @@ var apspShare = shareHalves
 
 // apspOverlap makes each device run its batches on two compute streams
 // in turn, so that the next batch's blocks fill the multiprocessors that
-// a batch's tail leaves idle (apspRows). Off until a card measures it
-// (an earlier build of it failed on an H200, see apspRows);
-// BenchmarkAPSPCards times both.
+// a batch's tail leaves idle (apspRows). On two H200s (BenchmarkAPSPCards,
+// p2p-Gnutella30, build f0d4029) it made every configuration's kernels 3
+// to 14 % faster (two cards: 85.5 ms against 97.1, 1.89× one card on one
+// stream), but the whole calls moved both ways by up to 190 ms in three
+// runs each; off until a longer run settles them. BenchmarkAPSPCards
+// times both.
 var apspOverlap = false
 
 // apspDeal is how many chunks of sources each device gets with
