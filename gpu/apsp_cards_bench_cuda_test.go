@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// apspCardsRuns is how many calls BenchmarkAPSPCards times for each
-// configuration, whatever b.N (run it with -benchtime=1x).
+// apspCardsRuns is the fewest calls BenchmarkAPSPCards times for each
+// configuration (b.N when larger: -benchtime=1x times this many).
 const apspCardsRuns = 3
 
 // BenchmarkAPSPCards times apsp-batched on p2p-Gnutella30 (weights
@@ -19,7 +19,7 @@ const apspCardsRuns = 3
 // compute stream and on two (apspOverlap), then on the first two cards
 // (and on all of them, where the host has more) with each way of sharing
 // the sources (apspShare), on one stream and on two. Besides the parts of
-// the calls (callParts: medians of apspCardsRuns calls) it reports
+// the calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
 // kernel-x and wall-x, the speed-ups of the median kernel and wall times
 // over the first card alone on one stream in the same process (that
 // configuration must run first: do not filter it out).
@@ -42,7 +42,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 		var base [2]float64 // median kernel and wall ms of the first card alone on one stream
 		measure := func(b *testing.B, cards []*Device, way shareWay, overlap bool) {
 			apspShare, apspOverlap = way, overlap
-			all := make([]Stats, apspCardsRuns)
+			all := make([]Stats, max(b.N, apspCardsRuns))
 			for i := range all {
 				if _, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: pred, Stats: &all[i]}); err != nil {
 					b.Fatal(err)

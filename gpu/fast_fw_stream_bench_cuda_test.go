@@ -17,7 +17,8 @@ import (
 // n = 32768 (GNM, 60 arcs a vertex, weights 1..100) on one card capped at
 // a third of the two matrices, as pathnotes bench --out-of-core caps it,
 // and, where the host has two cards or more, on the first two capped at a
-// sixth each (and in memory on one card, the streamed rate's baseline);
+// sixth each (a third in all) and at a third each (and in memory on one
+// card, the streamed rate's baseline);
 // with the host matrices registered before the kernels and in
 // the background beside the first pass (registerAhead), two calls each in
 // one process. Metrics: the medians of callParts, and the split's
@@ -39,26 +40,33 @@ func BenchmarkFWFastStreamedCall(b *testing.B) {
 	if len(devs) > 1 {
 		cards = append(cards, devs[:2])
 	}
-	b.Run("cards=1/in-memory", func(b *testing.B) { streamedCalls(b, g, cards[0], false, false) })
+	b.Run("cards=1/in-memory", func(b *testing.B) { streamedCalls(b, g, cards[0], false, 0) })
 	for _, on := range cards {
 		for _, ahead := range []bool{false, true} {
 			b.Run(fmt.Sprintf("cards=%d/ahead=%v", len(on), ahead), func(b *testing.B) {
-				streamedCalls(b, g, on, ahead, true)
+				streamedCalls(b, g, on, ahead, 3*len(on))
+			})
+		}
+		if len(on) > 1 {
+			b.Run(fmt.Sprintf("cards=%d/third-each", len(on)), func(b *testing.B) {
+				streamedCalls(b, g, on, false, 3)
 			})
 		}
 	}
 }
 
 // streamedCalls is BenchmarkFWFastStreamedCall's measurement on cards,
-// streamed (capped) or in memory, the baseline of the streamed rate.
-func streamedCalls(b *testing.B, g *graph.Graph, cards []*Device, ahead, streamed bool) {
+// each capped at 1/part of the two matrices, or in memory (part 0), the
+// baseline of the streamed rate.
+func streamedCalls(b *testing.B, g *graph.Graph, cards []*Device, ahead bool, part int) {
 	n := uint64(g.N())
 	opts := Options{Device: cards[0], Pred: true}
 	if len(cards) > 1 {
 		opts = Options{Devices: cards, Pred: true}
 	}
+	streamed := part > 0
 	if streamed {
-		opts.DeviceMemory = n * n * 4 * 2 / 3 / uint64(len(cards))
+		opts.DeviceMemory = n * n * 4 * 2 / uint64(part)
 	}
 	registerAhead = ahead
 	var all []Stats
