@@ -391,3 +391,55 @@ func TestEmuAPSPShares(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceFeedTaper checks apspTaper on one device's contiguous share
+// of a large result: the batches, cut at most most sources each, shrink
+// (never growing) to a last one of at most a launch's worth, cover the
+// share once, and without apspTaper are all most but the last.
+func TestSourceFeedTaper(t *testing.T) {
+	defer func(v bool) { apspTaper = v }(apspTaper)
+	g, err := graph.GNM(4200, 8400, graph.WeightRange{Min: 1, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const blocks = 37
+	for _, taper := range []bool{true, false} {
+		apspTaper = taper
+		f := newSourceFeed(g, 1, shareHalves, 1)
+		if !f.big {
+			t.Fatalf("a result of n = %d is under apspPipeBytes", g.N())
+		}
+		sources, most := f.plan(0)
+		var sizes []int
+		next := 0
+		for {
+			s := f.take(0, most, blocks)
+			if s.count == 0 {
+				break
+			}
+			if s.first != next {
+				t.Fatalf("taper %v: batch %v after source %d", taper, s, next)
+			}
+			next += s.count
+			sizes = append(sizes, s.count)
+		}
+		if next != sources {
+			t.Fatalf("taper %v: batches %v cover %d of %d sources", taper, sizes, next, sources)
+		}
+		last := sizes[len(sizes)-1]
+		for i := 1; i < len(sizes); i++ {
+			if taper && sizes[i] > sizes[i-1] {
+				t.Errorf("taper on: batches %v grow", sizes)
+			}
+			if !taper && i < len(sizes)-1 && sizes[i] != most {
+				t.Errorf("taper off: batches %v, want %d each but the last", sizes, most)
+			}
+		}
+		if taper && last > blocks {
+			t.Errorf("taper on: batches %v end with %d sources, more than a launch (%d)", sizes, last, blocks)
+		}
+		if !taper && last <= blocks {
+			t.Errorf("taper off: batches %v end with %d sources: the test would not tell the ways apart", sizes, last)
+		}
+	}
+}
