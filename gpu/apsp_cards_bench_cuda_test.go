@@ -15,15 +15,14 @@ import (
 const apspCardsRuns = 3
 
 // BenchmarkAPSPCards times apsp-batched on p2p-Gnutella30 (weights
-// 1..100) without and with predecessors: on the first card alone, then on
-// the first two cards (and on all of them, where the host has more) with
-// each way of sharing the sources (apspShare), each on one compute stream
-// and on two (apspOverlap), with the last batches shrinking and without
-// (apspTaper). Besides the parts of the calls (callParts: medians of
-// max(b.N, apspCardsRuns) calls) it reports kernel-x and wall-x, the
-// speed-ups of the median kernel and wall times over the first card alone
-// with the defaults in the same process (that configuration runs first:
-// do not filter it out).
+// 1..100) without and with predecessors: on the first card alone, on one
+// compute stream and on two (apspOverlap), then on the first two cards
+// (and on all of them, where the host has more) with each way of sharing
+// the sources (apspShare), on one stream and on two. Besides the parts of
+// the calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
+// kernel-x and wall-x, the speed-ups of the median kernel and wall times
+// over the first card alone on one stream in the same process (that
+// configuration must run first: do not filter it out).
 func BenchmarkAPSPCards(b *testing.B) {
 	testDevice(b)
 	devs, err := OpenAll()
@@ -33,19 +32,16 @@ func BenchmarkAPSPCards(b *testing.B) {
 	if len(devs) < 2 {
 		b.Skipf("one card on this host (%s)", devs[0].Info().Name)
 	}
-	defer func(w shareWay, o, t bool) { apspShare, apspOverlap, apspTaper = w, o, t }(apspShare, apspOverlap, apspTaper)
-	// The settings of apspOverlap and apspTaper, the defaults first.
-	settings := []struct{ overlap, taper bool }{{apspOverlap, apspTaper}, {apspOverlap, !apspTaper},
-		{!apspOverlap, apspTaper}, {!apspOverlap, !apspTaper}}
+	defer func(w shareWay, o bool) { apspShare, apspOverlap = w, o }(apspShare, apspOverlap)
 	g := gnutella30().get(b)
 	counts := []int{2}
 	if len(devs) > 2 {
 		counts = append(counts, len(devs))
 	}
 	for _, pred := range []bool{false, true} {
-		var base [2]float64 // median kernel and wall ms of the first card alone with the defaults
-		measure := func(b *testing.B, cards []*Device, way shareWay, set int) {
-			apspShare, apspOverlap, apspTaper = way, settings[set].overlap, settings[set].taper
+		var base [2]float64 // median kernel and wall ms of the first card alone on one stream
+		measure := func(b *testing.B, cards []*Device, way shareWay, overlap bool) {
+			apspShare, apspOverlap = way, overlap
 			all := make([]Stats, max(b.N, apspCardsRuns))
 			for i := range all {
 				if _, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: pred, Stats: &all[i]}); err != nil {
@@ -56,7 +52,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 			callParts(b, all)
 			kernel := medianMs(all, func(s Stats) time.Duration { return s.Kernel })
 			wall := medianMs(all, func(s Stats) time.Duration { return s.Wall })
-			if len(cards) == 1 && set == 0 {
+			if len(cards) == 1 && !overlap {
 				base = [2]float64{kernel, wall}
 			}
 			if base[0] == 0 {
@@ -67,16 +63,16 @@ func BenchmarkAPSPCards(b *testing.B) {
 			b.ReportMetric(base[1]/wall, "wall-x")
 			b.Logf("%s: kernel %.2f ms, wall %.2f ms", all[0].Device, kernel, wall)
 		}
-		for set, st := range settings {
-			b.Run(fmt.Sprintf("pred=%v/cards=1/overlap=%v/taper=%v", pred, st.overlap, st.taper), func(b *testing.B) {
-				measure(b, devs[:1], shareHalves, set)
+		for _, overlap := range []bool{false, true} {
+			b.Run(fmt.Sprintf("pred=%v/cards=1/overlap=%v", pred, overlap), func(b *testing.B) {
+				measure(b, devs[:1], shareHalves, overlap)
 			})
 		}
 		for _, k := range counts {
 			for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
-				for set, st := range settings {
-					b.Run(fmt.Sprintf("pred=%v/cards=%d/way=%s/overlap=%v/taper=%v", pred, k, way, st.overlap, st.taper), func(b *testing.B) {
-						measure(b, devs[:k], way, set)
+				for _, overlap := range []bool{false, true} {
+					b.Run(fmt.Sprintf("pred=%v/cards=%d/way=%s/overlap=%v", pred, k, way, overlap), func(b *testing.B) {
+						measure(b, devs[:k], way, overlap)
 					})
 				}
 			}

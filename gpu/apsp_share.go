@@ -66,13 +66,6 @@ var apspShare = shareHalves
 // times both.
 var apspOverlap = false
 
-// apspTaper makes the last batches of a contiguous or dealt share shrink
-// when the result is apspPipeBytes or more: a batch takes at most half of
-// what the device has left (but a launch's worth, a source a block), so
-// that the copy back of the last batch, which no kernel hides, is short.
-// A variable so that BenchmarkAPSPCards times both ways.
-var apspTaper = true
-
 // apspDeal is how many chunks of sources each device gets with
 // shareDealt: apspPipe, so that a share of apspPipeBytes or more still
 // runs in apspPipe batches, with as many batch tails as contiguous shares.
@@ -153,13 +146,6 @@ func (f *sourceFeed) take(c, most, blocks int) span {
 			return span{}
 		}
 		s := span{q[0].first, min(q[0].count, most)}
-		if apspTaper && f.big {
-			left := 0
-			for _, r := range q {
-				left += r.count
-			}
-			s.count = min(s.count, max(ceilDiv(left, 2), blocks))
-		}
 		q[0].first += s.count
 		if q[0].count -= s.count; q[0].count == 0 {
 			f.shares[c] = q[1:]
