@@ -332,7 +332,8 @@ func TestSourceFeed(t *testing.T) {
 // with each way of sharing the sources (and on one), with batches that cut
 // the shares and claims (and do not divide them) and with narrow
 // launches, on one compute stream and on two (apspOverlap), the streams'
-// work run in orders their events allow (driver.EmulatorShuffle), on random
+// work, the default stream's included (driver.EmulatorLazyDefault), run in
+// orders their events allow (driver.EmulatorShuffle), on random
 // graphs and on one whose sources mostly have no out-arc, with and
 // without predecessors: the distances must be the CPU's, Π valid, and the
 // progress reported must add up to every source exactly once.

@@ -27,6 +27,22 @@ func emulators(t *testing.T, k int) []*Device {
 	return devs
 }
 
+// lazyEmulators is emulators whose default stream queues its work and
+// runs it when something waits for it, in order, as a card's does beside
+// the other streams (driver.EmulatorLazyDefault): work on another stream
+// that misses its wait for the default stream's comes out wrong, the
+// default stream's running last when the host waits for everything.
+func lazyEmulators(t *testing.T, k int) []*Device {
+	t.Helper()
+	devs := emulators(t, k)
+	for _, d := range devs {
+		if !driver.EmulatorLazyDefault(d.ctx) {
+			t.Fatal("EmulatorLazyDefault refused the emulator's context")
+		}
+	}
+	return devs
+}
+
 // TestFWFastMulti runs fw-fast on two and three emulated cards, with the
 // primary row copied directly and through the host, in every kernel mode,
 // on sizes whose stripes are uneven, a tile and a half wide, or would leave

@@ -112,11 +112,12 @@ func TestPlanFWStream(t *testing.T) {
 // only, packed predecessors, negative arcs, large weights), predecessors
 // included: one, two and four band buffers of one block row, n not a
 // multiple of the tile, chunks of several units, the host matrices
-// registered (and copied) in pieces of a few rows. A cap too small even
-// for streaming is an error that says what it needs.
+// registered (and copied) in pieces of a few rows. The device's default
+// stream queues its work, as a card's (lazyEmulators). A cap too small
+// even for streaming is an error that says what it needs.
 func TestFWFastStreamed(t *testing.T) {
 	ctx := context.Background()
-	dev := emulator(t)
+	dev := lazyEmulators(t, 1)[0]
 	defer func(p int) { regPiece = p }(regPiece)
 	regPiece = 40 * 300 * 4 // bands of 128 rows in pieces of 40 and 8 rows
 	small := multiGraphs(t, 300)
@@ -187,7 +188,8 @@ func checkStreamed(t *testing.T, ctx context.Context, tg testGraph, pred bool, o
 // TestFWFastStreamedCards streams fw-fast on two and three emulated
 // devices, each streaming its stripe, with the rows copied between them
 // directly and through the host: uneven stripes, a card whose chunk of a
-// pass is empty, every kernel mode, predecessors included.
+// pass is empty, every kernel mode, predecessors included; the devices'
+// default streams queue their work, as a card's (lazyEmulators).
 func TestFWFastStreamedCards(t *testing.T) {
 	ctx := context.Background()
 	defer func(p int) { regPiece = p }(regPiece)
@@ -196,7 +198,7 @@ func TestFWFastStreamedCards(t *testing.T) {
 		cards, n, rows, passes int
 		staged                 bool
 	}{{2, 300, 3, 2, false}, {2, 600, 5, 2, true}, {3, 600, 5, 2, false}} {
-		devs := emulators(t, c.cards)
+		devs := lazyEmulators(t, c.cards)
 		stagePeerCopies = c.staged
 		gs := []testGraph{sparseWithCPU(t, c.n)}
 		if c.n == 300 {
@@ -343,12 +345,12 @@ func TestFFResult(t *testing.T) {
 	}
 }
 
-// shuffledEmulators opens k emulated devices whose streams run their
-// queued work in orders drawn from seed (driver.EmulatorShuffle), an order
-// a device.
+// shuffledEmulators opens k emulated devices whose streams, the default
+// one's work queued too (lazyEmulators), run their queued work in orders
+// drawn from seed (driver.EmulatorShuffle), an order a device.
 func shuffledEmulators(t *testing.T, k int, seed uint64) []*Device {
 	t.Helper()
-	devs := emulators(t, k)
+	devs := lazyEmulators(t, k)
 	for i, d := range devs {
 		if !driver.EmulatorShuffle(d.ctx, seed<<4|uint64(i)) {
 			t.Fatal("EmulatorShuffle refused the emulator's context")
@@ -372,9 +374,10 @@ func streamedOn(devs []*Device, n int, pred bool, rows int) Options {
 }
 
 // TestFWFastStreamedShuffled runs the streamed fw-fast, whose four streams
-// a card (copies in, two computing bands, copies out) are ordered by
-// events only, on emulators that run the streams' queued work in random
-// orders those events allow (driver.EmulatorShuffle), a seed per run,
+// a card (copies in, two computing bands, copies out) and the default one
+// are ordered by events only, on emulators that run the streams' queued
+// work, the default stream's included (driver.EmulatorLazyDefault), in
+// random orders those events allow (driver.EmulatorShuffle), a seed per run,
 // every kernel mode, with and without Π, the runs taking turns on one card
 // (one band buffer, and two on the two compute streams) and on two. The
 // result must equal the same run's in the emulator's usual order value for

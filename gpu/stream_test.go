@@ -43,6 +43,17 @@ func streamChecks(t *testing.T, dev *Device, deferred bool) {
 	e2, err := c.NewEvent()
 	must(err)
 	defer c.DestroyEvent(e2)
+	// filled makes s1 wait for the default stream's fill of a: s1 does
+	// not wait for the default stream by itself.
+	e0, err := c.NewEvent()
+	must(err)
+	defer c.DestroyEvent(e0)
+	filled := func() {
+		t.Helper()
+		must(c.RecordOn(e0, 0))
+		must(c.WaitEvent(s1, e0))
+	}
+	filled()
 
 	src := make([]int32, n)
 	for i := range src {
@@ -90,6 +101,7 @@ func streamChecks(t *testing.T, dev *Device, deferred bool) {
 		host[i] = int32(100 + i)
 	}
 	must(c.Memset32(a, 1, n))
+	filled()
 	must(c.CopyIn2DAsync(a, 4*dp, int32Bytes(host), 4*w, 4*w, rows, s1))
 	back := make([]int32, rows*hp)
 	must(c.CopyOut2DAsync(int32Bytes(back), 4*hp, a, 4*dp, 4*w, rows, s1))
@@ -117,7 +129,9 @@ func streamChecks(t *testing.T, dev *Device, deferred bool) {
 }
 
 // TestEmuStreams checks the emulator's streams, events and registered
-// memory, and that queued work waits until something needs it.
+// memory, and that queued work waits until something needs it, with the
+// default stream's work run at once and queued (EmulatorLazyDefault).
 func TestEmuStreams(t *testing.T) {
 	streamChecks(t, emulator(t), true)
+	streamChecks(t, lazyEmulators(t, 1)[0], true)
 }

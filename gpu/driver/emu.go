@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
@@ -170,10 +171,11 @@ func EmulatorModules(c Context) []*ptxemu.Module {
 }
 
 // emuContext is the Context of the emulated device. Work on the
-// default stream runs to its end before the call returns; work on other
-// streams waits in their queues until something needs it done
-// (driver_emu_stream.go). A fault is kept, as CUDA keeps a sticky error,
-// and returned by every later call until Reset.
+// default stream runs to its end before the call returns (unless
+// EmulatorLazyDefault makes it a queue); work on other streams waits in
+// their queues until something needs it done (emu_stream.go). A fault is
+// kept, as CUDA keeps a sticky error, and returned by every later call
+// until Reset.
 type emuContext struct {
 	opts    ptxemu.Options
 	dev     *ptxemu.Device
@@ -185,6 +187,7 @@ type emuContext struct {
 	nextS   Stream
 	sticky  error
 	shuffle *rand.Rand // EmulatorShuffle's order of the streams' work; nil: each stream as late as it may
+	lazy    bool       // EmulatorLazyDefault: the default stream is a queue, streams[0]
 
 	regMu      sync.Mutex // guards registered: HostRegister may run on another goroutine
 	registered map[uintptr]int
@@ -254,27 +257,40 @@ func (c *emuContext) Free(p DevicePtr) error {
 	return nil
 }
 
+// CopyIn copies after the default stream's queued work, if any.
 func (c *emuContext) CopyIn(dst DevicePtr, src []int32) error {
-	if err := c.check(); err != nil {
+	if err := c.flush(0, -1); err != nil {
 		return err
 	}
-	if err := c.dev.WriteInt32(uint64(dst), src); err != nil {
-		return emuError("emuMemcpyHtoD", cuInvalidValue, err, false)
-	}
-	return nil
+	return c.write(dst, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(src))), 4*len(src)))
 }
 
+// CopyOut copies after the default stream's queued work, if any.
 func (c *emuContext) CopyOut(dst []int32, src DevicePtr) error {
-	if err := c.check(); err != nil {
+	if err := c.flush(0, -1); err != nil {
 		return err
 	}
-	if err := c.dev.ReadInt32(uint64(src), dst); err != nil {
-		return emuError("emuMemcpyDtoH", cuInvalidValue, err, false)
-	}
-	return nil
+	return c.read(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst)), src)
 }
 
+// CopyInBytes copies after the default stream's queued work, if any.
 func (c *emuContext) CopyInBytes(dst DevicePtr, src []byte) error {
+	if err := c.flush(0, -1); err != nil {
+		return err
+	}
+	return c.write(dst, src)
+}
+
+// CopyOutBytes copies after the default stream's queued work, if any.
+func (c *emuContext) CopyOutBytes(dst []byte, src DevicePtr) error {
+	if err := c.flush(0, -1); err != nil {
+		return err
+	}
+	return c.read(dst, src)
+}
+
+// write copies src to device memory at dst now, whatever is queued.
+func (c *emuContext) write(dst DevicePtr, src []byte) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -284,7 +300,8 @@ func (c *emuContext) CopyInBytes(dst DevicePtr, src []byte) error {
 	return nil
 }
 
-func (c *emuContext) CopyOutBytes(dst []byte, src DevicePtr) error {
+// read copies device memory at src into dst now, whatever is queued.
+func (c *emuContext) read(dst []byte, src DevicePtr) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -316,14 +333,31 @@ func (c *emuContext) HostAlloc(bytes uint64) ([]byte, error) { return make([]byt
 // HostFree refuses memory that a queued copy still uses.
 func (c *emuContext) HostFree(b []byte) error { return c.idle(b, "emuMemFreeHost") }
 
+// Memset32 sets the words on the default stream: at once, or, when
+// EmulatorLazyDefault made it a queue, when it gets to them, the range
+// checked now as a card checks it.
 func (c *emuContext) Memset32(dst DevicePtr, value uint32, count uint64) error {
+	const op = "emuMemsetD32"
 	if err := c.check(); err != nil {
 		return err
 	}
-	if err := c.dev.Memset32(uint64(dst), value, count); err != nil {
-		return emuError("emuMemsetD32", cuInvalidValue, err, false)
+	if c.lazy {
+		if dst%4 != 0 {
+			return emuError(op, cuInvalidValue, fmt.Errorf("memset of 32-bit words at %#x, which is not 4-byte aligned", uint64(dst)), false)
+		}
+		if err := c.devRange(op, dst, int(4*count)); err != nil {
+			return err
+		}
 	}
-	return nil
+	return c.enqueue(0, op, emuOp{run: func() error {
+		if err := c.check(); err != nil {
+			return err
+		}
+		if err := c.dev.Memset32(uint64(dst), value, count); err != nil {
+			return emuError(op, cuInvalidValue, err, false)
+		}
+		return nil
+	}})
 }
 
 // LoadModule decodes the PTX; unsupported instructions fail it like a JIT
@@ -378,22 +412,17 @@ func (c *emuContext) MaxActiveBlocks(f Func, blockThreads, sharedBytes int) (int
 	return n, nil
 }
 
-// Launch runs the kernel to its end. A launch the interpreter refuses is
-// an error at once that leaves the context usable, and so is a launch
-// that ctx stopped (the error wraps ctx.Err(); the blocks that ran have
-// written what they wrote). A fault during the run (an illegal address, a
-// divergent barrier) becomes the sticky error that Synchronize and every
-// later call return, as on a GPU; it names the kernel, block, thread and
-// PTX line.
+// Launch runs the kernel to its end (under EmulatorLazyDefault: when the
+// default stream gets to it, as LaunchOn). A launch the interpreter
+// refuses is an error at once that leaves the context usable, and so is a
+// launch that ctx stopped (the error wraps ctx.Err(); the blocks that ran
+// have written what they wrote; under EmulatorLazyDefault the call that
+// waits for the launch returns it). A fault during the run (an illegal
+// address, a divergent barrier) becomes the sticky error that Synchronize
+// and every later call return, as on a GPU; it names the kernel, block,
+// thread and PTX line.
 func (c *emuContext) Launch(ctx context.Context, f Func, grid, block Dim3, sharedBytes int, args []uint64) error {
-	if err := c.check(); err != nil {
-		return err
-	}
-	k, err := c.kernel(f)
-	if err != nil {
-		return err
-	}
-	return c.launch(ctx, k, grid, block, sharedBytes, args)
+	return c.LaunchOn(ctx, 0, f, grid, block, sharedBytes, args)
 }
 
 // launch runs kernel k now.
@@ -435,7 +464,8 @@ func (c *emuContext) fault(code int, k *ptxemu.Kernel, err error) error {
 
 // Synchronize runs the work every stream has queued and returns the
 // sticky error of a faulted launch, or the first error of that work:
-// launches on the default stream have finished when Launch returns.
+// launches on the default stream have finished when Launch returns
+// (unless EmulatorLazyDefault queues them: they run here, last).
 func (c *emuContext) Synchronize() error { return c.drain() }
 
 func (c *emuContext) NewEvent() (Event, error) {
@@ -447,7 +477,8 @@ func (c *emuContext) NewEvent() (Event, error) {
 	return c.next, nil
 }
 
-// Record notes the host time: launches before it have finished.
+// Record notes the host time: launches before it have finished (under
+// EmulatorLazyDefault: it is queued on the default stream, as RecordOn).
 func (c *emuContext) Record(e Event) error { return c.RecordOn(e, 0) }
 
 // Elapsed runs the streams' work up to both events and returns the
@@ -474,12 +505,15 @@ func (c *emuContext) DestroyEvent(e Event) error {
 }
 
 // Reset discards memory, modules, events, streams and their queued work,
-// and the sticky error.
+// and the sticky error; EmulatorShuffle and EmulatorLazyDefault stay.
 func (c *emuContext) Reset() error {
 	f := newEmuContext(c.opts)
 	c.regMu.Lock()
 	defer c.regMu.Unlock()
 	c.dev, c.modules, c.kernels, c.sticky = f.dev, nil, nil, nil
 	c.events, c.next, c.streams, c.nextS, c.registered = f.events, 0, f.streams, 0, f.registered
+	if c.lazy {
+		c.queueDefault()
+	}
 	return nil
 }

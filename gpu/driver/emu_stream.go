@@ -10,14 +10,22 @@ package driver
 // error here (on a card it is undefined). Under EmulatorShuffle the
 // streams' work runs, when waited for, in a random order that their
 // events allow.
+//
+// The default stream's work runs at once, unless EmulatorLazyDefault
+// makes it a queue like the others (handle 0 in the context's streams):
+// the model of a card's legacy default stream beside the non-blocking
+// streams of NewStream, which it neither waits for nor makes wait.
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
 	"unsafe"
+
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
 // emuStream is a stream's queue: ops not run yet, and how many have run.
@@ -38,7 +46,8 @@ type emuOp struct {
 }
 
 // emuEvent is an event: its latest record is op seq of stream (seq 0: on
-// the default stream, or never recorded), and at is when that op ran.
+// the default stream while it runs its work at once, or never recorded),
+// and at is when that op ran.
 type emuEvent struct {
 	stream Stream
 	seq    int
@@ -76,19 +85,18 @@ func (c *emuContext) DestroyStream(s Stream) error {
 	return err
 }
 
-// stream returns stream s, nil for the default stream.
+// stream returns stream s; nil for the default stream when it runs its
+// work at once.
 func (c *emuContext) stream(s Stream, op string) (*emuStream, error) {
-	if s == 0 {
-		return nil, nil
-	}
 	st, ok := c.streams[s]
-	if !ok {
+	if !ok && s != 0 {
 		return nil, emuError(op, cuInvalidHandle, fmt.Errorf("no stream %d", s), false)
 	}
 	return st, nil
 }
 
-// enqueue runs op now on the default stream, or queues it on stream s.
+// enqueue runs op now on the default stream (unless EmulatorLazyDefault
+// made it a queue), or queues it on stream s.
 func (c *emuContext) enqueue(s Stream, what string, op emuOp) error {
 	if err := c.check(); err != nil {
 		return err
@@ -107,8 +115,8 @@ func (c *emuContext) enqueue(s Stream, what string, op emuOp) error {
 // flush runs stream s's ops up to op upto (all of them for upto < 0).
 func (c *emuContext) flush(s Stream, upto int) error {
 	st, ok := c.streams[s]
-	if !ok || s == 0 {
-		return nil // the default stream's work is done; a destroyed stream's too
+	if !ok {
+		return nil // the default stream's work is done (unless queued); a destroyed stream's too
 	}
 	if upto < 0 {
 		upto = st.done + len(st.ops)
@@ -141,10 +149,11 @@ func (st *emuStream) runNext() error {
 }
 
 // EmulatorShuffle makes an emulated context run the queued work of its
-// streams (other than the default one, whose work runs at once) in an
-// order drawn from seed: when something waits for a stream, the op that
-// runs next is picked at random among the first ops of all streams that
-// their waits allow, until the work waited for is done. Any order a card
+// streams (other than the default one, whose work runs at once unless
+// EmulatorLazyDefault queues it too) in an order drawn from seed: when
+// something waits for a stream, the op that runs next is picked at random
+// among the first ops of all streams that their waits allow, until the
+// work waited for is done. Any order a card
 // may pick is possible, so that a program missing a WaitEvent gives wrong
 // results with some seed, while in the emulator's usual order (each
 // stream as late as it may, in program order) it would not. It returns
@@ -157,11 +166,46 @@ func EmulatorShuffle(c Context, seed uint64) bool {
 	return ok
 }
 
+// EmulatorLazyDefault makes an emulated context queue the work of its
+// default stream as it queues another stream's, in order, so that a
+// program that misses a WaitEvent between the default stream and a
+// stream from NewStream gives wrong results here as on a card (whose
+// default stream neither waits for those non-blocking streams nor makes
+// them wait): launches, Memset32, Record and the asynchronous copies and
+// waits on stream 0 are queued; the default stream's work then runs when
+// the host waits for it (Synchronize, SyncStream(0), SyncEvent or
+// Elapsed of an event recorded on it, Free), when a synchronous copy
+// (CopyIn, CopyOut, CopyInBytes, CopyOutBytes, CopyPeer) comes after it,
+// or when another stream's work waits for it (WaitEvent). Synchronize
+// runs the other streams' work first and the default stream's last, the
+// latest it may. A WaitEvent of the default stream makes its later work
+// wait for the event. A launch the interpreter refuses is still an error
+// at once, on any stream, but the error of one that faults or that its
+// context stops comes from the call that waits for it. The context keeps
+// the mode across Reset; under EmulatorShuffle the default stream's work
+// is picked at random among the others'. It returns false for a context
+// of another driver.
+func EmulatorLazyDefault(c Context) bool {
+	e, ok := c.(*emuContext)
+	if ok {
+		e.queueDefault()
+	}
+	return ok
+}
+
+// queueDefault makes the default stream a queue (EmulatorLazyDefault).
+func (c *emuContext) queueDefault() {
+	c.lazy = true
+	if _, ok := c.streams[0]; !ok {
+		c.streams[0] = &emuStream{}
+	}
+}
+
 // reached says whether stream s has run its first upto ops (a destroyed
-// stream, or the default stream, has).
+// stream, or the default stream running its work at once, has).
 func (c *emuContext) reached(s Stream, upto int) bool {
 	st, ok := c.streams[s]
-	return !ok || s == 0 || st.done >= upto
+	return !ok || st.done >= upto
 }
 
 // flushShuffled is flush under EmulatorShuffle: it runs one op at a time,
@@ -191,18 +235,25 @@ func (c *emuContext) flushShuffled(st *emuStream, upto int) error {
 	return c.check()
 }
 
-// drain runs every stream's queued work and returns the sticky error.
+// drain runs every stream's queued work, the default stream's last, and
+// returns the sticky error.
 func (c *emuContext) drain() error {
 	for s := Stream(1); s <= c.nextS; s++ {
 		if err := c.flush(s, -1); err != nil {
 			return err
 		}
 	}
+	if err := c.flush(0, -1); err != nil {
+		return err
+	}
 	return c.check()
 }
 
 // LaunchOn runs the kernel when stream s gets to it; a launch the
-// interpreter refuses then reports its error to whoever waits.
+// interpreter refuses then reports its error to whoever waits, except
+// under EmulatorLazyDefault, where it is an error at once, as
+// cuLaunchKernel's is and as Launch's is on a default stream that runs
+// its work at once.
 func (c *emuContext) LaunchOn(ctx context.Context, s Stream, f Func, grid, block Dim3, sharedBytes int, args []uint64) error {
 	if err := c.check(); err != nil {
 		return err
@@ -211,8 +262,26 @@ func (c *emuContext) LaunchOn(ctx context.Context, s Stream, f Func, grid, block
 	if err != nil {
 		return err
 	}
+	if c.lazy {
+		if err := c.refused(k, grid, block, sharedBytes, args); err != nil {
+			return err
+		}
+	}
 	args = append([]uint64(nil), args...)
 	return c.enqueue(s, "emuLaunchKernel", emuOp{run: func() error { return c.launch(ctx, k, grid, block, sharedBytes, args) }})
+}
+
+// refused returns the error of a launch the interpreter would not start,
+// without running it: under a cancelled context a launch stops before its
+// first block, once its shape and arguments are checked.
+func (c *emuContext) refused(k *ptxemu.Kernel, grid, block Dim3, sharedBytes int, args []uint64) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.dev.Launch(ctx, k, ptxemu.Dim3(grid), ptxemu.Dim3(block), sharedBytes, args)
+	if le := (*ptxemu.LaunchError)(nil); errors.As(err, &le) {
+		return emuError("emuLaunchKernel", cuInvalidValue, err, false)
+	}
+	return nil
 }
 
 // devRange checks that [p, p+bytes) lies inside one allocation, as the
@@ -228,14 +297,14 @@ func (c *emuContext) CopyInAsync(dst DevicePtr, src []byte, s Stream) error {
 	if err := c.devRange("emuMemcpyHtoDAsync", dst, len(src)); err != nil || len(src) == 0 {
 		return err
 	}
-	return c.enqueue(s, "emuMemcpyHtoDAsync", emuOp{host: src, run: func() error { return c.CopyInBytes(dst, src) }})
+	return c.enqueue(s, "emuMemcpyHtoDAsync", emuOp{host: src, run: func() error { return c.write(dst, src) }})
 }
 
 func (c *emuContext) CopyOutAsync(dst []byte, src DevicePtr, s Stream) error {
 	if err := c.devRange("emuMemcpyDtoHAsync", src, len(dst)); err != nil || len(dst) == 0 {
 		return err
 	}
-	return c.enqueue(s, "emuMemcpyDtoHAsync", emuOp{host: dst, run: func() error { return c.CopyOutBytes(dst, src) }})
+	return c.enqueue(s, "emuMemcpyDtoHAsync", emuOp{host: dst, run: func() error { return c.read(dst, src) }})
 }
 
 func (c *emuContext) CopyIn2DAsync(dst DevicePtr, devPitch int, src []byte, hostPitch, width, rows int, s Stream) error {
@@ -265,9 +334,9 @@ func (c *emuContext) copy2D(in bool, host []byte, hostPitch int, dev DevicePtr, 
 			d := dev + DevicePtr(r*devPitch)
 			var err error
 			if in {
-				err = c.CopyInBytes(d, h)
+				err = c.write(d, h)
 			} else {
-				err = c.CopyOutBytes(h, d)
+				err = c.read(h, d)
 			}
 			if err != nil {
 				return err
@@ -277,8 +346,8 @@ func (c *emuContext) copy2D(in bool, host []byte, hostPitch int, dev DevicePtr, 
 	}})
 }
 
-// RecordOn records e: on the default stream at once, on another stream as
-// an op that notes the time when it runs.
+// RecordOn records e: on the default stream at once (unless it is a
+// queue), on another stream as an op that notes the time when it runs.
 func (c *emuContext) RecordOn(e Event, s Stream) error {
 	if err := c.check(); err != nil {
 		return err
@@ -305,8 +374,9 @@ func (c *emuContext) RecordOn(e Event, s Stream) error {
 	return nil
 }
 
-// WaitEvent makes s wait for e's latest record: the default stream by
-// running e's stream up to it now, another stream by queuing that.
+// WaitEvent makes s wait for e's latest record: the default stream (unless
+// it is a queue) by running e's stream up to it now, another stream by
+// queuing that.
 func (c *emuContext) WaitEvent(s Stream, e Event) error {
 	if err := c.check(); err != nil {
 		return err
@@ -316,9 +386,9 @@ func (c *emuContext) WaitEvent(s Stream, e Event) error {
 		return emuError("emuStreamWaitEvent", cuInvalidHandle, fmt.Errorf("no event %d", e), false)
 	}
 	from, seq := ev.stream, ev.seq
-	if from == 0 || from == s {
+	if seq == 0 || from == s {
 		_, err := c.stream(s, "emuStreamWaitEvent")
-		return err // recorded on the default stream (done) or on s itself (in order)
+		return err // recorded on the default stream running its work at once (done), never, or on s itself (in order)
 	}
 	return c.enqueue(s, "emuStreamWaitEvent", emuOp{from: from, after: seq, run: func() error { return c.flush(from, seq) }})
 }

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"testing"
 	"unsafe"
 
@@ -72,5 +73,225 @@ func TestEmuShuffleCatchesMissingWait(t *testing.T) {
 	}
 	if seen[1] == 0 || seen[2] == 0 || len(seen) != 2 {
 		t.Errorf("without the wait, 16 seeds saw %v: want both the old value 1 and the new 2", seen)
+	}
+}
+
+// int32Bytes is v's memory as bytes, for the asynchronous copies.
+func int32Bytes(v []int32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
+}
+
+// fillAcross queues, on a fresh emulated context whose default stream is
+// a queue (EmulatorLazyDefault), a fill of one buffer and then of buffer b
+// with 1s on the default stream, then on a stream from NewStream a copy of
+// 2s into b, after a wait for the default stream's fill when wait is set,
+// as a program that fills a new buffer and hands it to another stream
+// does; the host then synchronises everything. shuffle, when not nil, is
+// the EmulatorShuffle seed. It returns b's first value: 1 when the fill
+// ran after the copy, as it may on a card without the wait.
+func fillAcross(t *testing.T, wait bool, shuffle *uint64) int32 {
+	t.Helper()
+	c := newEmuContext(ptxemu.Options{})
+	if !EmulatorLazyDefault(c) {
+		t.Fatal("EmulatorLazyDefault refused an emulated context")
+	}
+	if shuffle != nil && !EmulatorShuffle(c, *shuffle) {
+		t.Fatal("EmulatorShuffle refused an emulated context")
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 64
+	a, err := c.Alloc(4 * n)
+	must(err)
+	b, err := c.Alloc(4 * n)
+	must(err)
+	s, err := c.NewStream()
+	must(err)
+	e, err := c.NewEvent()
+	must(err)
+	must(c.Memset32(a, 9, n))
+	must(c.Memset32(b, 1, n))
+	if wait {
+		must(c.Record(e))
+		must(c.WaitEvent(s, e))
+	}
+	src := make([]int32, n)
+	for i := range src {
+		src[i] = 2
+	}
+	must(c.CopyInAsync(b, int32Bytes(src), s))
+	must(c.Synchronize())
+	got := make([]int32, n)
+	must(c.CopyOut(got, b))
+	for i, v := range got {
+		if v != got[0] {
+			t.Fatalf("b[%d] = %d but b[0] = %d: the fill and the copy interleaved", i, v, got[0])
+		}
+	}
+	return got[0]
+}
+
+// TestEmuLazyDefaultCatchesMissingWait checks what EmulatorLazyDefault
+// adds: a buffer filled on the default stream and then written on a
+// stream from NewStream that does not wait for the default stream ends up
+// holding the fill when the host synchronises everything (the default
+// stream's work runs last, as on a card where it is queued behind other
+// work), while with the emulator's usual default stream, whose work runs
+// at once, it holds the other stream's values; with the wait it holds
+// them in the mode too. Under EmulatorShuffle as well, some seeds run the
+// fill first and others last, and with the wait every seed runs it first.
+func TestEmuLazyDefaultCatchesMissingWait(t *testing.T) {
+	if got := fillAcross(t, false, nil); got != 1 {
+		t.Errorf("without the wait: b holds %d, want the default stream's fill 1, run last", got)
+	}
+	if got := fillAcross(t, true, nil); got != 2 {
+		t.Errorf("with the wait: b holds %d, want the other stream's 2", got)
+	}
+	seen := map[int32]int{}
+	for seed := range uint64(16) {
+		seen[fillAcross(t, false, &seed)]++
+		if got := fillAcross(t, true, &seed); got != 2 {
+			t.Errorf("seed %d, with the wait: b holds %d, want 2", seed, got)
+		}
+	}
+	if seen[1] == 0 || seen[2] == 0 || len(seen) != 2 {
+		t.Errorf("shuffled, without the wait, 16 seeds saw %v: want both the fill 1 and the copy's 2", seen)
+	}
+	// The usual default stream fills at once: the copy comes after.
+	c := newEmuContext(ptxemu.Options{})
+	b, err := c.Alloc(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := []int32{2}
+	got := []int32{0}
+	if err := c.Memset32(b, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CopyInAsync(b, int32Bytes(two), s); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CopyOut(got, b); err != nil || got[0] != 2 {
+		t.Errorf("the usual default stream: b holds %d (%v), want the copy's 2", got[0], err)
+	}
+}
+
+// TestEmuLazyDefaultOrder checks when the queued default stream's work
+// runs: not at Memset32 (another stream's copy out queued after it sees
+// the old values), but at a synchronous copy, which comes after it; at
+// SyncEvent of an event recorded on it, up to the event only; after a
+// WaitEvent of the default stream for another stream's event, only once
+// that stream got there; and that HostFree refuses memory a queued copy
+// of the default stream uses, and Reset keeps the mode.
+func TestEmuLazyDefaultOrder(t *testing.T) {
+	c := newEmuContext(ptxemu.Options{})
+	if !EmulatorLazyDefault(c) {
+		t.Fatal("EmulatorLazyDefault refused an emulated context")
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := c.Alloc(4)
+	must(err)
+	s, err := c.NewStream()
+	must(err)
+	e, err := c.NewEvent()
+	must(err)
+	got := make([]int32, 1)
+	must(c.CopyIn(b, []int32{7}))
+	must(c.Memset32(b, 1, 1))
+	must(c.CopyOutAsync(int32Bytes(got), b, s))
+	must(c.SyncStream(s))
+	if got[0] != 7 {
+		t.Errorf("another stream's copy out, not waiting: saw %d, want the old 7 (the fill still queued)", got[0])
+	}
+	must(c.CopyOut(got, b))
+	if got[0] != 1 {
+		t.Errorf("a synchronous copy out after the fill saw %d, want 1", got[0])
+	}
+
+	// SyncEvent runs the default stream up to the event, not beyond.
+	must(c.Memset32(b, 3, 1))
+	must(c.Record(e))
+	must(c.Memset32(b, 4, 1))
+	must(c.SyncEvent(e))
+	must(c.CopyOutAsync(int32Bytes(got), b, s))
+	must(c.SyncStream(s))
+	if got[0] != 3 {
+		t.Errorf("after SyncEvent of an event between two fills: saw %d, want the first fill's 3", got[0])
+	}
+	must(c.SyncStream(0))
+	must(c.CopyOutAsync(int32Bytes(got), b, s))
+	must(c.SyncStream(s))
+	if got[0] != 4 {
+		t.Errorf("after SyncStream(0): saw %d, want the second fill's 4", got[0])
+	}
+
+	// A wait of the default stream holds its later work back until the
+	// other stream ran up to the event: without it, SyncStream(0) runs the
+	// copy out before the other stream's copy in.
+	for _, wait := range []bool{false, true} {
+		must(c.CopyIn(b, []int32{5}))
+		six := []int32{6}
+		must(c.CopyInAsync(b, int32Bytes(six), s))
+		must(c.RecordOn(e, s))
+		if wait {
+			must(c.WaitEvent(0, e))
+		}
+		must(c.CopyOutAsync(int32Bytes(got), b, 0))
+		must(c.SyncStream(0))
+		if want := map[bool]int32{false: 5, true: 6}[wait]; got[0] != want {
+			t.Errorf("default stream waiting %v: its copy out saw %d, want %d", wait, got[0], want)
+		}
+		must(c.Synchronize())
+	}
+
+	// A launch the interpreter refuses is an error at once, queued or not.
+	m, err := c.LoadModule("nop", ".version 7.8\n.target sm_52\n.address_size 64\n.visible .entry nop()\n{\n\tret;\n}\n")
+	must(err)
+	f, err := c.Function(m, "nop")
+	must(err)
+	if err := c.Launch(context.Background(), f, Dim3{1, 1, 1}, Dim3{2048, 1, 1}, 0, nil); err == nil {
+		t.Error("queuing a launch of 2048 threads a block: no error")
+	}
+	must(c.Launch(context.Background(), f, Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0, nil))
+	must(c.Synchronize())
+	if k := c.kernels[f-1]; k.Launches() != 1 {
+		t.Errorf("the checked launches ran the kernel %d times, want once", k.Launches())
+	}
+
+	host, err := c.HostAlloc(4)
+	must(err)
+	must(c.CopyOutAsync(host, b, 0))
+	if err := c.HostFree(host); err == nil {
+		t.Error("HostFree of memory a queued copy of the default stream uses: no error")
+	}
+	must(c.SyncStream(0))
+	must(c.HostFree(host))
+
+	must(c.Reset())
+	b, err = c.Alloc(4)
+	must(err)
+	s, err = c.NewStream()
+	must(err)
+	must(c.Memset32(b, 8, 1))
+	must(c.CopyOutAsync(int32Bytes(got), b, s))
+	must(c.Synchronize())
+	if got[0] == 8 {
+		t.Error("after Reset, another stream's copy out saw the default stream's fill: the mode is off")
 	}
 }

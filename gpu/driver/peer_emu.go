@@ -10,11 +10,19 @@ func (c *emuContext) EnablePeer(other Context) (bool, error) {
 	return ok, c.check()
 }
 
-// CopyPeer copies bytes from src on the emulated device from into dst.
+// CopyPeer copies bytes from src on the emulated device from into dst,
+// after the work queued on either device's default stream
+// (EmulatorLazyDefault), as cuMemcpyPeer comes after it.
 func (c *emuContext) CopyPeer(dst DevicePtr, from Context, src DevicePtr, bytes uint64) error {
 	o, ok := from.(*emuContext)
 	if !ok {
 		return emuError("emuMemcpyPeer", cuInvalidValue, errNotPeer, false)
+	}
+	if err := c.flush(0, -1); err != nil {
+		return err
+	}
+	if err := o.flush(0, -1); err != nil {
+		return err
 	}
 	if err := c.check(); err != nil {
 		return err

@@ -7,11 +7,23 @@ import (
 )
 
 // ProfileLaunch runs a launch on the emulator with its counters on and
-// returns what they counted (nil when the launch did not run).
+// returns what they counted (nil when the launch did not run). It runs
+// at once, after the work queued on the default stream
+// (EmulatorLazyDefault), which the counters do not see.
 func (c *emuContext) ProfileLaunch(ctx context.Context, f Func, grid, block Dim3, sharedBytes int, args []uint64) (*ptxemu.Profile, error) {
+	if err := c.flush(0, -1); err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	k, err := c.kernel(f)
+	if err != nil {
+		return nil, err
+	}
 	var got *ptxemu.Profile
 	c.dev.SetProfiler(func(p *ptxemu.Profile) { got = p })
-	err := c.Launch(ctx, f, grid, block, sharedBytes, args)
+	err = c.launch(ctx, k, grid, block, sharedBytes, args)
 	c.dev.SetProfiler(nil)
 	return got, err
 }
