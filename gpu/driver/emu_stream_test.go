@@ -8,6 +8,27 @@ import (
 	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 )
 
+// testContext returns a fresh emulated context, its default stream a
+// queue when lazy (EmulatorLazyDefault), its streams' work shuffled with
+// seed *shuffle when shuffle is not nil (EmulatorShuffle), and a check
+// that fails t on an error.
+func testContext(t *testing.T, lazy bool, shuffle *uint64) (*emuContext, func(error)) {
+	t.Helper()
+	c := newEmuContext(ptxemu.Options{})
+	if lazy && !EmulatorLazyDefault(c) {
+		t.Fatal("EmulatorLazyDefault refused an emulated context")
+	}
+	if shuffle != nil && !EmulatorShuffle(c, *shuffle) {
+		t.Fatal("EmulatorShuffle refused an emulated context")
+	}
+	return c, func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // copyAcross queues, on a fresh emulated context, a copy of new values
 // into device memory on one stream and a copy of that memory out on
 // another, that second stream waiting for the first one's event when wait
@@ -16,16 +37,7 @@ import (
 // value the copy out saw: 2 the new one, 1 the old.
 func copyAcross(t *testing.T, wait bool, shuffle *uint64) int32 {
 	t.Helper()
-	c := newEmuContext(ptxemu.Options{})
-	if shuffle != nil && !EmulatorShuffle(c, *shuffle) {
-		t.Fatal("EmulatorShuffle refused an emulated context")
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	c, must := testContext(t, false, shuffle)
 	const n = 64
 	a, err := c.Alloc(4 * n)
 	must(err)
@@ -91,19 +103,7 @@ func int32Bytes(v []int32) []byte {
 // ran after the copy, as it may on a card without the wait.
 func fillAcross(t *testing.T, wait bool, shuffle *uint64) int32 {
 	t.Helper()
-	c := newEmuContext(ptxemu.Options{})
-	if !EmulatorLazyDefault(c) {
-		t.Fatal("EmulatorLazyDefault refused an emulated context")
-	}
-	if shuffle != nil && !EmulatorShuffle(c, *shuffle) {
-		t.Fatal("EmulatorShuffle refused an emulated context")
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	c, must := testContext(t, true, shuffle)
 	const n = 64
 	a, err := c.Alloc(4 * n)
 	must(err)
@@ -162,26 +162,16 @@ func TestEmuLazyDefaultCatchesMissingWait(t *testing.T) {
 		t.Errorf("shuffled, without the wait, 16 seeds saw %v: want both the fill 1 and the copy's 2", seen)
 	}
 	// The usual default stream fills at once: the copy comes after.
-	c := newEmuContext(ptxemu.Options{})
+	c, must := testContext(t, false, nil)
 	b, err := c.Alloc(4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
 	s, err := c.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
 	two := []int32{2}
 	got := []int32{0}
-	if err := c.Memset32(b, 1, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CopyInAsync(b, int32Bytes(two), s); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Synchronize(); err != nil {
-		t.Fatal(err)
-	}
+	must(c.Memset32(b, 1, 1))
+	must(c.CopyInAsync(b, int32Bytes(two), s))
+	must(c.Synchronize())
 	if err := c.CopyOut(got, b); err != nil || got[0] != 2 {
 		t.Errorf("the usual default stream: b holds %d (%v), want the copy's 2", got[0], err)
 	}
@@ -195,16 +185,7 @@ func TestEmuLazyDefaultCatchesMissingWait(t *testing.T) {
 // that stream got there; and that HostFree refuses memory a queued copy
 // of the default stream uses, and Reset keeps the mode.
 func TestEmuLazyDefaultOrder(t *testing.T) {
-	c := newEmuContext(ptxemu.Options{})
-	if !EmulatorLazyDefault(c) {
-		t.Fatal("EmulatorLazyDefault refused an emulated context")
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	c, must := testContext(t, true, nil)
 	b, err := c.Alloc(4)
 	must(err)
 	s, err := c.NewStream()
