@@ -382,10 +382,11 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 }
 
 // fetchPiped copies rows lo..hi-1 by viaPiped: pieces of whole rows
-// (pipedPiece, pipedMinPieces, pipedPieces) into the first staging buffer, pipedAhead of them queued ahead of the one the
-// host waits for, each copied into host in parts (pipedSplit,
-// pipedWorkers) once it is in. Rows that do not fit the staging
-// buffer whole go through fetchStaged.
+// (pipedPiece, pipedMinPieces, pipedPieces) into the first staging
+// buffer, pipedAhead of them queued ahead of the one the host waits for,
+// each copied into host in parts (pipedSplit, pipedWorkers) once it is
+// in. Rows that do not fit the staging buffer whole go through
+// fetchStaged.
 func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
 	st, err := r.dev.stagingBuffers()
 	if err != nil || (hi-lo)*w > len(st[0]) {
