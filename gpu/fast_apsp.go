@@ -183,25 +183,22 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	// compute stream the second set is allocated when the second batch
 	// comes.
 	var out [2][2]buffer
-	// The compute streams: the default one; with apspOverlap an urgent
-	// stream for the even batches and another for the odd ones, whose
-	// blocks then fill what an even batch's tail leaves idle rather than
-	// share the card with it from the start (with two streams of one
-	// priority, the first batch's kernels ended 24 ms later on an H200,
-	// and every copy back with them).
-	var ks [2]driver.Stream
+	var ks [2]driver.Stream // the compute streams: the default one, and one more with apspOverlap
 	if sets == 2 {
 		// Every buffer is made (and filled with poison on the default
-		// stream) before any batch is queued, and the compute streams
-		// start after that filling: they do not wait for the default
-		// stream by themselves (a card's test found a second batch's rows
-		// overwritten by the poison of their buffer, queued behind the
-		// first batch).
+		// stream) before any batch is queued, and the second stream starts
+		// after that filling: it does not wait for the default stream by
+		// itself (a card's test found a second batch's rows overwritten by
+		// the poison of their buffer, queued behind the first batch).
 		for i := range out {
 			if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
 				return err
 			}
 		}
+		if ks[1], err = cx.NewStream(); err != nil {
+			return r.fail(err, "creating a stream")
+		}
+		defer cx.DestroyStream(ks[1])
 		ready, err := r.event()
 		if err != nil {
 			return err
@@ -209,14 +206,8 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 		if err := cx.RecordOn(ready, 0); err != nil {
 			return r.fail(err, "recording an event")
 		}
-		for i, newStream := range []func() (driver.Stream, error){cx.NewUrgentStream, cx.NewStream} {
-			if ks[i], err = newStream(); err != nil {
-				return r.fail(err, "creating a stream")
-			}
-			defer cx.DestroyStream(ks[i])
-			if err := cx.WaitEvent(ks[i], ready); err != nil {
-				return r.fail(err, "ordering the streams")
-			}
+		if err := cx.WaitEvent(ks[1], ready); err != nil {
+			return r.fail(err, "ordering the streams")
 		}
 	}
 	var copied [2]driver.Event

@@ -342,7 +342,6 @@ func (f *fakeContext) Elapsed(driver.Event, driver.Event) (time.Duration, error)
 func (f *fakeContext) DestroyEvent(driver.Event) error                           { return nil }
 func (f *fakeContext) Reset() error                                              { f.resets++; return f.resetErr }
 func (f *fakeContext) NewStream() (driver.Stream, error)                         { return 1, nil }
-func (f *fakeContext) NewUrgentStream() (driver.Stream, error)                   { return 1, nil }
 func (f *fakeContext) DestroyStream(driver.Stream) error                         { return nil }
 func (f *fakeContext) LaunchOn(context.Context, driver.Stream, driver.Func, Dim3, Dim3, int, []uint64) error {
 	return f.launchErr

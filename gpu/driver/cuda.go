@@ -527,24 +527,6 @@ func (c *cudaCtx) NewStream() (Stream, error) {
 		st, err = cu.MakeStream(cu.NonBlocking)
 		return err
 	})
-	return c.addStream(st, err)
-}
-
-// NewUrgentStream is NewStream at the context's greatest stream priority.
-func (c *cudaCtx) NewUrgentStream() (Stream, error) {
-	var st cu.Stream
-	err := c.do("cuStreamCreateWithPriority", func() error {
-		_, greatest, err := cu.StreamPriorityRange()
-		if err == nil {
-			st, err = cu.MakeStreamWithPriority(greatest, cu.NonBlocking)
-		}
-		return err
-	})
-	return c.addStream(st, err)
-}
-
-// addStream gives a stream that creating returned (with err) its handle.
-func (c *cudaCtx) addStream(st cu.Stream, err error) (Stream, error) {
 	if err != nil {
 		return 0, err
 	}

@@ -123,11 +123,8 @@ type Context interface {
 // through buffers of its own, and slower.
 type StreamContext interface {
 	// NewStream creates a stream; DestroyStream releases it once its
-	// queued work is done. NewUrgentStream creates one whose blocks the
-	// card schedules ahead of those of other streams (the greatest stream
-	// priority): work queued on another stream fills what it leaves idle.
+	// queued work is done.
 	NewStream() (Stream, error)
-	NewUrgentStream() (Stream, error)
 	DestroyStream(s Stream) error
 	// LaunchOn is Launch on stream s.
 	LaunchOn(ctx context.Context, s Stream, f Func, grid, block Dim3, sharedBytes int, args []uint64) error

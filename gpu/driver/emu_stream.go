@@ -65,10 +65,6 @@ func init() {
 	cuNames[cuHostNotRegistered] = "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"
 }
 
-// NewUrgentStream is NewStream: the emulator has no priorities (a
-// stream's work runs as late as it may, or in a shuffled order).
-func (c *emuContext) NewUrgentStream() (Stream, error) { return c.NewStream() }
-
 func (c *emuContext) NewStream() (Stream, error) {
 	if err := c.check(); err != nil {
 		return 0, err
