@@ -54,12 +54,14 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // part as it arrives instead of spinning workers (pipedWorkers 0),
 // "piece-512k" and "piece-2m" aim at pieces of that size (pipedPiece),
 // and "no-pin" copies the arcs through the staging buffer on every call
-// (arcsPin). Each configuration collects garbage before its timed calls.
+// (arcsPin); "pi-stages" computes Π in the stages instead of with ff_tight
+// after them (ffTightPi). Each configuration collects garbage before its
+// timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap bool) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin = p, h, m, w, a, pp, pn, sp, ss, ap
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap, tp bool) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi = p, h, m, w, a, pp, pn, sp, ss, ap, tp
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi)
 	type config struct {
 		path ffPath
 		via  int
@@ -76,6 +78,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		split, piece int
 		spawn        bool
 		noPin        bool // arcsPin off
+		stagesPi     bool // ffTightPi off: Π from the stages, not ff_tight
 	}
 	piped, piece, pieces, split, workers := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -88,7 +91,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true}}
+		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
+			{path: auto, name: "pi-stages", stagesPi: true}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {
@@ -132,7 +136,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 					if c.spawn {
 						pipedWorkers = 0
 					}
-					arcsPin = !c.noPin
+					arcsPin, ffTightPi = !c.noPin, !c.stagesPi
 					if c.piece > 0 {
 						pipedPiece = c.piece
 					}

@@ -34,14 +34,44 @@ var ffPhase1Block = Dim(256, 1, 1)
 type ffMode struct {
 	suffix string // kernel name suffix in ptx/fwfast.cu
 	inf    int32  // internal infinity
+	tight  bool   // distances only in the stages, Π from the tight arcs after (ff_tight)
 }
 
 var (
-	ffDist    = ffMode{"dist", ffInfDist}
-	ffPack    = ffMode{"pack", ffInfPack}
-	ffGen     = ffMode{"gen", graph.Inf}
-	ffGenPred = ffMode{"genpred", graph.Inf}
+	ffDist    = ffMode{suffix: "dist", inf: ffInfDist}
+	ffPack    = ffMode{suffix: "pack", inf: ffInfPack}
+	ffGen     = ffMode{suffix: "gen", inf: graph.Inf}
+	ffGenPred = ffMode{suffix: "genpred", inf: graph.Inf}
+	ffTight   = ffMode{suffix: "dist", inf: ffInfDist, tight: true}
 )
+
+// ffTightPi lets one card in memory compute Π with ff_tight where
+// ffTightFits allows (benchmarks and TestFWFastSamePi turn it off: the
+// stages' Π is then the one of every other path).
+var ffTightPi = true
+
+// ffTightMax is the most vertices ff_tight takes: a row of distances in the
+// 48 KiB of shared memory a block gets without opting in to more.
+const ffTightMax = 12 << 10
+
+// ffTightDegree: ff_tight runs where the mean out-degree is at most
+// n / ffTightDegree (or the graph has at most 4096 arcs). It checks every
+// arc once a row (n·m checks, against the stages' n³ min-plus steps), so
+// dense graphs keep Π in the stages.
+const ffTightDegree = 16
+
+// ffTightFits says whether fw-fast computes g's predecessors with ff_tight
+// after distance-only stages: every arc weighs at least 1 (so tight arcs
+// cannot close a cycle), every finite distance stays below MODE_DIST's
+// internal infinity, a row fits shared memory and the graph is sparse
+// enough (ffTightDegree).
+func ffTightFits(g *graph.Graph) bool {
+	n := g.N()
+	lo, hi := g.WeightRange()
+	return ffTightPi && n > 0 && n <= ffTightMax && (lo >= 1 || g.M() == 0) &&
+		int64(n-1)*int64(hi) < int64(ffInfDist) &&
+		int64(g.M())*ffTightDegree <= max(int64(n)*int64(n), 1<<16)
+}
 
 // fwFastMode picks the kernels for g: without negative arcs, the fast
 // paths whose inner loop is one min(c, a + b) per cell, as long as every
@@ -79,7 +109,11 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // predecessors packed into the low byte of each value while distances stay
 // below 2^22; other graphs (negative arcs, larger distances with predecessors) take
 // general kernels that test for infinity and track predecessors
-// explicitly, at about half the speed. A negative cycle is reported as a
+// explicitly, at about half the speed. With predecessors on a sparse graph
+// whose arcs all weigh at least 1 (ffTightFits), one card runs the
+// distance-only kernels and then ff_tight, which takes each vertex's
+// predecessor from the arcs that end a shortest path (n·m checks instead
+// of Π through every stage). A negative cycle is reported as a
 // *graph.NegativeCycleError. Device memory: the padded matrix (two with
 // predecessors) and the graph's arcs, which the device turns into the
 // matrix itself. Host memory: the result, allocated (not zeroed) and
@@ -127,6 +161,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err != nil || n == 0 {
 		return res, err
 	}
+	if opts.Pred && ffTightFits(g) {
+		mode = ffTight
+	}
 	host := r.newHostResult(matrices, n, n, true, true)
 	defer host.release()
 	d, err := r.alloc(ld * ld)
@@ -146,12 +183,12 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
 		return nil, err
 	}
-	done, err := r.ffRun(g, ld, mode, opts.Pred, ffSmall(n, opts.Pred), d, p, host)
+	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, ffSmall(n, opts.Pred && !mode.tight), d, p, host)
 	if err == nil && !done {
 		// ff_small's grid was not all on the card at once (or could not
 		// be): start again, three launches a stage.
 		if err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err == nil {
-			_, err = r.ffRun(g, ld, mode, opts.Pred, false, d, p, host)
+			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, host)
 		}
 	}
 	if err != nil {
@@ -231,9 +268,13 @@ var ffOneWait = true
 // (the grid was not all on the card at once, say beside another
 // context's kernels): the matrices are then half done, host's matrices
 // hold no result, and the caller builds them again and runs the stages.
-func (r *run) ffRun(g *graph.Graph, ld int, mode ffMode, pred, small bool, d, p buffer, host *hostResult) (bool, error) {
+func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p buffer, host *hostResult) (bool, error) {
 	n := g.N()
-	compute := func() error { return r.ffStages(n, ld, mode, pred, d, p) }
+	sp := p // the stages' predecessors
+	if mode.tight {
+		sp = buffer{}
+	}
+	stages := func() error { return r.ffStages(n, ld, mode, pred && !mode.tight, d, sp) }
 	// flags: ff_finish's three (set to graph.Inf), then ff_small's
 	// barrier counter and abort flag (0).
 	flags, err := r.alloc(5)
@@ -253,9 +294,18 @@ func (r *run) ffRun(g *graph.Graph, ld int, mode ffMode, pred, small bool, d, p 
 		if err := r.fill(bar, 0); err != nil {
 			return false, err
 		}
-		compute = func() error {
+		stages = func() error {
 			return r.launch(ptx.FWFast, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
-				i32(n), i32(ld), d.arg(), p.arg(), bar.arg())
+				i32(n), i32(ld), d.arg(), sp.arg(), bar.arg())
+		}
+	}
+	compute := stages
+	if mode.tight {
+		compute = func() error {
+			if err := stages(); err != nil {
+				return err
+			}
+			return r.ffTightPred(n, ld, 0, n, arcs, d, p)
 		}
 	}
 	var f [5]int32
@@ -309,6 +359,26 @@ func (r *run) ffRun(g *graph.Graph, ld int, mode ffMode, pred, small bool, d, p 
 	}
 	return true, r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p))
 }
+
+// ffTightPred queues ff_tight on rows lo..hi-1 of the finished distances
+// d, which writes their predecessors into p (NIL there before): R rows a
+// block, as many as fit 48 KiB of shared memory up to 8, and the sources
+// split over enough blocks to give every multiprocessor several.
+func (r *run) ffTightPred(n, ld, lo, hi int, arcs csr, d, p buffer) error {
+	rows := 8
+	for rows > 1 && rows*n*4 > ffTightShared {
+		rows /= 2
+	}
+	bx := ceilDiv(hi-lo, rows)
+	by := min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), ceilDiv(n, 8))
+	return r.launch(ptx.FWFast, fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, max(by, 1), 1), Dim(256, 1, 1), rows*n*4,
+		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(ffInfDist)), d.arg(), p.arg(),
+		arcs.off.arg(), arcs.tgt.arg(), arcs.w.arg())
+}
+
+// ffTightShared is the shared memory ff_tight may take a block (bytes; a
+// variable for the tests, which give it less to run each row count).
+var ffTightShared = ffTightMax * 4
 
 // ffFetch copies the n×n result from the padded matrices d (and p, when
 // it is not empty) of side ld into host's matrices.
@@ -411,6 +481,9 @@ func (r *run) ffFill(g *graph.Graph, c csr, ld, y0, h int, d, p uint64, mode ffM
 	lo, hi := min(y0*ffTile, n), min((y0+h)*ffTile, n)
 	if hi <= lo {
 		return nil
+	}
+	if mode.tight {
+		p = 0 // Π⁰ is not needed: ff_tight starts from NIL
 	}
 	return r.launch(ptx.FWFast, "ff_arcs", Dim(ceilDiv(hi-lo, 8), 1, 1), Dim(256, 1, 1), 0,
 		i32(ld), i32(lo), i32(hi), c.off.arg(), c.tgt.arg(), c.w.arg(), d, p)

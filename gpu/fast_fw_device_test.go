@@ -17,6 +17,12 @@ func TestFWFastDevice(t *testing.T) {
 	fwFastModes(t, testDevice(t), []int{1, 2, 127, 128, 129, 300, 1000, 2049, 4000})
 }
 
+// TestFWFastTightDevice is TestFWFastTight on the card, up to a few
+// thousand vertices.
+func TestFWFastTightDevice(t *testing.T) {
+	fwFastTight(t, testDevice(t), []int{1, 70, 257, 1000, 2049, 3100})
+}
+
 // TestFWFastLarge spot-checks fw-fast at n = 12500 (not a multiple of its
 // tile), with and without predecessors, against sssp-fast rows on the card
 // and cpu.Dijkstra rows, and rebuilds the paths of those rows.

@@ -437,8 +437,9 @@ func TestFWFastSamePi(t *testing.T) {
 		{"two cards streamed", 2, 3, 2},
 		{"three cards streamed", 3, 4, 2},
 	}
-	small := ffSmallPredMax
-	defer func() { ffSmallPredMax = small }()
+	small, tight := ffSmallPredMax, ffTightPi
+	defer func() { ffSmallPredMax, ffTightPi = small, tight }()
+	ffTightPi = false // Π from the stages, which every other path computes
 	for _, tg := range randomGraphs(t, n, 7)[1:] {
 		// One card in memory takes ff_small, whose Π is valid but may
 		// break ties otherwise; the stages give the Π of every other path.

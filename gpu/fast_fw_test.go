@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -371,20 +372,28 @@ func TestFWFastPaths(t *testing.T) {
 					// ff_arcs and (queued behind ff_small before its
 					// flag is read: ffOneWait) ff_finish more when
 					// ff_small gave up.
-					stages := 3 + 1
-					if nb := ceilDiv(tg.g.N(), ffTile); nb > 1 {
-						stages = 3 + 3*nb
+					// With Π on a graph ff_tight takes, the stages run
+					// without Π, and ff_tight after them (after ff_small
+					// too when it gives up).
+					tight := pred && ffTightFits(tg.g)
+					extra := 0
+					if tight {
+						extra = 1
 					}
-					want, gaveUp := stages, stages+4
-					if small := p.small > 0 && (!pred || p.smallPred > 0); small && (p.blocks == 0 || tg.g.N() <= 64) {
-						want = 4
+					oneLaunch, stages := 3+1+extra, 3+1+extra
+					if nb := ceilDiv(tg.g.N(), ffTile); nb > 1 {
+						stages = 3 + 3*nb + extra
+					}
+					want, gaveUp := stages, stages+4+extra
+					if small := p.small > 0 && (!pred || tight || p.smallPred > 0); small && (p.blocks == 0 || tg.g.N() <= 64) {
+						want = oneLaunch
 					} else if small {
 						want = gaveUp
 					}
 					// On a loaded machine an emulated block can starve past
 					// ff_small's barrier limit, and the stages run instead:
 					// right, but not the path asked for. Try it again.
-					for try := 0; want == 4 && int(st.Launches) == gaveUp && try < 3; try++ {
+					for try := 0; want == oneLaunch && int(st.Launches) == gaveUp && try < 3; try++ {
 						t.Logf("%s pred=%v: ff_small gave up at a barrier; again", tg.name, pred)
 						st = Stats{}
 						again, err := FWFast(ctx, tg.g, Options{Device: dev, Pred: pred, Stats: &st})
@@ -561,4 +570,105 @@ func TestFWFastPinsArcs(t *testing.T) {
 			t.Errorf("after call %d: the offsets (%d bytes) are registered", call+1, 4*(g.N()+1))
 		}
 	}
+}
+
+// TestFWFastTight runs fw-fast with predecessors on graphs that take
+// ff_tight (Π from the finished distances): weights 1..4 so that ties are
+// common, parallel arcs, self-loops, a part of the graph that the rest
+// cannot reach, sizes around the tiles, through ff_small and the stages,
+// and with each number of rows a block (shared memory for 1, 2, 4 or 8
+// rows). Every run's Π must be valid, and equal, cell for cell, to the
+// greatest tight predecessor computed here from the CPU's distances.
+func TestFWFastTight(t *testing.T) {
+	fwFastTight(t, emulator(t), []int{1, 2, 5, 70, 130, 257})
+}
+
+// fwFastTight is TestFWFastTight on dev with graphs of the given sizes.
+func fwFastTight(t *testing.T, dev *Device, sizes []int) {
+	t.Helper()
+	ctx := context.Background()
+	shared, small := ffTightShared, ffSmallMax
+	defer func() { ffTightShared, ffSmallMax = shared, small }()
+	for _, n := range sizes {
+		g := tightGraph(t, n, uint64(n))
+		if !ffTightFits(g) {
+			t.Fatalf("n=%d: graph of %d arcs does not take ff_tight", n, g.M())
+		}
+		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := greatestTight(g, ref)
+		tg := testGraph{name: fmt.Sprintf("tight n=%d m=%d", n, g.M()), g: g, all: ref}
+		for _, rows := range []int{8, 4, 2, 1} {
+			for _, viaSmall := range []bool{true, false} {
+				ffTightShared, ffSmallMax = rows*n*4, small
+				if !viaSmall {
+					ffSmallMax = 0
+				}
+				name := fmt.Sprintf("%s, %d rows a block, ff_small %v", tg.name, rows, viaSmall)
+				got, err := FWFast(ctx, g, Options{Device: dev, Pred: true})
+				if !matchesCPU(t, name, tg, got, err, true) {
+					continue
+				}
+				if i := slices.Compare(got.Pred, want); i != 0 {
+					for c := range want {
+						if got.Pred[c] != want[c] {
+							t.Errorf("%s: pred[%d][%d] = %d, want the greatest tight predecessor %d",
+								name, c/n, c%n, got.Pred[c], want[c])
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// tightGraph is a sparse graph of n vertices for TestFWFastTight: about
+// 1.5 arcs a vertex of weight 1..4 among the first two thirds, parallel
+// arcs and self-loops among them, and arcs from the last third into the
+// rest but none back, so that most pairs (i, j) with j in the last third
+// and i outside it have no path.
+func tightGraph(t *testing.T, n int, seed uint64) *graph.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	head := max(2*n/3, 1)
+	var arcs []graph.Arc
+	for range 3 * n / 2 {
+		u, v := rng.IntN(head), rng.IntN(head)
+		w := int32(1 + rng.IntN(4))
+		arcs = append(arcs, graph.Arc{From: u, To: v, Weight: w})
+		if rng.IntN(8) == 0 {
+			arcs = append(arcs, graph.Arc{From: u, To: v, Weight: w + int32(rng.IntN(2))})
+		}
+	}
+	for u := head; u < n; u++ {
+		arcs = append(arcs, graph.Arc{From: u, To: rng.IntN(head), Weight: int32(1 + rng.IntN(4))})
+	}
+	g, err := graph.NewBuilder(n).Duplicates(graph.KeepAll).KeepLoops().AddArcs(arcs).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// greatestTight is ff_tight's Π from all's distances, computed on the host:
+// for each row i and vertex v ≠ i, the greatest k with an arc k → v of
+// weight w and dist(i, k) + w = dist(i, v), else graph.Nil.
+func greatestTight(g *graph.Graph, all *graph.AllPairs) []int32 {
+	n := g.N()
+	pred := make([]int32, n*n)
+	for c := range pred {
+		pred[c] = graph.Nil
+	}
+	for _, a := range g.Arcs() {
+		for i := range n {
+			dk, dv := all.Dist[i*n+a.From], all.Dist[i*n+a.To]
+			if a.To != i && dk != graph.Inf && dk+a.Weight == dv {
+				pred[i*n+a.To] = max(pred[i*n+a.To], int32(a.From))
+			}
+		}
+	}
+	return pred
 }

@@ -159,21 +159,25 @@ var variants = []Variant{
 		summary: "Bellman-Ford on worklists, early exit, negative cycles", from: own},
 	{Name: VariantFWFast, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source:  "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
-		Launch:  "up to 1024 vertices without Π one launch of ff_small (64-wide tiles, its resident blocks meeting at a grid barrier between the phases); otherwise 3 launches per 128-wide stage: primary tile (1 block of 1024), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each",
+		Launch:  "up to 2048 vertices one launch of ff_small (64-wide tiles, its resident blocks meeting at a grid barrier between the phases); otherwise 3 launches per 128-wide stage: primary tile (1 block of 256), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each; with Π on a sparse graph of positive weights, ff_tight after them (R rows a block, a warp per vertex checks its out-arcs)",
 		all:     FWFast,
 		summary: "Floyd-Warshall on 128×128 tiles", from: own,
 		// The matrix is built on the device (ff_init, ff_arcs) and checked
 		// there (ff_finish) around the stages: one launch of ff_small, or
-		// 3 launches a stage, 1 when there is a single one.
+		// 3 launches a stage, 1 when there is a single one; with Π, ff_tight
+		// after them.
 		launches: func(n int, pred bool) int {
 			if n == 0 {
 				return 0
 			}
-			stages := ceilDiv(n, ffTile)
-			if stages == 1 || ffSmall(n, pred) {
-				return 1 + 3
+			stages, tight := ceilDiv(n, ffTile), 0
+			if pred {
+				tight = 1 // ff_tight
 			}
-			return 3*stages + 3
+			if stages == 1 || ffSmall(n, false) {
+				return 1 + 3 + tight
+			}
+			return 3*stages + 3 + tight
 		}},
 	{Name: VariantJohnsonFast, Algorithm: "Johnson", AllPairs: true, Negative: true,
 		Source:  "pathnotes' own (no source document): Johnson's reweighting with bf-fast's potentials, then apsp-batched's batched Dijkstra",
@@ -226,7 +230,9 @@ func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts
 // one-launch-per-k ones, 3 or 2 per 32×32 primary tile for the tiled ones,
 // fw-fast's by its path), and -1 for the others, whose count depends on
 // the graph. A fw-fast run whose ff_small gave up (its grid not all on the
-// card at once) launches more.
+// card at once) launches more; with Π, fw-fast's count is that of a graph
+// whose predecessors ff_tight computes after the stages (sparse, every arc
+// weighing at least 1), and a run on another graph launches one fewer.
 func (v Variant) Launches(n int, pred bool) int {
 	if v.launches == nil || n < 0 {
 		return -1

@@ -959,3 +959,86 @@ extern "C" __global__ void ff_finish(int n, int ld, int lo, int hi, int inf, int
         }
     }
 }
+
+// ff_tight computes predecessors from the finished distances of a graph
+// whose arcs all weigh at least 1, for rows lo .. hi-1 (addressed as the
+// whole matrix of side ld): pred[i][v] = the greatest k with an arc k -> v
+// of weight w and d[i][k] + w = d[i][v] (a "tight" arc: the last arc of a
+// shortest path from i to v), NIL where none is (v unreachable, v = i).
+// Every tight arc leads to a strictly greater distance when weights are
+// positive, so following such predecessors from any v reaches i, along a
+// shortest path: Π is a shortest-path tree of each row, though on ties not
+// the one Floyd-Warshall's update rule picks. pred must hold NIL on rows
+// lo .. hi-1 before (ff_init), and d the internal infinity inf where no path
+// is. It costs one check per row and arc, against Floyd-Warshall's n per
+// cell, and lets the stages run without predecessors (ptx/fwfast.cu's
+// MODE_DIST), whose phase 1 is the critical path of small matrices.
+//
+// Block x takes R rows (lo + x*R ...): it stages them in shared memory
+// interleaved (ds[v*R + r] = d[lo + x*R + r][v], n*R ints of dynamic shared
+// memory), then its warps take source vertices k = y*warps + warp, stepping
+// by gridDim.y*warps, and the lanes of a warp take k's out-arcs (CSR off,
+// tgt, w), each checked against the block's R rows at once.
+template <int R>
+__device__ __forceinline__ void ff_tight_load(const int *ds, int v, int (&x)[R])
+{
+    if (R % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < R; q += 4) {
+            const int4 t = *(const int4 *)(ds + (size_t)v * R + q);
+            x[q] = t.x, x[q + 1] = t.y, x[q + 2] = t.z, x[q + 3] = t.w;
+        }
+    } else if (R == 2) {
+        const int2 t = *(const int2 *)(ds + (size_t)v * R);
+        x[0] = t.x, x[1 % R] = t.y;
+    } else {
+#pragma unroll
+        for (int q = 0; q < R; q++)
+            x[q] = ds[(size_t)v * R + q];
+    }
+}
+
+template <int R>
+__device__ void ff_tight(int n, int ld, int lo, int hi, int inf, const int *d, int *pred, const int *off,
+                         const int *tgt, const int *w)
+{
+    extern __shared__ int ds[];
+    const int i0 = lo + blockIdx.x * R;
+    for (int c = threadIdx.x; c < n * R; c += blockDim.x) {
+        const int r = c % R, v = c / R;
+        ds[c] = i0 + r < hi ? d[(size_t)(i0 + r) * ld + v] : inf;
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+    for (int k = blockIdx.y * warps + (threadIdx.x >> 5); k < n; k += gridDim.y * warps) {
+        int dk[R];
+        ff_tight_load<R>(ds, k, dk);
+        bool any = false;
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            any |= dk[r] < inf;
+        if (!any)
+            continue;
+        for (int e = off[k] + lane; e < off[k + 1]; e += 32) {
+            const int v = tgt[e], wt = w[e];
+            int dv[R];
+            ff_tight_load<R>(ds, v, dv);
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                if (dk[r] < inf && dk[r] + wt == dv[r] && v != i0 + r)
+                    atomicMax(pred + (size_t)(i0 + r) * ld + v, k);
+        }
+    }
+}
+
+#define FF_TIGHT(R)                                                                                       \
+    extern "C" __global__ void __launch_bounds__(256) ff_tight_r##R(int n, int ld, int lo, int hi, int inf, \
+                                                                    const int *d, int *pred, const int *off, \
+                                                                    const int *tgt, const int *w)           \
+    {                                                                                                     \
+        ff_tight<R>(n, ld, lo, hi, inf, d, pred, off, tgt, w);                                            \
+    }
+FF_TIGHT(1)
+FF_TIGHT(2)
+FF_TIGHT(4)
+FF_TIGHT(8)
