@@ -18,11 +18,14 @@ const apspCardsRuns = 3
 // 1..100) without and with predecessors: on the first card alone, on one
 // compute stream and on two (apspOverlap), then on the first two cards
 // (and on all of them, where the host has more) with each way of sharing
-// the sources (apspShare), on one stream and on two. Besides the parts of
-// the calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
+// the sources (apspShare), on one stream and on two. Each configuration
+// runs with the rows unpacked and checked by apsp_batch's blocks (the
+// default, apspFused) and then, named with a last element fused=false,
+// by launches of their own after each batch. Besides the parts of the
+// calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
 // kernel-x and wall-x, the speed-ups of the median kernel and wall times
-// over the first card alone on one stream in the same process (that
-// configuration must run first: do not filter it out).
+// over the first card alone on one stream, fused, in the same process
+// (that configuration must run first: do not filter it out).
 func BenchmarkAPSPCards(b *testing.B) {
 	testDevice(b)
 	devs, err := OpenAll()
@@ -32,16 +35,16 @@ func BenchmarkAPSPCards(b *testing.B) {
 	if len(devs) < 2 {
 		b.Skipf("one card on this host (%s)", devs[0].Info().Name)
 	}
-	defer func(w shareWay, o bool) { apspShare, apspOverlap = w, o }(apspShare, apspOverlap)
+	defer func(w shareWay, o, f bool) { apspShare, apspOverlap, apspFused = w, o, f }(apspShare, apspOverlap, apspFused)
 	g := gnutella30().get(b)
 	counts := []int{2}
 	if len(devs) > 2 {
 		counts = append(counts, len(devs))
 	}
 	for _, pred := range []bool{false, true} {
-		var base [2]float64 // median kernel and wall ms of the first card alone on one stream
-		measure := func(b *testing.B, cards []*Device, way shareWay, overlap bool) {
-			apspShare, apspOverlap = way, overlap
+		var base [2]float64 // median kernel and wall ms of the first card alone on one stream, fused
+		measure := func(b *testing.B, cards []*Device, way shareWay, overlap, fused bool) {
+			apspShare, apspOverlap, apspFused = way, overlap, fused
 			all := make([]Stats, max(b.N, apspCardsRuns))
 			for i := range all {
 				if _, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: pred, Stats: &all[i]}); err != nil {
@@ -52,7 +55,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 			callParts(b, all)
 			kernel := medianMs(all, func(s Stats) time.Duration { return s.Kernel })
 			wall := medianMs(all, func(s Stats) time.Duration { return s.Wall })
-			if len(cards) == 1 && !overlap {
+			if len(cards) == 1 && !overlap && fused {
 				base = [2]float64{kernel, wall}
 			}
 			if base[0] == 0 {
@@ -63,17 +66,23 @@ func BenchmarkAPSPCards(b *testing.B) {
 			b.ReportMetric(base[1]/wall, "wall-x")
 			b.Logf("%s: kernel %.2f ms, wall %.2f ms", all[0].Device, kernel, wall)
 		}
+		// both times a configuration fused and then unfused.
+		both := func(name string, cards []*Device, way shareWay, overlap bool) {
+			for _, fused := range []bool{true, false} {
+				full := name
+				if !fused {
+					full += "/fused=false"
+				}
+				b.Run(full, func(b *testing.B) { measure(b, cards, way, overlap, fused) })
+			}
+		}
 		for _, overlap := range []bool{false, true} {
-			b.Run(fmt.Sprintf("pred=%v/cards=1/overlap=%v", pred, overlap), func(b *testing.B) {
-				measure(b, devs[:1], shareHalves, overlap)
-			})
+			both(fmt.Sprintf("pred=%v/cards=1/overlap=%v", pred, overlap), devs[:1], shareHalves, overlap)
 		}
 		for _, k := range counts {
 			for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
 				for _, overlap := range []bool{false, true} {
-					b.Run(fmt.Sprintf("pred=%v/cards=%d/way=%s/overlap=%v", pred, k, way, overlap), func(b *testing.B) {
-						measure(b, devs[:k], way, overlap)
-					})
+					both(fmt.Sprintf("pred=%v/cards=%d/way=%s/overlap=%v", pred, k, way, overlap), devs[:k], way, overlap)
 				}
 			}
 		}

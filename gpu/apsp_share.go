@@ -59,11 +59,14 @@ var apspShare = shareHalves
 // apspOverlap makes each device run its batches on two compute streams
 // in turn, so that the next batch's blocks fill the multiprocessors that
 // a batch's tail leaves idle (apspRows). On two H200s (BenchmarkAPSPCards,
-// p2p-Gnutella30, build f0d4029) it made every configuration's kernels 3
-// to 14 % faster (two cards: 85.5 ms against 97.1, 1.89× one card on one
-// stream), but the whole calls moved both ways by up to 190 ms in three
-// runs each; off until a longer run settles them. BenchmarkAPSPCards
-// times both.
+// p2p-Gnutella30, medians of nine calls, docs/gpu-benchmarks.md) it made
+// the kernels 6 to 11 % faster (two cards: 83.8 ms against 94.6, 1.90×
+// one card on one stream) but every whole call 25 to 36 ms slower, most
+// likely because a batch's rows were then unpacked and checked by
+// launches of their own, which waited for multiprocessors that the next
+// batch's resident blocks held, so that the copies back started later.
+// apspFused does that work in apsp_batch's blocks instead; off until
+// BenchmarkAPSPCards has timed the two together.
 var apspOverlap = false
 
 // apspDeal is how many chunks of sources each device gets with

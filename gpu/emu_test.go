@@ -124,8 +124,12 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 		}
 	}
 	// fw-fast picks its kernels by the weights and needs two 128-wide
-	// tiles for its panel and rest kernels: run each of its modes.
+	// tiles for its panel and rest kernels: run each of its modes, with Π
+	// in the stages (ff_tight, which would take it on these graphs, runs
+	// below).
 	defaults := ffPath{small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, blocks: ffSmallBlocks}
+	tight, shared := ffTightPi, ffTightShared
+	ffTightPi = false
 	big, err := graph.GNM(130, 400, graph.WeightRange{Min: -2, Max: 9}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +160,19 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			}
 		}
 	}
+	// ff_tight with each of its rows a block.
+	ffTightPi = true
+	pos, err := graph.GNM(130, 400, graph.WeightRange{Min: 1, Max: 9}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range []int{1, 2, 4, 8, 16} {
+		ffTightShared = rows * pos.N() * 4
+		if _, err := FWFast(context.Background(), pos, Options{Device: dev, Pred: true}); err != nil {
+			t.Errorf("fw-fast, ff_tight with %d rows a block: %v", rows, err)
+		}
+	}
+	ffTightPi, ffTightShared = tight, shared
 	// Streamed through a device that holds two of its four block rows
 	// (ff_scatter, ff_gather).
 	wide, err := graph.GNM(390, 1200, graph.WeightRange{Min: 1, Max: 9}, 5)

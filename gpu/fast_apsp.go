@@ -23,15 +23,18 @@ const apspScratch = 7
 // with non-negative weights as n independent single-source problems, many
 // at once. Each block of a launch takes the next source of the batch from
 // a counter and solves it alone with sssp-fast's near-far worklists (block
-// barriers instead of grid ones, its own 7n ints of scratch), writing a
-// row of packed (distance, predecessor) words into a batch×n slab; an
-// unpack launch splits the slab into distance and predecessor rows, which
-// are copied straight into the result's rows. The batch is as many sources
-// as three quarters of the free device memory hold (16 bytes per vertex
-// per source with predecessors, 12 without), so that a graph of tens of
-// thousands of vertices runs in one batch; ctx is checked between
-// batches. The host result needs one n×n int32 matrix (two with
-// opts.Pred), checked with graph.CheckMatrixSize.
+// barriers instead of grid ones, its own 7n ints of scratch and a row of n
+// packed (distance, predecessor) words), then unpacks the row into the
+// batch's distance and predecessor rows, checks it as ff_finish would
+// (range, negative diagonal, predecessors) and counts it done; the host
+// compares each batch's count with its sources (apspFused; see apspRows).
+// The rows are copied straight into the result's rows. A batch is as many
+// sources as three quarters of the free device memory hold beside the
+// blocks' scratch (two sets of output rows: 16 bytes per vertex per source
+// with predecessors, 8 without), a result of apspPipeBytes or more cut
+// into apspPipe batches at least, so that copies back overlap kernels;
+// ctx is checked between batches. The host result needs one n×n int32
+// matrix (two with opts.Pred), checked with graph.CheckMatrixSize.
 func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
 	return apspBatchedTuned(ctx, g, opts, fastTuning{})
 }
@@ -97,19 +100,131 @@ const (
 	apspPipeBytes = 64 << 20
 )
 
+// apspFused makes apsp_batch unpack and check each source's row as its
+// block finishes it, so that a batch's kernels end with its last block
+// (on two compute streams, apspOverlap, nothing of a batch then waits
+// for multiprocessors that the next batch's resident blocks hold). Off,
+// each batch's rows stay packed in a slab of the whole batch, which
+// sssp_unpack and ff_finish take in launches of their own after it.
+// BenchmarkAPSPCards times both.
+var apspFused = true
+
+// apspBatches is what every apsp_batch launch of one device's run takes.
+type apspBatches struct {
+	n, blocks int
+	fused     bool // apspFused, read once for the run
+	tun       fastTuning
+	gr        csr
+	// slab holds the packed rows (a block's own when fused, else one a
+	// source of the batch) and scratch the blocks' scratch, a set for
+	// each compute stream.
+	slab, scratch [2]buffer
+	next          buffer // a source counter for each batch, zeroed once
+	// checks is ff_finish's three flags (the least bad row of all
+	// batches, set to graph.Inf), then, when fused, each batch's count
+	// of the rows its blocks finished (zeroed once).
+	checks buffer
+}
+
+// apspCounters allocates a's source counters and checks for a device
+// that solves at most sources sources (so runs at most that many batches).
+func (r *run) apspCounters(a *apspBatches, sources int) (err error) {
+	if a.next, err = r.alloc(sources); err != nil {
+		return err
+	}
+	if err := r.fill(a.next, 0); err != nil {
+		return err
+	}
+	if a.checks, err = r.alloc(3 + sources); err != nil {
+		return err
+	}
+	if err := r.fill(buffer{a.checks.ptr, 3}, graph.Inf); err != nil {
+		return err
+	}
+	return r.fill(buffer{a.checks.ptr + 3*4, sources}, 0)
+}
+
+// queueBatch queues batch b, the sources of part, on compute stream s
+// with set k's slab and scratch, its rows into out (distances, and
+// predecessors unless out[1] is empty): apsp_batch, whose blocks unpack
+// and check the rows themselves when fused (each finished row counted in
+// the batch's word of a.checks), else followed by sssp_unpack and
+// ff_finish.
+func (r *run) queueBatch(a *apspBatches, s driver.Stream, b, k int, part span, out [2]buffer) error {
+	n := a.n
+	var d, p, flags, done buffer
+	if a.fused {
+		d, p, flags, done = out[0], out[1], a.checks, buffer{a.checks.ptr + DevicePtr(4*(3+b)), 1}
+	}
+	if err := r.launchOn(s, ptx.SSSP, "apsp_batch", Dim(min(a.blocks, part.count), 1, 1), Dim(a.tun.Block, 1, 1), 0,
+		i32(n), a.gr.off.arg(), a.gr.tgt.arg(), a.gr.w.arg(), a.slab[k].arg(), i32(part.first), i32(part.count),
+		a.scratch[k].arg(), buffer{a.next.ptr + DevicePtr(4*b), 1}.arg(), i32(a.tun.Delta), i32(a.tun.Group),
+		i32(a.tun.Heavy), d.arg(), p.arg(), flags.arg(), done.arg()); err != nil || a.fused {
+		return err
+	}
+	if err := r.unpackOn(s, a.slab[k], part.count*n, out[0], out[1]); err != nil {
+		return err
+	}
+	d, p = batchRows(out, part.first, n)
+	return r.ffCheck(n, n, part.first, part.first+part.count, ffGen, d, p, a.checks, s)
+}
+
+// batchRows addresses a batch's output rows out (distances, predecessors
+// unless out[1] is empty), whose first is source first's, as the whole
+// n×n matrices, so that rows keep their numbers.
+func batchRows(out [2]buffer, first, n int) (d, p buffer) {
+	shift := DevicePtr(first) * DevicePtr(n) * 4
+	d = buffer{out[0].ptr - shift, n * n}
+	if out[1].ptr != 0 {
+		p = buffer{out[1].ptr - shift, n * n}
+	}
+	return d, p
+}
+
+// apspVerdict turns a's checks, read back into f after every batch of
+// parts (the sources of each) has run, into the run's error: a batch
+// whose blocks did not finish each of its rows exactly once (when fused),
+// or what ffVerdict makes of the flags, reading the rows with row.
+func (r *run) apspVerdict(g *graph.Graph, a *apspBatches, f []int32, parts []span, row func(m, i int) ([]int32, error)) error {
+	if a.fused {
+		for b, part := range parts {
+			if done := int(f[3+b]); done != part.count {
+				return fmt.Errorf("%s: internal error: batch %d on %s (sources %d..%d) finished %d rows of its %d",
+					r.what, b, r.dev.Info().Name, part.first, part.first+part.count-1, done, part.count)
+			}
+		}
+	}
+	if v := [3]int32(f); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
+		return r.ffVerdict(g, v, a.n, ffGen, row)
+	}
+	return nil
+}
+
 // apspRows solves g's sources that feed hands device c, on r's device in
 // batches, writing their rows of the result h (with predecessors when h
 // has two matrices); r.progress gets the sources of each batch. Each
-// batch's rows are checked on the device (ff_finish: poison, range,
-// predecessors) and copied back on a stream of their own while the next
-// batch runs, into one of two output buffers that the batches take in
-// turn. A batch is taken from feed only once the one two before it has
-// finished its kernels, so that the device always has the next batch
-// queued and a shared feed hands out batches as the devices need them.
-// With apspOverlap the batches take two compute streams (and two sets of
-// slab and scratch) in turn, so that a batch's blocks start on the
-// multiprocessors that the one before leaves idle in its tail; the kernel
-// time is then the union of the batches' intervals.
+// batch's rows are checked on the device (range, negative diagonal,
+// predecessors, and with apspFused that each row was finished, else that
+// none holds poison; see queueBatch) and copied back on a stream of their
+// own while the next batch runs, into one of two output buffers that the
+// batches take in turn. A batch is taken from feed only once the one two
+// before it has finished its kernels, so that the device always has the
+// next batch queued and a shared feed hands out batches as the devices
+// need them. With apspOverlap the batches take two compute streams (and
+// two sets of slab and scratch) in turn, so that a batch's blocks start
+// on the multiprocessors that the one before leaves idle in its tail; the
+// kernel time is then the union of the batches' intervals.
+//
+// The fused check sees each row as its block writes it, so it cannot see
+// the row overwritten later, as ff_finish over the output after the batch
+// could (by luck of timing): such a write would come from work on another
+// stream that is not ordered against the batch and its copy back (the
+// poison fill of a new buffer on the default stream, which does not wait
+// for the non-blocking streams, would be one). The emulator tests run
+// every stream's work, the default stream's included, in a random order
+// that the events allow (driver.EmulatorLazyDefault,
+// driver.EmulatorShuffle) and compare every result with the CPU's: a
+// missing order shows there.
 func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, tun fastTuning) error {
 	n := g.N()
 	sources, want := feed.plan(c)
@@ -118,8 +233,9 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	}
 	matrices := len(h.mats)
 	pred := matrices > 1
-	gr, err := r.uploadCSR(g)
-	if err != nil {
+	a := &apspBatches{n: n, fused: apspFused, tun: tun}
+	var err error
+	if a.gr, err = r.uploadCSR(g); err != nil {
 		return err
 	}
 	blocks, err := r.residentBlocks("apsp_batch", tun.Block, 0)
@@ -138,38 +254,38 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	if apspOverlap {
 		sets = 2
 	}
-	perSource := uint64(n) * uint64(2*sets+2*matrices) * 4 // packed slabs (2 each), two sets of output rows
+	// Two sets of output rows a source; a set of the blocks' scratch and
+	// packed rows (8 bytes a vertex: a block's own when fused, else one a
+	// source) for each compute stream.
+	perSource := uint64(n) * uint64(2*matrices) * 4
+	perBlock := uint64(n) * apspScratch * 4 * uint64(sets)
+	if a.fused {
+		perBlock += uint64(n) * 8 * uint64(sets)
+	} else {
+		perSource += uint64(n) * 8 * uint64(sets)
+	}
 	if tun.Batch > 0 {
 		want = tun.Batch
 	}
-	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource, sets)
+	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource, perBlock)
 	if err != nil {
 		return err
 	}
 	batch = min(batch, sources)
-	var slab, scratch [2]buffer
+	a.blocks = blocks
+	packed := batch
+	if a.fused {
+		packed = blocks
+	}
 	for i := range sets {
-		if slab[i], err = r.alloc(2 * batch * n); err != nil {
+		if a.slab[i], err = r.alloc(2 * packed * n); err != nil {
 			return err
 		}
-		if scratch[i], err = r.alloc(blocks * apspScratch * n); err != nil {
+		if a.scratch[i], err = r.alloc(blocks * apspScratch * n); err != nil {
 			return err
 		}
 	}
-	// A source counter for each batch (at most one a source), zeroed once.
-	next, err := r.alloc(sources)
-	if err != nil {
-		return err
-	}
-	if err := r.fill(next, 0); err != nil {
-		return err
-	}
-	// ff_finish's flags: the least bad row of all batches.
-	flags, err := r.alloc(3)
-	if err != nil {
-		return err
-	}
-	if err := r.fill(flags, graph.Inf); err != nil {
+	if err := r.apspCounters(a, sources); err != nil {
 		return err
 	}
 	cx := r.dev.ctx
@@ -218,17 +334,6 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	}
 	var parts []span
 	var kstart, kstop []driver.Event
-	// rows is batch b's output buffers, addressed as the whole n×n matrix
-	// so that rows keep their numbers.
-	rows := func(b int) (first, count int, d, p buffer) {
-		first, count = parts[b].first, parts[b].count
-		shift := DevicePtr(first) * DevicePtr(n) * 4
-		d = buffer{out[b%2][0].ptr - shift, n * n}
-		if pred {
-			p = buffer{out[b%2][1].ptr - shift, n * n}
-		}
-		return
-	}
 	var pending []pendingFetch
 	// Batch b's kernels are queued before batch b-1's rows are copied
 	// back, so that the copy (and, on the staged path, the host's part of
@@ -257,8 +362,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 				return err
 			}
 			kstart, kstop = append(kstart, start), append(kstop, stop)
-			first, count, d, p := rows(b)
-			s, k := ks[b%sets], b%sets
+			s := ks[b%sets]
 			if b >= 2 { // the copy of batch b-2 out of these buffers is done
 				if err := cx.WaitEvent(s, copied[b%2]); err != nil {
 					return r.fail(err, "waiting for a copy")
@@ -267,15 +371,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			if err := cx.RecordOn(start, s); err != nil {
 				return r.fail(err, "recording an event")
 			}
-			if err := r.launchOn(s, ptx.SSSP, "apsp_batch", Dim(min(blocks, count), 1, 1), Dim(tun.Block, 1, 1), 0,
-				i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(), slab[k].arg(), i32(first), i32(count), scratch[k].arg(), buffer{next.ptr + DevicePtr(4*b), 1}.arg(),
-				i32(tun.Delta), i32(tun.Group), i32(tun.Heavy)); err != nil {
-				return err
-			}
-			if err := r.unpackOn(s, slab[k], count*n, out[b%2][0], out[b%2][1]); err != nil {
-				return err
-			}
-			if err := r.ffCheck(n, n, first, first+count, ffGen, d, p, flags, s); err != nil {
+			if err := r.queueBatch(a, s, b, b%sets, parts[b], out[b%2]); err != nil {
 				return err
 			}
 			if err := cx.RecordOn(stop, s); err != nil {
@@ -283,12 +379,13 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			}
 		}
 		if b > 0 && b <= len(parts) {
-			first, count, d, p := rows(b - 1)
+			part := parts[b-1]
+			d, p := batchRows(out[(b-1)%2], part.first, n)
 			if err := cx.WaitEvent(cs, kstop[b-1]); err != nil {
 				return r.fail(err, "waiting for the kernels")
 			}
 			for k, m := range []buffer{d, p}[:matrices] {
-				f, err := r.queueFetch(h, k, m.ptr, n, first, first+count, cs)
+				f, err := r.queueFetch(h, k, m.ptr, n, part.first, part.first+part.count, cs)
 				if err != nil {
 					return err
 				}
@@ -297,7 +394,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			if err := cx.RecordOn(copied[(b-1)%2], cs); err != nil {
 				return r.fail(err, "recording an event")
 			}
-			r.report(count, n)
+			r.report(part.count, n)
 		}
 		if done {
 			break
@@ -311,14 +408,11 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 			return err
 		}
 	}
-	f := make([]int32, 3)
-	if err := r.readInts(f, flags); err != nil {
+	f := make([]int32, 3+len(parts))
+	if err := r.readInts(f, buffer{a.checks.ptr, len(f)}); err != nil {
 		return err
 	}
-	if v := [3]int32(f); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
-		return r.ffVerdict(g, v, n, ffGen, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
-	}
-	return nil
+	return r.apspVerdict(g, a, f, parts, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
 }
 
 // kernelUnion adds to the run's kernel time the time during which any of
@@ -353,27 +447,27 @@ func (r *run) kernelUnion(start, stop []driver.Event) error {
 
 // batchSize picks how many sources one apsp_batch launch solves: as many
 // as three quarters of the free device memory hold beside the blocks'
-// scratch, sets times (at most n), or want if set and no more than that,
-// and trims the blocks to the batch; perSource is the bytes a source of
-// the batch takes. It reports the memory needed when not even one source fits.
-func (r *run) batchSize(n, want, blocks int, perSource uint64, sets int) (batch, blocksOut int, err error) {
+// scratch (at most n), or want if set and no more than that, and trims the
+// blocks to the batch; perSource is the bytes a source of the batch takes,
+// perBlock those a block takes. It reports the memory needed when not
+// even one source fits.
+func (r *run) batchSize(n, want, blocks int, perSource, perBlock uint64) (batch, blocksOut int, err error) {
 	free, _, err := r.memFree()
 	if err != nil {
 		return 0, 0, r.fail(err, "reading free device memory")
 	}
-	scratchPerBlock := uint64(apspScratch*n) * 4 * uint64(sets)
 	budget := free / 4 * 3
 	if want == 0 {
-		blocks = max(1, min(blocks, int(budget/2/scratchPerBlock)))
+		blocks = max(1, min(blocks, int(budget/2/perBlock)))
 	}
-	left := budget - min(budget, uint64(blocks)*scratchPerBlock)
+	left := budget - min(budget, uint64(blocks)*perBlock)
 	batch = int(min(uint64(n), left/perSource))
 	if want > 0 {
 		batch = min(want, max(batch, 1))
 	}
 	batch = max(1, min(batch, n))
 	blocks = max(1, min(blocks, batch))
-	need := uint64(batch)*perSource + uint64(blocks)*scratchPerBlock
+	need := uint64(batch)*perSource + uint64(blocks)*perBlock
 	if err := r.reserve(need, fmt.Sprintf("n=%d, a batch of %d sources on %d blocks", n, batch, blocks)); err != nil {
 		return 0, 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -331,14 +332,16 @@ func TestSourceFeed(t *testing.T) {
 // TestEmuAPSPShares runs apsp-batched on two and three emulated devices
 // with each way of sharing the sources (and on one), with batches that cut
 // the shares and claims (and do not divide them) and with narrow
-// launches, on one compute stream and on two (apspOverlap), the streams'
-// work, the default stream's included (driver.EmulatorLazyDefault), run in
-// orders their events allow (driver.EmulatorShuffle), on random
-// graphs and on one whose sources mostly have no out-arc, with and
-// without predecessors: the distances must be the CPU's, Π valid, and the
-// progress reported must add up to every source exactly once.
+// launches, on one compute stream and on two (apspOverlap), with the rows
+// unpacked and checked by apsp_batch's blocks and by launches of their own
+// (apspFused), the streams' work, the default stream's included
+// (driver.EmulatorLazyDefault), run in orders their events allow
+// (driver.EmulatorShuffle), on random graphs and on one whose sources
+// mostly have no out-arc, with and without predecessors: the distances
+// must be the CPU's, Π valid, and the progress reported must add up to
+// every source exactly once.
 func TestEmuAPSPShares(t *testing.T) {
-	defer func(w shareWay, o bool) { apspShare, apspOverlap = w, o }(apspShare, apspOverlap)
+	defer func(w shareWay, o, f bool) { apspShare, apspOverlap, apspFused = w, o, f }(apspShare, apspOverlap, apspFused)
 	ctx := context.Background()
 	devs := shuffledEmulators(t, 3, 4)
 	graphs := map[string]*graph.Graph{"sinky n=97": sinkyGraph(t, 97, 1)}
@@ -356,10 +359,14 @@ func TestEmuAPSPShares(t *testing.T) {
 				tun     fastTuning
 				k       int // devices
 				overlap bool
-			}{{fastTuning{Batch: 3}, 2, false}, {fastTuning{Blocks: 2}, 3, true}, {fastTuning{Batch: 10, Blocks: 3}, 2, true}, {fastTuning{Batch: 4}, 1, true}} {
-				apspOverlap = c.overlap
+				fused   bool
+			}{
+				{fastTuning{Batch: 3}, 2, false, true}, {fastTuning{Blocks: 2}, 3, true, true}, {fastTuning{Batch: 10, Blocks: 3}, 2, true, false},
+				{fastTuning{Batch: 4}, 1, true, true}, {fastTuning{Batch: 5}, 2, false, false},
+			} {
+				apspOverlap, apspFused = c.overlap, c.fused
 				tun, k, pred := c.tun, c.k, i != 1
-				label := fmt.Sprintf("%s, %s, %d devices, overlap %v, %+v, pred %v", name, way, k, c.overlap, tun, pred)
+				label := fmt.Sprintf("%s, %s, %d devices, overlap %v, fused %v, %+v, pred %v", name, way, k, c.overlap, apspFused, tun, pred)
 				done := 0
 				progress := func(d, total int) {
 					if total != g.N() {
@@ -390,5 +397,94 @@ func TestEmuAPSPShares(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEmuAPSPFusedChecks runs apsp_batch fused on one batch of all the
+// sources and checks what apspVerdict makes of the checks it leaves: a
+// good result passes (and is the CPU's), a batch whose source counter
+// starts past its first sources (so that no block takes them and their
+// rows hold what the buffer held) is reported with its rows, and a
+// distance beyond ±graph.MaxDistance and a negative diagonal, which the
+// blocks' own checks flag, are reported as ff_finish's flags are.
+func TestEmuAPSPFusedChecks(t *testing.T) {
+	ctx := context.Background()
+	dev := emulator(t)
+	sinky := sinkyGraph(t, 40, 2)
+	far := fmt.Sprintf("0->1 %d, 1->2 %d", graph.MaxDistance, graph.MaxDistance)
+	cycle := fmt.Sprintf("0->1 %d, 1->0 %d, 1->2 1", -graph.MaxDistance, -graph.MaxDistance)
+	for _, c := range []struct {
+		name string
+		g    *graph.Graph
+		skip int // sources of the batch that no block takes
+		want string
+	}{
+		{"good", sinky, 0, ""},
+		{"a row left", sinky, 1, "internal error: batch 0 on %s (sources 0..39) finished 39 rows of its 40"},
+		{"three rows left", sinky, 3, "(sources 0..39) finished 37 rows of its 40"},
+		{"beyond MaxDistance", mustGraph(t, 3, far), 0, "dist[0][2] = 2147483646 is a value no result may hold"},
+		{"negative diagonal", mustGraph(t, 3, cycle), 0, "negative cycle"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := c.g.N()
+			r, err := dev.begin(ctx, VariantAPSPBatched, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.end()
+			a := &apspBatches{n: n, blocks: 3, fused: true, tun: fastTuning{Block: 64, Group: 1, Delta: 1 << 29}}
+			if a.gr, err = r.uploadCSR(c.g); err != nil {
+				t.Fatal(err)
+			}
+			if a.slab[0], err = r.alloc(2 * a.blocks * n); err != nil {
+				t.Fatal(err)
+			}
+			if a.scratch[0], err = r.alloc(a.blocks * apspScratch * n); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.apspCounters(a, n); err != nil {
+				t.Fatal(err)
+			}
+			var out [2]buffer
+			if out[0], out[1], err = r.allocOut(n*n, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.fill(buffer{a.next.ptr, 1}, int32(c.skip)); err != nil {
+				t.Fatal(err)
+			}
+			parts := []span{{0, n}}
+			if err := r.queueBatch(a, 0, 0, 0, parts[0], out); err != nil {
+				t.Fatal(err)
+			}
+			f := make([]int32, 4)
+			if err := r.readInts(f, buffer{a.checks.ptr, len(f)}); err != nil {
+				t.Fatal(err)
+			}
+			err = r.apspVerdict(c.g, a, f, parts, r.ffRow(n, n, out[0], out[1]))
+			want := c.want
+			if strings.Contains(want, "%s") {
+				want = fmt.Sprintf(want, dev.Info().Name)
+			}
+			if want != "" {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v, want one with %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := cpu.DijkstraAll(ctx, c.g, cpu.APSPOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]int32, n*n)
+			if err := r.readInts(got, out[0]); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, ref.Dist) {
+				t.Errorf("distances differ from the CPU's")
+			}
+		})
 	}
 }

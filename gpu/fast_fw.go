@@ -50,9 +50,16 @@ var (
 // stages' Π is then the one of every other path).
 var ffTightPi = true
 
-// ffTightMax is the most vertices ff_tight takes: a row of distances in the
-// 48 KiB of shared memory a block gets without opting in to more.
-const ffTightMax = 12 << 10
+// ffTightMin: graphs of at most ffTightMin vertices (one 128-wide tile)
+// keep the stages' Π, which there is the plain triple loop's, cell for
+// cell (the documents' worked examples print it), and costs nothing. (A
+// variable for the tests, which run ff_tight on smaller graphs too.)
+var ffTightMin = ffTile
+
+// ffTightMax is the most vertices ff_tight takes: past it each block's
+// rows are few and every block reads all the arcs, so that Π in the
+// stages costs less (docs/gpu-benchmarks.md).
+const ffTightMax = 8 << 10
 
 // ffTightDegree: ff_tight runs where the mean out-degree is at most
 // n / ffTightDegree (or the graph has at most 4096 arcs). It checks every
@@ -61,14 +68,14 @@ const ffTightMax = 12 << 10
 const ffTightDegree = 16
 
 // ffTightFits says whether fw-fast computes g's predecessors with ff_tight
-// after distance-only stages: every arc weighs at least 1 (so tight arcs
-// cannot close a cycle), every finite distance stays below MODE_DIST's
-// internal infinity, a row fits shared memory and the graph is sparse
-// enough (ffTightDegree).
+// after distance-only stages: more than ffTightMin and at most ffTightMax
+// vertices, every arc weighs at least 1 (so tight arcs cannot close a
+// cycle), every finite distance stays below MODE_DIST's internal infinity,
+// and the graph is sparse enough (ffTightDegree).
 func ffTightFits(g *graph.Graph) bool {
 	n := g.N()
 	lo, hi := g.WeightRange()
-	return ffTightPi && n > 0 && n <= ffTightMax && (lo >= 1 || g.M() == 0) &&
+	return ffTightPi && n > ffTightMin && n <= ffTightMax && (lo >= 1 || g.M() == 0) &&
 		int64(n-1)*int64(hi) < int64(ffInfDist) &&
 		int64(g.M())*ffTightDegree <= max(int64(n)*int64(n), 1<<16)
 }
@@ -179,6 +186,11 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	arcs, err := r.uploadArcs(g)
 	if err != nil {
 		return nil, err
+	}
+	if mode.tight {
+		if arcs.src, err = r.alloc(max(g.M(), 1)); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
 		return nil, err
@@ -305,7 +317,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			if err := stages(); err != nil {
 				return err
 			}
-			return r.ffTightPred(n, ld, 0, n, arcs, d, p)
+			return r.ffTightPred(n, ld, 0, n, arcs, g.M(), d, p)
 		}
 	}
 	var f [5]int32
@@ -362,23 +374,31 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 
 // ffTightPred queues ff_tight on rows lo..hi-1 of the finished distances
 // d, which writes their predecessors into p (NIL there before): R rows a
-// block, as many as fit 48 KiB of shared memory up to 8, and the sources
-// split over enough blocks to give every multiprocessor several.
-func (r *run) ffTightPred(n, ld, lo, hi int, arcs csr, d, p buffer) error {
-	rows := 8
-	for rows > 1 && rows*n*4 > ffTightShared {
+// block (a power of two up to 16), as many as fit ffTightShared bytes of
+// shared memory (and the device's limit), and the arcs split over enough
+// blocks to give every multiprocessor several, each a share of at least
+// ffTightArcs arcs.
+func (r *run) ffTightPred(n, ld, lo, hi int, arcs csr, m int, d, p buffer) error {
+	most := min(ffTightShared, max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin))
+	rows := 16
+	for rows > 1 && rows*n*4 > most {
 		rows /= 2
 	}
 	bx := ceilDiv(hi-lo, rows)
-	by := min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), ceilDiv(n, 8))
-	return r.launch(ptx.FWFast, fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, max(by, 1), 1), Dim(256, 1, 1), rows*n*4,
-		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(ffInfDist)), d.arg(), p.arg(),
-		arcs.off.arg(), arcs.tgt.arg(), arcs.w.arg())
+	by := max(min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), m/ffTightArcs), 1)
+	return r.launch(ptx.FWFast, fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
+		i32(n), i32(m), i32(ld), i32(lo), i32(hi), uint64(uint32(ffInfDist)), d.arg(), p.arg(),
+		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
 }
 
-// ffTightShared is the shared memory ff_tight may take a block (bytes; a
-// variable for the tests, which give it less to run each row count).
-var ffTightShared = ffTightMax * 4
+// ffTightShared is the most shared memory ff_tight takes a block (bytes):
+// 64 KiB leaves room for three blocks of 512 threads a multiprocessor on
+// an H100 or H200. (A variable for the tests, which give it less to run
+// each row count.)
+var ffTightShared = 64 << 10
+
+// ffTightArcs is the fewest arcs a block of ff_tight checks.
+const ffTightArcs = 4096
 
 // ffFetch copies the n×n result from the padded matrices d (and p, when
 // it is not empty) of side ld into host's matrices.
@@ -486,7 +506,7 @@ func (r *run) ffFill(g *graph.Graph, c csr, ld, y0, h int, d, p uint64, mode ffM
 		p = 0 // Π⁰ is not needed: ff_tight starts from NIL
 	}
 	return r.launch(ptx.FWFast, "ff_arcs", Dim(ceilDiv(hi-lo, 8), 1, 1), Dim(256, 1, 1), 0,
-		i32(ld), i32(lo), i32(hi), c.off.arg(), c.tgt.arg(), c.w.arg(), d, p)
+		i32(ld), i32(lo), i32(hi), c.off.arg(), c.tgt.arg(), c.w.arg(), d, p, c.src.arg())
 }
 
 // ffRow returns the reader of one row of the padded matrices d (m = 0)

@@ -466,6 +466,8 @@ func TestFWFastOldWays(t *testing.T) {
 func TestFFSmallGrids(t *testing.T) {
 	dev := emulator(t)
 	ctx := context.Background()
+	defer func(tight bool) { ffTightPi = tight }(ffTightPi)
+	ffTightPi = false // ff_small's own Π
 	var graphs []testGraph
 	for _, n := range []int{65, 130, 200} {
 		graphs = append(graphs, randomGraphs(t, n, uint64(7*n))...)
@@ -587,8 +589,9 @@ func TestFWFastTight(t *testing.T) {
 func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 	t.Helper()
 	ctx := context.Background()
-	shared, small := ffTightShared, ffSmallMax
-	defer func() { ffTightShared, ffSmallMax = shared, small }()
+	shared, small, least := ffTightShared, ffSmallMax, ffTightMin
+	defer func() { ffTightShared, ffSmallMax, ffTightMin = shared, small, least }()
+	ffTightMin = 0
 	for _, n := range sizes {
 		g := tightGraph(t, n, uint64(n))
 		if !ffTightFits(g) {
@@ -600,7 +603,10 @@ func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 		}
 		want := greatestTight(g, ref)
 		tg := testGraph{name: fmt.Sprintf("tight n=%d m=%d", n, g.M()), g: g, all: ref}
-		for _, rows := range []int{8, 4, 2, 1} {
+		for _, rows := range []int{16, 8, 4, 2, 1} {
+			if rows*n*4 > shared {
+				continue // more than a block's shared memory
+			}
 			for _, viaSmall := range []bool{true, false} {
 				ffTightShared, ffSmallMax = rows*n*4, small
 				if !viaSmall {

@@ -149,7 +149,7 @@ var variants = []Variant{
 	// pathnotes' own variants, after the documents' ones.
 	{Name: VariantAPSPBatched, Algorithm: "Dijkstra", AllPairs: true,
 		Source:  "pathnotes' own (no source document): sssp-fast's near-far worklists, one source per block, batches of sources",
-		Launch:  "per batch one launch of resident 256-thread blocks, each taking sources from a counter, and one unpack launch",
+		Launch:  "per batch one launch of resident 256-thread blocks, each taking sources from a counter and unpacking and checking each row it finishes",
 		all:     APSPBatched,
 		summary: "all pairs, `sssp-fast`'s engine one source per block", from: own},
 	{Name: VariantBFFast, Algorithm: "Bellman-Ford", Negative: true,
@@ -171,7 +171,7 @@ var variants = []Variant{
 				return 0
 			}
 			stages, tight := ceilDiv(n, ffTile), 0
-			if pred {
+			if pred && n > ffTightMin {
 				tight = 1 // ff_tight
 			}
 			if stages == 1 || ffSmall(n, false) {
@@ -230,9 +230,10 @@ func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts
 // one-launch-per-k ones, 3 or 2 per 32×32 primary tile for the tiled ones,
 // fw-fast's by its path), and -1 for the others, whose count depends on
 // the graph. A fw-fast run whose ff_small gave up (its grid not all on the
-// card at once) launches more; with Π, fw-fast's count is that of a graph
-// whose predecessors ff_tight computes after the stages (sparse, every arc
-// weighing at least 1), and a run on another graph launches one fewer.
+// card at once) launches more; with Π past one tile, fw-fast's count is
+// that of a graph whose predecessors ff_tight computes after the stages
+// (sparse, every arc weighing at least 1), and a run on another graph
+// launches one fewer.
 func (v Variant) Launches(n int, pred bool) int {
 	if v.launches == nil || n < 0 {
 		return -1

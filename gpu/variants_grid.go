@@ -47,8 +47,9 @@ func checkLaunch(info DeviceInfo, grid, block Dim3, shared int) error {
 	if t := block.Threads(); info.MaxThreadsPerBlock > 0 && t > info.MaxThreadsPerBlock {
 		return fmt.Errorf("block %v has %d threads, the device allows %d", block, t, info.MaxThreadsPerBlock)
 	}
-	if shared < 0 || (info.SharedPerBlock > 0 && shared > info.SharedPerBlock) {
-		return fmt.Errorf("%d bytes of shared memory per block, the device allows %d", shared, info.SharedPerBlock)
+	// Past SharedPerBlock the driver layer opts the kernel in (cuda.go).
+	if most := max(info.SharedPerBlock, info.SharedPerBlockOptin); shared < 0 || (most > 0 && shared > most) {
+		return fmt.Errorf("%d bytes of shared memory per block, the device allows %d", shared, most)
 	}
 	return nil
 }

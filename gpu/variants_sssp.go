@@ -9,8 +9,9 @@ import (
 	"github.com/pathnotes/pathnotes/ptx"
 )
 
-// csr is a graph's CSR arrays on the device.
-type csr struct{ off, tgt, w buffer }
+// csr is a graph's CSR arrays on the device, and the source of each arc
+// where a kernel needs it (fw-fast's ff_tight; ff_arcs writes it).
+type csr struct{ off, tgt, w, src buffer }
 
 // uploadCSR copies g's offsets (n+1 of them, so that a vertex without
 // out-arcs has an empty range), targets and weights to the device.

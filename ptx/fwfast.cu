@@ -899,10 +899,11 @@ extern "C" __global__ void ff_init(int n, int ld, int row0, int rows, int inf, i
 // ff_arcs writes the arcs of vertices lo .. hi-1 (CSR: off, tgt, w) into
 // the matrix that ff_init started: d[u][v] = the lightest weight of the
 // arcs u -> v (a self-loop only when negative, below the diagonal's 0),
-// and pred[u][v] = u for v != u, as graph.Dense and Pi^0 have them. A warp
+// and pred[u][v] = u for v != u, as graph.Dense and Pi^0 have them; src,
+// when given, the source of each arc (src[k] = u, for ff_tight). A warp
 // per vertex.
 extern "C" __global__ void ff_arcs(int ld, int lo, int hi, const int *off, const int *tgt, const int *w, int *d,
-                                   int *pred)
+                                   int *pred, int *src)
 {
     const int lane = threadIdx.x & 31;
     const int warps = gridDim.x * (blockDim.x >> 5);
@@ -913,6 +914,8 @@ extern "C" __global__ void ff_arcs(int ld, int lo, int hi, const int *off, const
             atomicMin(d + row + v, w[k]);
             if (pred && v != u)
                 pred[row + v] = u;
+            if (src)
+                src[k] = u;
         }
     }
 }
@@ -964,21 +967,24 @@ extern "C" __global__ void ff_finish(int n, int ld, int lo, int hi, int inf, int
 // whose arcs all weigh at least 1, for rows lo .. hi-1 (addressed as the
 // whole matrix of side ld): pred[i][v] = the greatest k with an arc k -> v
 // of weight w and d[i][k] + w = d[i][v] (a "tight" arc: the last arc of a
-// shortest path from i to v), NIL where none is (v unreachable, v = i).
-// Every tight arc leads to a strictly greater distance when weights are
-// positive, so following such predecessors from any v reaches i, along a
-// shortest path: Π is a shortest-path tree of each row, though on ties not
-// the one Floyd-Warshall's update rule picks. pred must hold NIL on rows
-// lo .. hi-1 before (ff_init), and d the internal infinity inf where no path
-// is. It costs one check per row and arc, against Floyd-Warshall's n per
-// cell, and lets the stages run without predecessors (ptx/fwfast.cu's
-// MODE_DIST), whose phase 1 is the critical path of small matrices.
+// shortest path from i to v), NIL where none is (v unreachable, v = i: a
+// tight arc into i would weigh 0). Every tight arc leads to a strictly
+// greater distance when weights are positive, so following such
+// predecessors from any v reaches i, along a shortest path: Π is a
+// shortest-path tree of each row, though on ties not the one Floyd-
+// Warshall's update rule picks. pred must hold NIL on rows lo .. hi-1
+// before (ff_init), and d the internal infinity inf where no path is. It
+// costs one check per row and arc, against Floyd-Warshall's n per cell,
+// and lets the stages run without predecessors (MODE_DIST), whose phase 1
+// is the critical path of small matrices.
 //
 // Block x takes R rows (lo + x*R ...): it stages them in shared memory
 // interleaved (ds[v*R + r] = d[lo + x*R + r][v], n*R ints of dynamic shared
-// memory), then its warps take source vertices k = y*warps + warp, stepping
-// by gridDim.y*warps, and the lanes of a warp take k's out-arcs (CSR off,
-// tgt, w), each checked against the block's R rows at once.
+// memory), then block y of gridDim.y takes its share of the m arcs, given
+// as lists of sources (src, which ff_arcs writes), targets and weights,
+// FF_TIGHT_U arcs a thread at a time, each checked against the R rows.
+#define FF_TIGHT_U 4
+
 template <int R>
 __device__ __forceinline__ void ff_tight_load(const int *ds, int v, int (&x)[R])
 {
@@ -990,7 +996,7 @@ __device__ __forceinline__ void ff_tight_load(const int *ds, int v, int (&x)[R])
         }
     } else if (R == 2) {
         const int2 t = *(const int2 *)(ds + (size_t)v * R);
-        x[0] = t.x, x[1 % R] = t.y;
+        x[0] = t.x, x[R - 1] = t.y;
     } else {
 #pragma unroll
         for (int q = 0; q < R; q++)
@@ -999,8 +1005,8 @@ __device__ __forceinline__ void ff_tight_load(const int *ds, int v, int (&x)[R])
 }
 
 template <int R>
-__device__ void ff_tight(int n, int ld, int lo, int hi, int inf, const int *d, int *pred, const int *off,
-                         const int *tgt, const int *w)
+__device__ void ff_tight(int n, int m, int ld, int lo, int hi, int inf, const int *__restrict__ d, int *pred,
+                         const int *__restrict__ src, const int *__restrict__ tgt, const int *__restrict__ w)
 {
     extern __shared__ int ds[];
     const int i0 = lo + blockIdx.x * R;
@@ -1009,36 +1015,41 @@ __device__ void ff_tight(int n, int ld, int lo, int hi, int inf, const int *d, i
         ds[c] = i0 + r < hi ? d[(size_t)(i0 + r) * ld + v] : inf;
     }
     __syncthreads();
-    const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
-    for (int k = blockIdx.y * warps + (threadIdx.x >> 5); k < n; k += gridDim.y * warps) {
-        int dk[R];
-        ff_tight_load<R>(ds, k, dk);
-        bool any = false;
+    const int per = (m + gridDim.y - 1) / gridDim.y;
+    const int e0 = blockIdx.y * per, e1 = min(m, e0 + per);
+    for (int base = e0 + threadIdx.x; base < e1; base += blockDim.x * FF_TIGHT_U) {
+        int k[FF_TIGHT_U], v[FF_TIGHT_U], wt[FF_TIGHT_U];
 #pragma unroll
-        for (int r = 0; r < R; r++)
-            any |= dk[r] < inf;
-        if (!any)
-            continue;
-        for (int e = off[k] + lane; e < off[k + 1]; e += 32) {
-            const int v = tgt[e], wt = w[e];
-            int dv[R];
-            ff_tight_load<R>(ds, v, dv);
+        for (int u = 0; u < FF_TIGHT_U; u++) {
+            const int e = base + u * blockDim.x;
+            k[u] = -1;
+            if (e < e1)
+                k[u] = src[e], v[u] = tgt[e], wt[u] = w[e];
+        }
+#pragma unroll
+        for (int u = 0; u < FF_TIGHT_U; u++) {
+            if (k[u] < 0)
+                continue;
+            int dk[R], dv[R];
+            ff_tight_load<R>(ds, k[u], dk);
+            ff_tight_load<R>(ds, v[u], dv);
 #pragma unroll
             for (int r = 0; r < R; r++)
-                if (dk[r] < inf && dk[r] + wt == dv[r] && v != i0 + r)
-                    atomicMax(pred + (size_t)(i0 + r) * ld + v, k);
+                if (dk[r] < inf && dk[r] + wt[u] == dv[r])
+                    atomicMax(pred + (size_t)(i0 + r) * ld + v[u], k[u]);
         }
     }
 }
 
-#define FF_TIGHT(R)                                                                                       \
-    extern "C" __global__ void __launch_bounds__(256) ff_tight_r##R(int n, int ld, int lo, int hi, int inf, \
-                                                                    const int *d, int *pred, const int *off, \
-                                                                    const int *tgt, const int *w)           \
-    {                                                                                                     \
-        ff_tight<R>(n, ld, lo, hi, inf, d, pred, off, tgt, w);                                            \
+#define FF_TIGHT(R)                                                                                            \
+    extern "C" __global__ void __launch_bounds__(512)                                                          \
+        ff_tight_r##R(int n, int m, int ld, int lo, int hi, int inf, const int *d, int *pred, const int *src,  \
+                      const int *tgt, const int *w)                                                            \
+    {                                                                                                          \
+        ff_tight<R>(n, m, ld, lo, hi, inf, d, pred, src, tgt, w);                                              \
     }
 FF_TIGHT(1)
 FF_TIGHT(2)
 FF_TIGHT(4)
 FF_TIGHT(8)
+FF_TIGHT(16)

@@ -6,7 +6,8 @@
 //                                                    above 4.5, bellmanford.cu's flag kernels)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
 //                                                    frontier Bellman-Ford, negative cycles
-//   apsp-batched  apsp_batch, sssp_unpack            one source per block at a time
+//   apsp-batched  apsp_batch (sssp_unpack unfused)   one source per block at a time, each row
+//                                                    unpacked and checked by its block
 //
 // One engine, sssp_step (one step by a grid or by a block), serves all
 // three. A distance and its predecessor are packed in one 64-bit word,
@@ -670,15 +671,54 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
         st[ST_STEP] = it;
 }
 
-// apsp_batch solves sources first .. first+count-1 into the rows of slab
-// (count x n packed words): each block takes the next source from *next
-// and runs sssp_step's block form on it with its own scratch (7n ints per
-// block: relaxed, stamp, infar, two worklists, two far piles), then takes
-// another, until the batch is done. Its counters are in shared memory,
-// whose atomics are cheap: it claims worklist slots one lane at a time.
+// finish_row unpacks the finished row of source src, packed in row, into
+// the distances d and, when p is not null, the predecessors p, and checks
+// it as ff_finish (fwfast.cu) checks a row in its general mode, with the
+// same flags (set to INF by the host): flags[0] takes src if a distance is
+// neither INF nor within +-MAXDIST, flags[1] if the diagonal is negative,
+// flags[2] if a predecessor is outside NIL .. n-1. The block's threads
+// take every blockDim.x-th vertex; the row's atomics, done before the
+// barrier that ended the run, are read past L1.
+__device__ void finish_row(int n, int src, const long long *row, int *d, int *p, int *flags)
+{
+    bool bad = false, neg = false, badp = false;
+    for (int v = threadIdx.x; v < n; v += blockDim.x) {
+        const long long x = *(const volatile long long *)(row + v);
+        const int dv = dist_of(x), pv = (int)(unsigned)x;
+        d[v] = dv;
+        bad |= dv != INF && (dv > MAXDIST || dv < -MAXDIST);
+        neg |= v == src && dv < 0;
+        if (p) {
+            p[v] = pv;
+            badp |= pv < NIL || pv >= n;
+        }
+    }
+    if (bad)
+        atomicMin(flags, src);
+    if (neg)
+        atomicMin(flags + 1, src);
+    if (badp)
+        atomicMin(flags + 2, src);
+}
+
+// apsp_batch solves sources first .. first+count-1: each block takes the
+// next source from *next and runs sssp_step's block form on it with its
+// own scratch (7n ints per block: relaxed, stamp, infar, two worklists,
+// two far piles) and a row of n packed words, then takes another, until
+// the batch is done. Its counters are in shared memory, whose atomics are
+// cheap: it claims worklist slots one lane at a time.
+//
+// With d not null (fused), the packed row is the block's own (row
+// blockIdx.x of slab, blocks x n words), and the block ends each source by
+// unpacking it into row j of d (count x n distances) and p (predecessors,
+// when not null), checking it (finish_row, flags) and adding one to *done,
+// so that the batch ends with its last block; the host compares *done with
+// count, which catches a row that no block finished. With d null the rows
+// stay packed in slab (count x n words, row j for source first+j) for
+// sssp_unpack and ff_finish to take in launches of their own.
 extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
                                       long long *slab, int first, int count, int *scratch, int *next, int delta, int group,
-                                      int heavy)
+                                      int heavy, int *d, int *p, int *flags, int *done)
 {
     __shared__ int st[ST_WORDS];
     __shared__ int job;
@@ -692,7 +732,7 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
         if (j >= count)
             return;
         const int src = first + j;
-        long long *dist = slab + (size_t)j * n;
+        long long *dist = slab + (size_t)(d ? blockIdx.x : j) * n;
         for (int v = threadIdx.x; v < n; v += blockDim.x)
             init_vertex(v, dist, relaxed, stamp, infar);
         if (threadIdx.x < ST_WORDS)
@@ -705,13 +745,18 @@ extern "C" __global__ void apsp_batch(int n, const int *__restrict__ off, const 
             st[ST_NEAR] = 1;
         }
         __syncthreads();
-        const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                           false, 0, 0, nullptr, false, true, false, nullptr};
+        const problem prob = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
+                              false, 0, 0, nullptr, false, true, false, nullptr};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
-        for (int it = 0; opaque(sssp_step<false>(p, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
+        for (int it = 0; opaque(sssp_step<false>(prob, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
             ;
         __syncthreads();
+        if (d) {
+            finish_row(n, src, dist, d + (size_t)j * n, p ? p + (size_t)j * n : nullptr, flags);
+            if (threadIdx.x == 0)
+                atomicAdd(done, 1);
+        }
     }
 }
 

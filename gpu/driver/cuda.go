@@ -64,6 +64,11 @@ static int pathnotes_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsi
                             unsigned shared, void *s, unsigned long long *args, int n) {
 	void *params[64];
 	if (n > 64) return (int)CUDA_ERROR_INVALID_VALUE;
+	// Past 48 KiB of dynamic shared memory a kernel must opt in.
+	if (shared > 48 * 1024) {
+		CUresult r = cuFuncSetAttribute((CUfunction)f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+		if (r != CUDA_SUCCESS) return (int)r;
+	}
 	for (int i = 0; i < n; i++) params[i] = &args[i];
 	return (int)cuLaunchKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shared, (CUstream)s, params, 0);
 }
