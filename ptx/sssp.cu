@@ -679,7 +679,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
 // flags[2] if a predecessor is outside NIL .. n-1. The block's threads
 // take every blockDim.x-th vertex; the row's atomics, done before the
 // barrier that ended the run, are read past L1.
-__device__ __noinline__ void finish_row(int n, int src, const long long *row, int *d, int *p, int *flags)
+__device__ void finish_row(int n, int src, const long long *row, int *d, int *p, int *flags)
 {
     bool bad = false, neg = false, badp = false;
     for (int v = threadIdx.x; v < n; v += blockDim.x) {
@@ -718,9 +718,8 @@ __device__ __noinline__ void finish_row(int n, int src, const long long *row, in
 // sssp_unpack and ff_finish to take in launches of their own.
 //
 // The bounds keep the registers at the 32 a thread that the kernel had
-// before the fused finish (finish_row, not inlined, so that its registers
-// do not add to the solve's): with the finish inlined, the driver gave it
-// 52 on an H200, half the resident blocks, and 35 % longer batches.
+// before the fused finish: without them, the driver gave it 52 on an H200
+// (ncu), half the resident blocks, and 35 % longer batches.
 extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
                                       long long *slab, int first, int count, int *scratch, int *next, int delta, int group,
                                       int heavy, int *d, int *p, int *flags, int *done)
