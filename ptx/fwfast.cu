@@ -1004,15 +1004,37 @@ __device__ __forceinline__ void ff_tight_load(const int *ds, int v, int (&x)[R])
     }
 }
 
+// ff_tight_store writes x into ds[v*R ...], in vectors where R allows.
+template <int R>
+__device__ __forceinline__ void ff_tight_store(int *ds, int v, const int (&x)[R])
+{
+    if (R % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < R; q += 4)
+            *(int4 *)(ds + (size_t)v * R + q) = make_int4(x[q], x[q + 1], x[q + 2], x[q + 3]);
+    } else if (R == 2) {
+        *(int2 *)(ds + (size_t)v * R) = make_int2(x[0], x[R - 1]);
+    } else {
+#pragma unroll
+        for (int q = 0; q < R; q++)
+            ds[(size_t)v * R + q] = x[q];
+    }
+}
+
 template <int R>
 __device__ void ff_tight(int n, int m, int ld, int lo, int hi, int inf, const int *__restrict__ d, int *pred,
                          const int *__restrict__ src, const int *__restrict__ tgt, const int *__restrict__ w)
 {
     extern __shared__ int ds[];
     const int i0 = lo + blockIdx.x * R;
-    for (int c = threadIdx.x; c < n * R; c += blockDim.x) {
-        const int r = c % R, v = c / R;
-        ds[c] = i0 + r < hi ? d[(size_t)(i0 + r) * ld + v] : inf;
+    // Thread t takes vertices v = t, t + blockDim.x, ...: R loads, one a
+    // row, each coalesced across the warp, then its R values into ds[v*R].
+    for (int v = threadIdx.x; v < n; v += blockDim.x) {
+        int x[R];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            x[r] = i0 + r < hi ? d[(size_t)(i0 + r) * ld + v] : inf;
+        ff_tight_store<R>(ds, v, x);
     }
     __syncthreads();
     const int per = (m + gridDim.y - 1) / gridDim.y;
