@@ -59,14 +59,11 @@ var apspShare = shareHalves
 // apspOverlap makes each device run its batches on two compute streams
 // in turn, so that the next batch's blocks fill the multiprocessors that
 // a batch's tail leaves idle (apspRows). On two H200s (BenchmarkAPSPCards,
-// p2p-Gnutella30, medians of nine calls, docs/gpu-benchmarks.md) it made
-// the kernels 6 to 11 % faster (two cards: 83.8 ms against 94.6, 1.90×
-// one card on one stream) but every whole call 25 to 36 ms slower, most
-// likely because a batch's rows were then unpacked and checked by
-// launches of their own, which waited for multiprocessors that the next
-// batch's resident blocks held, so that the copies back started later.
-// apspFused does that work in apsp_batch's blocks instead; off until
-// BenchmarkAPSPCards has timed the two together.
+// p2p-Gnutella30, medians of nine calls, rows finished by their blocks:
+// apspFused; docs/gpu-benchmarks.md) it takes two cards' kernels from
+// 94.2 to 81.3 ms (1.96× one card on one stream) and leaves one card's
+// whole call as it was, but two cards' whole call is 13 ms slower (133.6
+// against 120.6 ms): off.
 var apspOverlap = false
 
 // apspDeal is how many chunks of sources each device gets with
