@@ -62,10 +62,13 @@ var ffTightMin = ffTile
 const ffTightMax = 8 << 10
 
 // ffTightDegree: ff_tight runs where the mean out-degree is at most
-// n / ffTightDegree (or the graph has at most 4096 arcs). It checks every
-// arc once a row (n·m checks, against the stages' n³ min-plus steps), so
-// dense graphs keep Π in the stages.
-const ffTightDegree = 16
+// ffTightDegree (or the graph has at most 4096 arcs). It checks every arc
+// once a row, n·m checks, at about 1.2 to 1.6 T a second on an H200 from
+// n = 2048 to 8192 (0.9 T at 1024), where Π in the stages adds a fixed
+// share of the n³ steps; the two cost the same at 140 to 250 arcs a
+// vertex at those sizes (docs/gpu-benchmarks.md), so denser graphs keep Π
+// in the stages.
+const ffTightDegree = 128
 
 // ffTightFits says whether fw-fast computes g's predecessors with ff_tight
 // after distance-only stages: more than ffTightMin and at most ffTightMax
@@ -77,7 +80,7 @@ func ffTightFits(g *graph.Graph) bool {
 	lo, hi := g.WeightRange()
 	return ffTightPi && n > ffTightMin && n <= ffTightMax && (lo >= 1 || g.M() == 0) &&
 		int64(n-1)*int64(hi) < int64(ffInfDist) &&
-		int64(g.M())*ffTightDegree <= max(int64(n)*int64(n), 1<<16)
+		(g.M() <= 4096 || int64(g.M()) <= ffTightDegree*int64(n))
 }
 
 // fwFastMode picks the kernels for g: without negative arcs, the fast
@@ -147,7 +150,11 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	mode := fwFastMode(g, opts.Pred)
 	matrices := opts.matrices()
 	ld := ceilDiv(n, ffTile) * ffTile
+	tight := opts.Pred && ffTightFits(g)
 	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + csrBytes(g) + 16
+	if tight {
+		need += uint64(g.M()) * 4 // the arcs' sources (ff_tight)
+	}
 	what := fmt.Sprintf("n=%d (padded to %d; %d int32 matrices and the arcs)", n, ld, matrices)
 	// The decision to stream counts a staging buffer (min(n², 16 Mi)
 	// values) that neither path needs now, so that a cap streams exactly
@@ -168,7 +175,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err != nil || n == 0 {
 		return res, err
 	}
-	if opts.Pred && ffTightFits(g) {
+	if tight {
 		mode = ffTight
 	}
 	host := r.newHostResult(matrices, n, n, true, true)
