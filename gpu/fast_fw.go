@@ -51,9 +51,10 @@ var (
 var ffTightPi = true
 
 // ffTightMin: graphs of at most ffTightMin vertices (one 128-wide tile)
-// keep the stages' Π, which there is the plain triple loop's, cell for
-// cell (the documents' worked examples print it), and costs nothing. (A
-// variable for the tests, which run ff_tight on smaller graphs too.)
+// keep the stages' Π, which on one tile is the plain triple loop's, cell
+// for cell (the documents' worked examples print it), and costs next to
+// nothing. (A variable for the tests, which run ff_tight on smaller
+// graphs too.)
 var ffTightMin = ffTile
 
 // ffTightMax is the most vertices ff_tight takes: past it each block's
@@ -324,7 +325,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			if err := stages(); err != nil {
 				return err
 			}
-			return r.ffTightPred(n, ld, 0, n, arcs, g.M(), d, p)
+			return r.ffTightPred(n, ld, arcs, g.M(), d, p)
 		}
 	}
 	var f [5]int32
@@ -379,22 +380,22 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	return true, r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p))
 }
 
-// ffTightPred queues ff_tight on rows lo..hi-1 of the finished distances
-// d, which writes their predecessors into p (NIL there before): R rows a
+// ffTightPred queues ff_tight on the n rows of the finished distances d,
+// which writes their predecessors into p (NIL there before): R rows a
 // block (a power of two up to 16), as many as fit ffTightShared bytes of
 // shared memory (and the device's limit), and the arcs split over enough
 // blocks to give every multiprocessor several, each a share of at least
 // ffTightArcs arcs.
-func (r *run) ffTightPred(n, ld, lo, hi int, arcs csr, m int, d, p buffer) error {
+func (r *run) ffTightPred(n, ld int, arcs csr, m int, d, p buffer) error {
 	most := min(ffTightShared, max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin))
 	rows := 16
 	for rows > 1 && rows*n*4 > most {
 		rows /= 2
 	}
-	bx := ceilDiv(hi-lo, rows)
+	bx := ceilDiv(n, rows)
 	by := max(min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), m/ffTightArcs), 1)
 	return r.launch(ptx.FWFast, fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
-		i32(n), i32(m), i32(ld), i32(lo), i32(hi), uint64(uint32(ffInfDist)), d.arg(), p.arg(),
+		i32(n), i32(m), i32(ld), i32(0), i32(n), uint64(uint32(ffInfDist)), d.arg(), p.arg(),
 		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
 }
 
