@@ -128,7 +128,7 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 	// in the stages (ff_tight, which would take it on these graphs, runs
 	// below).
 	defaults := ffPath{small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax, blocks: ffSmallBlocks}
-	tight, shared := ffTightPi, ffTightShared
+	defer func(tight bool, shared int) { ffTightPi, ffTightShared = tight, shared }(ffTightPi, ffTightShared)
 	ffTightPi = false
 	big, err := graph.GNM(130, 400, graph.WeightRange{Min: -2, Max: 9}, 5)
 	if err != nil {
@@ -172,7 +172,6 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			t.Errorf("fw-fast, ff_tight with %d rows a block: %v", rows, err)
 		}
 	}
-	ffTightPi, ffTightShared = tight, shared
 	// Streamed through a device that holds two of its four block rows
 	// (ff_scatter, ff_gather).
 	wide, err := graph.GNM(390, 1200, graph.WeightRange{Min: 1, Max: 9}, 5)

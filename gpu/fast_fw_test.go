@@ -578,8 +578,8 @@ func TestFWFastPinsArcs(t *testing.T) {
 // ff_tight (Π from the finished distances): weights 1..4 so that ties are
 // common, parallel arcs, self-loops, a part of the graph that the rest
 // cannot reach, sizes around the tiles, through ff_small and the stages,
-// and with each number of rows a block (shared memory for 1, 2, 4 or 8
-// rows). Every run's Π must be valid, and equal, cell for cell, to the
+// and with each number of rows a block (shared memory for 1, 2, 4, 8 or
+// 16 rows). Every run's Π must be valid, and equal, cell for cell, to the
 // greatest tight predecessor computed here from the CPU's distances.
 func TestFWFastTight(t *testing.T) {
 	fwFastTight(t, emulator(t), []int{1, 2, 5, 70, 130, 257})
@@ -608,6 +608,9 @@ func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 				continue // more than a block's shared memory
 			}
 			for _, viaSmall := range []bool{true, false} {
+				if viaSmall && n > small {
+					continue // the stages either way: run them once
+				}
 				ffTightShared, ffSmallMax = rows*n*4, small
 				if !viaSmall {
 					ffSmallMax = 0
@@ -617,7 +620,7 @@ func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 				if !matchesCPU(t, name, tg, got, err, true) {
 					continue
 				}
-				if i := slices.Compare(got.Pred, want); i != 0 {
+				if !slices.Equal(got.Pred, want) {
 					for c := range want {
 						if got.Pred[c] != want[c] {
 							t.Errorf("%s: pred[%d][%d] = %d, want the greatest tight predecessor %d",
