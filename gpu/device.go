@@ -121,6 +121,10 @@ type Device struct {
 	// back without waiting (fw-fast's one wait), made on first use; a
 	// context reset frees it.
 	flags []int32
+	// copies is a stream of its own for copies back that run beside the
+	// kernels of the default stream (copyStream), made on first use; a
+	// context reset drops it.
+	copies driver.Stream
 	// freeRead is the last reading of the free memory that a run took
 	// (run.memFreeFor), which a second's runs may use again.
 	freeRead struct {
@@ -335,10 +339,25 @@ func (d *Device) hostFlags() ([]int32, error) {
 	return d.flags, nil
 }
 
+// copyStream returns the device's stream for copies beside the kernels,
+// creating it on first use. d.mu is held.
+func (d *Device) copyStream() (driver.Stream, error) {
+	if d.copies != 0 {
+		return d.copies, nil
+	}
+	st, err := d.ctx.NewStream()
+	if err != nil {
+		return 0, err
+	}
+	d.copies = st
+	return st, nil
+}
+
 // forget drops the handles of a context that is gone.
 func (d *Device) forget() {
 	d.staging = [2][]int32{}
 	d.flags = nil
+	d.copies = 0
 	d.freeRead.at = time.Time{}
 	d.spare, d.spareBytes, d.spareEvents = nil, 0, nil
 	d.deferred = nil

@@ -319,19 +319,27 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 				i32(n), i32(ld), d.arg(), sp.arg(), bar.arg())
 		}
 	}
-	compute := stages
-	if mode.tight {
-		compute = func() error {
-			if err := stages(); err != nil {
-				return err
-			}
-			return r.ffTightPred(n, ld, arcs, g.M(), d, p)
-		}
-	}
 	var f [5]int32
 	var hf []int32
 	if ffOneWait {
 		hf, _ = r.dev.hostFlags() // without it, the run waits as before
+	}
+	// With one wait and ffTightOverlap, the distances go back on the copy
+	// stream (dstream) while ff_tight computes Π from them.
+	dstream := driver.Stream(0)
+	if mode.tight && hf != nil && ffTightOverlap {
+		if dstream, err = r.dev.copyStream(); err != nil {
+			return false, r.fail(err, "creating a stream")
+		}
+	}
+	compute := stages
+	if mode.tight && dstream == 0 {
+		compute = func() error {
+			if err := stages(); err != nil {
+				return err
+			}
+			return r.ffTightPred(n, ld, mode.inf, arcs, g.M(), d, p)
+		}
 	}
 	if hf == nil {
 		if err := r.kernels(compute); err != nil {
@@ -355,7 +363,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		if err := r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p)); err != nil {
 			return false, err
 		}
-		return true, r.ffFetch(host, n, ld, d, p)
+		return true, r.ffFetch(host, n, ld, d, p, 0)
 	}
 	if err := r.kernelsQueued(compute); err != nil {
 		return false, err
@@ -363,14 +371,37 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if small {
 		r.report(n, n)
 	}
-	if err := r.ffCheck(n, ld, 0, n, mode, d, p, fin, 0); err != nil {
+	check := mode
+	if dstream != 0 {
+		// ff_finish turns the kernels' infinity into graph.Inf and checks
+		// the distances, which are then final: they go back on dstream,
+		// ff_tight computes Π from them meanwhile (graph.Inf its
+		// infinity), and a second ff_finish checks Π (and the distances
+		// again, unchanged).
+		if err := r.ffCheck(n, ld, 0, n, mode, d, buffer{}, fin, 0); err != nil {
+			return false, err
+		}
+		e, err := r.event()
+		if err != nil {
+			return false, err
+		}
+		if err := r.signal(e, 0, dstream); err != nil {
+			return false, err
+		}
+		if err := r.kernelsQueued(func() error { return r.ffTightPred(n, ld, graph.Inf, arcs, g.M(), d, p) }); err != nil {
+			return false, err
+		}
+		check.inf = graph.Inf
+	}
+	if err := r.ffCheck(n, ld, 0, n, check, d, p, fin, 0); err != nil {
 		return false, err
 	}
 	if err := r.dev.ctx.CopyOutAsync(asBytes(hf[:5]), flags.ptr, 0); err != nil {
 		return false, r.fail(err, "reading the flags back (after kernel %s)", r.last)
 	}
-	// The copy back waits for the kernels and the flags, queued before it.
-	if err := r.ffFetch(host, n, ld, d, p); err != nil {
+	// The copy back waits for the kernels and the flags, queued before it
+	// (the distances, on dstream, for the stages only).
+	if err := r.ffFetch(host, n, ld, d, p, dstream); err != nil {
 		return false, err
 	}
 	copy(f[:], hf[:5])
@@ -381,12 +412,13 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 }
 
 // ffTightPred queues ff_tight on the n rows of the finished distances d,
-// which writes their predecessors into p (NIL there before): R rows a
+// whose infinity is inf, which writes their predecessors into p (NIL
+// there before): R rows a
 // block (a power of two up to 16), as many as fit ffTightShared bytes of
 // shared memory (and the device's limit), and the arcs split over enough
 // blocks to give every multiprocessor several, each a share of at least
 // ffTightArcs arcs.
-func (r *run) ffTightPred(n, ld int, arcs csr, m int, d, p buffer) error {
+func (r *run) ffTightPred(n, ld int, inf int32, arcs csr, m int, d, p buffer) error {
 	most := min(ffTightShared, max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin))
 	rows := 16
 	for rows > 1 && rows*n*4 > most {
@@ -395,8 +427,24 @@ func (r *run) ffTightPred(n, ld int, arcs csr, m int, d, p buffer) error {
 	bx := ceilDiv(n, rows)
 	by := max(min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), m/ffTightArcs), 1)
 	return r.launch(ptx.FWFast, fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
-		i32(n), i32(m), i32(ld), i32(0), i32(n), uint64(uint32(ffInfDist)), d.arg(), p.arg(),
+		i32(n), i32(m), i32(ld), i32(0), i32(n), uint64(uint32(inf)), d.arg(), p.arg(),
 		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
+}
+
+// ffTightOverlap makes a run whose Π comes from ff_tight copy the
+// distances back on the device's copy stream while ff_tight runs, instead
+// of after it (with ffOneWait only). A variable, so that benchmarks time
+// both ways.
+var ffTightOverlap = true
+
+// ffTightLaunches is how many launches ff_tight adds to a run: itself,
+// and where the distances go back beside it (ffTightOverlap with
+// ffOneWait) an ff_finish of the distances before it.
+func ffTightLaunches() int {
+	if ffOneWait && ffTightOverlap {
+		return 2
+	}
+	return 1
 }
 
 // ffTightShared is the most shared memory ff_tight takes a block (bytes):
@@ -409,9 +457,11 @@ var ffTightShared = 64 << 10
 const ffTightArcs = 4096
 
 // ffFetch copies the n×n result from the padded matrices d (and p, when
-// it is not empty) of side ld into host's matrices.
-func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer) error {
-	if err := r.fetch(host, 0, d.ptr, ld, 0, n, 0); err != nil {
+// it is not empty) of side ld into host's matrices: d on stream ds, p on
+// the default stream, one after the other (they may share the staging
+// buffers).
+func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer, ds driver.Stream) error {
+	if err := r.fetch(host, 0, d.ptr, ld, 0, n, ds); err != nil {
 		return err
 	}
 	if p.n == 0 {

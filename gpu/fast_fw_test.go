@@ -373,12 +373,14 @@ func TestFWFastPaths(t *testing.T) {
 					// flag is read: ffOneWait) ff_finish more when
 					// ff_small gave up.
 					// With Π on a graph ff_tight takes, the stages run
-					// without Π, and ff_tight after them (after ff_small
-					// too when it gives up).
+					// without Π, and ff_tight after them, with an
+					// ff_finish of the distances before it
+					// (ffTightLaunches; after ff_small too when it gives
+					// up).
 					tight := pred && ffTightFits(tg.g)
 					extra := 0
 					if tight {
-						extra = 1
+						extra = ffTightLaunches()
 					}
 					oneLaunch, stages := 3+1+extra, 3+1+extra
 					if nb := ceilDiv(tg.g.N(), ffTile); nb > 1 {
@@ -583,6 +585,20 @@ func TestFWFastPinsArcs(t *testing.T) {
 // greatest tight predecessor computed here from the CPU's distances.
 func TestFWFastTight(t *testing.T) {
 	fwFastTight(t, emulator(t), []int{1, 2, 5, 70, 130, 257})
+}
+
+// TestFWFastTightShuffled is TestFWFastTight on emulators that run the
+// streams' queued work, the default stream's included, in random orders
+// their events allow (shuffledEmulators): the distances go back on the
+// copy stream while ff_tight runs (ffTightOverlap), after the stages and
+// no sooner.
+func TestFWFastTightShuffled(t *testing.T) {
+	if !ffTightOverlap || !ffOneWait {
+		t.Fatal("ffTightOverlap and ffOneWait are on by default")
+	}
+	for seed := range uint64(3) {
+		fwFastTight(t, shuffledEmulators(t, 1, seed)[0], []int{70, 257})
+	}
 }
 
 // fwFastTight is TestFWFastTight on dev with graphs of the given sizes.

@@ -159,20 +159,21 @@ var variants = []Variant{
 		summary: "Bellman-Ford on worklists, early exit, negative cycles", from: own},
 	{Name: VariantFWFast, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source:  "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
-		Launch:  "up to 2048 vertices one launch of ff_small (64-wide tiles, its resident blocks meeting at a grid barrier between the phases); otherwise 3 launches per 128-wide stage: primary tile (1 block of 256), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each; with Π on a sparse graph of positive weights, ff_tight after them (R rows a block, a warp per vertex checks its out-arcs)",
+		Launch:  "up to 2048 vertices one launch of ff_small (64-wide tiles, its resident blocks meeting at a grid barrier between the phases); otherwise 3 launches per 128-wide stage: primary tile (1 block of 256), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each; with Π on a sparse graph of positive weights, ff_tight after them (up to 16 rows of distances a block in shared memory, each thread checking 4 arcs at a time against them) while the distances are copied back",
 		all:     FWFast,
 		summary: "Floyd-Warshall on 128×128 tiles", from: own,
 		// The matrix is built on the device (ff_init, ff_arcs) and checked
 		// there (ff_finish) around the stages: one launch of ff_small, or
 		// 3 launches a stage, 1 when there is a single one; with Π, ff_tight
-		// after them.
+		// after them (and ff_finish of the distances before it:
+		// ffTightLaunches).
 		launches: func(n int, pred bool) int {
 			if n == 0 {
 				return 0
 			}
 			stages, tight := ceilDiv(n, ffTile), 0
 			if pred && n > ffTightMin {
-				tight = 1 // ff_tight
+				tight = ffTightLaunches()
 			}
 			if stages == 1 || ffSmall(n, false) {
 				return 1 + 3 + tight
