@@ -197,9 +197,9 @@ type ffSlot struct {
 // ffCard is one card's part of a streamed run: its primary buffer
 // (regions[q] at block row offset at[q], holding card q's chunk of the
 // pass), its band buffers and its streams: in (copies to the card and the
-// conversions after them), out (conversions and copies back) and two
-// compute streams for the bands; the primary rows' own stages run on the
-// default stream, which copies between cards are ordered with.
+// conversions after them), out (conversions and copies back), two
+// compute streams for the bands and peer (the other cards' primary rows,
+// peerAsync); the primary rows' own stages run on the default stream.
 type ffCard struct {
 	r       *run
 	c       int
@@ -219,6 +219,12 @@ type ffCard struct {
 	// then doneWith of both compute streams; then on the default stream
 	// before and after the later stages of the chunk (laterStages).
 	marks [][7]driver.Event
+	// peer, on a card that reaches another directly, receives that card's
+	// primary rows (sendRow); rowIn[q][i] is recorded on it after row i of
+	// card q's chunk of the pass came in, copied after the pass's last.
+	peer   driver.Stream
+	rowIn  [][]driver.Event
+	copied driver.Event
 }
 
 // ffStream is a streamed fw-fast run on the cards of grp.
@@ -333,7 +339,13 @@ func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 			return nil, err
 		}
 	}
-	for _, st := range []*driver.Stream{&card.in, &card.out, &card.compute[0], &card.compute[1]} {
+	streams := []*driver.Stream{&card.in, &card.out, &card.compute[0], &card.compute[1]}
+	for from := range s.grp.runs {
+		if peerAsync && from != c && s.grp.direct[from][c] && card.peer == 0 {
+			streams = append(streams, &card.peer)
+		}
+	}
+	for _, st := range streams {
 		if *st, err = r.dev.ctx.NewStream(); err != nil {
 			return nil, r.fail(err, "creating a stream")
 		}
@@ -357,7 +369,11 @@ func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 	}
 	// The streams start after the default stream's work so far (the
 	// buffers' fills).
-	return card, card.join(0, card.in, card.out, card.compute[0], card.compute[1])
+	to := []driver.Stream{card.in, card.out, card.compute[0], card.compute[1]}
+	if card.peer != 0 {
+		to = append(to, card.peer)
+	}
+	return card, card.join(0, to...)
 }
 
 // join makes the work queued later on each of to wait for what is queued
@@ -386,7 +402,7 @@ func (s *ffStream) close() error {
 		s.split.Register = s.regs.took
 	}
 	for _, card := range s.cards {
-		for _, st := range []driver.Stream{card.in, card.out, card.compute[0], card.compute[1]} {
+		for _, st := range []driver.Stream{card.in, card.out, card.compute[0], card.compute[1], card.peer} {
 			if st != 0 {
 				_ = card.r.dev.ctx.DestroyStream(st) // nothing left to do about a failed destroy
 			}
@@ -483,6 +499,11 @@ func (s *ffStream) passes() error {
 		}
 		if err := card.join(card.out, 0); err != nil {
 			return err
+		}
+		if card.peer != 0 {
+			if err := card.join(card.peer, 0); err != nil {
+				return err
+			}
 		}
 	}
 	return s.time()
@@ -684,6 +705,16 @@ func (s *ffStream) store(card *ffCard, i int, d, p buffer) error {
 // result, Π included. Every card then holds the pass's primary rows.
 func (s *ffStream) ownStages(p int) error {
 	pl := &s.pl
+	for _, card := range s.cards {
+		if card.peer != 0 {
+			// The rows come in after the card's work so far: the last
+			// pass's bands and later stages, which read the regions.
+			if err := card.join(0, card.peer); err != nil {
+				return err
+			}
+			card.rowIn = make([][]driver.Event, len(s.cards))
+		}
+	}
 	for q, owner := range s.cards {
 		ch := pl.chunks[q][p]
 		od, op := s.region(owner, q, p)
@@ -696,9 +727,10 @@ func (s *ffStream) ownStages(p int) error {
 			if err := r.launch(ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim(pl.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
+			var final driver.Event // owner's row st is final (sendRow records it)
 			for _, card := range s.cards {
 				if card != owner {
-					if err := s.copyRegion(owner, card, q, st-ch.y0, 1); err != nil {
+					if err := s.sendRow(owner, card, q, st-ch.y0, &final); err != nil {
 						return err
 					}
 				}
@@ -707,10 +739,30 @@ func (s *ffStream) ownStages(p int) error {
 				if below.rows() <= 0 {
 					continue
 				}
+				if err := s.rowWait(card, 0, q, st-ch.y0); err != nil {
+					return err
+				}
 				d, pr := s.region(card, card.c, p)
 				bd, bp := s.region(card, q, p)
 				if err := s.stripeStage(card, 0, below, d, pr, st, bd, bp); err != nil {
 					return err
+				}
+			}
+		}
+	}
+	// Each owner's default stream, whose later work (the later stages,
+	// the next pass's swap) overwrites its rows, waits for their copies.
+	for _, card := range s.cards {
+		if card.peer == 0 {
+			continue
+		}
+		if err := card.mark(&card.copied, card.peer); err != nil {
+			return err
+		}
+		for _, owner := range s.cards {
+			if owner != card && s.grp.direct[owner.c][card.c] {
+				if err := owner.r.dev.ctx.(driver.Peer).WaitPeerEvent(0, card.r.dev.ctx, card.copied); err != nil {
+					return owner.r.fail(err, "waiting for %s's copies", card.r.dev.info.Name)
 				}
 			}
 		}
@@ -733,6 +785,9 @@ func (s *ffStream) laterStages(card *ffCard, p int) error {
 		bd, bp := s.region(card, q, p)
 		for st := max(ch.y0, own.y0+1); st < ch.y1; st++ {
 			above := blocks{own.y0, min(own.y1, st)}
+			if err := s.rowWait(card, 0, q, st-ch.y0); err != nil {
+				return err
+			}
 			if err := s.stripeStage(card, 0, above, d, pr, st, bd, bp); err != nil {
 				return err
 			}
@@ -741,19 +796,69 @@ func (s *ffStream) laterStages(card *ffCard, p int) error {
 	return nil
 }
 
-// copyRegion copies block rows from .. from+rows-1 of region q from one
-// card's primary buffers to another's.
-func (s *ffStream) copyRegion(from, to *ffCard, q, at, rows int) error {
-	if rows == 0 {
+// peerAsync makes streamed fw-fast copy each primary row to a card that
+// reaches its owner directly on the receiving card's peer stream
+// (sendRow), ordered by events: the row after its own stage, the card's
+// work that reads it after the row, the owner's later work that
+// overwrites it after the copy. Off, each copy is cuMemcpyPeer's, which
+// comes after all work queued on both cards and before all work queued
+// later: a barrier of both cards for every primary row, so that one
+// card's bands waited for the other's own stages. A variable, so that
+// benchmarks time both ways.
+var peerAsync = true
+
+// sendRow copies block row at of region q (card q's chunk) from one
+// card's primary buffers to another's. Where to reaches from directly the
+// copy runs on to's peer stream, after from's work so far (final, the
+// event that marks it, is recorded on from's default stream on the first
+// call for the row), and rowIn records its end; otherwise the copy
+// (copyPanel: cuMemcpyPeer, or through the host) comes after all work
+// queued on both cards, and later work on either after it.
+func (s *ffStream) sendRow(from, to *ffCard, q, at int, final *driver.Event) error {
+	fd, fp := s.regionBuf(from, q, at, 1)
+	td, tp := s.regionBuf(to, q, at, 1)
+	if to.peer == 0 || !s.grp.direct[from.c][to.c] {
+		if err := s.grp.copyPanel(from.c, to.c, fd.ptr, td.ptr, fd.n); err != nil {
+			return err
+		}
+		if fp.n > 0 {
+			return s.grp.copyPanel(from.c, to.c, fp.ptr, tp.ptr, fp.n)
+		}
 		return nil
 	}
-	fd, fp := s.regionBuf(from, q, at, rows)
-	td, tp := s.regionBuf(to, q, at, rows)
-	if err := s.grp.copyPanel(from.c, to.c, fd.ptr, td.ptr, fd.n); err != nil {
-		return err
+	if *final == 0 {
+		if err := from.mark(final, 0); err != nil {
+			return err
+		}
 	}
-	if fp.n > 0 {
-		return s.grp.copyPanel(from.c, to.c, fp.ptr, tp.ptr, fp.n)
+	peer := to.r.dev.ctx.(driver.Peer)
+	if err := peer.WaitPeerEvent(to.peer, from.r.dev.ctx, *final); err != nil {
+		return to.r.fail(err, "waiting for %s's row", from.r.dev.info.Name)
+	}
+	for _, b := range [][2]buffer{{fd, td}, {fp, tp}} {
+		if b[0].n == 0 {
+			continue
+		}
+		bytes := uint64(b[0].n) * 4
+		s.grp.peer += bytes
+		if err := peer.CopyPeerAsync(b[1].ptr, from.r.dev.ctx, b[0].ptr, bytes, to.peer); err != nil {
+			return to.r.fail(err, "copying a row from %s", from.r.dev.info.Name)
+		}
+	}
+	for len(to.rowIn[q]) <= at {
+		to.rowIn[q] = append(to.rowIn[q], 0)
+	}
+	return to.mark(&to.rowIn[q][at], to.peer)
+}
+
+// rowWait makes stream st of card wait for row at of card q's chunk of
+// the pass, where sendRow copied it on card's peer stream.
+func (s *ffStream) rowWait(card *ffCard, st driver.Stream, q, at int) error {
+	if q == card.c || card.rowIn == nil || at >= len(card.rowIn[q]) {
+		return nil
+	}
+	if err := card.r.dev.ctx.WaitEvent(st, card.rowIn[q][at]); err != nil {
+		return card.r.fail(err, "waiting for an event")
 	}
 	return nil
 }
@@ -789,7 +894,11 @@ func (s *ffStream) bands(card *ffCard, p int) error {
 		}
 		for q := range s.cards {
 			bd, bp := s.region(card, q, p)
-			for st := s.pl.chunks[q][p].y0; st < s.pl.chunks[q][p].y1; st++ {
+			ch := s.pl.chunks[q][p]
+			for st := ch.y0; st < ch.y1; st++ {
+				if err := s.rowWait(card, sl.compute, q, st-ch.y0); err != nil {
+					return err
+				}
 				if err := s.stripeStage(card, sl.compute, u, d, pr, st, bd, bp); err != nil {
 					return err
 				}

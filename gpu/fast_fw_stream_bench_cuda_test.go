@@ -17,7 +17,8 @@ import (
 // n = 32768 (GNM, 60 arcs a vertex, weights 1..100) on one card capped at
 // a third of the two matrices, as pathnotes bench --out-of-core caps it,
 // and, where the host has two cards or more, on the first two capped at a
-// sixth each (a third in all) and at a third each (and in memory on one
+// sixth each (a third in all) and at a third each, both also with the
+// primary rows copied as before (peerAsync off) (and in memory on one
 // card, the streamed rate's baseline);
 // with the host matrices registered before the kernels and in
 // the background beside the first pass (registerAhead), two calls each in
@@ -51,6 +52,15 @@ func BenchmarkFWFastStreamedCall(b *testing.B) {
 			b.Run(fmt.Sprintf("cards=%d/third-each", len(on)), func(b *testing.B) {
 				streamedCalls(b, g, on, false, 3)
 			})
+			// The primary rows copied by cuMemcpyPeer, a barrier of both
+			// cards each (peerAsync off).
+			for _, part := range []int{3 * len(on), 3} {
+				b.Run(fmt.Sprintf("cards=%d/part=%d/peer-sync", len(on), part), func(b *testing.B) {
+					peerAsync = false
+					defer func() { peerAsync = true }()
+					streamedCalls(b, g, on, false, part)
+				})
+			}
 		}
 	}
 }

@@ -185,6 +185,15 @@ type Peer interface {
 	EnablePeer(other Context) (bool, error)
 	// CopyPeer copies bytes from src on the device of from into dst here.
 	CopyPeer(dst DevicePtr, from Context, src DevicePtr, bytes uint64) error
+	// CopyPeerAsync queues on stream s here the copy of bytes from src on
+	// the device of from into dst here. It is ordered with s's work only:
+	// WaitPeerEvent on s orders it after the work that writes src, and the
+	// work that overwrites src later must wait for an event recorded on s
+	// after it.
+	CopyPeerAsync(dst DevicePtr, from Context, src DevicePtr, bytes uint64, s Stream) error
+	// WaitPeerEvent makes the work queued later on stream s here wait for
+	// the latest record of event e of context from.
+	WaitPeerEvent(s Stream, from Context, e Event) error
 }
 
 // errNotPeer is CopyPeer's answer for a context of another driver.

@@ -37,12 +37,15 @@ type emuStream struct {
 
 // emuOp is one queued operation; host is the host memory a copy uses, and
 // a WaitEvent's op names the stream and op it waits for (after, the op's
-// number from 1; 0: no wait).
+// number from 1; 0: no wait). late marks an op that another device's
+// WaitPeerEvent need not run: an event's record, or the write of a peer
+// copy, whose source CopyPeerAsync has read already.
 type emuOp struct {
 	run   func() error
 	host  []byte
 	from  Stream
 	after int
+	late  bool
 }
 
 // emuEvent is an event: its latest record is op seq of stream (seq 0: on
@@ -365,7 +368,7 @@ func (c *emuContext) RecordOn(e Event, s Stream) error {
 		return nil
 	}
 	*ev = emuEvent{stream: s, seq: st.done + len(st.ops) + 1}
-	st.ops = append(st.ops, emuOp{run: func() error {
+	st.ops = append(st.ops, emuOp{late: true, run: func() error {
 		if ev.stream == s && ev.seq == st.done { // not recorded again since
 			ev.at = time.Now()
 		}

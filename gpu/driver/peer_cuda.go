@@ -49,3 +49,37 @@ func (c *cudaCtx) CopyPeer(dst DevicePtr, from Context, src DevicePtr, bytes uin
 		return cu.MemcpyPeer(cu.DevicePtr(dst), c.ctx, cu.DevicePtr(src), o.ctx, int64(bytes))
 	})
 }
+
+// CopyPeerAsync copies bytes from src on the card of from into dst on this
+// card on stream s (cuMemcpyPeerAsync), ordered with s's work only.
+func (c *cudaCtx) CopyPeerAsync(dst DevicePtr, from Context, src DevicePtr, bytes uint64, s Stream) error {
+	o, ok := from.(*cudaCtx)
+	if !ok {
+		return errNotPeer
+	}
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	return c.do("cuMemcpyPeerAsync", func() error {
+		return cu.MemcpyPeerAsync(cu.DevicePtr(dst), c.ctx, cu.DevicePtr(src), o.ctx, int64(bytes), st)
+	})
+}
+
+// WaitPeerEvent makes stream s wait for event e of from
+// (cuStreamWaitEvent takes an event of another context).
+func (c *cudaCtx) WaitPeerEvent(s Stream, from Context, e Event) error {
+	o, ok := from.(*cudaCtx)
+	if !ok {
+		return errNotPeer
+	}
+	ev, err := o.event(e)
+	if err != nil {
+		return err
+	}
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	return c.do("cuStreamWaitEvent", func() error { return st.Wait(ev, 0) })
+}
