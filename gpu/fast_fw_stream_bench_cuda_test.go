@@ -18,8 +18,9 @@ import (
 // a third of the two matrices, as pathnotes bench --out-of-core caps it,
 // and, where the host has two cards or more, on the first two capped at a
 // sixth each (a third in all) and at a third each, both also with the
-// primary rows copied as before (peerAsync off) (and in memory on one
-// card, the streamed rate's baseline);
+// primary rows copied as before (peerAsync off), and at a sixth each with
+// each least band width (ffUnitMin) (and in memory on one card, the
+// streamed rate's baseline);
 // with the host matrices registered before the kernels and in
 // the background beside the first pass (registerAhead), two calls each in
 // one process. Metrics: the medians of callParts, and the split's
@@ -59,6 +60,15 @@ func BenchmarkFWFastStreamedCall(b *testing.B) {
 					peerAsync = false
 					defer func() { peerAsync = true }()
 					streamedCalls(b, g, on, false, part)
+				})
+			}
+			// Bands of fewer block rows than ffUnitMin allows, for fewer
+			// passes.
+			for _, least := range []int{1, 2, 3, 4} {
+				b.Run(fmt.Sprintf("cards=%d/part=%d/unit-min=%d", len(on), 3*len(on), least), func(b *testing.B) {
+					defer func(u int) { ffUnitMin = u }(ffUnitMin)
+					ffUnitMin = least
+					streamedCalls(b, g, on, false, 3*len(on))
 				})
 			}
 		}
@@ -105,5 +115,6 @@ func streamedCalls(b *testing.B, g *graph.Graph, cards []*Device, ahead bool, pa
 	b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Register }), "register-ms")
 	b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Unregister }), "unregister-ms")
 	b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Streamed.Finish }), "finish-ms")
+	b.ReportMetric(float64(all[0].Passes), "passes")
 	b.Logf("%s", all[len(all)-1].Streamed)
 }
