@@ -63,6 +63,12 @@ type fastTuning struct {
 	// skewed graphs); 0 means 128 on graphs with hubs and Block on others,
 	// a negative value means never.
 	Heavy int
+	// Split, for sssp-fast and bf-fast, queues a heavy vertex as parts of
+	// at most Split arcs on a worklist of their own, a warp a part, so that
+	// a hub's arcs are spread over the grid instead of one block; 0 means
+	// splitDefault on graphs with hubs and never on others, a negative
+	// value never (a whole block a heavy vertex).
+	Split int
 	// Steps is how many steps a persistent launch runs before it returns
 	// to the host, which then checks for cancellation and completion; 0
 	// means 4096.
@@ -121,6 +127,9 @@ type fastTuning struct {
 	// counting slows the kernel down).
 	Trace *frontierTrace
 }
+
+// splitDefault is fastTuning.Split on graphs with hubs.
+const splitDefault = 256
 
 // wideBack divides Wide into the far pile below which a run on the wide
 // grid goes back to the narrow one.
@@ -300,6 +309,12 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fa
 	case t.Heavy < 0:
 		t.Heavy = 0
 	}
+	switch {
+	case t.Split == 0 && skewed:
+		t.Split = splitDefault
+	case t.Split <= 0 || t.Heavy == 0:
+		t.Split = 0
+	}
 	if t.LocalQueue == 0 {
 		t.LocalQueue = 1024
 		if !skewed && (!mesh || bf) {
@@ -381,6 +396,7 @@ func (r *run) residentBlocks(kernel string, threads, shared int) (int, error) {
 type frontier struct {
 	dist                                      buffer // n packed int64 words (2n int32)
 	relaxed, stamp, infar, q0, q1, f0, f1, st buffer
+	hp0, hp1                                  buffer // the heavy parts' worklists (Split), two ints an entry
 	trace                                     buffer // traceSize int64 counters, when traced
 }
 
@@ -467,7 +483,11 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if err != nil {
 		return nil, err
 	}
-	r, gr, out, err := startSingle(ctx, g, source, opts, name, negative, frontierVectors, pin)
+	vectors := frontierVectors
+	if tun.Split > 0 {
+		vectors += 4 + ceilDiv(4*(g.M()/tun.Split+1), g.N()+1) // the parts' worklists
+	}
+	r, gr, out, err := startSingle(ctx, g, source, opts, name, negative, vectors, pin)
 	if err != nil {
 		return nil, err
 	}
@@ -484,6 +504,16 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	f.dist = buffer{all.ptr, 2 * n}
 	for k, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
 		*b = buffer{all.ptr + DevicePtr(4*(2+k)*n), n}
+	}
+	if tun.Split > 0 {
+		// Each vertex is queued once a step, a heavy one as at most
+		// deg/Split + 1 parts.
+		parts := n + g.M()/tun.Split + 1
+		hp, err := r.alloc(4 * parts)
+		if err != nil {
+			return nil, err
+		}
+		f.hp0, f.hp1 = buffer{hp.ptr, 2 * parts}, buffer{hp.ptr + DevicePtr(8*parts), 2 * parts}
 	}
 	state := make([]int32, stWords)
 	state[stNear] = 1
@@ -534,7 +564,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
+				i32(tun.Split), f.hp0.arg(), f.hp1.arg(), i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {

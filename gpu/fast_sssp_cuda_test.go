@@ -91,8 +91,8 @@ var fastTestGraphs = []*fastGraph{
 // switching at almost every launch, two without the distance read before
 // the atomic where the weights allow), and three run local work through
 // the asynchronous ring (one that overflows all the time); the last three
-// relax heavy entries 32 at a time (with many heavy vertices, and while
-// switching grids).
+// queue heavy vertices in parts of 5 and 1 arcs (the latter while
+// switching grids) and whole, a block each.
 func TestFastSingleSource(t *testing.T) {
 	testDevice(t)
 	ctx := context.Background()
@@ -103,7 +103,8 @@ func TestFastSingleSource(t *testing.T) {
 		{Wide: 256, Switches: 1000, Steps: 5}, {Wide: 1000, Preread: -1, WidePreread: -1, WideBlock: 1024, WideDelta: 1},
 		{Wide: 64, WideBlock: 128, Local: 64, LocalQueue: maxLocalQueue, Preread: -1, Switches: 50},
 		{Async: 1, Local: 1}, {Async: 1, LocalQueue: maxLocalQueue, Preread: -1, Group: 2, Block: 512},
-		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16}}
+		{Async: 1, LocalQueue: 8, Block: 1024, Group: 32, Heavy: 16},
+		{Heavy: 16, Split: 5, Solo: -1}, {Heavy: 8, Split: 1, Wide: 256, Switches: 1000, Steps: 5}, {Split: -1}}
 	for _, fg := range fastTestGraphs {
 		g := fg.get(t)
 		for _, src := range []int{0, g.N() / 2, g.N() - 1} {
@@ -154,7 +155,7 @@ func TestFastSSSPKnobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, set := range []string{"", "heavy=32,wideblock=1024", "block=512,blocks=264",
+		for _, set := range []string{"", "heavy=32,wideblock=1024", "split=-1", "heavy=16,split=7", "block=512,blocks=264",
 			"delta=0.5,widedelta=2", "engine=worklist", "engine=flag,flagcheck=1", "pin=1", "pin=0", "pin=1,flagcheck=8",
 			"pin=auto,engine=flag"} {
 			t.Setenv(ssspEnv, set)
@@ -310,7 +311,8 @@ type sweepPoint struct {
 
 // fastSweep lists the schedules a sweep tries on g, each a change from
 // the defaults (see fastTuning), on a device of sms multiprocessors: the
-// heavy bound at 1024; narrow
+// heavy bound at 1024; heavy vertices whole (a block each, split=off) and
+// in parts of 64 and 1024 arcs; narrow
 // blocks of 512 and 1024 threads with the ring; two and four narrow
 // blocks per multiprocessor; delta at half, twice and four times its
 // default; the ring at 1024 and 4096 entries (the latter with 512-thread
@@ -322,6 +324,7 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 	scale := func(v int, f float64) int { return max(1, int(float64(v)*f)) }
 	return []sweepPoint{{"default", fastTuning{}},
 		{"heavy=1024", fastTuning{Heavy: 1024}}, {"wide-block=1024", fastTuning{WideBlock: 1024}},
+		{"split=off", fastTuning{Split: -1}}, {"split=64", fastTuning{Split: 64}}, {"split=1024", fastTuning{Split: 1024}},
 		{"block=512", fastTuning{Block: 512}}, {"block=1024", fastTuning{Block: 1024}},
 		{"blocks=2/sm", fastTuning{Blocks: 2 * sms}}, {"blocks=4/sm", fastTuning{Blocks: 4 * sms}},
 		{"delta=x0.5", fastTuning{Delta: scale(d, 0.5)}}, {"delta=x2", fastTuning{Delta: scale(d, 2)}},

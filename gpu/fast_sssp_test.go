@@ -98,8 +98,10 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // going back to the narrow grid when a far pile is small), with local
 // work through the asynchronous ring (rings of 2 and 4 entries that
 // overflow all the time, one lane and whole warps per vertex, with heavy
-// vertices and switching grids), and with solo steps on the narrow one.
-// The last schedule is also the negative-cycle tests'.
+// vertices and switching grids), with solo steps on the narrow one; and
+// with heavy vertices queued in parts (Split) of 1, 2 and 3 arcs, on grid
+// steps only, with solo steps (block 0 taking the parts alone), and
+// switching grids. The last schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -121,6 +123,9 @@ var tunings = []fastTuning{
 	{Async: 1, Block: 64, Group: 1, Solo: -1},
 	{Async: 1, Block: 96, Group: 4, LocalQueue: 2, Heavy: 3, Wide: 40, WideBlock: 32, Switches: 1000, Steps: 4},
 	{Async: 1, Block: 32, Group: 32, LocalQueue: 1, Preread: -1, Delta: 1 << 29},
+	{Block: 32, Group: 2, Heavy: 2, Split: 1, Solo: -1},
+	{Block: 64, Group: 1, Heavy: 1, Split: 2, Solo: 6, Steps: 7},
+	{Wide: 3, WideBlock: 64, Switches: 1000, Steps: 4, Block: 32, Group: 1, Heavy: 2, Split: 3, Delta: 2},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -216,7 +221,9 @@ func TestEmuBFFastNegativeCycles(t *testing.T) {
 		{"behind a path", mustGraph(t, 6, "0->1 3, 1->2 1, 2->3 1, 3->4 1, 4->2 -4, 4->5 1"), 0},
 		{"long", ringWithChord(t, 300), 0},
 	} {
-		for _, tun := range append(tunings[:2:2], tunings[len(tunings)-1]) {
+		// The last schedule, and heavy vertices in parts, the vertex named
+		// at round n then taken from the parts' worklist.
+		for _, tun := range append(tunings[:2:2], tunings[len(tunings)-1], fastTuning{Block: 32, Group: 1, Heavy: 1, Split: 1, Solo: -1, Local: -1}) {
 			_, err := bfFastTuned(ctx, c.g, c.src, Options{Device: dev, Pred: true}, tun)
 			var nc *graph.NegativeCycleError
 			if !errors.As(err, &nc) || nc.Weight >= 0 || !slices.Contains(nc.Cycle, nc.Vertex) {

@@ -20,9 +20,9 @@ import (
 // is a comma-separated list of key=value:
 //
 //	engine=auto|worklist|flag   the engine (auto: flagFrontier's rule)
-//	block=B, blocks=K, group=G, heavy=H, ring=Q, wide=W, wideblock=B, steps=S
-//	                            fastTuning's Block, Blocks, Group, Heavy, LocalQueue,
-//	                            Wide, WideBlock, Steps
+//	block=B, blocks=K, group=G, heavy=H, split=P, ring=Q, wide=W, wideblock=B, steps=S
+//	                            fastTuning's Block, Blocks, Group, Heavy, Split,
+//	                            LocalQueue, Wide, WideBlock, Steps
 //	delta=F, widedelta=F        the bucket widths as F times their defaults
 //	pin=auto|1|0                page-lock the graph's CSR and keep it so (csrPins):
 //	                            from the second call on the same graph (auto,
@@ -85,6 +85,8 @@ func readSSSPKnobs() (ssspKnobs, error) {
 			k.tun.Group, err = num(1)
 		case "heavy":
 			k.tun.Heavy, err = num(-1)
+		case "split":
+			k.tun.Split, err = num(-1)
 		case "ring":
 			k.tun.LocalQueue, err = num(1)
 		case "wide":

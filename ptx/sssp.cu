@@ -60,7 +60,10 @@
 // a whole warp on one lane; a heavy vertex (more than `heavy` out-arcs, the
 // hubs of a skewed graph) is queued at the back of the worklist instead and
 // handled by a whole block, so that a hub of 100,000 arcs takes a hundred
-// trips of a block rather than thousands of a warp while the rest wait.
+// trips of a block rather than thousands of a warp while the rest wait;
+// or (split, sssp_run) it is queued in parts of `split` arcs on a
+// worklist of its own, a warp a part, so that a hub's arcs are spread
+// over the grid rather than given to one block that the others wait for.
 #include "common.cuh"
 
 // Words of the state array (global memory for sssp_run, shared for
@@ -178,6 +181,8 @@ struct problem {
     long long *dist;
     int *relaxed, *stamp, *infar, *q0, *q1, *f0, *f1, *st;
     int delta, group, heavy;
+    int split;       // heavy entries in parts of at most split arcs (hp0, hp1), 0: whole, at the back of the worklist
+    int *hp0, *hp1;  // the parts' worklists (vertex, part), alternating as q0 and q1
     bool negcheck;
     int local, lcap; // local rounds per grid step (0: none), local queue entries (a half's, or the ring's)
     int *lq;         // shared: two counters, then two halves of lcap entries; or the ring's (see local_async)
@@ -205,14 +210,24 @@ __device__ __forceinline__ bool is_heavy(const problem &p, int t)
 // vertex from the front, counted in st[ST_NEAR + (it+1)%3], a heavy one
 // (more than p.heavy out-arcs; p.heavy = 0: none) from the back, counted
 // in st[ST_HEAVY + (it+1)%3]. Each vertex is queued at most once per step,
-// so the two ends never meet.
+// so the two ends never meet. With p.split, a heavy vertex goes instead to
+// the next parts' worklist as one entry (t, j) for each p.split of its
+// arcs, st[ST_HEAVY + (it+1)%3] counting the parts.
 __device__ __forceinline__ void push_vertex(const problem &p, int *q, int it, int t)
 {
     const int slot = (it + 1) % 3;
-    if (is_heavy(p, t))
-        q[p.n - 1 - claim(p.st + ST_HEAVY + slot, p.agg)] = t;
-    else
+    if (!is_heavy(p, t)) {
         push(q, p.st + ST_NEAR + slot, t, p.agg);
+    } else if (p.split > 0) {
+        const int parts = (p.off[t + 1] - p.off[t] + p.split - 1) / p.split;
+        int *hp = (it & 1) ? p.hp0 : p.hp1, k = atomicAdd(p.st + ST_HEAVY + slot, parts);
+        for (int j = 0; j < parts; j++, k++) {
+            hp[2 * k] = t;
+            hp[2 * k + 1] = j;
+        }
+    } else {
+        q[p.n - 1 - claim(p.st + ST_HEAVY + slot, p.agg)] = t;
+    }
 }
 
 // queue_near queues t, improved in step it below the threshold: on the
@@ -404,6 +419,30 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
     }
 }
 
+// relax_parts relaxes the nparts parts of heavy entries in hp (split
+// mode), a warp a part, the parts dealt to the warps of threads tid of
+// nthreads in turn: a hub's arcs go to many warps of many blocks, with no
+// block barrier, instead of to one block. Each part's warp reads its
+// vertex's distance itself and relaxes from it without relaxed[]'s check:
+// the parts of one vertex could not agree on which of them records the
+// distance, and a record by one could make another skip its arcs.
+// Relaxing from a distance relaxed from before costs work, not results.
+__device__ void relax_parts(const problem &p, const int *hp, int nparts, int tid, int nthreads, int it, int thr,
+                            int *nxt, int *far, int *nfar, int *lq, int *lcnt)
+{
+    const int lane = threadIdx.x & 31;
+    for (int k = tid >> 5; k < nparts; k += nthreads >> 5) {
+        const int u = vload(hp + 2 * k), j = vload(hp + 2 * k + 1);
+        const int end = p.off[u + 1], beg = p.off[u] + j * p.split;
+        const int du = dist_at(p.dist, u);
+        if (lane == 0) {
+            trace_add(p, TR_EXPAND, j == 0);
+            trace_add(p, TR_ARCS, min(end, beg + p.split) - beg);
+        }
+        relax_arcs(p, u, du, beg + lane, min(end, beg + p.split), 32, it, thr, nxt, far, nfar, lq, lcnt);
+    }
+}
+
 // sssp_step runs step `it` of p with threads tid of nthreads: the grid's
 // (GRID) or one block's. It returns 1, or 0 without doing anything when
 // the run is over (an int: the emulator does not take the predicate
@@ -432,7 +471,7 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
     int *cur = (it & 1) ? p.q1 : p.q0, *nxt = (it & 1) ? p.q0 : p.q1;
     if (p.negcheck && ncur + nheavy > 0 && it >= p.n) {
         if (leader) {
-            st[ST_NEG] = (ncur > 0 ? cur[0] : cur[p.n - 1]) + 1;
+            st[ST_NEG] = (ncur > 0 ? cur[0] : p.split > 0 ? ((it & 1) ? p.hp1 : p.hp0)[0] : cur[p.n - 1]) + 1;
             st[ST_DONE] = 2;
         }
         return 0;
@@ -470,7 +509,9 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         // and makes the relaxed[] check once for the block, so that all
         // its threads relax from the same distance that relaxed[] records.
         __shared__ int hu, hdu, hgo, hbeg, hend;
-        for (int h = GRID ? blockIdx.x : 0; h < nheavy; h += GRID ? gridDim.x : 1) {
+        if (p.split > 0)
+            relax_parts(p, (it & 1) ? p.hp1 : p.hp0, nheavy, tid, nthreads, it, thr, nxt, far, nfar, lq, lcnt);
+        for (int h = GRID ? blockIdx.x : 0; p.split == 0 && h < nheavy; h += GRID ? gridDim.x : 1) {
             if (threadIdx.x == 0) {
                 int du, beg, end;
                 hu = vload(cur + p.n - 1 - h);
@@ -616,6 +657,9 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // step, see the top of this file) with a queue of lcap entries per half in
 // the dynamic shared memory, which the host sizes (2 + 2 lcap ints); with
 // async, local_async's ring of 2 lcap entries instead (4 + 2 lcap ints).
+// split > 0 puts heavy vertices into the parts' worklists hp0 and hp1
+// (two ints an entry, room for n + m/split + 1 entries each), a part of at
+// most split arcs an entry, which the warps share (relax_parts).
 // barbase is the grid barrier's count of arrivals when the launch starts
 // (the host reads it from st after the launch before). trace, when not
 // null, receives the TR_* counters. The launch bounds ask for blocks of up
@@ -625,12 +669,12 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 extern "C" __global__ void __launch_bounds__(1024, 1)
     sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
              int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
-             int steps, int negcheck, int solo, int heavy, int local, int lcap, int async, int preread, int lo, int hi,
-             unsigned barbase, unsigned long long *trace)
+             int steps, int negcheck, int solo, int heavy, int split, int *hp0, int *hp1, int local, int lcap, int async,
+             int preread, int lo, int hi, unsigned barbase, unsigned long long *trace)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                       negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
+                       split, hp0, hp1, negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
                        preread != 0, true, trace};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
@@ -750,7 +794,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const in
         }
         __syncthreads();
         const problem prob = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                              false, 0, 0, nullptr, false, true, false, nullptr};
+                              0, nullptr, nullptr, false, 0, 0, nullptr, false, true, false, nullptr};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
         for (int it = 0; opaque(sssp_step<false>(prob, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
