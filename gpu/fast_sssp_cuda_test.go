@@ -312,7 +312,7 @@ type sweepPoint struct {
 // fastSweep lists the schedules a sweep tries on g, each a change from
 // the defaults (see fastTuning), on a device of sms multiprocessors: the
 // heavy bound at 1024; heavy vertices whole (a block each, split=off) and
-// in parts of 64 and 1024 arcs; narrow
+// in parts of 16 to 1024 arcs; narrow
 // blocks of 512 and 1024 threads with the ring; two and four narrow
 // blocks per multiprocessor; delta at half, twice and four times its
 // default; the ring at 1024 and 4096 entries (the latter with 512-thread
@@ -324,7 +324,9 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 	scale := func(v int, f float64) int { return max(1, int(float64(v)*f)) }
 	return []sweepPoint{{"default", fastTuning{}},
 		{"heavy=1024", fastTuning{Heavy: 1024}}, {"wide-block=1024", fastTuning{WideBlock: 1024}},
-		{"split=off", fastTuning{Split: -1}}, {"split=64", fastTuning{Split: 64}}, {"split=1024", fastTuning{Split: 1024}},
+		{"split=off", fastTuning{Split: -1}}, {"split=16", fastTuning{Split: 16}}, {"split=32", fastTuning{Split: 32}},
+		{"split=64", fastTuning{Split: 64}}, {"split=128", fastTuning{Split: 128}}, {"split=256", fastTuning{Split: 256}},
+		{"split=1024", fastTuning{Split: 1024}},
 		{"block=512", fastTuning{Block: 512}}, {"block=1024", fastTuning{Block: 1024}},
 		{"blocks=2/sm", fastTuning{Blocks: 2 * sms}}, {"blocks=4/sm", fastTuning{Blocks: 4 * sms}},
 		{"delta=x0.5", fastTuning{Delta: scale(d, 0.5)}}, {"delta=x2", fastTuning{Delta: scale(d, 2)}},

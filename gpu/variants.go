@@ -187,7 +187,7 @@ var variants = []Variant{
 		summary: "Johnson: `bf-fast` from a virtual source for potentials, `apsp-batched` on the reweighted arcs", from: own},
 	{Name: VariantSSSPFast, Algorithm: "Dijkstra",
 		Source:  "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
-		Launch:  "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, relaunched every 4096 steps",
+		Launch:  "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, a warp per part of 64 arcs of a hub's (more than 128 arcs on graphs with hubs), relaunched every 4096 steps",
 		single:  SSSPFast,
 		summary: "single source: near-far worklists; a flag frontier Bellman-Ford on graphs without hubs of mean out-degree above 4.5", from: own},
 }
