@@ -55,15 +55,14 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // "piece-512k" and "piece-2m" aim at pieces of that size (pipedPiece),
 // and "no-pin" copies the arcs through the staging buffer on every call
 // (arcsPin); "pi-stages" computes Π in the stages instead of with ff_tight
-// after them (ffTightPi), "tight-serial" copies the distances back
-// after ff_tight instead of while it runs (ffTightOverlap), and "pi-wide"
-// brings Π back in 32 bits instead of 16 (ffNarrowPi). Each configuration collects garbage before its
+// after them (ffTightPi), and "tight-serial" copies the distances back
+// after ff_tight instead of while it runs (ffTightOverlap). Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap, tp, to, np bool) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap, ffNarrowPi = p, h, m, w, a, pp, pn, sp, ss, ap, tp, to, np
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap, ffNarrowPi)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap, tp, to bool) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap = p, h, m, w, a, pp, pn, sp, ss, ap, tp, to
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap)
 	type config struct {
 		path ffPath
 		via  int
@@ -82,7 +81,6 @@ func BenchmarkFWFastCall(b *testing.B) {
 		noPin        bool // arcsPin off
 		stagesPi     bool // ffTightPi off: Π from the stages, not ff_tight
 		tightSerial  bool // ffTightOverlap off
-		piWide       bool // ffNarrowPi off
 	}
 	piped, piece, pieces, split, workers := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -96,8 +94,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
-			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
-			{path: auto, name: "pi-wide", piWide: true}}
+			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {
@@ -141,7 +138,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 					if c.spawn {
 						pipedWorkers = 0
 					}
-					arcsPin, ffTightPi, ffTightOverlap, ffNarrowPi = !c.noPin, !c.stagesPi, !c.tightSerial, !c.piWide
+					arcsPin, ffTightPi, ffTightOverlap = !c.noPin, !c.stagesPi, !c.tightSerial
 					if c.piece > 0 {
 						pipedPiece = c.piece
 					}

@@ -156,10 +156,6 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if tight {
 		need += uint64(g.M()) * 4 // the arcs' sources (ff_tight)
 	}
-	narrow := ffNarrowFits(n, opts.Pred)
-	if narrow {
-		need += uint64(n) * uint64(n) * 2 // Π in 16 bits (ff_narrow)
-	}
 	what := fmt.Sprintf("n=%d (padded to %d; %d int32 matrices and the arcs)", n, ld, matrices)
 	// The decision to stream counts a staging buffer (min(n², 16 Mi)
 	// values) that neither path needs now, so that a cap streams exactly
@@ -185,9 +181,6 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	}
 	host := r.newHostResult(matrices, n, n, true, true)
 	defer host.release()
-	if narrow && !host.setNarrow(1) {
-		narrow = false
-	}
 	d, err := r.alloc(ld * ld)
 	if err != nil {
 		return nil, err
@@ -210,18 +203,12 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
 		return nil, err
 	}
-	var p16 buffer // Π in 16 bits, for the copy back (ff_narrow)
-	if narrow {
-		if p16, err = r.alloc(ceilDiv(n*n, 2)); err != nil {
-			return nil, err
-		}
-	}
-	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, ffSmall(n, opts.Pred && !mode.tight), d, p, p16, host)
+	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, ffSmall(n, opts.Pred && !mode.tight), d, p, host)
 	if err == nil && !done {
 		// ff_small's grid was not all on the card at once (or could not
 		// be): start again, three launches a stage.
 		if err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err == nil {
-			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, p16, host)
+			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, host)
 		}
 	}
 	if err != nil {
@@ -301,7 +288,7 @@ var ffOneWait = true
 // (the grid was not all on the card at once, say beside another
 // context's kernels): the matrices are then half done, host's matrices
 // hold no result, and the caller builds them again and runs the stages.
-func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p, p16 buffer, host *hostResult) (bool, error) {
+func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p buffer, host *hostResult) (bool, error) {
 	n := g.N()
 	sp := p // the stages' predecessors
 	if mode.tight {
@@ -376,7 +363,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		if err := r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p)); err != nil {
 			return false, err
 		}
-		return true, r.ffFetch(host, n, ld, d, p, p16, 0)
+		return true, r.ffFetch(host, n, ld, d, p, 0)
 	}
 	if err := r.kernelsQueued(compute); err != nil {
 		return false, err
@@ -414,7 +401,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	}
 	// The copy back waits for the kernels and the flags, queued before it
 	// (the distances, on dstream, for the stages only).
-	if err := r.ffFetch(host, n, ld, d, p, p16, dstream); err != nil {
+	if err := r.ffFetch(host, n, ld, d, p, dstream); err != nil {
 		return false, err
 	}
 	copy(f[:], hf[:5])
@@ -472,40 +459,15 @@ const ffTightArcs = 4096
 // ffFetch copies the n×n result from the padded matrices d (and p, when
 // it is not empty) of side ld into host's matrices: d on stream ds, p on
 // the default stream, one after the other (they may share the staging
-// buffers). With p16 (ffNarrowFits) ff_narrow first writes Π into it in
-// 16 bits, which is what crosses the bus.
-func (r *run) ffFetch(host *hostResult, n, ld int, d, p, p16 buffer, ds driver.Stream) error {
-	if p16.n > 0 {
-		if err := r.launch(ptx.FWFast, "ff_narrow", Dim(min(ceilDiv(n, 256), 64), min(n, 65535), 1), Dim(256, 1, 1), 0,
-			i32(n), i32(ld), p.arg(), p16.arg()); err != nil {
-			return err
-		}
-	}
+// buffers).
+func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer, ds driver.Stream) error {
 	if err := r.fetch(host, 0, d.ptr, ld, 0, n, ds); err != nil {
 		return err
 	}
 	if p.n == 0 {
 		return nil
 	}
-	if p16.n > 0 {
-		return r.fetch(host, 1, p16.ptr, n, 0, n, 0)
-	}
 	return r.fetch(host, 1, p.ptr, ld, 0, n, 0)
-}
-
-// ffNarrowPi lets fw-fast on one card bring Π back in 16 bits where
-// ffNarrowFits allows (a variable, so that benchmarks time both ways).
-var ffNarrowPi = true
-
-// ffNarrowFits says whether fw-fast on one card brings the predecessors
-// of n vertices back in 16 bits (ff_narrow, widened on the host): with
-// ffNarrowPi, where every value (NIL .. n-1) fits them, and where the
-// result comes back by viaPiped (newHostResult's choice) with the narrow
-// matrix in the first staging buffer.
-func ffNarrowFits(n int, pred bool) bool {
-	bytes := uint64(n) * uint64(n) * 8
-	piped := resultPath == viaPiped || resultPath == viaAuto && bytes <= pipedMaxBytes
-	return ffNarrowPi && pred && n > 0 && n < 1<<15 && piped && bytes/4 <= stagingValues*4
 }
 
 // ffSmallGrid is ff_small's grid (kernel name) for n vertices, 0 when the

@@ -158,21 +158,6 @@ type hostResult struct {
 	pinOnce     sync.Once
 	pin         runtime.Pinner
 	released    bool
-	// narrow marks the matrices whose device copy holds 16-bit values
-	// (setNarrow), which viaPiped widens as it copies them out.
-	narrow []bool
-}
-
-// setNarrow says that the device's copy of matrix k holds 16-bit values,
-// whose copy back crosses the bus in half the bytes, where the result
-// comes back by viaPiped and the matrix fits the staging buffer; it
-// reports whether it does.
-func (h *hostResult) setNarrow(k int) bool {
-	if h.path != viaPiped || h.rows*h.width*2 > 4*stagingValues {
-		return false
-	}
-	h.narrow[k] = true
-	return true
 }
 
 // newHostResult starts making count matrices of rows × width values.
@@ -184,7 +169,7 @@ func (h *hostResult) setNarrow(k int) bool {
 // the single-source calls keep the paths they were measured with).
 func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostResult {
 	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
-		registered: make([]bool, count), made: make(chan struct{}), touch: touch, narrow: make([]bool, count)}
+		registered: make([]bool, count), made: make(chan struct{}), touch: touch}
 	if h.path == viaAuto {
 		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
 		switch {
@@ -267,9 +252,8 @@ func (h *hostResult) release() error {
 }
 
 // fetch copies rows lo..hi-1 of matrix k from the device matrix at src,
-// whose rows are devPitch values apart (16-bit values where setNarrow
-// marked the matrix), on stream s, and returns once the copy is done. The
-// copy's device time is added to Stats.DeviceToHost.
+// whose rows are devPitch values apart, on stream s, and returns once the
+// copy is done. The copy's device time is added to Stats.DeviceToHost.
 func (r *run) fetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s driver.Stream) error {
 	f, err := r.queueFetch(h, k, src, devPitch, lo, hi, s)
 	if err != nil {
@@ -290,11 +274,7 @@ type pendingFetch struct {
 // result's memory must not be read before.
 func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s driver.Stream) (pendingFetch, error) {
 	c := r.dev.ctx
-	esize := uint64(4)
-	if h.narrow[k] {
-		esize = 2
-	}
-	f := pendingFetch{bytes: uint64(max(hi-lo, 0)) * uint64(h.width) * esize}
+	f := pendingFetch{bytes: uint64(max(hi-lo, 0)) * uint64(h.width) * 4}
 	var err error
 	if f.start, err = r.event(); err != nil {
 		return f, err
@@ -314,7 +294,7 @@ func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi i
 			return f, err
 		}
 	case h.path == viaPiped:
-		if err := r.fetchPiped(mats[k], src, devPitch, w, lo, hi, h.narrow[k], s); err != nil {
+		if err := r.fetchPiped(mats[k], src, devPitch, w, lo, hi, s); err != nil {
 			return f, err
 		}
 	default:
@@ -406,21 +386,12 @@ func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, 
 // buffer, pipedAhead of them queued ahead of the one the host waits for,
 // each copied into host in parts (pipedSplit, pipedWorkers) once it is
 // in. Rows that do not fit the staging buffer whole go through
-// fetchStaged. With narrow the device holds 16-bit values (setNarrow
-// checked that they fit), which the parts widen.
-func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, narrow bool, s driver.Stream) error {
+// fetchStaged.
+func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
 	st, err := r.dev.stagingBuffers()
-	if !narrow && (err != nil || (hi-lo)*w > len(st[0])) {
+	if err != nil || (hi-lo)*w > len(st[0]) {
 		return r.fetchStaged(host, src, devPitch, w, lo, hi, s)
 	}
-	if err != nil {
-		return r.fail(err, "allocating the staging buffers")
-	}
-	esize := 4
-	if narrow {
-		esize = 2
-	}
-	stb := asBytes(st[0])
 	c := r.dev.ctx
 	per := ceilDiv(hi-lo, min(max(ceilDiv((hi-lo)*w, pipedPiece), pipedMinPieces), pipedPieces, hi-lo))
 	pieces := ceilDiv(hi-lo, per)
@@ -439,7 +410,7 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, n
 	queued := 0
 	queue := func() error {
 		row, rows, off := piece(queued)
-		if err := c.CopyOut2DAsync(stb[off*esize:(off+rows*w)*esize], esize*w, src+DevicePtr(row*devPitch*esize), esize*devPitch, esize*w, rows, s); err != nil {
+		if err := c.CopyOut2DAsync(asBytes(st[0][off:off+rows*w]), 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, rows, s); err != nil {
 			return r.fail(err, "copying rows %d..%d from the device", row, row+rows-1)
 		}
 		if err := c.RecordOn(ev[queued], s); err != nil {
@@ -457,18 +428,7 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, n
 		}
 		piecePart = append(piecePart, len(ends))
 	}
-	out := host[lo*w : hi*w]
-	copyRange := func(a, b int) { copy(out[a:b], st[0][a:b]) }
-	if narrow {
-		in := unsafe.Slice((*int16)(unsafe.Pointer(&stb[0])), len(stb)/2)[:len(out)]
-		copyRange = func(a, b int) {
-			dst, src := out[a:b], in[a:b]
-			for i, v := range src {
-				dst[i] = int32(v)
-			}
-		}
-	}
-	cp := startParts(copyRange, ends, pipedWorkers)
+	cp := startParts(host[lo*w:hi*w], st[0][:(hi-lo)*w], ends, pipedWorkers)
 	defer cp.finish()
 	for i := range pieces {
 		for queued < min(i+pipedAhead, pieces) {
@@ -484,22 +444,22 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, n
 	return nil
 }
 
-// partCopier copies parts as they are published, each by copyRange: part
-// k is [ends[k-1], ends[k]) (part 0 from 0).
+// partCopier copies parts of in into the same places of out as they are
+// published: part k is [ends[k-1], ends[k]) (part 0 from 0).
 type partCopier struct {
-	copyRange func(lo, hi int)
-	ends      []int
-	avail     atomic.Int64 // parts published
-	next      atomic.Int64 // the next part to claim
-	stop      atomic.Bool  // finish was called: copy nothing more
-	wg        sync.WaitGroup
+	out, in []int32
+	ends    []int
+	avail   atomic.Int64 // parts published
+	next    atomic.Int64 // the next part to claim
+	stop    atomic.Bool  // finish was called: copy nothing more
+	wg      sync.WaitGroup
 }
 
-// startParts returns a partCopier of copyRange and ends, with workers
+// startParts returns a partCopier of out, in and ends, with workers
 // goroutines that spin until parts are published (0: a goroutine of its
 // own for each part as it is published).
-func startParts(copyRange func(lo, hi int), ends []int, workers int) *partCopier {
-	p := &partCopier{copyRange: copyRange, ends: ends}
+func startParts(out, in []int32, ends []int, workers int) *partCopier {
+	p := &partCopier{out: out, in: in, ends: ends}
 	for range min(workers, len(ends)) {
 		p.wg.Go(p.work)
 	}
@@ -515,7 +475,7 @@ func (p *partCopier) part(k int) {
 	if k > 0 {
 		lo = p.ends[k-1]
 	}
-	p.copyRange(lo, p.ends[k])
+	copy(p.out[lo:p.ends[k]], p.in[lo:p.ends[k]])
 }
 
 // work claims and copies published parts until all are copied or finish

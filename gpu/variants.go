@@ -166,7 +166,7 @@ var variants = []Variant{
 		// there (ff_finish) around the stages: one launch of ff_small, or
 		// 3 launches a stage, 1 when there is a single one; with Π, ff_tight
 		// after them (and ff_finish of the distances before it:
-		// ffTightLaunches); ff_narrow before Π's copy back (ffNarrowFits).
+		// ffTightLaunches).
 		launches: func(n int, pred bool) int {
 			if n == 0 {
 				return 0
@@ -174,9 +174,6 @@ var variants = []Variant{
 			stages, tight := ceilDiv(n, ffTile), 0
 			if pred && n > ffTightMin {
 				tight = ffTightLaunches()
-			}
-			if ffNarrowFits(n, pred) {
-				tight++ // ff_narrow
 			}
 			if stages == 1 || ffSmall(n, false) {
 				return 1 + 3 + tight

@@ -963,18 +963,6 @@ extern "C" __global__ void ff_finish(int n, int ld, int lo, int hi, int inf, int
     }
 }
 
-// ff_narrow writes rows 0 .. n-1 of the predecessors p (rows ld apart,
-// values NIL .. n-1 as ff_finish checks them, n < 32768) into q as 16-bit
-// values, n a row, so that they cross the bus in half the bytes; the host
-// widens them as it copies them out. Block (x, y) takes columns from
-// x * blockDim.x on and rows y, y + gridDim.y, ...
-extern "C" __global__ void ff_narrow(int n, int ld, const int *p, short *q)
-{
-    for (int i = blockIdx.y; i < n; i += gridDim.y)
-        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
-            q[(size_t)i * n + j] = (short)p[(size_t)i * ld + j];
-}
-
 // ff_tight computes predecessors from the finished distances of a graph
 // whose arcs all weigh at least 1, for rows lo .. hi-1 (addressed as the
 // whole matrix of side ld): pred[i][v] = the greatest k with an arc k -> v
