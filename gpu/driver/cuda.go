@@ -636,8 +636,12 @@ func (c *cudaCtx) RecordOn(e Event, s Stream) error {
 	return c.do("cuEventRecord", func() error { return ev.Record(st) })
 }
 
-func (c *cudaCtx) WaitEvent(s Stream, e Event) error {
-	ev, err := c.event(e)
+func (c *cudaCtx) WaitEvent(s Stream, e Event) error { return c.waitOn(s, c, e) }
+
+// waitOn makes stream s of c wait for event e of owner (c or another
+// context: cuStreamWaitEvent takes either).
+func (c *cudaCtx) waitOn(s Stream, owner *cudaCtx, e Event) error {
+	ev, err := owner.event(e)
 	if err != nil {
 		return err
 	}

@@ -66,20 +66,11 @@ func (c *cudaCtx) CopyPeerAsync(dst DevicePtr, from Context, src DevicePtr, byte
 	})
 }
 
-// WaitPeerEvent makes stream s wait for event e of from
-// (cuStreamWaitEvent takes an event of another context).
+// WaitPeerEvent makes stream s wait for event e of from.
 func (c *cudaCtx) WaitPeerEvent(s Stream, from Context, e Event) error {
 	o, ok := from.(*cudaCtx)
 	if !ok {
 		return errNotPeer
 	}
-	ev, err := o.event(e)
-	if err != nil {
-		return err
-	}
-	st, err := c.stream(s)
-	if err != nil {
-		return err
-	}
-	return c.do("cuStreamWaitEvent", func() error { return st.Wait(ev, 0) })
+	return c.waitOn(s, o, e)
 }
