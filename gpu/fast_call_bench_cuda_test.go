@@ -55,14 +55,16 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // "piece-512k" and "piece-2m" aim at pieces of that size (pipedPiece),
 // and "no-pin" copies the arcs through the staging buffer on every call
 // (arcsPin); "pi-stages" computes Π in the stages instead of with ff_tight
-// after them (ffTightPi), and "tight-serial" copies the distances back
-// after ff_tight instead of while it runs (ffTightOverlap). Each configuration collects garbage before its
+// after them (ffTightPi), "tight-serial" copies the distances back
+// after ff_tight instead of while it runs (ffTightOverlap), and
+// "fetch-one" copies the two matrices back one after the other rather than
+// in one pipe (ffFetchBoth). Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap, tp, to bool) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap = p, h, m, w, a, pp, pn, sp, ss, ap, tp, to
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap, tp, to, fb bool) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = p, h, m, w, a, pp, pn, sp, ss, ap, tp, to, fb
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth)
 	type config struct {
 		path ffPath
 		via  int
@@ -81,6 +83,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		noPin        bool // arcsPin off
 		stagesPi     bool // ffTightPi off: Π from the stages, not ff_tight
 		tightSerial  bool // ffTightOverlap off
+		fetchOne     bool // ffFetchBoth off
 	}
 	piped, piece, pieces, split, workers := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -94,7 +97,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
-			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true}}
+			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
+			{path: auto, name: "fetch-one", fetchOne: true}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {
@@ -138,7 +142,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 					if c.spawn {
 						pipedWorkers = 0
 					}
-					arcsPin, ffTightPi, ffTightOverlap = !c.noPin, !c.stagesPi, !c.tightSerial
+					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
 					if c.piece > 0 {
 						pipedPiece = c.piece
 					}

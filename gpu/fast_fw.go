@@ -431,6 +431,11 @@ func (r *run) ffTightPred(n, ld int, inf int32, arcs csr, m int, d, p buffer) er
 		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
 }
 
+// ffFetchBoth makes ffFetch bring the distances and Π back in one pipe
+// where they come back on two streams (a variable, so that benchmarks
+// time both ways).
+var ffFetchBoth = true
+
 // ffTightOverlap makes a run whose Π comes from ff_tight copy the
 // distances back on the device's copy stream while ff_tight runs, instead
 // of after it (with ffOneWait only). A variable, so that benchmarks time
@@ -458,9 +463,13 @@ const ffTightArcs = 4096
 
 // ffFetch copies the n×n result from the padded matrices d (and p, when
 // it is not empty) of side ld into host's matrices: d on stream ds, p on
-// the default stream, one after the other (they may share the staging
-// buffers).
+// the default stream; on two streams (ds set) in one pipe through the two
+// staging buffers (fetchBoth, with ffFetchBoth), else one after the
+// other (they may share the staging buffers).
 func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer, ds driver.Stream) error {
+	if ds != 0 && p.n > 0 && ffFetchBoth {
+		return r.fetchBoth(host, d.ptr, p.ptr, ld, n, ds)
+	}
 	if err := r.fetch(host, 0, d.ptr, ld, 0, n, ds); err != nil {
 		return err
 	}

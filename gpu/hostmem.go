@@ -392,28 +392,96 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 	if err != nil || (hi-lo)*w > len(st[0]) {
 		return r.fetchStaged(host, src, devPitch, w, lo, hi, s)
 	}
+	return r.pipe([]pipedJob{{host: host, src: src, devPitch: devPitch, w: w, lo: lo, hi: hi, s: s, buf: st[0]}})
+}
+
+// fetchBoth copies rows 0..n-1 of the two matrices at d and p (rows
+// devPitch values apart) into h's matrices 0 and 1. By viaPiped, d goes on
+// stream ds through the first staging buffer and p on the default stream
+// through the second, in one pipe: p's pieces are queued while the host
+// still takes d's in, instead of after. Otherwise (another path, rows
+// that do not fit a staging buffer) it fetches them one after the other.
+func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds driver.Stream) error {
+	st, err := r.dev.stagingBuffers()
+	if h.path != viaPiped || err != nil || n*h.width > len(st[0]) {
+		if err := r.fetch(h, 0, d, devPitch, 0, n, ds); err != nil {
+			return err
+		}
+		return r.fetch(h, 1, p, devPitch, 0, n, 0)
+	}
 	c := r.dev.ctx
-	per := ceilDiv(hi-lo, min(max(ceilDiv((hi-lo)*w, pipedPiece), pipedMinPieces), pipedPieces, hi-lo))
-	pieces := ceilDiv(hi-lo, per)
-	ev := make([]driver.Event, pieces)
+	streams := [2]driver.Stream{ds, 0}
+	var fs [2]pendingFetch
+	for k := range fs {
+		fs[k].bytes = uint64(n) * uint64(h.width) * 4
+		if fs[k].start, fs[k].stop, err = r.eventPair(); err != nil {
+			return err
+		}
+		if err := c.RecordOn(fs[k].start, streams[k]); err != nil {
+			return r.fail(err, "recording an event")
+		}
+	}
+	mats := h.wait()
+	jobs := []pipedJob{{host: mats[0], src: d, devPitch: devPitch, w: h.width, hi: n, s: ds, buf: st[0]},
+		{host: mats[1], src: p, devPitch: devPitch, w: h.width, hi: n, buf: st[1]}}
+	if err := r.pipe(jobs); err != nil {
+		return err
+	}
+	for k := range fs {
+		if err := c.RecordOn(fs[k].stop, streams[k]); err != nil {
+			return r.fail(err, "recording an event")
+		}
+		if err := r.fetched(fs[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pipedJob is one matrix's part of a copy back by viaPiped: rows lo..hi-1
+// of width w from src (rows devPitch values apart) on stream s, through
+// staging buffer buf, into host.
+type pipedJob struct {
+	host                []int32
+	src                 DevicePtr
+	devPitch, w, lo, hi int
+	s                   driver.Stream
+	buf                 []int32
+}
+
+// pipe copies the jobs' rows back by viaPiped, the pieces of one job
+// after the other's: each piece queued with an event after it,
+// pipedAhead of them ahead of the one the host waits for, so that a later
+// job's pieces, on a stream of their own, are queued while the host still
+// takes the earlier job's in; each piece is copied into its job's host
+// matrix in parts (pipedSplit, pipedWorkers) once it is in.
+func (r *run) pipe(jobs []pipedJob) error {
+	c := r.dev.ctx
+	type piece struct{ job, row, rows, off int }
+	var pieces []piece
+	base := make([]int, len(jobs)+1) // job j's values start at base[j] in the parts' numbering
+	for j, jb := range jobs {
+		per := ceilDiv(jb.hi-jb.lo, min(max(ceilDiv((jb.hi-jb.lo)*jb.w, pipedPiece), pipedMinPieces), pipedPieces, jb.hi-jb.lo))
+		for row := jb.lo; row < jb.hi; row += per {
+			pieces = append(pieces, piece{job: j, row: row, rows: min(per, jb.hi-row), off: (row - jb.lo) * jb.w})
+		}
+		base[j+1] = base[j] + (jb.hi-jb.lo)*jb.w
+	}
+	ev := make([]driver.Event, len(pieces))
 	for i := range ev {
+		var err error
 		if ev[i], err = r.event(); err != nil {
 			return err
 		}
 	}
-	// piece returns the rows of piece i and their place in the staging
-	// buffer.
-	piece := func(i int) (row, rows, off int) {
-		row = lo + i*per
-		return row, min(per, hi-row), (row - lo) * w
-	}
 	queued := 0
 	queue := func() error {
-		row, rows, off := piece(queued)
-		if err := c.CopyOut2DAsync(asBytes(st[0][off:off+rows*w]), 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, rows, s); err != nil {
-			return r.fail(err, "copying rows %d..%d from the device", row, row+rows-1)
+		p := pieces[queued]
+		jb := jobs[p.job]
+		if err := c.CopyOut2DAsync(asBytes(jb.buf[p.off:p.off+p.rows*jb.w]), 4*jb.w, jb.src+DevicePtr(p.row)*DevicePtr(jb.devPitch)*4, 4*jb.devPitch, 4*jb.w, p.rows, jb.s); err != nil {
+			return r.fail(err, "copying rows %d..%d from the device", p.row, p.row+p.rows-1)
 		}
-		if err := c.RecordOn(ev[queued], s); err != nil {
+		if err := c.RecordOn(ev[queued], jb.s); err != nil {
 			return r.fail(err, "recording an event")
 		}
 		queued++
@@ -421,17 +489,28 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 	}
 	// The parts: each piece cut every pipedSplit values, piece after piece.
 	var ends, piecePart []int
-	for i := range pieces {
-		_, rows, off := piece(i)
-		for a := off; a < off+rows*w; a = min(a+pipedSplit, off+rows*w) {
-			ends = append(ends, min(a+pipedSplit, off+rows*w))
+	for _, p := range pieces {
+		lo, hi := base[p.job]+p.off, base[p.job]+p.off+p.rows*jobs[p.job].w
+		for a := lo; a < hi; a = min(a+pipedSplit, hi) {
+			ends = append(ends, min(a+pipedSplit, hi))
 		}
 		piecePart = append(piecePart, len(ends))
 	}
-	cp := startParts(host[lo*w:hi*w], st[0][:(hi-lo)*w], ends, pipedWorkers)
+	// copyRange copies values a..b-1 of the parts' numbering, which lie in
+	// one job's.
+	copyRange := func(a, b int) {
+		j := 0
+		for base[j+1] <= a {
+			j++
+		}
+		jb := jobs[j]
+		out := jb.host[jb.lo*jb.w:]
+		copy(out[a-base[j]:b-base[j]], jb.buf[a-base[j]:b-base[j]])
+	}
+	cp := startParts(copyRange, ends, pipedWorkers)
 	defer cp.finish()
 	for i := range pieces {
-		for queued < min(i+pipedAhead, pieces) {
+		for queued < min(i+pipedAhead, len(pieces)) {
 			if err := queue(); err != nil {
 				return err
 			}
@@ -444,22 +523,22 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 	return nil
 }
 
-// partCopier copies parts of in into the same places of out as they are
-// published: part k is [ends[k-1], ends[k]) (part 0 from 0).
+// partCopier copies parts as they are published, each by copyRange: part
+// k is [ends[k-1], ends[k]) (part 0 from 0).
 type partCopier struct {
-	out, in []int32
-	ends    []int
-	avail   atomic.Int64 // parts published
-	next    atomic.Int64 // the next part to claim
-	stop    atomic.Bool  // finish was called: copy nothing more
-	wg      sync.WaitGroup
+	copyRange func(lo, hi int)
+	ends      []int
+	avail     atomic.Int64 // parts published
+	next      atomic.Int64 // the next part to claim
+	stop      atomic.Bool  // finish was called: copy nothing more
+	wg        sync.WaitGroup
 }
 
-// startParts returns a partCopier of out, in and ends, with workers
+// startParts returns a partCopier of copyRange and ends, with workers
 // goroutines that spin until parts are published (0: a goroutine of its
 // own for each part as it is published).
-func startParts(out, in []int32, ends []int, workers int) *partCopier {
-	p := &partCopier{out: out, in: in, ends: ends}
+func startParts(copyRange func(lo, hi int), ends []int, workers int) *partCopier {
+	p := &partCopier{copyRange: copyRange, ends: ends}
 	for range min(workers, len(ends)) {
 		p.wg.Go(p.work)
 	}
@@ -475,7 +554,7 @@ func (p *partCopier) part(k int) {
 	if k > 0 {
 		lo = p.ends[k-1]
 	}
-	copy(p.out[lo:p.ends[k]], p.in[lo:p.ends[k]])
+	p.copyRange(lo, p.ends[k])
 }
 
 // work claims and copies published parts until all are copied or finish
