@@ -444,7 +444,8 @@ var ffTightOverlap = true
 
 // ffTightLaunches is how many launches ff_tight adds to a run: itself,
 // and where the distances go back beside it (ffTightOverlap with
-// ffOneWait) an ff_finish of the distances before it.
+// ffOneWait, and the device's page-locked flag memory made) an ff_finish
+// of the distances before it.
 func ffTightLaunches() int {
 	if ffOneWait && ffTightOverlap {
 		return 2

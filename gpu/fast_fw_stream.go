@@ -341,8 +341,9 @@ func (s *ffStream) newCard(c int, r *run) (*ffCard, error) {
 	}
 	streams := []*driver.Stream{&card.in, &card.out, &card.compute[0], &card.compute[1]}
 	for from := range s.grp.runs {
-		if peerAsync && from != c && s.grp.direct[from][c] && card.peer == 0 {
-			streams = append(streams, &card.peer)
+		if peerAsync && from != c && s.grp.direct[from][c] {
+			streams = append(streams, &card.peer) // one peer stream, whatever the cards that reach c
+			break
 		}
 	}
 	for _, st := range streams {
@@ -557,8 +558,8 @@ func (s *ffStream) time() error {
 // swapChunk queues, on card, the copy out of its chunk of pass p-1 (after
 // the bands of pass p-1, the last work that reads it) and the copy in of
 // its chunk of pass p, unit by unit: each unit in after the units out
-// whose rows it takes. The default stream, which runs the own stages and
-// receives the other cards' chunks, waits for both.
+// whose rows it takes. The default stream, which runs the own stages,
+// waits for both.
 func (s *ffStream) swapChunk(card *ffCard, p int) error {
 	ctx := card.r.dev.ctx
 	var freed []driver.Event // after the copy out of each unit of the old chunk
@@ -591,8 +592,10 @@ func (s *ffStream) swapChunk(card *ffCard, p int) error {
 		}
 	}
 	// The other cards' regions, which the bands of the last pass read,
-	// are written by copies on the default stream, which waited for those
-	// bands before the last pass's later stages.
+	// are written by the next own stages' copies: on the peer stream,
+	// which ownStages makes wait for the default stream (itself after
+	// those bands, through the later stages), or by cuMemcpyPeer, after
+	// all work queued.
 	return card.join(card.in, 0)
 }
 
@@ -727,10 +730,21 @@ func (s *ffStream) ownStages(p int) error {
 			if err := r.launch(ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim(pl.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
-			var final driver.Event // owner's row st is final (sendRow records it)
+			// The row is final: the copies to the cards that take it on
+			// their peer streams wait for this event, not for the
+			// owner's later work.
+			var final driver.Event
+			for _, card := range s.cards {
+				if card != owner && card.peer != 0 && s.grp.direct[owner.c][card.c] {
+					if err := owner.mark(&final, 0); err != nil {
+						return err
+					}
+					break
+				}
+			}
 			for _, card := range s.cards {
 				if card != owner {
-					if err := s.sendRow(owner, card, q, st-ch.y0, &final); err != nil {
+					if err := s.sendRow(owner, card, q, st-ch.y0, final); err != nil {
 						return err
 					}
 				}
@@ -809,12 +823,11 @@ var peerAsync = true
 
 // sendRow copies block row at of region q (card q's chunk) from one
 // card's primary buffers to another's. Where to reaches from directly the
-// copy runs on to's peer stream, after from's work so far (final, the
-// event that marks it, is recorded on from's default stream on the first
-// call for the row), and rowIn records its end; otherwise the copy
-// (copyPanel: cuMemcpyPeer, or through the host) comes after all work
-// queued on both cards, and later work on either after it.
-func (s *ffStream) sendRow(from, to *ffCard, q, at int, final *driver.Event) error {
+// copy runs on to's peer stream, after event final of from's default
+// stream (recorded when the row was done), and rowIn records its end;
+// otherwise the copy (copyPanel: cuMemcpyPeer, or through the host) comes
+// after all work queued on both cards, and later work on either after it.
+func (s *ffStream) sendRow(from, to *ffCard, q, at int, final driver.Event) error {
 	fd, fp := s.regionBuf(from, q, at, 1)
 	td, tp := s.regionBuf(to, q, at, 1)
 	if to.peer == 0 || !s.grp.direct[from.c][to.c] {
@@ -826,13 +839,8 @@ func (s *ffStream) sendRow(from, to *ffCard, q, at int, final *driver.Event) err
 		}
 		return nil
 	}
-	if *final == 0 {
-		if err := from.mark(final, 0); err != nil {
-			return err
-		}
-	}
 	peer := to.r.dev.ctx.(driver.Peer)
-	if err := peer.WaitPeerEvent(to.peer, from.r.dev.ctx, *final); err != nil {
+	if err := peer.WaitPeerEvent(to.peer, from.r.dev.ctx, final); err != nil {
 		return to.r.fail(err, "waiting for %s's row", from.r.dev.info.Name)
 	}
 	for _, b := range [][2]buffer{{fd, td}, {fp, tp}} {

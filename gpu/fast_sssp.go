@@ -314,11 +314,14 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fa
 		t.Heavy = 0
 	}
 	switch {
+	case t.Split < 0 || t.Heavy == 0:
+		t.Split = 0
 	case t.Split == 0 && skewed:
 		t.Split = splitDefault
-	case t.Split <= 0 || t.Heavy == 0:
-		t.Split = 0
 	}
+	// A part never needs more arcs than the graph has (nor than keep the
+	// kernel's sums within an int32).
+	t.Split = min(t.Split, max(g.M(), 1), 1<<24)
 	if t.LocalQueue == 0 {
 		t.LocalQueue = 1024
 		if !skewed && (!mesh || bf) {
@@ -486,6 +489,9 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	tun, err := tun.resolve(g, name, 0, negative)
 	if err != nil {
 		return nil, err
+	}
+	if tun.Split > 0 && g.N()+g.M()/tun.Split+1 >= 1<<30 {
+		tun.Split = 0 // the parts' worklists would need 2^31 ints or more: a block a heavy vertex
 	}
 	vectors := frontierVectors
 	if tun.Split > 0 {

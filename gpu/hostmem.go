@@ -399,8 +399,10 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 // devPitch values apart) into h's matrices 0 and 1. By viaPiped, d goes on
 // stream ds through the first staging buffer and p on the default stream
 // through the second, in one pipe: p's pieces are queued while the host
-// still takes d's in, instead of after. Otherwise (another path, rows
-// that do not fit a staging buffer) it fetches them one after the other.
+// still takes d's in, instead of after. p must stay on the default stream:
+// the arcs' upload from the second staging buffer (uploadArcs) is queued
+// there, before it. Otherwise (another path, rows that do not fit a
+// staging buffer) it fetches them one after the other.
 func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds driver.Stream) error {
 	st, err := r.dev.stagingBuffers()
 	if h.path != viaPiped || err != nil || n*h.width > len(st[0]) {
@@ -422,15 +424,12 @@ func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds drive
 		}
 	}
 	mats := h.wait()
-	jobs := []pipedJob{{host: mats[0], src: d, devPitch: devPitch, w: h.width, hi: n, s: ds, buf: st[0]},
-		{host: mats[1], src: p, devPitch: devPitch, w: h.width, hi: n, buf: st[1]}}
+	jobs := []pipedJob{{host: mats[0], src: d, devPitch: devPitch, w: h.width, hi: n, s: ds, buf: st[0], stop: fs[0].stop},
+		{host: mats[1], src: p, devPitch: devPitch, w: h.width, hi: n, buf: st[1], stop: fs[1].stop}}
 	if err := r.pipe(jobs); err != nil {
 		return err
 	}
 	for k := range fs {
-		if err := c.RecordOn(fs[k].stop, streams[k]); err != nil {
-			return r.fail(err, "recording an event")
-		}
 		if err := r.fetched(fs[k]); err != nil {
 			return err
 		}
@@ -440,8 +439,10 @@ func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds drive
 
 // pipedJob is one matrix's part of a copy back by viaPiped: rows lo..hi-1
 // of width w from src (rows devPitch values apart) on stream s, through
-// staging buffer buf, into host.
+// staging buffer buf, into host; stop, when set, is recorded on s after
+// the job's last piece (the end of its device time).
 type pipedJob struct {
+	stop                driver.Event
 	host                []int32
 	src                 DevicePtr
 	devPitch, w, lo, hi int
@@ -483,6 +484,11 @@ func (r *run) pipe(jobs []pipedJob) error {
 		}
 		if err := c.RecordOn(ev[queued], jb.s); err != nil {
 			return r.fail(err, "recording an event")
+		}
+		if last := queued+1 == len(pieces) || pieces[queued+1].job != p.job; last && jb.stop != 0 {
+			if err := c.RecordOn(jb.stop, jb.s); err != nil {
+				return r.fail(err, "recording an event")
+			}
 		}
 		queued++
 		return nil

@@ -31,6 +31,9 @@
 //
 // relaxed[v] is the distance v last relaxed its arcs from; a queued vertex
 // whose distance is not below it has nothing new to push and is skipped.
+// Heavy vertices in parts (split) never record it (relax_parts): it stays
+// INF for them, so they are never skipped nor dropped from a far pile,
+// which costs work, never a result.
 //
 // Local rounds (sssp_run's grid steps, local > 0): a grid-wide barrier
 // costs microseconds and a grid's shortest-path tree is thousands of arcs

@@ -78,6 +78,9 @@ func (c *emuContext) CopyPeerAsync(dst DevicePtr, from Context, src DevicePtr, b
 // s queues later then comes after it, as on a card. Running it here rather
 // than when s gets to it keeps each device's work on the goroutine that
 // drives the device, where its later work waits for it by its own events.
+// The caller must not drive from on another goroutine meanwhile (the
+// emulator's contexts are not safe for two goroutines at once): streamed
+// fw-fast makes its cross-device calls from one goroutine, in ownStages.
 func (c *emuContext) WaitPeerEvent(s Stream, from Context, e Event) error {
 	o, ok := from.(*emuContext)
 	if !ok {
