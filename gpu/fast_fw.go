@@ -469,7 +469,9 @@ const ffTightArcs = 4096
 // other (they may share the staging buffers).
 func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer, ds driver.Stream) error {
 	if ds != 0 && p.n > 0 && ffFetchBoth {
-		return r.fetchBoth(host, d.ptr, p.ptr, ld, n, ds)
+		if piped, err := r.fetchBoth(host, d.ptr, p.ptr, ld, n, ds); piped || err != nil {
+			return err
+		}
 	}
 	if err := r.fetch(host, 0, d.ptr, ld, 0, n, ds); err != nil {
 		return err

@@ -274,16 +274,9 @@ type pendingFetch struct {
 // result's memory must not be read before.
 func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi int, s driver.Stream) (pendingFetch, error) {
 	c := r.dev.ctx
-	f := pendingFetch{bytes: uint64(max(hi-lo, 0)) * uint64(h.width) * 4}
-	var err error
-	if f.start, err = r.event(); err != nil {
+	f, err := r.startFetch(uint64(max(hi-lo, 0))*uint64(h.width)*4, s)
+	if err != nil {
 		return f, err
-	}
-	if f.stop, err = r.event(); err != nil {
-		return f, err
-	}
-	if err := c.RecordOn(f.start, s); err != nil {
-		return f, r.fail(err, "recording an event")
 	}
 	mats := h.wait()
 	w := h.width
@@ -304,6 +297,20 @@ func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi i
 		}
 	}
 	if err := c.RecordOn(f.stop, s); err != nil {
+		return f, r.fail(err, "recording an event")
+	}
+	return f, nil
+}
+
+// startFetch returns a pendingFetch of bytes whose start event is
+// recorded on stream s now (its stop event is the caller's to record).
+func (r *run) startFetch(bytes uint64, s driver.Stream) (pendingFetch, error) {
+	f := pendingFetch{bytes: bytes}
+	var err error
+	if f.start, f.stop, err = r.eventPair(); err != nil {
+		return f, err
+	}
+	if err := r.dev.ctx.RecordOn(f.start, s); err != nil {
 		return f, r.fail(err, "recording an event")
 	}
 	return f, nil
@@ -402,39 +409,32 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 // still takes d's in, instead of after. p must stay on the default stream:
 // the arcs' upload from the second staging buffer (uploadArcs) is queued
 // there, before it. Otherwise (another path, rows that do not fit a
-// staging buffer) it fetches them one after the other.
-func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds driver.Stream) error {
+// staging buffer) it does nothing and returns false: the caller fetches
+// them one after the other.
+func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds driver.Stream) (bool, error) {
 	st, err := r.dev.stagingBuffers()
 	if h.path != viaPiped || err != nil || n*h.width > len(st[0]) {
-		if err := r.fetch(h, 0, d, devPitch, 0, n, ds); err != nil {
-			return err
-		}
-		return r.fetch(h, 1, p, devPitch, 0, n, 0)
+		return false, nil
 	}
-	c := r.dev.ctx
 	streams := [2]driver.Stream{ds, 0}
 	var fs [2]pendingFetch
 	for k := range fs {
-		fs[k].bytes = uint64(n) * uint64(h.width) * 4
-		if fs[k].start, fs[k].stop, err = r.eventPair(); err != nil {
-			return err
-		}
-		if err := c.RecordOn(fs[k].start, streams[k]); err != nil {
-			return r.fail(err, "recording an event")
+		if fs[k], err = r.startFetch(uint64(n)*uint64(h.width)*4, streams[k]); err != nil {
+			return true, err
 		}
 	}
 	mats := h.wait()
 	jobs := []pipedJob{{host: mats[0], src: d, devPitch: devPitch, w: h.width, hi: n, s: ds, buf: st[0], stop: fs[0].stop},
 		{host: mats[1], src: p, devPitch: devPitch, w: h.width, hi: n, buf: st[1], stop: fs[1].stop}}
 	if err := r.pipe(jobs); err != nil {
-		return err
+		return true, err
 	}
 	for k := range fs {
 		if err := r.fetched(fs[k]); err != nil {
-			return err
+			return true, err
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // pipedJob is one matrix's part of a copy back by viaPiped: rows lo..hi-1
