@@ -58,13 +58,14 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // after them (ffTightPi), "tight-serial" copies the distances back
 // after ff_tight instead of while it runs (ffTightOverlap), and
 // "fetch-one" copies the two matrices back one after the other rather than
-// in one pipe (ffFetchBoth). Each configuration collects garbage before its
+// in one pipe (ffFetchBoth); "yield-each" has a waiting copy-out worker
+// yield at every look (pipedSpin 1). Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss int, ap, tp, to, fb bool) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = p, h, m, w, a, pp, pn, sp, ss, ap, tp, to, fb
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb bool) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth)
 	type config struct {
 		path ffPath
 		via  int
@@ -80,12 +81,13 @@ func BenchmarkFWFastCall(b *testing.B) {
 		// pipedPiece; spawn sets pipedWorkers to 0.
 		split, piece int
 		spawn        bool
+		yieldEach    bool // pipedSpin 1: a waiting worker yields at every look
 		noPin        bool // arcsPin off
 		stagesPi     bool // ffTightPi off: Π from the stages, not ff_tight
 		tightSerial  bool // ffTightOverlap off
 		fetchOne     bool // ffFetchBoth off
 	}
-	piped, piece, pieces, split, workers := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers
+	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
 	paths := map[string]ffPath{}
 	for _, p := range ffPaths(0) {
@@ -126,7 +128,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
 				config{path: auto, name: "split-was", split: 1 << 30, spawn: true}, config{path: auto, name: "spawn", spawn: true},
 				config{path: auto, name: "piece-512k", piece: 128 << 10}, config{path: auto, name: "piece-2m", piece: 512 << 10},
-				config{path: auto, name: "no-pin", noPin: true})
+				config{path: auto, name: "no-pin", noPin: true}, config{path: auto, name: "yield-each", yieldEach: true})
 		}
 		for _, pred := range []bool{false, true} {
 			var ref []int32 // the distances of the first configuration, which every other's must equal
@@ -135,7 +137,10 @@ func BenchmarkFWFastCall(b *testing.B) {
 					setFFPath(b, c.path)
 					resultPath, hugeResults = c.via, c.huge
 					pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = piped, !c.oldWait, !c.oldUpload, piece, pieces
-					pipedSplit, pipedWorkers = split, workers
+					pipedSplit, pipedWorkers, pipedSpin = split, workers, spin
+					if c.yieldEach {
+						pipedSpin = 1
+					}
 					if c.split > 0 {
 						pipedSplit = c.split
 					}

@@ -116,9 +116,18 @@ const pipedAhead = 8
 // (an execution trace of n = 2048, where a piece arrives every 12 to 15
 // µs). 0 starts a goroutine a part instead. A variable, so that
 // benchmarks time both ways.
+//
+// pipedSpin is how many looks a waiting worker takes between two
+// runtime.Gosched calls. Each Gosched takes the scheduler's lock, and
+// with a yield every look the workers of a copy back held it most of the
+// time: a CPU profile of n = 2048 on an H200 (BenchmarkFWFastCall, build
+// 67e1843) spent 31 % of its samples in runtime.lock2 under
+// runtime.Gosched, where the calling goroutine, back from the driver,
+// needs it too. 1 is a yield every look (as before).
 var (
 	pipedSplit   = 32 << 10
 	pipedWorkers = min(8, runtime.GOMAXPROCS(0))
+	pipedSpin    = 256
 )
 
 // hugeResults makes results of hugeMinBytes or more ask for transparent
@@ -564,15 +573,20 @@ func (p *partCopier) part(k int) {
 }
 
 // work claims and copies published parts until all are copied or finish
-// stops it, yielding the core while none is published.
+// stops it, yielding the core every pipedSpin looks while none is
+// published.
 func (p *partCopier) work() {
+	looks := 0
 	for !p.stop.Load() {
 		k := p.next.Load()
 		switch {
 		case k >= int64(len(p.ends)):
 			return
 		case k >= p.avail.Load():
-			runtime.Gosched()
+			if looks++; looks >= pipedSpin {
+				looks = 0
+				runtime.Gosched()
+			}
 		case p.next.CompareAndSwap(k, k+1):
 			p.part(int(k))
 		}
