@@ -16,15 +16,18 @@
 // # What it runs
 //
 // The subset nvcc emits for pathnotes' kernels and for typical course
-// kernels (PTX ISA up to 7.8, 64-bit addressing): modules with .entry
+// kernels (PTX ISA up to 7.8, 64-bit addressing, plus the packed 16-bit
+// integer add, min and max of ISA 8.0; .version and .target are read but
+// not checked, so a module for sm_90 loads): modules with .entry
 // kernels, parameters, .reg registers and predicates in nested scopes,
 // static and dynamic (.extern) .shared variables, .local frames, .global
 // and .const variables with initializers; the integer instructions (add,
 // sub, mul, mad with .lo, .hi and .wide, mul24, mad24, sad, div, rem, abs,
 // neg, min, max, and, or, xor, not, cnot, shl, shr, popc, clz, brev, bfind,
-// bfe, bfi, prmt, add.sat), the single- and double-precision ones (add,
-// sub, mul, fma, mad, div, min, max, abs, neg, sqrt, rcp, rsqrt, sin, cos,
-// lg2, ex2, tanh, copysign, testp, with .ftz and .sat), setp (every
+// bfe, bfi, prmt, add.sat; add, min and max on .u16x2 and .s16x2 halves,
+// min.relu and max.relu on .s16x2), the single- and double-precision ones
+// (add, sub, mul, fma, mad, div, min, max, abs, neg, sqrt, rcp, rsqrt, sin,
+// cos, lg2, ex2, tanh, copysign, testp, with .ftz and .sat), setp (every
 // comparison, with .and/.or/.xor and two destinations), set, selp, slct,
 // predicate logic, cvt between every integer and float type with every
 // rounding mode and .sat, mov (with special registers, variable addresses,

@@ -21,6 +21,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add(laneKernel("add.s32 %r4, %r1, %r2;"))
 	f.Add(blockSum)
 	f.Add(spinLock)
+	f.Add(packedRelax)
 	f.Add(ptxHeader + ".visible .entry k()\n{\n\t{ .reg .b64 %t; mov.u64 %t, 1; }\n}\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		d := New(Options{Workers: 1, MemoryBytes: 1 << 20})

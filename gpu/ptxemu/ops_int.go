@@ -77,11 +77,14 @@ var (
 )
 
 // decodeArith decodes the integer operations and hands float types to
-// decodeFloat.
+// decodeFloat, packed .u16x2 and .s16x2 to decodePacked16.
 func decodeArith(d *decoder, s *stmt, m *modset, in *inst) error {
 	op := s.op
 	if i := indexDot(op); i >= 0 {
 		op = op[:i]
+	}
+	if packed := m.takeAny("u16x2", "s16x2"); packed != "" {
+		return decodePacked16(d, s, m, in, op, packed == "s16x2")
 	}
 	// The type is the last modifier; find it without consuming others.
 	var t ptxType
