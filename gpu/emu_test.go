@@ -392,16 +392,17 @@ func TestEmuStats(t *testing.T) {
 
 // TestEmuLaunchCounts runs every variant whose launches the registry
 // counts, with and without predecessors, on graphs of one tile, of several
-// and of a part-filled last one, and checks the count against the run's.
+// and of a part-filled last one (and fw-fast on one large enough for its
+// 16-bit stages), and checks the count against the run's.
 func TestEmuLaunchCounts(t *testing.T) {
 	dev := emulator(t)
-	for _, n := range []int{1, 33, 130} {
+	for _, n := range []int{1, 33, 130, max(ffNarrowMin, 2*ffTile+1)} {
 		g, err := graph.GNM(n, min(4*n, n*(n-1)), graph.WeightRange{Min: 1, Max: 9}, uint64(n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, v := range Variants() {
-			if v.Launches(n, false) < 0 {
+			if v.Launches(n, false) < 0 || n > 130 && v.Name != VariantFWFast {
 				continue
 			}
 			for _, pred := range []bool{false, true} {

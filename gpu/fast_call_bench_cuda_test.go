@@ -58,14 +58,16 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // after them (ffTightPi), "tight-serial" copies the distances back
 // after ff_tight instead of while it runs (ffTightOverlap), and
 // "fetch-one" copies the two matrices back one after the other rather than
-// in one pipe (ffFetchBoth); "yield-each" has a waiting copy-out worker
+// in one pipe (ffFetchBoth); "wide" runs the 32-bit stages where the
+// 16-bit ones would run (ffNarrow), and "narrow-full" the 16-bit stages
+// with whole tiles a block at every size; "yield-each" has a waiting copy-out worker
 // yield at every look (pipedSpin 1). Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb bool) {
-		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb
-	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth)
+	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
+		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb, nw
+	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
 	type config struct {
 		path ffPath
 		via  int
@@ -86,6 +88,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		stagesPi     bool // ffTightPi off: Π from the stages, not ff_tight
 		tightSerial  bool // ffTightOverlap off
 		fetchOne     bool // ffFetchBoth off
+		wide         bool // ffNarrow off: the 32-bit stages
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -100,7 +103,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 		}
 		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
 			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
-			{path: auto, name: "fetch-one", fetchOne: true}}
+			{path: auto, name: "fetch-one", fetchOne: true}, {path: auto, name: "wide", wide: true},
+			{path: paths["narrow-full"], name: "narrow-full"}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {
@@ -135,6 +139,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 			for _, c := range configs {
 				b.Run(fmt.Sprintf("n=%d/pred=%v/%s", n, pred, c.name), func(b *testing.B) {
 					setFFPath(b, c.path)
+					if !c.path.narrow {
+						ffNarrow = !c.wide // as set by default, or off
+					}
 					resultPath, hugeResults = c.via, c.huge
 					pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = piped, !c.oldWait, !c.oldUpload, piece, pieces
 					pipedSplit, pipedWorkers, pipedSpin = split, workers, spin

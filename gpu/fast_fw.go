@@ -35,6 +35,7 @@ type ffMode struct {
 	suffix string // kernel name suffix in ptx/fwfast.cu
 	inf    int32  // internal infinity
 	tight  bool   // distances only in the stages, Π from the tight arcs after (ff_tight)
+	narrow bool   // the stages on 16-bit distances (ptx/fw16.cu, ffNarrowFits)
 }
 
 var (
@@ -166,7 +167,8 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err != nil {
 		return nil, r.fail(err, "reading free device memory")
 	}
-	if budget := capped(free, opts.DeviceMemory); need+stage > budget && n > 0 {
+	budget := capped(free, opts.DeviceMemory)
+	if need+stage > budget && n > 0 {
 		return fwFastStreamed(&group{runs: []*run{r}, direct: [][]bool{{false}}}, g, opts, mode, budget)
 	}
 	if err := r.fits(need, what, free, total); err != nil {
@@ -179,6 +181,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if tight {
 		mode = ffTight
 	}
+	// The 16-bit stages take a matrix of their own (half the size), where it
+	// fits beside the rest.
+	mode.narrow = r.ffNarrowFits(g, mode) && need+stage+uint64(ld)*uint64(ld)*2 <= budget
 	host := r.newHostResult(matrices, n, n, true, true)
 	defer host.release()
 	d, err := r.alloc(ld * ld)
@@ -203,10 +208,12 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
 		return nil, err
 	}
-	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, ffSmall(n, opts.Pred && !mode.tight), d, p, host)
+	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, ffSmall(n, opts.Pred && !mode.tight) && !mode.narrow, d, p, host)
 	if err == nil && !done {
 		// ff_small's grid was not all on the card at once (or could not
-		// be): start again, three launches a stage.
+		// be), or a 16-bit result failed its check: start again on the
+		// 32-bit stages, three launches a stage.
+		mode.narrow = false
 		if err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err == nil {
 			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, host)
 		}
@@ -278,16 +285,19 @@ var ffOneWait = true
 
 // ffRun runs fw-fast on the built padded matrices d and p of side ld:
 // ff_small when small (in one launch, 64-wide tiles, the stages separated
-// by a grid barrier, timed as the kernels), else the 128-wide stages; then
-// ff_finish checks them, and the result is copied into host's matrices.
+// by a grid barrier, timed as the kernels), the 128-wide stages on 16-bit
+// distances when mode.narrow (ffNarrowStages), else the 128-wide stages;
+// then ff_finish checks them, and the result is copied into host's
+// matrices.
 // ff_small's grid is as many blocks as the card runs at once (ffSmallPerSM
 // a multiprocessor, fewer if the kernel's occupancy allows fewer; one a
 // worker on the emulator, which runs each block to its end on a worker of
 // its own), and no more than the tiles of a stage. ffRun returns false
 // when ff_small could not run or a block waited for the others in vain
 // (the grid was not all on the card at once, say beside another
-// context's kernels): the matrices are then half done, host's matrices
-// hold no result, and the caller builds them again and runs the stages.
+// context's kernels), and when a 16-bit result fails its check: the
+// matrices are then not the result, nor are host's, and the caller builds
+// them again and runs the 32-bit stages.
 func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p buffer, host *hostResult) (bool, error) {
 	n := g.N()
 	sp := p // the stages' predecessors
@@ -296,14 +306,26 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	}
 	stages := func() error { return r.ffStages(n, ld, mode, pred && !mode.tight, d, sp) }
 	// flags: ff_finish's three (set to graph.Inf), then ff_small's
-	// barrier counter and abort flag (0).
-	flags, err := r.alloc(5)
+	// barrier counter and abort flag (0), then f16_widen's check
+	// (graph.Inf).
+	const nflags = 6
+	flags, err := r.alloc(nflags)
 	if err != nil {
 		return false, err
 	}
-	fin, bar := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 2}
+	fin, bar, wide := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 2}, buffer{flags.ptr + 5*4, 1}
 	if err := r.fill(fin, graph.Inf); err != nil {
 		return false, err
+	}
+	if mode.narrow {
+		if err := r.fill(wide, graph.Inf); err != nil {
+			return false, err
+		}
+		h, err := r.alloc(ld * ld / 2)
+		if err != nil {
+			return false, err
+		}
+		stages = func() error { return r.ffNarrowStages(n, ld, mode.inf, d, h, wide) }
 	}
 	if small {
 		name := "ff_small_" + mode.suffix
@@ -319,7 +341,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 				i32(n), i32(ld), d.arg(), sp.arg(), bar.arg())
 		}
 	}
-	var f [5]int32
+	var f [nflags]int32
 	var hf []int32
 	if ffOneWait {
 		hf, _ = r.dev.hostFlags() // without it, the run waits as before
@@ -344,6 +366,11 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if hf == nil {
 		if err := r.kernels(compute); err != nil {
 			return false, err
+		}
+		if mode.narrow {
+			if err := r.readInts(f[5:], wide); err != nil || f[5] != graph.Inf {
+				return false, err
+			}
 		}
 		if small {
 			r.report(n, n)
@@ -396,7 +423,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if err := r.ffCheck(n, ld, 0, n, check, d, p, fin, 0); err != nil {
 		return false, err
 	}
-	if err := r.dev.ctx.CopyOutAsync(asBytes(hf[:5]), flags.ptr, 0); err != nil {
+	if err := r.dev.ctx.CopyOutAsync(asBytes(hf[:nflags]), flags.ptr, 0); err != nil {
 		return false, r.fail(err, "reading the flags back (after kernel %s)", r.last)
 	}
 	// The copy back waits for the kernels and the flags, queued before it
@@ -404,8 +431,8 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if err := r.ffFetch(host, n, ld, d, p, dstream); err != nil {
 		return false, err
 	}
-	copy(f[:], hf[:5])
-	if small && f[4] != 0 {
+	copy(f[:], hf[:nflags])
+	if small && f[4] != 0 || mode.narrow && f[5] != graph.Inf {
 		return false, nil
 	}
 	return true, r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p))

@@ -292,34 +292,44 @@ type ffPath struct {
 	name                      string
 	small, smallPred, quarter int
 	blocks                    int
+	narrow                    bool // the 16-bit stages wherever they apply (ffNarrow, ffNarrowMin 0)
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
 // ff_small with and without predecessors, the stages with quarter panels
 // (half panels with predecessors), the 128-wide tiles, and ff_small with a
 // grid larger than the device runs at once (whose barrier gives up, and
-// the stages run again).
+// the stages run again), and the 16-bit stages (half tiles a block, and
+// whole tiles) where the weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
 		{name: "stages-quarter", quarter: 32},
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
+		{name: "narrow-half", quarter: 32, narrow: true},
+		{name: "narrow-full", quarter: 0, narrow: true},
 	}
 }
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks
-	t.Cleanup(func() { ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks = s, sp, q, b })
-	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks = p.small, p.smallPred, p.quarter, p.blocks
+	s, sp, q, b, nw, nm := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin
+	t.Cleanup(func() {
+		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin = s, sp, q, b, nw, nm
+	})
+	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow = p.small, p.smallPred, p.quarter, p.blocks, p.narrow
+	if p.narrow {
+		ffNarrowMin = 0
+	}
 }
 
 // TestFWFastPaths runs every path of fw-fast through its stages on the
 // emulator against the CPU (distances cell by cell, every path rebuilt
 // from Π), on sizes around the 64- and 128-wide tiles, sparse graphs with
 // unreachable pairs, dense ones, negative arcs and both predecessor
-// modes; checks from the launch count that the path asked for ran; that
+// modes; checks from the launch count that the path asked for ran (the
+// 16-bit stages where the weights allow them); that
 // the half panels give the Π of the 128-wide tiles; and that every path
 // reports a negative cycle.
 func TestFWFastPaths(t *testing.T) {
@@ -382,9 +392,13 @@ func TestFWFastPaths(t *testing.T) {
 					if tight {
 						extra = ffTightLaunches()
 					}
+					// The 16-bit stages add f16_narrow and f16_widen.
 					oneLaunch, stages := 3+1+extra, 3+1+extra
 					if nb := ceilDiv(tg.g.N(), ffTile); nb > 1 {
 						stages = 3 + 3*nb + extra
+					}
+					if p.narrow && (tight || !pred && fwFastMode(tg.g, false) == ffDist) && ffNarrowWeights(tg.g) {
+						stages += 2
 					}
 					want, gaveUp := stages, stages+4+extra
 					if small := p.small > 0 && (!pred || tight || p.smallPred > 0); small && (p.blocks == 0 || tg.g.N() <= 64) {

@@ -159,26 +159,30 @@ var variants = []Variant{
 		summary: "Bellman-Ford on worklists, early exit, negative cycles", from: own},
 	{Name: VariantFWFast, Algorithm: "Floyd-Warshall", AllPairs: true, Negative: true,
 		Source:  "pathnotes (blocked Floyd-Warshall with 128×128 tiles and a register-tiled min-plus product)",
-		Launch:  "up to 2048 vertices one launch of ff_small (64-wide tiles, its resident blocks meeting at a grid barrier between the phases); otherwise 3 launches per 128-wide stage: primary tile (1 block of 256), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each; with Π on a sparse graph of positive weights, ff_tight after them (up to 16 rows of distances a block in shared memory, each thread checking 4 arcs at a time against them) while the distances are copied back",
+		Launch:  "up to 2048 vertices one launch of ff_small (64-wide tiles, its resident blocks meeting at a grid barrier between the phases); otherwise 3 launches per 128-wide stage: primary tile (1 block of 256), primary row and column ((nb,2) grid), the rest ((nb,nb) grid) of 256-thread blocks computing 8×8 cells each; from 256 vertices on a Hopper card, graphs of weights 0..16383 run the 128-wide stages on 16-bit distances, two cells an instruction (fw16.cu: f16_narrow, the stages, f16_widen, which checks that no result was cut off, else the 32-bit stages run); with Π on a sparse graph of positive weights, ff_tight after them (up to 16 rows of distances a block in shared memory, each thread checking 4 arcs at a time against them) while the distances are copied back",
 		all:     FWFast,
 		summary: "Floyd-Warshall on 128×128 tiles", from: own,
 		// The matrix is built on the device (ff_init, ff_arcs) and checked
 		// there (ff_finish) around the stages: one launch of ff_small, or
 		// 3 launches a stage, 1 when there is a single one; with Π, ff_tight
 		// after them (and ff_finish of the distances before it:
-		// ffTightLaunches).
+		// ffTightLaunches); the 16-bit stages (ffNarrowFits) add
+		// f16_narrow and f16_widen.
 		launches: func(n int, pred bool) int {
 			if n == 0 {
 				return 0
 			}
-			stages, tight := ceilDiv(n, ffTile), 0
+			stages, tight, narrow := ceilDiv(n, ffTile), 0, 0
 			if pred && n > ffTightMin {
 				tight = ffTightLaunches()
 			}
-			if stages == 1 || ffSmall(n, false) {
-				return 1 + 3 + tight
+			if ffNarrow && n >= ffNarrowMin {
+				narrow = 2
 			}
-			return 3*stages + 3 + tight
+			if stages == 1 || ffSmall(n, false) && narrow == 0 {
+				return 1 + 3 + tight + narrow
+			}
+			return 3*stages + 3 + tight + narrow
 		}},
 	{Name: VariantJohnsonFast, Algorithm: "Johnson", AllPairs: true, Negative: true,
 		Source:  "pathnotes' own (no source document): Johnson's reweighting with bf-fast's potentials, then apsp-batched's batched Dijkstra",
@@ -234,7 +238,10 @@ func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts
 // card at once) launches more; with Π past one tile, fw-fast's count is
 // that of a graph whose predecessors ff_tight computes after the stages
 // (sparse, every arc weighing at least 1), and a run on another graph
-// launches one fewer.
+// launches one fewer; from ffNarrowMin vertices on, it is that of a run
+// on 16-bit distances (a card of compute capability 9.0 or later, or the
+// emulator, and weights below 2^14), which launches two more than one on
+// 32-bit distances.
 func (v Variant) Launches(n int, pred bool) int {
 	if v.launches == nil || n < 0 {
 		return -1

@@ -1,0 +1,82 @@
+package gpu
+
+import (
+	"github.com/pathnotes/pathnotes/gpu/driver"
+	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
+)
+
+// fw-fast's stages on 16-bit distances (ptx/fw16.cu): on a Hopper card,
+// add.u16x2 and min.u16x2 make one VIADDMNMX.U16x2 instruction, which
+// relaxes two cells where the 32-bit stages relax one. The result is
+// exact: the stages compute min(distance, f16Inf), and f16_widen checks
+// that no result lies in f16Exact .. f16Inf-1, which (with every weight
+// below f16Exact) proves that no reachable pair was cut off at f16Inf;
+// where a result does, the run starts again on the 32-bit stages.
+const (
+	f16Exact = 1 << 14   // weights stay below it; so must every result, for the check to pass
+	f16Inf   = 1<<15 - 1 // the 16-bit stages' internal infinity
+)
+
+// ffNarrow lets fw-fast run its stages on 16-bit distances where
+// ffNarrowFits allows (a variable, so that benchmarks time both ways and
+// tests check both).
+var ffNarrow = true
+
+// ffNarrowMin is the fewest vertices for which fw-fast runs its stages on
+// 16-bit distances (a variable for the tests, which run them on small
+// graphs).
+var ffNarrowMin = 2 * ffTile
+
+// ffNarrowFits says whether fw-fast runs g's stages in mode on 16-bit
+// distances on r's device: the distance-only stages (with or without Π
+// from ff_tight after them), at least ffNarrowMin vertices, weights that
+// ffNarrowWeights takes, and a device that runs PTX for sm_90 (a card of
+// compute capability 9.0 or later, or the emulator).
+func (r *run) ffNarrowFits(g *graph.Graph, mode ffMode) bool {
+	return ffNarrow && mode.suffix == ffDist.suffix && g.N() >= ffNarrowMin && ffNarrowWeights(g) &&
+		(r.dev.info.Major >= 9 || driver.Emulated(r.dev.ctx))
+}
+
+// ffNarrowWeights says whether g's weights suit the 16-bit stages: all in
+// 0 .. f16Exact-1.
+func ffNarrowWeights(g *graph.Graph) bool {
+	lo, hi := g.WeightRange()
+	return g.M() == 0 || lo >= 0 && hi < f16Exact
+}
+
+// ffNarrowStages queues the stages of fw-fast on 16-bit distances for the
+// built matrix d of side ld (32-bit, internal infinity inf): f16_narrow
+// writes it into h (ld·ld/2 words), the 128-wide stages run on h (half
+// tiles a block where fw-fast takes quarters, ffQuarterMax block rows or
+// fewer), and f16_widen writes the n×n result back into d, setting flag
+// (graph.Inf before) to the least row that fails the check.
+func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
+	words := ld * ld / 2
+	if err := r.launch(ptx.FW16, "f16_narrow", Dim(min(ceilDiv(words, 256), 4096), 1, 1), Dim(256, 1, 1), 0,
+		i32(ld), i32(ld), d.arg(), h.arg()); err != nil {
+		return err
+	}
+	nb, ldw := ld/ffTile, ld/2
+	rows, halves := "_r8", 1
+	if nb <= ffQuarterMax {
+		rows, halves = "_r4", 2
+	}
+	for s := range nb {
+		args := []uint64{i32(ldw), i32(s), h.arg()}
+		if err := r.launch(ptx.FW16, "f16_phase1", Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+			return err
+		}
+		if nb > 1 {
+			if err := r.launch(ptx.FW16, "f16_panels"+rows, Dim(nb, 2, halves), Dim(256, 1, 1), 0, args...); err != nil {
+				return err
+			}
+			if err := r.launch(ptx.FW16, "f16_rest"+rows, Dim(nb, nb*halves, 1), Dim(256, 1, 1), 0, args...); err != nil {
+				return err
+			}
+		}
+		r.report(min((s+1)*ffTile, n), n)
+	}
+	return r.launch(ptx.FW16, "f16_widen", Dim(min(ceilDiv(ceilDiv(n, 2), 256), 16), min(n, 65535), 1), Dim(256, 1, 1), 0,
+		i32(n), i32(ld), h.arg(), d.arg(), uint64(uint32(inf)), flag.arg())
+}

@@ -1,0 +1,82 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/graph"
+)
+
+// TestFWFastNarrowCheck runs fw-fast's 16-bit stages on graphs whose
+// longest distances sit on either side of the check's bound (f16Exact)
+// and of the 16-bit infinity, with and without Π, against the CPU: where
+// a result reaches f16Exact the run must start again on the 32-bit stages
+// (more launches) and still be exact, and below it the 16-bit result
+// stands. Without the check, a pair at 36000 would come back unreachable.
+func TestFWFastNarrowCheck(t *testing.T) {
+	dev := emulator(t)
+	ctx := context.Background()
+	setFFPath(t, ffPath{name: "narrow-half", quarter: 32, narrow: true})
+	const n = 200 // two block rows: panels and rest run
+	for _, c := range []struct {
+		name   string
+		arcs   string
+		narrow bool // the 16-bit result stands
+	}{
+		{"longest 16383", "0->1 8000, 1->150 8382, 150->7 1, 9->9 5", true},
+		{"longest 16384", "0->1 8000, 1->150 8384, 5->6 1, 5->6 3", false},
+		{"beyond the 16-bit infinity", "0->1 12000, 1->2 12000, 2->199 12000, 199->0 1", false},
+		{"two arcs of 16383", "3->4 16383, 4->5 16383, 5->3 16383", false},
+	} {
+		g := mustGraph(t, n, c.arcs)
+		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := testGraph{name: c.name, g: g, all: ref}
+		for _, pred := range []bool{false, true} {
+			name := fmt.Sprintf("%s pred=%v", c.name, pred)
+			var st Stats
+			got, err := FWFast(ctx, g, Options{Device: dev, Pred: pred, Stats: &st})
+			if !matchesCPU(t, name, tg, got, err, pred) {
+				continue
+			}
+			// ff_init, ff_arcs, ff_finish and the 16-bit stages (f16_narrow,
+			// three launches a stage, f16_widen), ff_tight's launches with Π;
+			// when the check fails (read after the copy back: ffOneWait),
+			// ff_init, ff_arcs, the 32-bit stages, ff_finish and ff_tight's
+			// launches again.
+			nb, extra := ceilDiv(n, ffTile), 0
+			if pred {
+				if !ffTightFits(g) {
+					t.Fatalf("%s: the graph does not take ff_tight", name)
+				}
+				extra = ffTightLaunches()
+			}
+			want := 3 + 2 + 3*nb + extra
+			if !c.narrow {
+				want += 3 + 3*nb + extra
+			}
+			if st.Launches != want {
+				t.Errorf("%s: %d launches, want %d (16-bit result standing: %v)", name, st.Launches, want, c.narrow)
+			}
+		}
+	}
+	// A weight of f16Exact keeps the 32-bit stages.
+	g := mustGraph(t, n, fmt.Sprintf("0->1 %d", f16Exact))
+	if ffNarrowWeights(g) {
+		t.Errorf("a weight of %d takes the 16-bit stages", f16Exact)
+	}
+	if neg := mustGraph(t, n, "0->1 -1"); ffNarrowWeights(neg) {
+		t.Error("a negative weight takes the 16-bit stages")
+	}
+	empty, err := graph.FromArcs(n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ffNarrowWeights(empty) {
+		t.Error("a graph without arcs does not take the 16-bit stages")
+	}
+}

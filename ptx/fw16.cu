@@ -1,0 +1,295 @@
+// fw16.cu: fw-fast's stages on 16-bit distances, two to a 32-bit word, for
+// the packed min-plus of Hopper GPUs (compute capability 9.0 and later).
+//
+// fw-fast's inner statement c = min(c, a + b) is one VIADDMNMX instruction
+// on int32 (ptx/fwfast.cu). On 16-bit halves, add.u16x2 and min.u16x2
+// (PTX ISA 8.0, sm_90) become one VIADDMNMX.U16x2, which updates two cells:
+// where every distance fits in 15 bits, the stages do half the
+// instructions and move half the bytes.
+//
+// Values are unsigned halves in 0 .. F16_INF = 0x7fff, F16_INF standing for
+// "no path". The sum of two halves is at most 0xfffe, so no half wraps, and
+// min(c, a + b) with c <= F16_INF never exceeds F16_INF: the stages compute
+// in the semiring of 0 .. F16_INF with min and the addition clamped at
+// F16_INF, which min(x, F16_INF) maps the ordinary one onto (it keeps
+// min and +, and 0 below everything, so closures and blocked Floyd-
+// Warshall carry over). Each result is therefore min(true distance,
+// F16_INF): exact below F16_INF, and F16_INF for a pair whose distance is
+// F16_INF or more, reachable or not.
+//
+// The check (f16_widen): if some pair at a distance of F16_INF or more is
+// reachable, follow one of its shortest paths from the start. With weights
+// below F16_EXACT = 0x4000 its prefixes grow in steps below F16_EXACT, so
+// one of them ends at a distance in F16_EXACT .. F16_INF - 1, and a prefix
+// of a shortest path is a shortest path, which the stages computed
+// exactly. So if no result lies in F16_EXACT .. F16_INF - 1, every result
+// is exact; otherwise the host runs the 32-bit stages instead. The host
+// sends only graphs whose weights are all in 0 .. F16_EXACT - 1.
+//
+// The layout is fw-fast's (128 x 128 tiles, the side padded to a multiple
+// of 128 with F16_INF), each row of ld cells being ld / 2 words, column j
+// in the low half of word j / 2 for even j. The kernels mirror fwfast.cu's
+// 128-wide stages for MODE_DIST:
+//
+//   f16_phase1  one block closes the primary tile, 128 sequential steps.
+//   f16_panels  the primary row and column, each a product with the closed
+//               primary tile (a block per tile, or per half of one).
+//   f16_rest    every other tile: min(C, D[i][r] (x) D[r][j]).
+//
+// f16_narrow builds the 16-bit matrix from fw-fast's 32-bit one, and
+// f16_widen writes the result back into it (F16_INF becomes the 32-bit
+// internal infinity) and runs the check.
+#include "common.cuh"
+
+#define F16_B 128         // tile side and k values per stage
+#define F16_KC 16         // k values per shared-memory chunk of f16_prod
+#define F16_INF 0x7fff    // internal infinity of a half
+#define F16_EXACT 0x4000  // the least value whose presence fails the check
+
+typedef unsigned int u32;
+
+// addmin returns min(c, a + b) in each 16-bit half of the words.
+__device__ __forceinline__ u32 addmin(u32 a, u32 b, u32 c)
+{
+    u32 s, d;
+    asm("add.u16x2 %0, %1, %2;" : "=r"(s) : "r"(a), "r"(b));
+    asm("min.u16x2 %0, %1, %2;" : "=r"(d) : "r"(s), "r"(c));
+    return d;
+}
+
+// dup returns a word whose two halves both hold half hi (0: low, 1: high)
+// of w.
+__device__ __forceinline__ u32 dup(u32 w, int hi)
+{
+    return hi ? (w >> 16) | (w & 0xffff0000u) : (w & 0xffffu) | (w << 16);
+}
+
+// f16_row is the tile row of the e-th of a thread's 8 rows, as fwfast.cu's
+// mp_off: 4 at t*4 and 4 at 64 + t*4. f16_word is the tile word (of 64) of
+// the e-th of its 4 words: columns t*4 .. t*4+3 and 64 + t*4 .. 64 + t*4+3.
+__device__ __forceinline__ int f16_row(int t, int e) { return (e < 4 ? 0 : 64) + t * 4 + (e & 3); }
+__device__ __forceinline__ int f16_word(int t, int e) { return (e < 2 ? 0 : 32) + t * 2 + (e & 1); }
+
+// f16_phase1 closes primary tile (r, r) of the matrix h (ldw words a row)
+// with one block of 256 threads, each holding 8 rows x 4 words in
+// registers. Step k: the threads that own row k and column k put them in
+// shared memory (column k with its value in both halves), one barrier, and
+// every thread updates its cells; the buffers alternate, so that one
+// barrier a step suffices (as in fwfast.cu's ff_phase1).
+extern "C" __global__ void __launch_bounds__(256) f16_phase1(int ldw, int r, u32 *h)
+{
+    __shared__ u32 rowK[2][F16_B / 2], colK[2][F16_B];
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+    u32 *tile = h + (size_t)r * F16_B * ldw + r * (F16_B / 2);
+    u32 c[8][4];
+#pragma unroll
+    for (int a = 0; a < 8; a++)
+#pragma unroll
+        for (int w = 0; w < 4; w++)
+            c[a][w] = tile[(size_t)f16_row(ty, a) * ldw + f16_word(tx, w)];
+    // Step k = half * 64 + t4 * 4 + e is row a = half * 4 + e of the
+    // threads with ty = t4, and in word w = half * 2 + e / 2 (its half
+    // e % 2) of those with tx = t4.
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+        for (int t4 = 0; t4 < 16; t4++) {
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int a0 = half * 4 + e, w0 = half * 2 + (e >> 1), buf = e & 1;
+                if (ty == t4) {
+#pragma unroll
+                    for (int w = 0; w < 4; w++)
+                        rowK[buf][f16_word(tx, w)] = c[a0][w];
+                }
+                if (tx == t4) {
+#pragma unroll
+                    for (int a = 0; a < 8; a++)
+                        colK[buf][f16_row(ty, a)] = dup(c[a][w0], e & 1);
+                }
+                __syncthreads();
+                u32 rk[4], ck[8];
+#pragma unroll
+                for (int w = 0; w < 4; w++)
+                    rk[w] = rowK[buf][f16_word(tx, w)];
+#pragma unroll
+                for (int a = 0; a < 8; a++)
+                    ck[a] = colK[buf][f16_row(ty, a)];
+#pragma unroll
+                for (int a = 0; a < 8; a++)
+#pragma unroll
+                    for (int w = 0; w < 4; w++)
+                        c[a][w] = addmin(ck[a], rk[w], c[a][w]);
+            }
+        }
+    }
+#pragma unroll
+    for (int a = 0; a < 8; a++)
+#pragma unroll
+        for (int w = 0; w < 4; w++)
+            tile[(size_t)f16_row(ty, a) * ldw + f16_word(tx, w)] = c[a][w];
+}
+
+// f16_prod computes C = min(C, A (x) B) for 16 RA rows of a tile (RA = 8:
+// the whole 128 x 128 tile; 4: a half) with 256 threads of RA rows x 4
+// words: cw points at C's first word, aw at A's (the same rows, k over the
+// 128 columns of the stage) and bw at B's (the stage's 128 rows, C's
+// columns), all ldw words a row. The k values come in chunks of F16_KC
+// through double-buffered shared memory, A's with each value in both
+// halves of a word. C may be A or B: every read of them comes before the
+// first write of C (after the last barrier).
+template <int RA>
+__device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const u32 *bw)
+{
+    __shared__ u32 As[2][F16_KC][16 * RA], Bs[2][F16_KC][F16_B / 2];
+    const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
+    // A row of 16 RA rows a thread's a-th row: f16_row for RA = 8, t*4 + a
+    // for RA = 4.
+    auto arow = [&](int a) { return RA == 8 ? f16_row(ty, a) : ty * 4 + a; };
+    u32 c[RA][4];
+#pragma unroll
+    for (int a = 0; a < RA; a++)
+#pragma unroll
+        for (int w = 0; w < 4; w++)
+            c[a][w] = cw[(size_t)arow(a) * ldw + f16_word(tx, w)];
+
+    // Staging: A rows t / (16 / RA), RA k values from (t % (16 / RA)) * RA
+    // (RA / 2 words); B row t / 16, words (t % 16) * 4 .. +3.
+    const int per = 16 / RA, ar = t / per, ak = (t % per) * RA, br = t >> 4, bc = (t & 15) * 4;
+    uint4 ra, rb; // A's RA / 2 words (x, y for RA = 4), B's 4
+    auto fetch = [&](int ch) {
+        const u32 *pa = aw + (size_t)ar * ldw + (ch * F16_KC + ak) / 2;
+        if (RA == 8) {
+            ra = *(const uint4 *)pa;
+        } else {
+            const uint2 v = *(const uint2 *)pa;
+            ra.x = v.x, ra.y = v.y;
+        }
+        rb = *(const uint4 *)(bw + (size_t)(ch * F16_KC + br) * ldw + bc);
+    };
+    auto stage = [&](int buf) {
+        const u32 rv[4] = {ra.x, ra.y, ra.z, ra.w};
+#pragma unroll
+        for (int e = 0; e < RA / 2; e++) {
+            As[buf][ak + 2 * e][ar] = dup(rv[e], 0);
+            As[buf][ak + 2 * e + 1][ar] = dup(rv[e], 1);
+        }
+        *(uint4 *)&Bs[buf][br][bc] = rb;
+    };
+
+    const int chunks = F16_B / F16_KC;
+    fetch(0);
+    stage(0);
+    __syncthreads();
+    for (int ch = 0; ch < chunks; ch++) {
+        const int buf = ch & 1;
+        if (ch + 1 < chunks)
+            fetch(ch + 1);
+#pragma unroll
+        for (int kk = 0; kk < F16_KC; kk++) {
+            u32 av[8], bv[4];
+            const uint4 a0 = *(const uint4 *)&As[buf][kk][ty * 4];
+            av[0] = a0.x, av[1] = a0.y, av[2] = a0.z, av[3] = a0.w;
+            if (RA == 8) {
+                const uint4 a1 = *(const uint4 *)&As[buf][kk][64 + ty * 4];
+                av[4] = a1.x, av[5] = a1.y, av[6] = a1.z, av[7] = a1.w;
+            }
+            const uint2 b0 = *(const uint2 *)&Bs[buf][kk][tx * 2], b1 = *(const uint2 *)&Bs[buf][kk][32 + tx * 2];
+            bv[0] = b0.x, bv[1] = b0.y, bv[2] = b1.x, bv[3] = b1.y;
+#pragma unroll
+            for (int a = 0; a < RA; a++)
+#pragma unroll
+                for (int w = 0; w < 4; w++)
+                    c[a][w] = addmin(av[a], bv[w], c[a][w]);
+        }
+        if (ch + 1 < chunks)
+            stage(buf ^ 1);
+        // Chunk ch+1 goes into the buffer every thread finished reading at
+        // ch-1: one barrier a chunk.
+        __syncthreads();
+    }
+#pragma unroll
+    for (int a = 0; a < RA; a++) {
+        u32 *row = cw + (size_t)arow(a) * ldw;
+        *(uint2 *)(row + tx * 2) = make_uint2(c[a][0], c[a][1]);
+        *(uint2 *)(row + 32 + tx * 2) = make_uint2(c[a][2], c[a][3]);
+    }
+}
+
+// f16_tile returns the first word of tile (i, j)'s row y in h.
+__device__ __forceinline__ u32 *f16_tile(u32 *h, int ldw, int i, int j, int y)
+{
+    return h + ((size_t)i * F16_B + y) * ldw + j * (F16_B / 2);
+}
+
+// f16_panels updates the primary row and column of stage r: block (j, 0,
+// z) tile (r, j) of the row, block (j, 1, z) tile (j, r) of the column,
+// rows z * 16 RA of it (tile r itself is closed and skipped). A block of
+// the primary row reads the rows of its tile that its tile's other half
+// writes: as for fwfast.cu's ff_qpanels, that race leaves the distances
+// as they would be without it, since every value read, old or new, is the
+// length of a real path and none is below the product of the old ones.
+template <int RA>
+__device__ __forceinline__ void f16_panels(int ldw, int r, u32 *h)
+{
+    const int j = blockIdx.x, y = blockIdx.z * 16 * RA;
+    if (j == r)
+        return;
+    if (blockIdx.y == 0)
+        f16_prod<RA>(ldw, f16_tile(h, ldw, r, j, y), f16_tile(h, ldw, r, r, y), f16_tile(h, ldw, r, j, 0));
+    else
+        f16_prod<RA>(ldw, f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, r, r, 0));
+}
+
+// f16_rest updates every tile (i, j) off the primary row and column of
+// stage r: block (j, i * 128 / (16 RA) + z) its rows z * 16 RA.
+template <int RA>
+__device__ __forceinline__ void f16_rest(int ldw, int r, u32 *h)
+{
+    const int halves = 8 / RA, j = blockIdx.x, i = blockIdx.y / halves, y = (blockIdx.y % halves) * 16 * RA;
+    if (i == r || j == r)
+        return;
+    f16_prod<RA>(ldw, f16_tile(h, ldw, i, j, y), f16_tile(h, ldw, i, r, y), f16_tile(h, ldw, r, j, 0));
+}
+
+extern "C" __global__ void __launch_bounds__(256) f16_panels_r8(int ldw, int r, u32 *h) { f16_panels<8>(ldw, r, h); }
+extern "C" __global__ void __launch_bounds__(256) f16_panels_r4(int ldw, int r, u32 *h) { f16_panels<4>(ldw, r, h); }
+extern "C" __global__ void __launch_bounds__(256) f16_rest_r8(int ldw, int r, u32 *h) { f16_rest<8>(ldw, r, h); }
+extern "C" __global__ void __launch_bounds__(256) f16_rest_r4(int ldw, int r, u32 *h) { f16_rest<4>(ldw, r, h); }
+
+// f16_narrow writes rows 0 .. rows-1 of the 32-bit matrix d (ld values a
+// row, every value non-negative) into h: min(value, F16_INF) each, so that
+// the 32-bit internal infinity becomes F16_INF. A thread a word of h at a
+// time, grid-stride.
+extern "C" __global__ void f16_narrow(int ld, int rows, const int *d, u32 *h)
+{
+    const size_t words = (size_t)rows * ld / 2;
+    for (size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x; q < words; q += (size_t)gridDim.x * blockDim.x) {
+        const int2 v = *(const int2 *)(d + 2 * q);
+        h[q] = min((u32)v.x, (u32)F16_INF) | min((u32)v.y, (u32)F16_INF) << 16;
+    }
+}
+
+// f16_widen writes the n x n result in h back into d (ld values a row):
+// F16_INF becomes inf, the 32-bit internal infinity, every other value
+// itself. It runs the check of this file's comment: flag (set to INF by the
+// host) becomes the least row holding a value in F16_EXACT .. F16_INF - 1,
+// whose presence means the host must run the 32-bit stages. Block (x, y)
+// takes words from x * blockDim.x on, rows y, y + gridDim.y, ...
+extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int inf, int *flag)
+{
+    bool seen = false;
+    for (int i = blockIdx.y; i < n; i += gridDim.y) {
+        const u32 *src = h + (size_t)i * ld / 2;
+        int *dst = d + (size_t)i * ld;
+        for (int q = blockIdx.x * blockDim.x + threadIdx.x; 2 * q < n; q += gridDim.x * blockDim.x) {
+            const u32 w = src[q];
+            const int lo = w & 0xffff, hi = w >> 16;
+            const bool bad = (lo >= F16_EXACT && lo < F16_INF) || (hi >= F16_EXACT && hi < F16_INF);
+            if (bad && !seen) {
+                seen = true;
+                atomicMin(flag, i);
+            }
+            *(int2 *)(dst + 2 * q) = make_int2(lo == F16_INF ? inf : lo, hi == F16_INF ? inf : hi);
+        }
+    }
+}
