@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"fmt"
+
 	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
 	"github.com/pathnotes/pathnotes/ptx"
@@ -28,6 +30,12 @@ var ffNarrow = true
 // graphs).
 var ffNarrowMin = 2 * ffTile
 
+// ffNarrowPanelRows is how many of a tile's 128 rows a block of the
+// 16-bit panels takes (16 × 2, 4 or 8, f16_panels_r*) where fw-fast takes
+// quarter tiles (ffQuarterMax block rows or fewer); whole tiles above. A
+// variable, so that benchmarks time each.
+var ffNarrowPanelRows = 32
+
 // ffNarrowFits says whether fw-fast runs g's stages in mode on 16-bit
 // distances on r's device: the distance-only stages (with or without Π
 // from ff_tight after them), at least ffNarrowMin vertices, weights that
@@ -49,7 +57,7 @@ func ffNarrowWeights(g *graph.Graph) bool {
 // built matrix d of side ld (32-bit, internal infinity inf): f16_narrow
 // writes it into h (ld·ld/2 words), the 128-wide stages run on h (half
 // tiles a block where fw-fast takes quarters, ffQuarterMax block rows or
-// fewer), and f16_widen writes the n×n result back into d, setting flag
+// fewer; the panels in blocks of ffNarrowPanelRows rows), and f16_widen writes the n×n result back into d, setting flag
 // (graph.Inf before) to the least row that fails the check.
 func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 	words := ld * ld / 2
@@ -58,9 +66,11 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 		return err
 	}
 	nb, ldw := ld/ffTile, ld/2
-	rows, halves := "_r8", 1
+	rows, halves, prows, parts := "_r8", 1, "_r8", 1
 	if nb <= ffQuarterMax {
 		rows, halves = "_r4", 2
+		parts = ffTile / ffNarrowPanelRows
+		prows = fmt.Sprintf("_r%d", ffNarrowPanelRows/16)
 	}
 	for s := range nb {
 		args := []uint64{i32(ldw), i32(s), h.arg()}
@@ -68,7 +78,7 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 			return err
 		}
 		if nb > 1 {
-			if err := r.launch(ptx.FW16, "f16_panels"+rows, Dim(nb, 2, halves), Dim(256, 1, 1), 0, args...); err != nil {
+			if err := r.launch(ptx.FW16, "f16_panels"+prows, Dim(nb, 2, parts), Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
 			if err := r.launch(ptx.FW16, "f16_rest"+rows, Dim(nb, nb*halves, 1), Dim(256, 1, 1), 0, args...); err != nil {

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -293,14 +294,16 @@ type ffPath struct {
 	small, smallPred, quarter int
 	blocks                    int
 	narrow                    bool // the 16-bit stages wherever they apply (ffNarrow, ffNarrowMin 0)
+	panelRows                 int  // ffNarrowPanelRows, when not 0
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
 // ff_small with and without predecessors, the stages with quarter panels
 // (half panels with predecessors), the 128-wide tiles, and ff_small with a
 // grid larger than the device runs at once (whose barrier gives up, and
-// the stages run again), and the 16-bit stages (half tiles a block, and
-// whole tiles) where the weights allow them.
+// the stages run again), and the 16-bit stages (half tiles a block with
+// the panels in quarters, or in halves, and whole tiles) where the
+// weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
@@ -308,17 +311,19 @@ func ffPaths(workers int) []ffPath {
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
 		{name: "narrow-half", quarter: 32, narrow: true},
+		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64},
 		{name: "narrow-full", quarter: 0, narrow: true},
 	}
 }
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b, nw, nm := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin
+	s, sp, q, b, nw, nm, pr := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows
 	t.Cleanup(func() {
-		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin = s, sp, q, b, nw, nm
+		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows = s, sp, q, b, nw, nm, pr
 	})
 	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow = p.small, p.smallPred, p.quarter, p.blocks, p.narrow
+	ffNarrowPanelRows = cmp.Or(p.panelRows, pr)
 	if p.narrow {
 		ffNarrowMin = 0
 	}

@@ -130,7 +130,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_phase1(int ldw, int r, u32
 }
 
 // f16_prod computes C = min(C, A (x) B) for 16 RA rows of a tile (RA = 8:
-// the whole 128 x 128 tile; 4: a half) with 256 threads of RA rows x 4
+// the whole 128 x 128 tile; 4: a half; 2: a quarter) with 256 threads of RA rows x 4
 // words: cw points at C's first word, aw at A's (the same rows, k over the
 // 128 columns of the stage) and bw at B's (the stage's 128 rows, C's
 // columns), all ldw words a row. The k values come in chunks of F16_KC
@@ -138,13 +138,19 @@ extern "C" __global__ void __launch_bounds__(256) f16_phase1(int ldw, int r, u32
 // halves of a word. C may be A or B: every read of them comes before the
 // first write of C (after the last barrier).
 template <int RA>
-__device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const u32 *bw)
+struct f16Shared {
+    u32 a[2][F16_KC][16 * RA], b[2][F16_KC][F16_B / 2];
+};
+
+template <int RA>
+__device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const u32 *bw, f16Shared<RA> &sh)
 {
-    __shared__ u32 As[2][F16_KC][16 * RA], Bs[2][F16_KC][F16_B / 2];
+    auto &As = sh.a;
+    auto &Bs = sh.b;
     const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
-    // A row of 16 RA rows a thread's a-th row: f16_row for RA = 8, t*4 + a
-    // for RA = 4.
-    auto arow = [&](int a) { return RA == 8 ? f16_row(ty, a) : ty * 4 + a; };
+    // A row of 16 RA rows a thread's a-th row: f16_row for RA = 8, t*RA + a
+    // for RA = 4 and 2.
+    auto arow = [&](int a) { return RA == 8 ? f16_row(ty, a) : ty * RA + a; };
     u32 c[RA][4];
 #pragma unroll
     for (int a = 0; a < RA; a++)
@@ -155,14 +161,16 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
     // Staging: A rows t / (16 / RA), RA k values from (t % (16 / RA)) * RA
     // (RA / 2 words); B row t / 16, words (t % 16) * 4 .. +3.
     const int per = 16 / RA, ar = t / per, ak = (t % per) * RA, br = t >> 4, bc = (t & 15) * 4;
-    uint4 ra, rb; // A's RA / 2 words (x, y for RA = 4), B's 4
+    uint4 ra, rb; // A's RA / 2 words (x, y for RA = 4, x for 2), B's 4
     auto fetch = [&](int ch) {
         const u32 *pa = aw + (size_t)ar * ldw + (ch * F16_KC + ak) / 2;
         if (RA == 8) {
             ra = *(const uint4 *)pa;
-        } else {
+        } else if (RA == 4) {
             const uint2 v = *(const uint2 *)pa;
             ra.x = v.x, ra.y = v.y;
+        } else {
+            ra.x = *pa;
         }
         rb = *(const uint4 *)(bw + (size_t)(ch * F16_KC + br) * ldw + bc);
     };
@@ -187,8 +195,13 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
 #pragma unroll
         for (int kk = 0; kk < F16_KC; kk++) {
             u32 av[8], bv[4];
-            const uint4 a0 = *(const uint4 *)&As[buf][kk][ty * 4];
-            av[0] = a0.x, av[1] = a0.y, av[2] = a0.z, av[3] = a0.w;
+            if (RA == 2) {
+                const uint2 a0 = *(const uint2 *)&As[buf][kk][ty * 2];
+                av[0] = a0.x, av[1] = a0.y;
+            } else {
+                const uint4 a0 = *(const uint4 *)&As[buf][kk][ty * 4];
+                av[0] = a0.x, av[1] = a0.y, av[2] = a0.z, av[3] = a0.w;
+            }
             if (RA == 8) {
                 const uint4 a1 = *(const uint4 *)&As[buf][kk][64 + ty * 4];
                 av[4] = a1.x, av[5] = a1.y, av[6] = a1.z, av[7] = a1.w;
@@ -223,38 +236,49 @@ __device__ __forceinline__ u32 *f16_tile(u32 *h, int ldw, int i, int j, int y)
 
 // f16_panels updates the primary row and column of stage r: block (j, 0,
 // z) tile (r, j) of the row, block (j, 1, z) tile (j, r) of the column,
-// rows z * 16 RA of it (tile r itself is closed and skipped). A block of
+// rows z * 16 RA of it (tile r itself is closed and skipped). The panels
+// are few blocks on the critical path (2 (nb - 1) tiles), so small RA
+// spreads them over more multiprocessors. A block of
 // the primary row reads the rows of its tile that its tile's other half
 // writes: as for fwfast.cu's ff_qpanels, that race leaves the distances
 // as they would be without it, since every value read, old or new, is the
 // length of a real path and none is below the product of the old ones.
 template <int RA>
-__device__ __forceinline__ void f16_panels(int ldw, int r, u32 *h)
+__device__ __forceinline__ void f16_panels(int ldw, int r, u32 *h, f16Shared<RA> &sh)
 {
     const int j = blockIdx.x, y = blockIdx.z * 16 * RA;
     if (j == r)
         return;
     if (blockIdx.y == 0)
-        f16_prod<RA>(ldw, f16_tile(h, ldw, r, j, y), f16_tile(h, ldw, r, r, y), f16_tile(h, ldw, r, j, 0));
+        f16_prod<RA>(ldw, f16_tile(h, ldw, r, j, y), f16_tile(h, ldw, r, r, y), f16_tile(h, ldw, r, j, 0), sh);
     else
-        f16_prod<RA>(ldw, f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, r, r, 0));
+        f16_prod<RA>(ldw, f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, r, r, 0), sh);
 }
 
 // f16_rest updates every tile (i, j) off the primary row and column of
 // stage r: block (j, i * 128 / (16 RA) + z) its rows z * 16 RA.
 template <int RA>
-__device__ __forceinline__ void f16_rest(int ldw, int r, u32 *h)
+__device__ __forceinline__ void f16_rest(int ldw, int r, u32 *h, f16Shared<RA> &sh)
 {
     const int halves = 8 / RA, j = blockIdx.x, i = blockIdx.y / halves, y = (blockIdx.y % halves) * 16 * RA;
     if (i == r || j == r)
         return;
-    f16_prod<RA>(ldw, f16_tile(h, ldw, i, j, y), f16_tile(h, ldw, i, r, y), f16_tile(h, ldw, r, j, 0));
+    f16_prod<RA>(ldw, f16_tile(h, ldw, i, j, y), f16_tile(h, ldw, i, r, y), f16_tile(h, ldw, r, j, 0), sh);
 }
 
-extern "C" __global__ void __launch_bounds__(256) f16_panels_r8(int ldw, int r, u32 *h) { f16_panels<8>(ldw, r, h); }
-extern "C" __global__ void __launch_bounds__(256) f16_panels_r4(int ldw, int r, u32 *h) { f16_panels<4>(ldw, r, h); }
-extern "C" __global__ void __launch_bounds__(256) f16_rest_r8(int ldw, int r, u32 *h) { f16_rest<8>(ldw, r, h); }
-extern "C" __global__ void __launch_bounds__(256) f16_rest_r4(int ldw, int r, u32 *h) { f16_rest<4>(ldw, r, h); }
+// The entry points, each declaring its own shared memory (so that each
+// kernel's PTX names only its own).
+#define F16_KERNEL(name, RA)                                                                                           \
+    extern "C" __global__ void __launch_bounds__(256) f16_##name##_r##RA(int ldw, int r, u32 *h)                     \
+    {                                                                                                                  \
+        __shared__ f16Shared<RA> sh;                                                                                   \
+        f16_##name<RA>(ldw, r, h, sh);                                                                                 \
+    }
+F16_KERNEL(panels, 8)
+F16_KERNEL(panels, 4)
+F16_KERNEL(panels, 2)
+F16_KERNEL(rest, 8)
+F16_KERNEL(rest, 4)
 
 // f16_narrow writes rows 0 .. rows-1 of the 32-bit matrix d (ld values a
 // row, every value non-negative) into h: min(value, F16_INF) each, so that
