@@ -60,8 +60,7 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // "fetch-one" copies the two matrices back one after the other rather than
 // in one pipe (ffFetchBoth); "wide" runs the 32-bit stages where the
 // 16-bit ones would run (ffNarrow), "narrow-full" the 16-bit stages
-// with whole tiles a block at every size, "narrow-step" with phase 1 a
-// step a barrier (ffNarrowPhase1), and "narrow-p64-step" so and with the
+// with whole tiles a block at every size, and "narrow-p64" with their
 // panels in halves of tiles, not quarters (ffNarrowPanelRows); "yield-each" has a waiting copy-out worker
 // yield at every look (pipedSpin 1). Each configuration collects garbage before its
 // timed calls.
@@ -106,8 +105,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
 			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
 			{path: auto, name: "fetch-one", fetchOne: true}, {path: auto, name: "wide", wide: true},
-			{path: paths["narrow-full"], name: "narrow-full"}, {path: paths["narrow-half-p64"], name: "narrow-p64-step"},
-			{path: ffPath{name: "narrow-step", quarter: ffQuarterMax, phase1Step: true}, name: "narrow-step"}}
+			{path: paths["narrow-full"], name: "narrow-full"}, {path: paths["narrow-half-p64"], name: "narrow-p64"}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {

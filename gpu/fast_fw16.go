@@ -36,11 +36,6 @@ var ffNarrowMin = 2 * ffTile
 // variable, so that benchmarks time each.
 var ffNarrowPanelRows = 32
 
-// ffNarrowPhase1 is the kernel that closes a primary tile on 16-bit
-// distances: f16_phase1, four steps a barrier, or f16_phase1_step, one (a
-// variable, so that benchmarks time both).
-var ffNarrowPhase1 = "f16_phase1"
-
 // ffNarrowFits says whether fw-fast runs g's stages in mode on 16-bit
 // distances on r's device: the distance-only stages (with or without Π
 // from ff_tight after them), at least ffNarrowMin vertices, weights that
@@ -79,7 +74,7 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 	}
 	for s := range nb {
 		args := []uint64{i32(ldw), i32(s), h.arg()}
-		if err := r.launch(ptx.FW16, ffNarrowPhase1, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+		if err := r.launch(ptx.FW16, "f16_phase1", Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 			return err
 		}
 		if nb > 1 {

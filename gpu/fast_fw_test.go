@@ -295,7 +295,6 @@ type ffPath struct {
 	blocks                    int
 	narrow                    bool // the 16-bit stages wherever they apply (ffNarrow, ffNarrowMin 0)
 	panelRows                 int  // ffNarrowPanelRows, when not 0
-	phase1Step                bool // ffNarrowPhase1 f16_phase1_step
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
@@ -303,8 +302,8 @@ type ffPath struct {
 // (half panels with predecessors), the 128-wide tiles, and ff_small with a
 // grid larger than the device runs at once (whose barrier gives up, and
 // the stages run again), and the 16-bit stages (half tiles a block with
-// the panels in quarters, or in halves with phase 1 a step a barrier, and
-// whole tiles) where the weights allow them.
+// the panels in quarters, or in halves, and whole tiles) where the
+// weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
@@ -312,20 +311,17 @@ func ffPaths(workers int) []ffPath {
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
 		{name: "narrow-half", quarter: 32, narrow: true},
-		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64, phase1Step: true},
+		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64},
 		{name: "narrow-full", quarter: 0, narrow: true},
 	}
 }
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b, nw, nm, pr, p1 := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowPhase1
+	s, sp, q, b, nw, nm, pr := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows
 	t.Cleanup(func() {
-		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowPhase1 = s, sp, q, b, nw, nm, pr, p1
+		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows = s, sp, q, b, nw, nm, pr
 	})
-	if p.phase1Step {
-		ffNarrowPhase1 = "f16_phase1_step"
-	}
 	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow = p.small, p.smallPred, p.quarter, p.blocks, p.narrow
 	ffNarrowPanelRows = cmp.Or(p.panelRows, pr)
 	if p.narrow {

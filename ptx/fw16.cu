@@ -31,8 +31,7 @@
 // in the low half of word j / 2 for even j. The kernels mirror fwfast.cu's
 // 128-wide stages for MODE_DIST:
 //
-//   f16_phase1  one block closes the primary tile, 128 sequential steps,
-//               four at a barrier.
+//   f16_phase1  one block closes the primary tile, 128 sequential steps.
 //   f16_panels  the primary row and column, each a product with the closed
 //               primary tile (a block per tile, or per half of one).
 //   f16_rest    every other tile: min(C, D[i][r] (x) D[r][j]).
@@ -73,103 +72,11 @@ __device__ __forceinline__ int f16_word(int t, int e) { return (e < 2 ? 0 : 32) 
 
 // f16_phase1 closes primary tile (r, r) of the matrix h (ldw words a row)
 // with one block of 256 threads, each holding 8 rows x 4 words in
-// registers; its 128 steps are n / 128 of the run's critical path. Its
-// steps go four at a barrier: the threads that own rows k .. k+3 and
-// columns k .. k+3 put them in shared memory (the columns with each value
-// in both halves of a word), one barrier, and every thread takes the four
-// steps on its cells itself, updating its copies of those rows and columns
-// between them (row k+m takes steps k .. k+m-1 through the 4 x 4 corner
-// of the four rows and columns, which each thread closes step by step
-// too). So a barrier serves four steps, for 4 x 32 updates of the thread's
-// cells and 6 x 12 + 8 of its copies. (f16_phase1_step, one step a
-// barrier, is kept for the benchmarks: at n = 2048 on an H200 it took
-// 25.0 us a stage, 44 % of the run.) The buffers alternate, so that one
-// barrier a group suffices (as in fwfast.cu's ff_phase1).
-#define F16_G 4 // steps a barrier
+// registers. Step k: the threads that own row k and column k put them in
+// shared memory (column k with its value in both halves), one barrier, and
+// every thread updates its cells; the buffers alternate, so that one
+// barrier a step suffices (as in fwfast.cu's ff_phase1).
 extern "C" __global__ void __launch_bounds__(256) f16_phase1(int ldw, int r, u32 *h)
-{
-    __shared__ u32 rowK[2][F16_G][F16_B / 2], colK[2][F16_G][F16_B];
-    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
-    u32 *tile = h + (size_t)r * F16_B * ldw + r * (F16_B / 2);
-    u32 c[8][4];
-#pragma unroll
-    for (int a = 0; a < 8; a++)
-#pragma unroll
-        for (int w = 0; w < 4; w++)
-            c[a][w] = tile[(size_t)f16_row(ty, a) * ldw + f16_word(tx, w)];
-    // Steps k0 + m, k0 = half * 64 + t4 * 4, are rows a = half * 4 + m of
-    // the threads with ty = t4, and words half * 2, half * 2 + 1 (columns
-    // k0, k0+1 and k0+2, k0+3) of those with tx = t4.
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-        for (int t4 = 0; t4 < 16; t4++) {
-            const int buf = t4 & 1, k0 = half * 64 + t4 * 4;
-            if (ty == t4) {
-#pragma unroll
-                for (int m = 0; m < F16_G; m++)
-#pragma unroll
-                    for (int w = 0; w < 4; w++)
-                        rowK[buf][m][f16_word(tx, w)] = c[half * 4 + m][w];
-            }
-            if (tx == t4) {
-#pragma unroll
-                for (int m = 0; m < F16_G; m++)
-#pragma unroll
-                    for (int a = 0; a < 8; a++)
-                        colK[buf][m][f16_row(ty, a)] = dup(c[a][half * 2 + (m >> 1)], m & 1);
-            }
-            __syncthreads();
-            u32 R[F16_G][4], C[F16_G][8], D[F16_G][F16_G];
-#pragma unroll
-            for (int m = 0; m < F16_G; m++) {
-#pragma unroll
-                for (int w = 0; w < 4; w++)
-                    R[m][w] = rowK[buf][m][f16_word(tx, w)];
-#pragma unroll
-                for (int a = 0; a < 8; a++)
-                    C[m][a] = colK[buf][m][f16_row(ty, a)];
-#pragma unroll
-                for (int l = 0; l < F16_G; l++)
-                    D[m][l] = colK[buf][l][k0 + m]; // d[k0+m][k0+l], in both halves
-            }
-#pragma unroll
-            for (int l = 0; l < F16_G; l++) {
-                // Step k0 + l: rows and columns k0+m, m > l, then the
-                // thread's cells, then the corner.
-#pragma unroll
-                for (int m = l + 1; m < F16_G; m++) {
-#pragma unroll
-                    for (int w = 0; w < 4; w++)
-                        R[m][w] = addmin(D[m][l], R[l][w], R[m][w]);
-#pragma unroll
-                    for (int a = 0; a < 8; a++)
-                        C[m][a] = addmin(C[l][a], D[l][m], C[m][a]);
-                }
-#pragma unroll
-                for (int a = 0; a < 8; a++)
-#pragma unroll
-                    for (int w = 0; w < 4; w++)
-                        c[a][w] = addmin(C[l][a], R[l][w], c[a][w]);
-#pragma unroll
-                for (int m = l + 1; m < F16_G; m++)
-#pragma unroll
-                    for (int q = l + 1; q < F16_G; q++)
-                        if (q != m)
-                            D[m][q] = addmin(D[m][l], D[l][q], D[m][q]);
-            }
-        }
-    }
-#pragma unroll
-    for (int a = 0; a < 8; a++)
-#pragma unroll
-        for (int w = 0; w < 4; w++)
-            tile[(size_t)f16_row(ty, a) * ldw + f16_word(tx, w)] = c[a][w];
-}
-
-// f16_phase1_step is f16_phase1 with one barrier a step: the threads that
-// own row k and column k put them in shared memory, one barrier, and every
-// thread updates its cells.
-extern "C" __global__ void __launch_bounds__(256) f16_phase1_step(int ldw, int r, u32 *h)
 {
     __shared__ u32 rowK[2][F16_B / 2], colK[2][F16_B];
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
