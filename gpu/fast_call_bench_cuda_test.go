@@ -60,8 +60,10 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // "fetch-one" copies the two matrices back one after the other rather than
 // in one pipe (ffFetchBoth); "wide" runs the 32-bit stages where the
 // 16-bit ones would run (ffNarrow), "narrow-full" the 16-bit stages
-// with whole tiles a block at every size, and "narrow-p64" with their
-// panels in halves of tiles, not quarters (ffNarrowPanelRows); "yield-each" has a waiting copy-out worker
+// with whole tiles a block at every size, "narrow-p64" with their
+// panels in halves of tiles, not quarters (ffNarrowPanelRows),
+// "narrow-128" and "narrow-64" with 128- and 64-wide tiles at every size
+// (ffNarrowSmall); "yield-each" has a waiting copy-out worker
 // yield at every look (pipedSpin 1). Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
@@ -105,7 +107,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
 			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
 			{path: auto, name: "fetch-one", fetchOne: true}, {path: auto, name: "wide", wide: true},
-			{path: paths["narrow-full"], name: "narrow-full"}, {path: paths["narrow-half-p64"], name: "narrow-p64"}}
+			{path: paths["narrow-full"], name: "narrow-full"}, {path: paths["narrow-half-p64"], name: "narrow-p64"},
+			{path: paths["narrow-half"], name: "narrow-128"}, {path: paths["narrow-64"], name: "narrow-64"}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {

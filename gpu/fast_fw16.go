@@ -36,6 +36,32 @@ var ffNarrowMin = 2 * ffTile
 // variable, so that benchmarks time each.
 var ffNarrowPanelRows = 32
 
+// ffNarrowSmall is the most block rows of 128 at which the 16-bit stages
+// take 64-wide tiles (f16_phase1_64, f16_panels64_r2, f16_rest64_r4):
+// phase 1, on one multiprocessor and on the critical path, is then an
+// eighth of the work a stage, and there are twice the stages. A variable,
+// so that benchmarks time both.
+var ffNarrowSmall = 16
+
+// ffNarrowTile is the tile side of the 16-bit stages on a matrix of side
+// ld.
+func ffNarrowTile(ld int) int {
+	if ld/ffTile <= ffNarrowSmall {
+		return ffTile / 2
+	}
+	return ffTile
+}
+
+// ffNarrowLaunches is how many launches the 16-bit stages queue on a
+// matrix of side ld: f16_narrow, three a stage (one when there is one
+// stage), f16_widen.
+func ffNarrowLaunches(ld int) int {
+	if nb := ld / ffNarrowTile(ld); nb > 1 {
+		return 2 + 3*nb
+	}
+	return 3
+}
+
 // ffNarrowFits says whether fw-fast runs g's stages in mode on 16-bit
 // distances on r's device: the distance-only stages (with or without Π
 // from ff_tight after them), at least ffNarrowMin vertices, weights that
@@ -57,7 +83,8 @@ func ffNarrowWeights(g *graph.Graph) bool {
 // built matrix d of side ld (32-bit, internal infinity inf): f16_narrow
 // writes it into h (ld·ld/2 words), the 128-wide stages run on h (half
 // tiles a block where fw-fast takes quarters, ffQuarterMax block rows or
-// fewer; the panels in blocks of ffNarrowPanelRows rows), and f16_widen writes the n×n result back into d, setting flag
+// fewer; the panels in blocks of ffNarrowPanelRows rows; 64-wide tiles up
+// to ffNarrowSmall block rows), and f16_widen writes the n×n result back into d, setting flag
 // (graph.Inf before) to the least row that fails the check.
 func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 	words := ld * ld / 2
@@ -65,16 +92,20 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 		i32(ld), i32(ld), d.arg(), h.arg()); err != nil {
 		return err
 	}
-	nb, ldw := ld/ffTile, ld/2
-	rows, halves, prows, parts := "_r8", 1, "_r8", 1
-	if nb <= ffQuarterMax {
+	tile := ffNarrowTile(ld)
+	nb, ldw := ld/tile, ld/2
+	phase1, rows, halves, prows, parts := "f16_phase1", "_r8", 1, "_r8", 1
+	switch {
+	case tile < ffTile:
+		phase1, rows, halves, prows, parts = "f16_phase1_64", "64_r4", 1, "64_r2", 2
+	case nb <= ffQuarterMax:
 		rows, halves = "_r4", 2
 		parts = ffTile / ffNarrowPanelRows
 		prows = fmt.Sprintf("_r%d", ffNarrowPanelRows/16)
 	}
 	for s := range nb {
 		args := []uint64{i32(ldw), i32(s), h.arg()}
-		if err := r.launch(ptx.FW16, "f16_phase1", Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+		if err := r.launch(ptx.FW16, phase1, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 			return err
 		}
 		if nb > 1 {
@@ -85,7 +116,7 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 				return err
 			}
 		}
-		r.report(min((s+1)*ffTile, n), n)
+		r.report(min((s+1)*tile, n), n)
 	}
 	return r.launch(ptx.FW16, "f16_widen", Dim(min(ceilDiv(ceilDiv(n, 2), 256), 16), min(n, 65535), 1), Dim(256, 1, 1), 0,
 		i32(n), i32(ld), h.arg(), d.arg(), uint64(uint32(inf)), flag.arg())

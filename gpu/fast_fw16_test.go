@@ -43,8 +43,8 @@ func TestFWFastNarrowCheck(t *testing.T) {
 			if !matchesCPU(t, name, tg, got, err, pred) {
 				continue
 			}
-			// ff_init, ff_arcs, ff_finish and the 16-bit stages (f16_narrow,
-			// three launches a stage, f16_widen), ff_tight's launches with Π;
+			// ff_init, ff_arcs, ff_finish and the 16-bit stages
+			// (ffNarrowLaunches), ff_tight's launches with Π;
 			// when the check fails (read after the copy back: ffOneWait),
 			// ff_init, ff_arcs, the 32-bit stages, ff_finish and ff_tight's
 			// launches again.
@@ -55,7 +55,7 @@ func TestFWFastNarrowCheck(t *testing.T) {
 				}
 				extra = ffTightLaunches()
 			}
-			want := 3 + 2 + 3*nb + extra
+			want := 3 + ffNarrowLaunches(nb*ffTile) + extra
 			if !c.narrow {
 				want += 3 + 3*nb + extra
 			}

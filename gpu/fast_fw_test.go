@@ -295,21 +295,23 @@ type ffPath struct {
 	blocks                    int
 	narrow                    bool // the 16-bit stages wherever they apply (ffNarrow, ffNarrowMin 0)
 	panelRows                 int  // ffNarrowPanelRows, when not 0
+	narrow64                  bool // with narrow: 64-wide tiles at every size (ffNarrowSmall), else 128
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
 // ff_small with and without predecessors, the stages with quarter panels
 // (half panels with predecessors), the 128-wide tiles, and ff_small with a
 // grid larger than the device runs at once (whose barrier gives up, and
-// the stages run again), and the 16-bit stages (half tiles a block with
-// the panels in quarters, or in halves, and whole tiles) where the
-// weights allow them.
+// the stages run again), and the 16-bit stages (64-wide tiles; 128-wide
+// ones, half tiles a block with the panels in quarters, or in halves, and
+// whole tiles) where the weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
 		{name: "stages-quarter", quarter: 32},
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
+		{name: "narrow-64", quarter: 32, narrow: true, narrow64: true},
 		{name: "narrow-half", quarter: 32, narrow: true},
 		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64},
 		{name: "narrow-full", quarter: 0, narrow: true},
@@ -318,14 +320,17 @@ func ffPaths(workers int) []ffPath {
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b, nw, nm, pr := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows
+	s, sp, q, b, nw, nm, pr, ns := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall
 	t.Cleanup(func() {
-		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows = s, sp, q, b, nw, nm, pr
+		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall = s, sp, q, b, nw, nm, pr, ns
 	})
 	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow = p.small, p.smallPred, p.quarter, p.blocks, p.narrow
 	ffNarrowPanelRows = cmp.Or(p.panelRows, pr)
 	if p.narrow {
-		ffNarrowMin = 0
+		ffNarrowMin, ffNarrowSmall = 0, 0
+		if p.narrow64 {
+			ffNarrowSmall = 1 << 20
+		}
 	}
 }
 
@@ -397,13 +402,13 @@ func TestFWFastPaths(t *testing.T) {
 					if tight {
 						extra = ffTightLaunches()
 					}
-					// The 16-bit stages add f16_narrow and f16_widen.
+					// Or the 16-bit stages (ffNarrowLaunches).
 					oneLaunch, stages := 3+1+extra, 3+1+extra
 					if nb := ceilDiv(tg.g.N(), ffTile); nb > 1 {
 						stages = 3 + 3*nb + extra
 					}
 					if p.narrow && (tight || !pred && fwFastMode(tg.g, false) == ffDist) && ffNarrowWeights(tg.g) {
-						stages += 2
+						stages = 3 + ffNarrowLaunches(ceilDiv(tg.g.N(), ffTile)*ffTile) + extra
 					}
 					want, gaveUp := stages, stages+4+extra
 					if small := p.small > 0 && (!pred || tight || p.smallPred > 0); small && (p.blocks == 0 || tg.g.N() <= 64) {

@@ -166,23 +166,23 @@ var variants = []Variant{
 		// there (ff_finish) around the stages: one launch of ff_small, or
 		// 3 launches a stage, 1 when there is a single one; with Π, ff_tight
 		// after them (and ff_finish of the distances before it:
-		// ffTightLaunches); the 16-bit stages (ffNarrowFits) add
-		// f16_narrow and f16_widen.
+		// ffTightLaunches); or the 16-bit stages (ffNarrowFits,
+		// ffNarrowLaunches).
 		launches: func(n int, pred bool) int {
 			if n == 0 {
 				return 0
 			}
-			stages, tight, narrow := ceilDiv(n, ffTile), 0, 0
+			stages, tight := ceilDiv(n, ffTile), 0
 			if pred && n > ffTightMin {
 				tight = ffTightLaunches()
 			}
 			if ffNarrow && n >= ffNarrowMin {
-				narrow = 2
+				return ffNarrowLaunches(stages*ffTile) + 3 + tight
 			}
-			if stages == 1 || ffSmall(n, false) && narrow == 0 {
-				return 1 + 3 + tight + narrow
+			if stages == 1 || ffSmall(n, false) {
+				return 1 + 3 + tight
 			}
-			return 3*stages + 3 + tight + narrow
+			return 3*stages + 3 + tight
 		}},
 	{Name: VariantJohnsonFast, Algorithm: "Johnson", AllPairs: true, Negative: true,
 		Source:  "pathnotes' own (no source document): Johnson's reweighting with bf-fast's potentials, then apsp-batched's batched Dijkstra",
@@ -240,8 +240,7 @@ func (v Variant) SolveFrom(ctx context.Context, g *graph.Graph, source int, opts
 // (sparse, every arc weighing at least 1), and a run on another graph
 // launches one fewer; from ffNarrowMin vertices on, it is that of a run
 // on 16-bit distances (a card of compute capability 9.0 or later, or the
-// emulator, and weights below 2^14), which launches two more than one on
-// 32-bit distances.
+// emulator, and weights below 2^14).
 func (v Variant) Launches(n int, pred bool) int {
 	if v.launches == nil || n < 0 {
 		return -1

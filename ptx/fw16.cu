@@ -26,14 +26,16 @@
 // is exact; otherwise the host runs the 32-bit stages instead. The host
 // sends only graphs whose weights are all in 0 .. F16_EXACT - 1.
 //
-// The layout is fw-fast's (128 x 128 tiles, the side padded to a multiple
-// of 128 with F16_INF), each row of ld cells being ld / 2 words, column j
-// in the low half of word j / 2 for even j. The kernels mirror fwfast.cu's
-// 128-wide stages for MODE_DIST:
+// The layout is fw-fast's (the side padded to a multiple of 128 with
+// F16_INF), each row of ld cells being ld / 2 words, column j in the low
+// half of word j / 2 for even j. The kernels mirror fwfast.cu's 128-wide
+// stages for MODE_DIST, and have 64-wide ones for small n, whose phase 1
+// (on one multiprocessor, on the critical path) is an eighth as long:
 //
-//   f16_phase1  one block closes the primary tile, 128 sequential steps.
+//   f16_phase1  one block closes the primary tile, 128 sequential steps
+//               (f16_phase1_64: 64).
 //   f16_panels  the primary row and column, each a product with the closed
-//               primary tile (a block per tile, or per half of one).
+//               primary tile (a block per tile, or per part of one).
 //   f16_rest    every other tile: min(C, D[i][r] (x) D[r][j]).
 //
 // f16_narrow builds the 16-bit matrix from fw-fast's 32-bit one, and
@@ -129,39 +131,43 @@ extern "C" __global__ void __launch_bounds__(256) f16_phase1(int ldw, int r, u32
             tile[(size_t)f16_row(ty, a) * ldw + f16_word(tx, w)] = c[a][w];
 }
 
-// f16_prod computes C = min(C, A (x) B) for 16 RA rows of a tile (RA = 8:
-// the whole 128 x 128 tile; 4: a half; 2: a quarter) with 256 threads of RA rows x 4
-// words: cw points at C's first word, aw at A's (the same rows, k over the
-// 128 columns of the stage) and bw at B's (the stage's 128 rows, C's
-// columns), all ldw words a row. The k values come in chunks of F16_KC
-// through double-buffered shared memory, A's with each value in both
-// halves of a word. C may be A or B: every read of them comes before the
-// first write of C (after the last barrier).
-template <int RA>
+// f16_prod computes C = min(C, A (x) B) for 16 RA rows of a TB-wide tile
+// (TB = 128: RA = 8 the whole tile, 4 a half, 2 a quarter; TB = 64: RA = 4
+// the whole tile, 2 a half) with 256 threads of RA rows x TB / 32 words:
+// cw points at C's first word, aw at A's (the same rows, k over the TB
+// columns of the stage) and bw at B's (the stage's TB rows, C's columns),
+// all ldw words a row. The k values come in chunks of F16_KC through
+// double-buffered shared memory, A's with each value in both halves of a
+// word. C may be A or B: every read of them comes before the first write
+// of C (after the last barrier).
+template <int TB, int RA>
 struct f16Shared {
-    u32 a[2][F16_KC][16 * RA], b[2][F16_KC][F16_B / 2];
+    u32 a[2][F16_KC][16 * RA], b[2][F16_KC][TB / 2];
 };
 
-template <int RA>
-__device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const u32 *bw, f16Shared<RA> &sh)
+template <int TB, int RA>
+__device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const u32 *bw, f16Shared<TB, RA> &sh)
 {
+    constexpr int W = TB / 32; // words a thread
     auto &As = sh.a;
     auto &Bs = sh.b;
     const int t = threadIdx.x, tx = t & 15, ty = t >> 4;
-    // A row of 16 RA rows a thread's a-th row: f16_row for RA = 8, t*RA + a
-    // for RA = 4 and 2.
+    // A thread's a-th row of the 16 RA: f16_row for RA = 8, t*RA + a
+    // otherwise; its w-th word: f16_word in a 128-wide tile, t*2 + w in a
+    // 64-wide one.
     auto arow = [&](int a) { return RA == 8 ? f16_row(ty, a) : ty * RA + a; };
-    u32 c[RA][4];
+    auto word = [&](int w) { return TB == 128 ? f16_word(tx, w) : tx * 2 + w; };
+    u32 c[RA][W];
 #pragma unroll
     for (int a = 0; a < RA; a++)
 #pragma unroll
-        for (int w = 0; w < 4; w++)
-            c[a][w] = cw[(size_t)arow(a) * ldw + f16_word(tx, w)];
+        for (int w = 0; w < W; w++)
+            c[a][w] = cw[(size_t)arow(a) * ldw + word(w)];
 
     // Staging: A rows t / (16 / RA), RA k values from (t % (16 / RA)) * RA
-    // (RA / 2 words); B row t / 16, words (t % 16) * 4 .. +3.
-    const int per = 16 / RA, ar = t / per, ak = (t % per) * RA, br = t >> 4, bc = (t & 15) * 4;
-    uint4 ra, rb; // A's RA / 2 words (x, y for RA = 4, x for 2), B's 4
+    // (RA / 2 words); B row t / 16, words (t % 16) * W .. +W-1.
+    const int per = 16 / RA, ar = t / per, ak = (t % per) * RA, br = t >> 4, bc = (t & 15) * W;
+    uint4 ra, rb; // A's RA / 2 words (x, y for RA = 4, x for 2), B's W
     auto fetch = [&](int ch) {
         const u32 *pa = aw + (size_t)ar * ldw + (ch * F16_KC + ak) / 2;
         if (RA == 8) {
@@ -172,7 +178,13 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
         } else {
             ra.x = *pa;
         }
-        rb = *(const uint4 *)(bw + (size_t)(ch * F16_KC + br) * ldw + bc);
+        const u32 *pb = bw + (size_t)(ch * F16_KC + br) * ldw + bc;
+        if (W == 4) {
+            rb = *(const uint4 *)pb;
+        } else {
+            const uint2 v = *(const uint2 *)pb;
+            rb.x = v.x, rb.y = v.y;
+        }
     };
     auto stage = [&](int buf) {
         const u32 rv[4] = {ra.x, ra.y, ra.z, ra.w};
@@ -181,10 +193,13 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
             As[buf][ak + 2 * e][ar] = dup(rv[e], 0);
             As[buf][ak + 2 * e + 1][ar] = dup(rv[e], 1);
         }
-        *(uint4 *)&Bs[buf][br][bc] = rb;
+        if (W == 4)
+            *(uint4 *)&Bs[buf][br][bc] = rb;
+        else
+            *(uint2 *)&Bs[buf][br][bc] = make_uint2(rb.x, rb.y);
     };
 
-    const int chunks = F16_B / F16_KC;
+    const int chunks = TB / F16_KC;
     fetch(0);
     stage(0);
     __syncthreads();
@@ -206,12 +221,16 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
                 const uint4 a1 = *(const uint4 *)&As[buf][kk][64 + ty * 4];
                 av[4] = a1.x, av[5] = a1.y, av[6] = a1.z, av[7] = a1.w;
             }
-            const uint2 b0 = *(const uint2 *)&Bs[buf][kk][tx * 2], b1 = *(const uint2 *)&Bs[buf][kk][32 + tx * 2];
-            bv[0] = b0.x, bv[1] = b0.y, bv[2] = b1.x, bv[3] = b1.y;
+            const uint2 b0 = *(const uint2 *)&Bs[buf][kk][tx * 2];
+            bv[0] = b0.x, bv[1] = b0.y;
+            if (W == 4) {
+                const uint2 b1 = *(const uint2 *)&Bs[buf][kk][32 + tx * 2];
+                bv[2] = b1.x, bv[3] = b1.y;
+            }
 #pragma unroll
             for (int a = 0; a < RA; a++)
 #pragma unroll
-                for (int w = 0; w < 4; w++)
+                for (int w = 0; w < W; w++)
                     c[a][w] = addmin(av[a], bv[w], c[a][w]);
         }
         if (ch + 1 < chunks)
@@ -224,61 +243,117 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
     for (int a = 0; a < RA; a++) {
         u32 *row = cw + (size_t)arow(a) * ldw;
         *(uint2 *)(row + tx * 2) = make_uint2(c[a][0], c[a][1]);
-        *(uint2 *)(row + 32 + tx * 2) = make_uint2(c[a][2], c[a][3]);
+        if (W == 4)
+            *(uint2 *)(row + 32 + tx * 2) = make_uint2(c[a][2 % W], c[a][3 % W]);
     }
 }
 
-// f16_tile returns the first word of tile (i, j)'s row y in h.
+// f16_tile returns the first word of row y of TB-wide tile (i, j) in h.
+template <int TB>
 __device__ __forceinline__ u32 *f16_tile(u32 *h, int ldw, int i, int j, int y)
 {
-    return h + ((size_t)i * F16_B + y) * ldw + j * (F16_B / 2);
+    return h + ((size_t)i * TB + y) * ldw + j * (TB / 2);
 }
 
 // f16_panels updates the primary row and column of stage r: block (j, 0,
 // z) tile (r, j) of the row, block (j, 1, z) tile (j, r) of the column,
 // rows z * 16 RA of it (tile r itself is closed and skipped). The panels
 // are few blocks on the critical path (2 (nb - 1) tiles), so small RA
-// spreads them over more multiprocessors. A block of
-// the primary row reads the rows of its tile that its tile's other half
-// writes: as for fwfast.cu's ff_qpanels, that race leaves the distances
-// as they would be without it, since every value read, old or new, is the
-// length of a real path and none is below the product of the old ones.
-template <int RA>
-__device__ __forceinline__ void f16_panels(int ldw, int r, u32 *h, f16Shared<RA> &sh)
+// spreads them over more multiprocessors. A block of the primary row
+// reads the rows of its tile that its tile's other parts write: as for
+// fwfast.cu's ff_qpanels, that race leaves the distances as they would be
+// without it, since every value read, old or new, is the length of a real
+// path and none is below the product of the old ones.
+template <int TB, int RA>
+__device__ __forceinline__ void f16_panels(int ldw, int r, u32 *h, f16Shared<TB, RA> &sh)
 {
     const int j = blockIdx.x, y = blockIdx.z * 16 * RA;
     if (j == r)
         return;
     if (blockIdx.y == 0)
-        f16_prod<RA>(ldw, f16_tile(h, ldw, r, j, y), f16_tile(h, ldw, r, r, y), f16_tile(h, ldw, r, j, 0), sh);
+        f16_prod<TB, RA>(ldw, f16_tile<TB>(h, ldw, r, j, y), f16_tile<TB>(h, ldw, r, r, y),
+                         f16_tile<TB>(h, ldw, r, j, 0), sh);
     else
-        f16_prod<RA>(ldw, f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, j, r, y), f16_tile(h, ldw, r, r, 0), sh);
+        f16_prod<TB, RA>(ldw, f16_tile<TB>(h, ldw, j, r, y), f16_tile<TB>(h, ldw, j, r, y),
+                         f16_tile<TB>(h, ldw, r, r, 0), sh);
 }
 
 // f16_rest updates every tile (i, j) off the primary row and column of
-// stage r: block (j, i * 128 / (16 RA) + z) its rows z * 16 RA.
-template <int RA>
-__device__ __forceinline__ void f16_rest(int ldw, int r, u32 *h, f16Shared<RA> &sh)
+// stage r: block (j, i * TB / (16 RA) + z) its rows z * 16 RA.
+template <int TB, int RA>
+__device__ __forceinline__ void f16_rest(int ldw, int r, u32 *h, f16Shared<TB, RA> &sh)
 {
-    const int halves = 8 / RA, j = blockIdx.x, i = blockIdx.y / halves, y = (blockIdx.y % halves) * 16 * RA;
+    const int parts = TB / (16 * RA), j = blockIdx.x, i = blockIdx.y / parts, y = (blockIdx.y % parts) * 16 * RA;
     if (i == r || j == r)
         return;
-    f16_prod<RA>(ldw, f16_tile(h, ldw, i, j, y), f16_tile(h, ldw, i, r, y), f16_tile(h, ldw, r, j, 0), sh);
+    f16_prod<TB, RA>(ldw, f16_tile<TB>(h, ldw, i, j, y), f16_tile<TB>(h, ldw, i, r, y), f16_tile<TB>(h, ldw, r, j, 0),
+                     sh);
 }
 
-// The entry points, each declaring its own shared memory (so that each
+// The entry points f16_panels_r8 .. f16_rest64_r4 (tiles of 128 or 64,
+// 16 RA rows a block), each declaring its own shared memory (so that each
 // kernel's PTX names only its own).
-#define F16_KERNEL(name, RA)                                                                                           \
-    extern "C" __global__ void __launch_bounds__(256) f16_##name##_r##RA(int ldw, int r, u32 *h)                     \
+#define F16_KERNEL(name, wide, TB, RA)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(256) f16_##name##wide##_r##RA(int ldw, int r, u32 *h)               \
     {                                                                                                                  \
-        __shared__ f16Shared<RA> sh;                                                                                   \
-        f16_##name<RA>(ldw, r, h, sh);                                                                                 \
+        __shared__ f16Shared<TB, RA> sh;                                                                               \
+        f16_##name<TB, RA>(ldw, r, h, sh);                                                                             \
     }
-F16_KERNEL(panels, 8)
-F16_KERNEL(panels, 4)
-F16_KERNEL(panels, 2)
-F16_KERNEL(rest, 8)
-F16_KERNEL(rest, 4)
+F16_KERNEL(panels, , 128, 8)
+F16_KERNEL(panels, , 128, 4)
+F16_KERNEL(panels, , 128, 2)
+F16_KERNEL(rest, , 128, 8)
+F16_KERNEL(rest, , 128, 4)
+F16_KERNEL(panels, 64, 64, 2)
+F16_KERNEL(rest, 64, 64, 4)
+
+// f16_phase1_64 is f16_phase1 for a 64-wide primary tile (r, r), the
+// stages' tile where n is small (gpu/fast_fw16.go): each of 256 threads
+// holds rows ty*4 .. ty*4+3 and words tx*2, tx*2+1 (columns tx*4 ..
+// tx*4+3), one barrier a step. A stage's phase 1 is an eighth of the work
+// of a 128-wide one, on the same single multiprocessor.
+extern "C" __global__ void __launch_bounds__(256) f16_phase1_64(int ldw, int r, u32 *h)
+{
+    __shared__ u32 rowK[2][32], colK[2][64];
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+    u32 *tile = f16_tile<64>(h, ldw, r, r, 0);
+    u32 c[4][2];
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int w = 0; w < 2; w++)
+            c[a][w] = tile[(size_t)(ty * 4 + a) * ldw + tx * 2 + w];
+    // Step k = t4 * 4 + e is row e of the threads with ty = t4, and half
+    // e % 2 of word e / 2 of those with tx = t4.
+    for (int t4 = 0; t4 < 16; t4++) {
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int buf = e & 1;
+            if (ty == t4) {
+#pragma unroll
+                for (int w = 0; w < 2; w++)
+                    rowK[buf][tx * 2 + w] = c[e][w];
+            }
+            if (tx == t4) {
+#pragma unroll
+                for (int a = 0; a < 4; a++)
+                    colK[buf][ty * 4 + a] = dup(c[a][e >> 1], e & 1);
+            }
+            __syncthreads();
+            const uint2 rk = *(const uint2 *)&rowK[buf][tx * 2];
+            const uint4 ck = *(const uint4 *)&colK[buf][ty * 4];
+            const u32 rv[2] = {rk.x, rk.y}, cv[4] = {ck.x, ck.y, ck.z, ck.w};
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+#pragma unroll
+                for (int w = 0; w < 2; w++)
+                    c[a][w] = addmin(cv[a], rv[w], c[a][w]);
+        }
+    }
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+        *(uint2 *)&tile[(size_t)(ty * 4 + a) * ldw + tx * 2] = make_uint2(c[a][0], c[a][1]);
+}
 
 // f16_narrow writes rows 0 .. rows-1 of the 32-bit matrix d (ld values a
 // row, every value non-negative) into h: min(value, F16_INF) each, so that
