@@ -26,9 +26,13 @@ const (
 var ffNarrow = true
 
 // ffNarrowMin is the fewest vertices for which fw-fast runs its stages on
-// 16-bit distances (a variable for the tests, which run them on small
-// graphs).
-var ffNarrowMin = 2 * ffTile
+// 16-bit distances: at n = 1024 on an H200 (BenchmarkFWFastCall, build
+// d9923c7, medians of 41 calls) ff_small's one launch on 32-bit distances
+// took 0.274 ms against 0.285 for the 16-bit stages with 64-wide tiles
+// (0.345 against 0.388 with Π); at 2048, 0.878 against 1.124, and at
+// 4096, 3.77 against 6.24. A variable for the tests, which run them on
+// small graphs.
+var ffNarrowMin = 1025
 
 // ffNarrowPanelRows is how many of a tile's 128 rows a block of the
 // 16-bit panels takes (16 × 2, 4 or 8, f16_panels_r*) where fw-fast takes
@@ -39,8 +43,10 @@ var ffNarrowPanelRows = 32
 // ffNarrowSmall is the most block rows of 128 at which the 16-bit stages
 // take 64-wide tiles (f16_phase1_64, f16_panels64_r2, f16_rest64_r4):
 // phase 1, on one multiprocessor and on the critical path, is then an
-// eighth of the work a stage, and there are twice the stages. A variable,
-// so that benchmarks time both.
+// eighth of the work a stage, and there are twice the stages. On an H200
+// (ncu, n = 2048) a 64-wide phase 1 took 8.0 us against 25.0 for a
+// 128-wide one; the whole stages 0.878 ms against 0.890 (4.34 against
+// 3.77 at 4096). A variable, so that benchmarks time both.
 var ffNarrowSmall = 16
 
 // ffNarrowTile is the tile side of the 16-bit stages on a matrix of side
