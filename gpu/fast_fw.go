@@ -208,7 +208,11 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
 		return nil, err
 	}
-	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, ffSmall(n, opts.Pred && !mode.tight) && !mode.narrow, d, p, host)
+	small := ffSmall(n, opts.Pred && !mode.tight)
+	if mode.narrow {
+		small = ffNarrowOne(n)
+	}
+	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, small, d, p, host)
 	if err == nil && !done {
 		// ff_small's grid was not all on the card at once (or could not
 		// be), or a 16-bit result failed its check: start again on the
@@ -285,8 +289,9 @@ var ffOneWait = true
 
 // ffRun runs fw-fast on the built padded matrices d and p of side ld:
 // ff_small when small (in one launch, 64-wide tiles, the stages separated
-// by a grid barrier, timed as the kernels), the 128-wide stages on 16-bit
-// distances when mode.narrow (ffNarrowStages), else the 128-wide stages;
+// by a grid barrier, timed as the kernels), the stages on 16-bit
+// distances when mode.narrow (ffNarrowStages; f16_small when small), else
+// the 128-wide stages;
 // then ff_finish checks them, and the result is copied into host's
 // matrices.
 // ff_small's grid is as many blocks as the card runs at once (ffSmallPerSM
@@ -317,20 +322,13 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if err := r.fill(fin, graph.Inf); err != nil {
 		return false, err
 	}
-	if mode.narrow {
-		if err := r.fill(wide, graph.Inf); err != nil {
-			return false, err
-		}
-		h, err := r.alloc(ld * ld / 2)
-		if err != nil {
-			return false, err
-		}
-		stages = func() error { return r.ffNarrowStages(n, ld, mode.inf, d, h, wide) }
-	}
+	blocks := 0 // ff_small's (f16_small's) grid
 	if small {
-		name := "ff_small_" + mode.suffix
-		blocks, err := r.ffSmallGrid(n, name)
-		if err != nil || blocks == 0 {
+		mod, name := ptx.FWFast, "ff_small_"+mode.suffix
+		if mode.narrow {
+			mod, name = ptx.FW16, "f16_small"
+		}
+		if blocks, err = r.ffSmallGrid(mod, n, name); err != nil || blocks == 0 {
 			return false, err
 		}
 		if err := r.fill(bar, 0); err != nil {
@@ -340,6 +338,16 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			return r.launch(ptx.FWFast, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
 				i32(n), i32(ld), d.arg(), sp.arg(), bar.arg())
 		}
+	}
+	if mode.narrow {
+		if err := r.fill(wide, graph.Inf); err != nil {
+			return false, err
+		}
+		h, err := r.alloc(ld * ld / 2)
+		if err != nil {
+			return false, err
+		}
+		stages = func() error { return r.ffNarrowStages(n, ld, mode.inf, d, h, wide, blocks, bar) }
 	}
 	var f [nflags]int32
 	var hf []int32
@@ -509,10 +517,11 @@ func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer, ds driver.Stream
 	return r.fetch(host, 1, p.ptr, ld, 0, n, 0)
 }
 
-// ffSmallGrid is ff_small's grid (kernel name) for n vertices, 0 when the
-// card runs none of its blocks at once (ffRun).
-func (r *run) ffSmallGrid(n int, name string) (int, error) {
-	per, err := r.occupancy(ptx.FWFast, name, 256, 0)
+// ffSmallGrid is ff_small's grid (kernel name of module mod: ff_small_*
+// or f16_small) for n vertices, 0 when the card runs none of its blocks at
+// once (ffRun).
+func (r *run) ffSmallGrid(mod string, n int, name string) (int, error) {
+	per, err := r.occupancy(mod, name, 256, 0)
 	if err != nil {
 		return 0, err
 	}

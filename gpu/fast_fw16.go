@@ -49,6 +49,16 @@ var ffNarrowPanelRows = 32
 // 3.77 at 4096). A variable, so that benchmarks time both.
 var ffNarrowSmall = 16
 
+// ffNarrowOneMax is the most vertices for which the 16-bit stages run in
+// one launch (f16_small, as ff_small does on 32-bit distances), where
+// ffSmall allows one launch at all (a variable, so that benchmarks time
+// both ways).
+var ffNarrowOneMax = 1024
+
+// ffNarrowOne says whether fw-fast runs the 16-bit stages of n vertices in
+// one launch of f16_small.
+func ffNarrowOne(n int) bool { return ffSmall(n, false) && n <= ffNarrowOneMax }
+
 // ffNarrowTile is the tile side of the 16-bit stages on a matrix of side
 // ld.
 func ffNarrowTile(ld int) int {
@@ -58,11 +68,11 @@ func ffNarrowTile(ld int) int {
 	return ffTile
 }
 
-// ffNarrowLaunches is how many launches the 16-bit stages queue on a
-// matrix of side ld: f16_narrow, three a stage (one when there is one
-// stage), f16_widen.
-func ffNarrowLaunches(ld int) int {
-	if nb := ld / ffNarrowTile(ld); nb > 1 {
+// ffNarrowLaunches is how many launches the 16-bit stages of n vertices
+// queue on a matrix of side ld: f16_narrow, f16_small or three a stage
+// (one when there is one stage), f16_widen.
+func ffNarrowLaunches(n, ld int) int {
+	if nb := ld / ffNarrowTile(ld); nb > 1 && !ffNarrowOne(n) {
 		return 2 + 3*nb
 	}
 	return 3
@@ -90,13 +100,22 @@ func ffNarrowWeights(g *graph.Graph) bool {
 // writes it into h (ld·ld/2 words), the 128-wide stages run on h (half
 // tiles a block where fw-fast takes quarters, ffQuarterMax block rows or
 // fewer; the panels in blocks of ffNarrowPanelRows rows; 64-wide tiles up
-// to ffNarrowSmall block rows), and f16_widen writes the n×n result back into d, setting flag
+// to ffNarrowSmall block rows; with blocks above 0, every stage in one
+// launch of f16_small of that many blocks, bar its barrier), and f16_widen writes the n×n result back into d, setting flag
 // (graph.Inf before) to the least row that fails the check.
-func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
+func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer, blocks int, bar buffer) error {
 	words := ld * ld / 2
 	if err := r.launch(ptx.FW16, "f16_narrow", Dim(min(ceilDiv(words, 256), 4096), 1, 1), Dim(256, 1, 1), 0,
 		i32(ld), i32(ld), d.arg(), h.arg()); err != nil {
 		return err
+	}
+	if blocks > 0 {
+		if err := r.launch(ptx.FW16, "f16_small", Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
+			i32(n), i32(ld/2), h.arg(), bar.arg()); err != nil {
+			return err
+		}
+		r.report(n, n)
+		return r.ffNarrowWiden(n, ld, inf, d, h, flag)
 	}
 	tile := ffNarrowTile(ld)
 	nb, ldw := ld/tile, ld/2
@@ -124,6 +143,12 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer) error {
 		}
 		r.report(min((s+1)*tile, n), n)
 	}
+	return r.ffNarrowWiden(n, ld, inf, d, h, flag)
+}
+
+// ffNarrowWiden queues f16_widen: the n×n result in h back into d, and
+// the check into flag.
+func (r *run) ffNarrowWiden(n, ld int, inf int32, d, h, flag buffer) error {
 	return r.launch(ptx.FW16, "f16_widen", Dim(min(ceilDiv(ceilDiv(n, 2), 256), 16), min(n, 65535), 1), Dim(256, 1, 1), 0,
 		i32(n), i32(ld), h.arg(), d.arg(), uint64(uint32(inf)), flag.arg())
 }

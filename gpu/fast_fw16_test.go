@@ -55,7 +55,7 @@ func TestFWFastNarrowCheck(t *testing.T) {
 				}
 				extra = ffTightLaunches()
 			}
-			want := 3 + ffNarrowLaunches(nb*ffTile) + extra
+			want := 3 + ffNarrowLaunches(n, nb*ffTile) + extra
 			if !c.narrow {
 				want += 3 + 3*nb + extra
 			}

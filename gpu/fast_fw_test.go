@@ -302,9 +302,10 @@ type ffPath struct {
 // ff_small with and without predecessors, the stages with quarter panels
 // (half panels with predecessors), the 128-wide tiles, and ff_small with a
 // grid larger than the device runs at once (whose barrier gives up, and
-// the stages run again), and the 16-bit stages (64-wide tiles; 128-wide
-// ones, half tiles a block with the panels in quarters, or in halves, and
-// whole tiles) where the weights allow them.
+// the stages run again), and the 16-bit stages (64-wide tiles, with a
+// launch a phase or all in one; 128-wide ones, half tiles a block with the
+// panels in quarters, or in halves, and whole tiles) where the weights
+// allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
@@ -312,6 +313,7 @@ func ffPaths(workers int) []ffPath {
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
 		{name: "narrow-64", quarter: 32, narrow: true, narrow64: true},
+		{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true, narrow64: true},
 		{name: "narrow-half", quarter: 32, narrow: true},
 		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64},
 		{name: "narrow-full", quarter: 0, narrow: true},
@@ -320,14 +322,14 @@ func ffPaths(workers int) []ffPath {
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b, nw, nm, pr, ns := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall
+	s, sp, q, b, nw, nm, pr, ns, no := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall, ffNarrowOneMax
 	t.Cleanup(func() {
-		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall = s, sp, q, b, nw, nm, pr, ns
+		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall, ffNarrowOneMax = s, sp, q, b, nw, nm, pr, ns, no
 	})
 	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow = p.small, p.smallPred, p.quarter, p.blocks, p.narrow
 	ffNarrowPanelRows = cmp.Or(p.panelRows, pr)
 	if p.narrow {
-		ffNarrowMin, ffNarrowSmall = 0, 0
+		ffNarrowMin, ffNarrowSmall, ffNarrowOneMax = 0, 0, 1<<20
 		if p.narrow64 {
 			ffNarrowSmall = 1 << 20
 		}
@@ -402,18 +404,24 @@ func TestFWFastPaths(t *testing.T) {
 					if tight {
 						extra = ffTightLaunches()
 					}
-					// Or the 16-bit stages (ffNarrowLaunches).
+					// Or the 16-bit stages (ffNarrowLaunches), and the
+					// 32-bit ones after them when f16_small gave up.
+					n := tg.g.N()
 					oneLaunch, stages := 3+1+extra, 3+1+extra
-					if nb := ceilDiv(tg.g.N(), ffTile); nb > 1 {
+					if nb := ceilDiv(n, ffTile); nb > 1 {
 						stages = 3 + 3*nb + extra
 					}
-					if p.narrow && (tight || !pred && fwFastMode(tg.g, false) == ffDist) && ffNarrowWeights(tg.g) {
-						stages = 3 + ffNarrowLaunches(ceilDiv(tg.g.N(), ffTile)*ffTile) + extra
-					}
 					want, gaveUp := stages, stages+4+extra
-					if small := p.small > 0 && (!pred || tight || p.smallPred > 0); small && (p.blocks == 0 || tg.g.N() <= 64) {
+					narrow := p.narrow && (tight || !pred && fwFastMode(tg.g, false) == ffDist) && ffNarrowWeights(tg.g)
+					switch small := p.small > 0 && (!pred || tight || p.smallPred > 0); {
+					case narrow:
+						want = 3 + ffNarrowLaunches(n, ceilDiv(n, ffTile)*ffTile) + extra
+						if ffNarrowOne(n) {
+							oneLaunch, gaveUp = want, want+stages
+						}
+					case small && (p.blocks == 0 || n <= 64):
 						want = oneLaunch
-					} else if small {
+					case small:
 						want = gaveUp
 					}
 					// On a loaded machine an emulated block can starve past

@@ -177,7 +177,7 @@ var variants = []Variant{
 				tight = ffTightLaunches()
 			}
 			if ffNarrow && n >= ffNarrowMin {
-				return ffNarrowLaunches(stages*ffTile) + 3 + tight
+				return ffNarrowLaunches(n, stages*ffTile) + 3 + tight
 			}
 			if stages == 1 || ffSmall(n, false) {
 				return 1 + 3 + tight

@@ -25,3 +25,35 @@ __device__ __forceinline__ int relax_sum(int a, int b)
 // every blocked Floyd-Warshall kernel: 32 x 32 = 1024 threads, as in
 // Karaula 2017, Bodra and Gaioso et al.
 #define TILE 32
+
+// ff_grid_sync is barrier number phase (from 1) of the grid of a
+// one-launch kernel (fwfast.cu's ff_small, fw16.cu's f16_small), which
+// needs every block of the grid on the card at once; false when the run
+// was aborted. Every thread of the block gets the same answer. bar is two
+// ints the host zeroes: the count of blocks that reached a barrier, and an
+// abort flag. A block that waits more than FF_SPIN_MAX polls (the grid was
+// not all resident) sets the flag, and every block leaves; the host then
+// runs the stages with a launch each.
+#define FF_SPIN_MAX (1 << 20)
+
+__device__ __forceinline__ bool ff_grid_sync(int *bar, int phase, int &abort)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(bar, 1);
+        const int want = phase * gridDim.x;
+        volatile int *vb = bar;
+        int spins = 0;
+        while (vb[0] < want && vb[1] == 0) {
+            if (++spins > FF_SPIN_MAX) {
+                atomicExch(bar + 1, 1);
+                break;
+            }
+        }
+        __threadfence();
+        abort = vb[1];
+    }
+    __syncthreads();
+    return abort == 0;
+}

@@ -38,6 +38,7 @@
 //               primary tile (a block per tile, or per part of one).
 //   f16_rest    every other tile: min(C, D[i][r] (x) D[r][j]).
 //
+// f16_small runs all the 64-wide stages of a small matrix in one launch.
 // f16_narrow builds the 16-bit matrix from fw-fast's 32-bit one, and
 // f16_widen writes the result back into it (F16_INF becomes the 32-bit
 // internal infinity) and runs the check.
@@ -307,14 +308,19 @@ F16_KERNEL(rest, , 128, 4)
 F16_KERNEL(panels, 64, 64, 2)
 F16_KERNEL(rest, 64, 64, 4)
 
-// f16_phase1_64 is f16_phase1 for a 64-wide primary tile (r, r), the
-// stages' tile where n is small (gpu/fast_fw16.go): each of 256 threads
-// holds rows ty*4 .. ty*4+3 and words tx*2, tx*2+1 (columns tx*4 ..
-// tx*4+3), one barrier a step. A stage's phase 1 is an eighth of the work
-// of a 128-wide one, on the same single multiprocessor.
-extern "C" __global__ void __launch_bounds__(256) f16_phase1_64(int ldw, int r, u32 *h)
+// f16_close64 closes 64-wide primary tile (r, r) of h, as f16_phase1 does
+// a 128-wide one: each of 256 threads holds rows ty*4 .. ty*4+3 and words
+// tx*2, tx*2+1 (columns tx*4 .. tx*4+3), one barrier a step. A stage's
+// phase 1 is an eighth of the work of a 128-wide one, on the same single
+// multiprocessor.
+struct f16Shared1 {
+    u32 rowK[2][32], colK[2][64];
+};
+
+__device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh)
 {
-    __shared__ u32 rowK[2][32], colK[2][64];
+    auto &rowK = sh.rowK;
+    auto &colK = sh.colK;
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
     u32 *tile = f16_tile<64>(h, ldw, r, r, 0);
     u32 c[4][2];
@@ -353,6 +359,77 @@ extern "C" __global__ void __launch_bounds__(256) f16_phase1_64(int ldw, int r, 
 #pragma unroll
     for (int a = 0; a < 4; a++)
         *(uint2 *)&tile[(size_t)(ty * 4 + a) * ldw + tx * 2] = make_uint2(c[a][0], c[a][1]);
+}
+
+// f16_phase1_64 closes 64-wide primary tile (r, r): the 64-wide stages'
+// phase 1 (gpu/fast_fw16.go), one block of 256 threads.
+extern "C" __global__ void __launch_bounds__(256) f16_phase1_64(int ldw, int r, u32 *h)
+{
+    __shared__ f16Shared1 sh;
+    f16_close64(ldw, r, h, sh);
+}
+
+// f16_small runs every 64-wide 16-bit stage of the n vertices in one
+// launch, its blocks meeting at grid barriers (ff_grid_sync, bar), as
+// fwfast.cu's ff_small does on 32-bit distances: stage s, the blocks share
+// the primary row's and column's tiles; then block 0 updates tile
+// (s + 1, s + 1) with pivot s and closes it (phase 1 of stage s + 1) while
+// the others update every other tile, so that phase 1 is off the critical
+// path and a stage takes two barriers. Tiles wholly past n are left alone.
+union f16SharedS {
+    f16Shared1 p1;
+    f16Shared<64, 4> q;
+};
+
+extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 *h, int *bar)
+{
+    __shared__ f16SharedS sh;
+    __shared__ int abort;
+    const int nt = (n + 63) / 64;
+    int phase = 0;
+    if (blockIdx.x == 0)
+        f16_close64(ldw, 0, h, sh.p1);
+    if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
+        return;
+    const bool ahead = gridDim.x > 1;
+    const int first = ahead ? (int)blockIdx.x - 1 : 0, step = ahead ? (int)gridDim.x - 1 : 1;
+    auto prod = [&](int y, int x, int s) {
+        f16_prod<64, 4>(ldw, f16_tile<64>(h, ldw, y, x, 0), f16_tile<64>(h, ldw, y, s, 0),
+                        f16_tile<64>(h, ldw, s, x, 0), sh.q);
+    };
+    for (int s = 0; s < nt; s++) {
+        for (int it = blockIdx.x; it < 2 * nt; it += gridDim.x) {
+            const int x = it >> 1;
+            if (x == s)
+                continue;
+            if (it & 1)
+                prod(x, s, s); // column panel tile (x, s)
+            else
+                prod(s, x, s); // row panel tile (s, x)
+        }
+        if (!ff_grid_sync(bar, ++phase, abort))
+            return;
+        if (ahead && blockIdx.x == 0) {
+            if (s + 1 < nt) {
+                prod(s + 1, s + 1, s);
+                __syncthreads();
+                f16_close64(ldw, s + 1, h, sh.p1);
+            }
+        } else {
+            for (int it = first; it < nt * nt; it += step) {
+                const int x = it % nt, y = it / nt;
+                if (x == s || y == s || (ahead && x == s + 1 && y == s + 1))
+                    continue;
+                prod(y, x, s);
+            }
+            if (!ahead && s + 1 < nt) {
+                __syncthreads();
+                f16_close64(ldw, s + 1, h, sh.p1);
+            }
+        }
+        if (s + 1 < nt && !ff_grid_sync(bar, ++phase, abort))
+            return;
+    }
 }
 
 // f16_narrow writes rows 0 .. rows-1 of the 32-bit matrix d (ld values a

@@ -595,38 +595,9 @@ __device__ __forceinline__ void ff_rest(int ld, int r, int *d, int *pred, ffShar
 // alone and closing it for stage s + 1 right after (two barriers a stage). Tiles wholly past n (padding) are
 // left alone: nothing could improve them or through them. Over ff_small's
 // stages Π is that of blocked Floyd-Warshall with 64-wide tiles: valid,
-// but on ties not always the one of the 128-wide kernels.
+// but on ties not always the one of the 128-wide kernels. bar is
+// ff_grid_sync's (common.cuh).
 //
-// bar is two ints the host zeroes: the count of blocks that reached a
-// barrier, and an abort flag. A block that waits more than FF_SPIN_MAX
-// polls (the grid was not all resident) sets the flag, and every block
-// leaves; the host then runs the stages with a launch each.
-#define FF_SPIN_MAX (1 << 20)
-
-// ff_grid_sync is barrier number phase (from 1) of the grid; false when
-// the run was aborted. Every thread of the block gets the same answer.
-__device__ __forceinline__ bool ff_grid_sync(int *bar, int phase, int &abort)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(bar, 1);
-        const int want = phase * gridDim.x;
-        volatile int *vb = bar;
-        int spins = 0;
-        while (vb[0] < want && vb[1] == 0) {
-            if (++spins > FF_SPIN_MAX) {
-                atomicExch(bar + 1, 1);
-                break;
-            }
-        }
-        __threadfence();
-        abort = vb[1];
-    }
-    __syncthreads();
-    return abort == 0;
-}
-
 union ffSharedS {
     ffShared1 p1;
     ffSharedQ q;
