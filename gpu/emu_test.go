@@ -392,11 +392,17 @@ func TestEmuStats(t *testing.T) {
 
 // TestEmuLaunchCounts runs every variant whose launches the registry
 // counts, with and without predecessors, on graphs of one tile, of several
-// and of a part-filled last one (and fw-fast on one large enough for its
-// 16-bit stages), and checks the count against the run's.
+// and of a part-filled last one (and fw-fast on one that takes its 16-bit
+// stages, in one launch and a launch a phase), and checks the count
+// against the run's.
 func TestEmuLaunchCounts(t *testing.T) {
 	dev := emulator(t)
-	for _, n := range []int{1, 33, 130, max(ffNarrowMin, 2*ffTile+1)} {
+	defer func(m, o int) { ffNarrowMin, ffNarrowOneMax = m, o }(ffNarrowMin, ffNarrowOneMax)
+	ffNarrowMin = 2*ffTile + 1
+	for _, n := range []int{1, 33, 130, ffNarrowMin, ffNarrowMin + 1} {
+		if n > ffNarrowMin {
+			ffNarrowOneMax = 0 // a launch a phase
+		}
 		g, err := graph.GNM(n, min(4*n, n*(n-1)), graph.WeightRange{Min: 1, Max: 9}, uint64(n))
 		if err != nil {
 			t.Fatal(err)

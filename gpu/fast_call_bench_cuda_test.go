@@ -62,9 +62,9 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // 16-bit ones would run (ffNarrow), "narrow-full" the 16-bit stages
 // with whole tiles a block at every size, "narrow-p64" with their
 // panels in halves of tiles, not quarters (ffNarrowPanelRows),
-// "narrow-128" and "narrow-64" with 128- and 64-wide tiles at every size
-// (ffNarrowSmall), "narrow-one" all its stages in one launch of f16_small
-// at every size ffSmall allows (ffNarrowOneMax); "yield-each" has a waiting copy-out worker
+// "narrow-128" with 128-wide tiles a launch a phase at every size,
+// "narrow-one" all its stages in one launch of f16_small at every size
+// ffSmall allows (ffNarrowOneMax); "yield-each" has a waiting copy-out worker
 // yield at every look (pipedSpin 1). Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
@@ -109,8 +109,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
 			{path: auto, name: "fetch-one", fetchOne: true}, {path: auto, name: "wide", wide: true},
 			{path: paths["narrow-full"], name: "narrow-full"}, {path: paths["narrow-half-p64"], name: "narrow-p64"},
-			{path: paths["narrow-half"], name: "narrow-128"}, {path: paths["narrow-64"], name: "narrow-64"},
-			{path: paths["narrow-one"], name: "narrow-one"}}
+			{path: paths["narrow-half"], name: "narrow-128"}, {path: paths["narrow-one"], name: "narrow-one"}}
 		switch {
 		case n <= 4096:
 			for _, p := range []string{"small", "stages-quarter", "full"} {

@@ -205,21 +205,28 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 			return nil, err
 		}
 	}
-	if err := r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err != nil {
+	small, h := ffSmall(n, opts.Pred && !mode.tight), buffer{}
+	if mode.narrow {
+		// The 16-bit matrix, built from the arcs in place of the 32-bit
+		// one, which f16_widen fills.
+		small = ffNarrowOne(n)
+		if h, err = r.alloc(ld * ld / 2); err == nil {
+			err = r.ffNarrowFill(g, arcs, ld, h, p)
+		}
+	} else {
+		err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode)
+	}
+	if err != nil {
 		return nil, err
 	}
-	small := ffSmall(n, opts.Pred && !mode.tight)
-	if mode.narrow {
-		small = ffNarrowOne(n)
-	}
-	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, small, d, p, host)
+	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, small, d, p, h, host)
 	if err == nil && !done {
 		// ff_small's grid was not all on the card at once (or could not
 		// be), or a 16-bit result failed its check: start again on the
 		// 32-bit stages, three launches a stage.
 		mode.narrow = false
 		if err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err == nil {
-			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, host)
+			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, buffer{}, host)
 		}
 	}
 	if err != nil {
@@ -289,9 +296,9 @@ var ffOneWait = true
 
 // ffRun runs fw-fast on the built padded matrices d and p of side ld:
 // ff_small when small (in one launch, 64-wide tiles, the stages separated
-// by a grid barrier, timed as the kernels), the stages on 16-bit
-// distances when mode.narrow (ffNarrowStages; f16_small when small), else
-// the 128-wide stages;
+// by a grid barrier, timed as the kernels), the stages on the built
+// 16-bit matrix h when mode.narrow (ffNarrowStages, which fill d;
+// f16_small when small), else the 128-wide stages;
 // then ff_finish checks them, and the result is copied into host's
 // matrices.
 // ff_small's grid is as many blocks as the card runs at once (ffSmallPerSM
@@ -303,7 +310,7 @@ var ffOneWait = true
 // context's kernels), and when a 16-bit result fails its check: the
 // matrices are then not the result, nor are host's, and the caller builds
 // them again and runs the 32-bit stages.
-func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p buffer, host *hostResult) (bool, error) {
+func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p, h buffer, host *hostResult) (bool, error) {
 	n := g.N()
 	sp := p // the stages' predecessors
 	if mode.tight {
@@ -341,10 +348,6 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	}
 	if mode.narrow {
 		if err := r.fill(wide, graph.Inf); err != nil {
-			return false, err
-		}
-		h, err := r.alloc(ld * ld / 2)
-		if err != nil {
 			return false, err
 		}
 		stages = func() error { return r.ffNarrowStages(n, ld, mode.inf, d, h, wide, blocks, bar) }

@@ -26,13 +26,12 @@ const (
 var ffNarrow = true
 
 // ffNarrowMin is the fewest vertices for which fw-fast runs its stages on
-// 16-bit distances: at n = 1024 on an H200 (BenchmarkFWFastCall, build
-// d9923c7, medians of 41 calls) ff_small's one launch on 32-bit distances
-// took 0.274 ms against 0.285 for the 16-bit stages with 64-wide tiles
-// (0.345 against 0.388 with Π); at 2048, 0.878 against 1.124, and at
-// 4096, 3.77 against 6.24. A variable for the tests, which run them on
+// 16-bit distances, the fewest measured: at n = 1024 on an H200
+// (BenchmarkFWFastCall, build 4b21dd1, medians of 101 calls) f16_small
+// took 0.2506 ms against 0.2751 for ff_small on 32-bit distances (0.3229
+// against 0.3468 with Π). A variable for the tests, which run them on
 // small graphs.
-var ffNarrowMin = 1025
+var ffNarrowMin = 1024
 
 // ffNarrowPanelRows is how many of a tile's 128 rows a block of the
 // 16-bit panels takes (16 × 2, 4 or 8, f16_panels_r*) where fw-fast takes
@@ -40,42 +39,26 @@ var ffNarrowMin = 1025
 // variable, so that benchmarks time each.
 var ffNarrowPanelRows = 32
 
-// ffNarrowSmall is the most block rows of 128 at which the 16-bit stages
-// take 64-wide tiles (f16_phase1_64, f16_panels64_r2, f16_rest64_r4):
-// phase 1, on one multiprocessor and on the critical path, is then an
-// eighth of the work a stage, and there are twice the stages. On an H200
-// (ncu, n = 2048) a 64-wide phase 1 took 8.0 us against 25.0 for a
-// 128-wide one; the whole stages 0.878 ms against 0.890 (4.34 against
-// 3.77 at 4096). A variable, so that benchmarks time both.
-var ffNarrowSmall = 16
-
 // ffNarrowOneMax is the most vertices for which the 16-bit stages run in
-// one launch (f16_small, as ff_small does on 32-bit distances), where
-// ffSmall allows one launch at all (a variable, so that benchmarks time
-// both ways).
-var ffNarrowOneMax = 1024
+// one launch (f16_small: 64-wide tiles, as ff_small on 32-bit distances),
+// where ffSmall allows one launch at all; above, a launch a phase with
+// 128-wide tiles. On an H200 (build 4b21dd1, medians of 101 calls) at
+// n = 2048, 0.736 ms against 0.897 (0.917 against 1.081 with Π). A
+// variable, so that benchmarks time both ways.
+var ffNarrowOneMax = 2048
 
 // ffNarrowOne says whether fw-fast runs the 16-bit stages of n vertices in
 // one launch of f16_small.
 func ffNarrowOne(n int) bool { return ffSmall(n, false) && n <= ffNarrowOneMax }
 
-// ffNarrowTile is the tile side of the 16-bit stages on a matrix of side
-// ld.
-func ffNarrowTile(ld int) int {
-	if ld/ffTile <= ffNarrowSmall {
-		return ffTile / 2
-	}
-	return ffTile
-}
-
 // ffNarrowLaunches is how many launches the 16-bit stages of n vertices
-// queue on a matrix of side ld: f16_narrow, f16_small or three a stage
-// (one when there is one stage), f16_widen.
+// queue on a matrix of side ld: f16_small or three a stage (one when there
+// is one stage), then f16_widen.
 func ffNarrowLaunches(n, ld int) int {
-	if nb := ld / ffNarrowTile(ld); nb > 1 && !ffNarrowOne(n) {
-		return 2 + 3*nb
+	if nb := ld / ffTile; nb > 1 && !ffNarrowOne(n) {
+		return 1 + 3*nb
 	}
-	return 3
+	return 2
 }
 
 // ffNarrowFits says whether fw-fast runs g's stages in mode on 16-bit
@@ -95,20 +78,38 @@ func ffNarrowWeights(g *graph.Graph) bool {
 	return g.M() == 0 || lo >= 0 && hi < f16Exact
 }
 
-// ffNarrowStages queues the stages of fw-fast on 16-bit distances for the
-// built matrix d of side ld (32-bit, internal infinity inf): f16_narrow
-// writes it into h (ld·ld/2 words), the 128-wide stages run on h (half
-// tiles a block where fw-fast takes quarters, ffQuarterMax block rows or
-// fewer; the panels in blocks of ffNarrowPanelRows rows; 64-wide tiles up
-// to ffNarrowSmall block rows; with blocks above 0, every stage in one
-// launch of f16_small of that many blocks, bar its barrier), and f16_widen writes the n×n result back into d, setting flag
-// (graph.Inf before) to the least row that fails the check.
-func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer, blocks int, bar buffer) error {
-	words := ld * ld / 2
-	if err := r.launch(ptx.FW16, "f16_narrow", Dim(min(ceilDiv(words, 256), 4096), 1, 1), Dim(256, 1, 1), 0,
-		i32(ld), i32(ld), d.arg(), h.arg()); err != nil {
+// ffNarrowFill builds the 16-bit matrix h of side ld (ld·ld/2 words) from
+// g's arcs on the device (c): f16_init, then f16_arcs, which also writes
+// the arcs' sources where c has room for them (ff_tight); and sets p, when
+// given, to NIL (ff_tight starts from it).
+func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer) error {
+	n := g.N()
+	if err := r.launch(ptx.FW16, "f16_init", Dim(min(ceilDiv(ld*ld/2, 256), 4096), 1, 1), Dim(256, 1, 1), 0,
+		i32(n), i32(ld), h.arg()); err != nil {
 		return err
 	}
+	if p.n > 0 {
+		if err := r.fill(p, graph.Nil); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return r.launch(ptx.FW16, "f16_arcs", Dim(ceilDiv(n, 8), 1, 1), Dim(256, 1, 1), 0,
+		i32(ld), i32(0), i32(n), c.off.arg(), c.tgt.arg(), c.w.arg(), h.arg(), c.src.arg())
+}
+
+// ffNarrowStages queues the stages of fw-fast on the built 16-bit matrix h
+// of side ld (ffNarrowFill): with blocks above 0, every stage in one
+// launch of f16_small of that many blocks (bar its barrier); otherwise the
+// 128-wide stages (half tiles a block where fw-fast takes quarters,
+// ffQuarterMax block rows or fewer, the panels then in blocks of
+// ffNarrowPanelRows rows); then f16_widen writes the n×n
+// result into the 32-bit matrix d (inf, its internal infinity, for
+// F16_INF), setting flag (graph.Inf before) to the least row that fails
+// the check.
+func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer, blocks int, bar buffer) error {
 	if blocks > 0 {
 		if err := r.launch(ptx.FW16, "f16_small", Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
 			i32(n), i32(ld/2), h.arg(), bar.arg()); err != nil {
@@ -117,20 +118,16 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer, blocks int
 		r.report(n, n)
 		return r.ffNarrowWiden(n, ld, inf, d, h, flag)
 	}
-	tile := ffNarrowTile(ld)
-	nb, ldw := ld/tile, ld/2
-	phase1, rows, halves, prows, parts := "f16_phase1", "_r8", 1, "_r8", 1
-	switch {
-	case tile < ffTile:
-		phase1, rows, halves, prows, parts = "f16_phase1_64", "64_r4", 1, "64_r2", 2
-	case nb <= ffQuarterMax:
+	nb, ldw := ld/ffTile, ld/2
+	rows, halves, prows, parts := "_r8", 1, "_r8", 1
+	if nb <= ffQuarterMax {
 		rows, halves = "_r4", 2
 		parts = ffTile / ffNarrowPanelRows
 		prows = fmt.Sprintf("_r%d", ffNarrowPanelRows/16)
 	}
 	for s := range nb {
 		args := []uint64{i32(ldw), i32(s), h.arg()}
-		if err := r.launch(ptx.FW16, phase1, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+		if err := r.launch(ptx.FW16, "f16_phase1", Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 			return err
 		}
 		if nb > 1 {
@@ -141,7 +138,7 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer, blocks int
 				return err
 			}
 		}
-		r.report(min((s+1)*tile, n), n)
+		r.report(min((s+1)*ffTile, n), n)
 	}
 	return r.ffNarrowWiden(n, ld, inf, d, h, flag)
 }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
@@ -15,6 +16,9 @@ import (
 // a result reaches f16Exact the run must start again on the 32-bit stages
 // (more launches) and still be exact, and below it the 16-bit result
 // stands. Without the check, a pair at 36000 would come back unreachable.
+// One graph has a vertex with two arcs to every other, whose weights
+// f16_arcs takes in by compare-and-swap on words that neighbouring lanes
+// share.
 func TestFWFastNarrowCheck(t *testing.T) {
 	dev := emulator(t)
 	ctx := context.Background()
@@ -29,6 +33,7 @@ func TestFWFastNarrowCheck(t *testing.T) {
 		{"longest 16384", "0->1 8000, 1->150 8384, 5->6 1, 5->6 3", false},
 		{"beyond the 16-bit infinity", "0->1 12000, 1->2 12000, 2->199 12000, 199->0 1", false},
 		{"two arcs of 16383", "3->4 16383, 4->5 16383, 5->3 16383", false},
+		{"parallel arcs to neighbouring columns", fanOut(n), true},
 	} {
 		g := mustGraph(t, n, c.arcs)
 		ref, err := cpu.FloydWarshall(ctx, g, cpu.FWOptions{})
@@ -79,4 +84,14 @@ func TestFWFastNarrowCheck(t *testing.T) {
 	if !ffNarrowWeights(empty) {
 		t.Error("a graph without arcs does not take the 16-bit stages")
 	}
+}
+
+// fanOut is arcs from vertex 0 to every other of n, two each (the lighter
+// second for odd targets, first for even ones), and back from each to 0.
+func fanOut(n int) string {
+	var b strings.Builder
+	for v := 1; v < n; v++ {
+		fmt.Fprintf(&b, "0->%d %d, 0->%d %d, %d->0 %d, ", v, 5+v%7, v, 1+v%5+(v%2)*9, v, 1+v%3)
+	}
+	return strings.TrimSuffix(b.String(), ", ")
 }

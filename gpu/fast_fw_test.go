@@ -295,25 +295,22 @@ type ffPath struct {
 	blocks                    int
 	narrow                    bool // the 16-bit stages wherever they apply (ffNarrow, ffNarrowMin 0)
 	panelRows                 int  // ffNarrowPanelRows, when not 0
-	narrow64                  bool // with narrow: 64-wide tiles at every size (ffNarrowSmall), else 128
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
 // ff_small with and without predecessors, the stages with quarter panels
 // (half panels with predecessors), the 128-wide tiles, and ff_small with a
 // grid larger than the device runs at once (whose barrier gives up, and
-// the stages run again), and the 16-bit stages (64-wide tiles, with a
-// launch a phase or all in one; 128-wide ones, half tiles a block with the
-// panels in quarters, or in halves, and whole tiles) where the weights
-// allow them.
+// the stages run again), and the 16-bit stages (64-wide tiles in one
+// launch; 128-wide ones, half tiles a block with the panels in quarters,
+// or in halves, and whole tiles) where the weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
 		{name: "stages-quarter", quarter: 32},
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
-		{name: "narrow-64", quarter: 32, narrow: true, narrow64: true},
-		{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true, narrow64: true},
+		{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true},
 		{name: "narrow-half", quarter: 32, narrow: true},
 		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64},
 		{name: "narrow-full", quarter: 0, narrow: true},
@@ -322,17 +319,14 @@ func ffPaths(workers int) []ffPath {
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b, nw, nm, pr, ns, no := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall, ffNarrowOneMax
+	s, sp, q, b, nw, nm, pr, no := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowOneMax
 	t.Cleanup(func() {
-		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowSmall, ffNarrowOneMax = s, sp, q, b, nw, nm, pr, ns, no
+		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowOneMax = s, sp, q, b, nw, nm, pr, no
 	})
 	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow = p.small, p.smallPred, p.quarter, p.blocks, p.narrow
 	ffNarrowPanelRows = cmp.Or(p.panelRows, pr)
 	if p.narrow {
-		ffNarrowMin, ffNarrowSmall, ffNarrowOneMax = 0, 0, 1<<20
-		if p.narrow64 {
-			ffNarrowSmall = 1 << 20
-		}
+		ffNarrowMin, ffNarrowOneMax = 0, 1<<20
 	}
 }
 

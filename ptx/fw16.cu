@@ -29,19 +29,20 @@
 // The layout is fw-fast's (the side padded to a multiple of 128 with
 // F16_INF), each row of ld cells being ld / 2 words, column j in the low
 // half of word j / 2 for even j. The kernels mirror fwfast.cu's 128-wide
-// stages for MODE_DIST, and have 64-wide ones for small n, whose phase 1
-// (on one multiprocessor, on the critical path) is an eighth as long:
+// stages for MODE_DIST, and its ff_small for small n (f16_small: 64-wide
+// tiles, whose phase 1, on one multiprocessor and on the critical path, is
+// an eighth as long, all in one launch):
 //
-//   f16_phase1  one block closes the primary tile, 128 sequential steps
-//               (f16_phase1_64: 64).
+//   f16_phase1  one block closes the primary tile, 128 sequential steps.
 //   f16_panels  the primary row and column, each a product with the closed
 //               primary tile (a block per tile, or per part of one).
 //   f16_rest    every other tile: min(C, D[i][r] (x) D[r][j]).
 //
 // f16_small runs all the 64-wide stages of a small matrix in one launch.
-// f16_narrow builds the 16-bit matrix from fw-fast's 32-bit one, and
-// f16_widen writes the result back into it (F16_INF becomes the 32-bit
-// internal infinity) and runs the check.
+// f16_init and f16_arcs build the 16-bit matrix from the arcs, as
+// fwfast.cu's ff_init and ff_arcs build the 32-bit one, and f16_widen
+// writes the result into fw-fast's 32-bit matrix (F16_INF becomes the
+// 32-bit internal infinity) and runs the check.
 #include "common.cuh"
 
 #define F16_B 128         // tile side and k values per stage
@@ -134,7 +135,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_phase1(int ldw, int r, u32
 
 // f16_prod computes C = min(C, A (x) B) for 16 RA rows of a TB-wide tile
 // (TB = 128: RA = 8 the whole tile, 4 a half, 2 a quarter; TB = 64: RA = 4
-// the whole tile, 2 a half) with 256 threads of RA rows x TB / 32 words:
+// the whole tile, f16_small's) with 256 threads of RA rows x TB / 32 words:
 // cw points at C's first word, aw at A's (the same rows, k over the TB
 // columns of the stage) and bw at B's (the stage's TB rows, C's columns),
 // all ldw words a row. The k values come in chunks of F16_KC through
@@ -291,28 +292,26 @@ __device__ __forceinline__ void f16_rest(int ldw, int r, u32 *h, f16Shared<TB, R
                      sh);
 }
 
-// The entry points f16_panels_r8 .. f16_rest64_r4 (tiles of 128 or 64,
-// 16 RA rows a block), each declaring its own shared memory (so that each
+// The entry points f16_panels_r8 .. f16_rest_r4 (128-wide tiles, 16 RA
+// rows a block), each declaring its own shared memory (so that each
 // kernel's PTX names only its own).
-#define F16_KERNEL(name, wide, TB, RA)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(256) f16_##name##wide##_r##RA(int ldw, int r, u32 *h)               \
+#define F16_KERNEL(name, RA)                                                                                           \
+    extern "C" __global__ void __launch_bounds__(256) f16_##name##_r##RA(int ldw, int r, u32 *h)                     \
     {                                                                                                                  \
-        __shared__ f16Shared<TB, RA> sh;                                                                               \
-        f16_##name<TB, RA>(ldw, r, h, sh);                                                                             \
+        __shared__ f16Shared<128, RA> sh;                                                                              \
+        f16_##name<128, RA>(ldw, r, h, sh);                                                                            \
     }
-F16_KERNEL(panels, , 128, 8)
-F16_KERNEL(panels, , 128, 4)
-F16_KERNEL(panels, , 128, 2)
-F16_KERNEL(rest, , 128, 8)
-F16_KERNEL(rest, , 128, 4)
-F16_KERNEL(panels, 64, 64, 2)
-F16_KERNEL(rest, 64, 64, 4)
+F16_KERNEL(panels, 8)
+F16_KERNEL(panels, 4)
+F16_KERNEL(panels, 2)
+F16_KERNEL(rest, 8)
+F16_KERNEL(rest, 4)
 
 // f16_close64 closes 64-wide primary tile (r, r) of h, as f16_phase1 does
 // a 128-wide one: each of 256 threads holds rows ty*4 .. ty*4+3 and words
 // tx*2, tx*2+1 (columns tx*4 .. tx*4+3), one barrier a step. A stage's
-// phase 1 is an eighth of the work of a 128-wide one, on the same single
-// multiprocessor.
+// phase 1 is an eighth of the work of a 128-wide one (on an H200, 8.0 us
+// against 25.0 at n = 2048, when each had a launch of its own).
 struct f16Shared1 {
     u32 rowK[2][32], colK[2][64];
 };
@@ -359,14 +358,6 @@ __device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh)
 #pragma unroll
     for (int a = 0; a < 4; a++)
         *(uint2 *)&tile[(size_t)(ty * 4 + a) * ldw + tx * 2] = make_uint2(c[a][0], c[a][1]);
-}
-
-// f16_phase1_64 closes 64-wide primary tile (r, r): the 64-wide stages'
-// phase 1 (gpu/fast_fw16.go), one block of 256 threads.
-extern "C" __global__ void __launch_bounds__(256) f16_phase1_64(int ldw, int r, u32 *h)
-{
-    __shared__ f16Shared1 sh;
-    f16_close64(ldw, r, h, sh);
 }
 
 // f16_small runs every 64-wide 16-bit stage of the n vertices in one
@@ -432,16 +423,48 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
     }
 }
 
-// f16_narrow writes rows 0 .. rows-1 of the 32-bit matrix d (ld values a
-// row, every value non-negative) into h: min(value, F16_INF) each, so that
-// the 32-bit internal infinity becomes F16_INF. A thread a word of h at a
-// time, grid-stride.
-extern "C" __global__ void f16_narrow(int ld, int rows, const int *d, u32 *h)
+// f16_init starts the 16-bit matrix h of side ld (ld / 2 words a row) for
+// n vertices: 0 on the diagonal of the vertices, F16_INF everywhere else,
+// padding included. A thread a word at a time, grid-stride.
+extern "C" __global__ void f16_init(int n, int ld, u32 *h)
 {
-    const size_t words = (size_t)rows * ld / 2;
+    const int ldw = ld / 2;
+    const size_t words = (size_t)ld * ldw;
     for (size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x; q < words; q += (size_t)gridDim.x * blockDim.x) {
-        const int2 v = *(const int2 *)(d + 2 * q);
-        h[q] = min((u32)v.x, (u32)F16_INF) | min((u32)v.y, (u32)F16_INF) << 16;
+        const int i = q / ldw, j = 2 * (q % ldw);
+        const u32 lo = i == j && i < n ? 0 : F16_INF, hi = i == j + 1 && i < n ? 0 : F16_INF;
+        h[q] = lo | hi << 16;
+    }
+}
+
+// f16_arcs writes the arcs of vertices lo .. hi-1 (CSR: off, tgt, w, every
+// weight in 0 .. F16_EXACT-1) into the matrix f16_init started, as
+// fwfast.cu's ff_arcs does into the 32-bit one: h[u][v] = the lightest
+// weight of the arcs u -> v (a self-loop never goes below the diagonal's
+// 0), taken in by a compare-and-swap of the word that holds it; src, when
+// given, the source of each arc (src[k] = u, for ff_tight). A warp per
+// vertex.
+extern "C" __global__ void f16_arcs(int ld, int lo, int hi, const int *off, const int *tgt, const int *w, u32 *h,
+                                    int *src)
+{
+    const int lane = threadIdx.x & 31;
+    const int warps = gridDim.x * (blockDim.x >> 5);
+    for (int u = lo + blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); u < hi; u += warps) {
+        u32 *row = h + (size_t)u * (ld / 2);
+        for (int k = off[u] + lane; k < off[u + 1]; k += 32) {
+            const int v = tgt[k], shift = (v & 1) * 16;
+            const u32 wk = w[k];
+            u32 *p = row + (v >> 1);
+            u32 old = *(volatile u32 *)p, seen;
+            do {
+                seen = old;
+                if (((seen >> shift) & 0xffff) <= wk)
+                    break;
+                old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
+            } while (old != seen);
+            if (src)
+                src[k] = u;
+        }
     }
 }
 
