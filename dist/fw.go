@@ -83,6 +83,7 @@ type Part struct {
 // (ptx/fwfast.cu explains them).
 type kernelMode struct {
 	suffix string
+	module string // ptx.FWFast, or ptx.FWFastGen for the general kernels
 	inf    int32
 }
 
@@ -96,14 +97,14 @@ func pickMode(g *graph.Graph, pred bool) kernelMode {
 	switch {
 	case lo < 0:
 	case !pred && bound < int64(graph.MaxDistance):
-		return kernelMode{"dist", graph.MaxDistance}
+		return kernelMode{"dist", ptx.FWFast, graph.MaxDistance}
 	case pred && bound < 1<<22-1:
-		return kernelMode{"pack", 1<<22 - 1}
+		return kernelMode{"pack", ptx.FWFast, 1<<22 - 1}
 	}
 	if pred {
-		return kernelMode{"genpred", graph.Inf}
+		return kernelMode{"genpred", ptx.FWFastGen, graph.Inf}
 	}
-	return kernelMode{"gen", graph.Inf}
+	return kernelMode{"gen", ptx.FWFastGen, graph.Inf}
 }
 
 // checkGraph refuses what fw-fast refuses: a nil graph, and weights whose
@@ -308,18 +309,29 @@ func (r *rank) free() {
 // (and of Π⁰) on the host, uploads them, allocates the panel buffers and
 // makes the row and column groups.
 func (r *rank) setup(g *graph.Graph) error {
-	text, err := ptx.PTX(ptx.FWFast)
-	if err != nil {
-		return err
-	}
-	mod, err := cells.LoadPTX(r.Device, ptx.FWFast, text)
-	if err != nil {
-		return err
-	}
+	// The mode's kernels, and ff_dist_copy, which fwfast.ptx holds; each
+	// module loaded once.
+	var err error
+	mods := map[string]*cells.Module{}
 	for _, k := range []struct {
-		dst  **cells.Kernel
-		name string
-	}{{&r.phase1, "ff_phase1_" + r.mode.suffix}, {&r.update, "ff_dist_update_" + r.mode.suffix}, {&r.copyK, "ff_dist_copy"}} {
+		dst          **cells.Kernel
+		module, name string
+	}{
+		{&r.phase1, r.mode.module, "ff_phase1_" + r.mode.suffix},
+		{&r.update, r.mode.module, "ff_dist_update_" + r.mode.suffix},
+		{&r.copyK, ptx.FWFast, "ff_dist_copy"},
+	} {
+		mod := mods[k.module]
+		if mod == nil {
+			text, err := ptx.PTX(k.module)
+			if err != nil {
+				return err
+			}
+			if mod, err = cells.LoadPTX(r.Device, k.module, text); err != nil {
+				return err
+			}
+			mods[k.module] = mod
+		}
 		if *k.dst, err = mod.Kernel(k.name); err != nil {
 			return err
 		}

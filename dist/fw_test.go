@@ -280,8 +280,8 @@ func TestNegativeCycleEveryRank(t *testing.T) {
 }
 
 // TestEveryKernelRuns runs the grid with every kind of weights, with and
-// without Π, under a profiler, and checks that each of fwfast's ff_dist_
-// kernels was launched: package gpu's TestEmuEveryKernelRuns, which runs
+// without Π, under a profiler, and checks that each of the ff_dist_
+// kernels of fwfast and fwfastgen was launched: package gpu's TestEmuEveryKernelRuns, which runs
 // every other kernel of the embedded PTX, leaves these to this package.
 func TestEveryKernelRuns(t *testing.T) {
 	neg, err := shifted(130, 400, 3)
@@ -314,17 +314,19 @@ func TestEveryKernelRuns(t *testing.T) {
 	for _, l := range launches {
 		ran[l.Kernel] = true
 	}
-	text, err := ptx.PTX("fwfast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kernels := regexp.MustCompile(`\.entry (ff_dist_\w+)\(`).FindAllStringSubmatch(text, -1)
-	if len(kernels) == 0 {
-		t.Fatal("fwfast's PTX has no ff_dist_ kernels")
-	}
-	for _, k := range kernels {
-		if !ran[k[1]] {
-			t.Errorf("kernel %s never ran", k[1])
+	for _, m := range []string{ptx.FWFast, ptx.FWFastGen} {
+		text, err := ptx.PTX(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kernels := regexp.MustCompile(`\.entry (ff_dist_\w+)\(`).FindAllStringSubmatch(text, -1)
+		if len(kernels) == 0 {
+			t.Fatalf("%s's PTX has no ff_dist_ kernels", m)
+		}
+		for _, k := range kernels {
+			if !ran[k[1]] {
+				t.Errorf("kernel %s (%s) never ran", k[1], m)
+			}
 		}
 	}
 }

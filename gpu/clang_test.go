@@ -15,7 +15,7 @@ import (
 
 // TestClangVariants compiles the sources of pathnotes' own kernels
 // (ptx/*.cu, which the lab's timings run beside the student's; all but
-// fwfast.cu and fw16.cu) with clang and runs every GPU variant from that PTX on the
+// fwfast.cu, fwfastgen.cu and fw16.cu) with clang and runs every GPU variant from that PTX on the
 // emulator against the CPU, as TestEmuVariants does with nvcc's.
 func TestClangVariants(t *testing.T) {
 	testenv.NeedClang(t)
@@ -26,7 +26,7 @@ func TestClangVariants(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, name := range ptx.Names() {
-		if name == ptx.FWFast || name == ptx.FW16 {
+		if name == ptx.FWFast || name == ptx.FWFastGen || name == ptx.FW16 {
 			// fw-fast's register tiles unroll to 86,000 lines of PTX: clang
 			// takes a minute and a half to inline and unroll them, too long
 			// for a test; fw16.cu is for sm_90 and CUDA's vector types. Both

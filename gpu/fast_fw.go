@@ -33,17 +33,18 @@ var ffPhase1Block = Dim(256, 1, 1)
 // ffMode is one of fw-fast's kernel sets.
 type ffMode struct {
 	suffix string // kernel name suffix in ptx/fwfast.cu
+	module string // the module of its stages' kernels: ptx.FWFast, or ptx.FWFastGen for MODE_GEN
 	inf    int32  // internal infinity
 	tight  bool   // distances only in the stages, Π from the tight arcs after (ff_tight)
 	narrow bool   // the stages on 16-bit distances (ptx/fw16.cu, ffNarrowFits)
 }
 
 var (
-	ffDist    = ffMode{suffix: "dist", inf: ffInfDist}
-	ffPack    = ffMode{suffix: "pack", inf: ffInfPack}
-	ffGen     = ffMode{suffix: "gen", inf: graph.Inf}
-	ffGenPred = ffMode{suffix: "genpred", inf: graph.Inf}
-	ffTight   = ffMode{suffix: "dist", inf: ffInfDist, tight: true}
+	ffDist    = ffMode{suffix: "dist", module: ptx.FWFast, inf: ffInfDist}
+	ffPack    = ffMode{suffix: "pack", module: ptx.FWFast, inf: ffInfPack}
+	ffGen     = ffMode{suffix: "gen", module: ptx.FWFastGen, inf: graph.Inf}
+	ffGenPred = ffMode{suffix: "genpred", module: ptx.FWFastGen, inf: graph.Inf}
+	ffTight   = ffMode{suffix: "dist", module: ptx.FWFast, inf: ffInfDist, tight: true}
 )
 
 // ffTightPi lets one card in memory compute Π with ff_tight where
@@ -253,7 +254,7 @@ func (r *run) ffStages(n, ld int, mode ffMode, pred bool, d, p buffer) error {
 	quarter := nb <= ffQuarterMax
 	for s := range nb {
 		args := []uint64{i32(ld), i32(s), d.arg(), p.arg()}
-		if err := r.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+		if err := r.launch(mode.module, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 			return err
 		}
 		if nb == 1 {
@@ -271,14 +272,14 @@ func (r *run) ffStages(n, ld int, mode ffMode, pred bool, d, p buffer) error {
 		case quarter:
 			panels, grid = "ff_hpanels_", Dim(nb, 2, 2)
 		}
-		if err := r.launch(ptx.FWFast, panels+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
+		if err := r.launch(mode.module, panels+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 		rest, grid := "ff_rest_", Dim(nb, nb, 1)
 		if quarter {
 			rest, grid = "ff_qrest_", Dim(2*nb, 2*nb, 1)
 		}
-		if err := r.launch(ptx.FWFast, rest+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
+		if err := r.launch(mode.module, rest+mode.suffix, grid, Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 		r.report(min((s+1)*ffTile, n), n)
@@ -331,7 +332,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	}
 	blocks := 0 // ff_small's (f16_small's) grid
 	if small {
-		mod, name := ptx.FWFast, "ff_small_"+mode.suffix
+		mod, name := mode.module, "ff_small_"+mode.suffix
 		if mode.narrow {
 			mod, name = ptx.FW16, "f16_small"
 		}
@@ -342,7 +343,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			return false, err
 		}
 		stages = func() error {
-			return r.launch(ptx.FWFast, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
+			return r.launch(mod, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
 				i32(n), i32(ld), d.arg(), sp.arg(), bar.arg())
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/pathnotes/pathnotes/graph"
-	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // ffStripe is one card's share of fw-fast on several cards: block rows
@@ -228,10 +227,10 @@ func ffMultiStage(grp *group, stripes []ffStripe, s, ld int, mode ffMode) error 
 	}
 	o, ro := &stripes[owner], grp.runs[owner]
 	args := []uint64{i32(ld), i32(s), o.virtD, o.virtP}
-	if err := ro.launch(ptx.FWFast, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+	if err := ro.launch(mode.module, "ff_phase1_"+mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 		return err
 	}
-	if err := ro.launch(ptx.FWFast, "ff_panels_"+mode.suffix, Dim(nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
+	if err := ro.launch(mode.module, "ff_panels_"+mode.suffix, Dim(nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 		return err
 	}
 	row := DevicePtr(s-o.y0) * ffTile * DevicePtr(ld) * 4 // the primary row's offset in the owner's stripe
@@ -251,10 +250,10 @@ func ffMultiStage(grp *group, stripes []ffStripe, s, ld int, mode ffMode) error 
 			}
 		}
 		args := []uint64{i32(ld), i32(s), i32(st.y0), st.virtD, st.virtP, bd, bp}
-		if err := r.launch(ptx.FWFast, "ff_stripe_col_"+mode.suffix, Dim(st.h, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
+		if err := r.launch(mode.module, "ff_stripe_col_"+mode.suffix, Dim(st.h, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
-		if err := r.launch(ptx.FWFast, "ff_stripe_rest_"+mode.suffix, Dim(nb, st.h, 1), Dim(256, 1, 1), 0, args...); err != nil {
+		if err := r.launch(mode.module, "ff_stripe_rest_"+mode.suffix, Dim(nb, st.h, 1), Dim(256, 1, 1), 0, args...); err != nil {
 			return err
 		}
 	}

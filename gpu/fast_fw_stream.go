@@ -724,10 +724,10 @@ func (s *ffStream) ownStages(p int) error {
 		for st := ch.y0; st < ch.y1; st++ {
 			args := []uint64{i32(pl.ld), i32(st), od, op}
 			r := owner.r
-			if err := r.launch(ptx.FWFast, "ff_phase1_"+s.mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
+			if err := r.launch(s.mode.module, "ff_phase1_"+s.mode.suffix, Dim(1, 1, 1), ffPhase1Block, 0, args...); err != nil {
 				return err
 			}
-			if err := r.launch(ptx.FWFast, "ff_panels_"+s.mode.suffix, Dim(pl.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
+			if err := r.launch(s.mode.module, "ff_panels_"+s.mode.suffix, Dim(pl.nb, 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 				return err
 			}
 			// The row is final: the copies to the cards that take it on
@@ -953,10 +953,10 @@ func (pl *ffPlan) bandOrder(c, p int) []int {
 func (s *ffStream) stripeStage(card *ffCard, on driver.Stream, u blocks, d, p uint64, st int, bd, bp uint64) error {
 	r := card.r
 	args := []uint64{i32(s.pl.ld), i32(st), i32(u.y0), d, p, bd, bp}
-	if err := r.launchOn(on, ptx.FWFast, "ff_stripe_col_"+s.mode.suffix, Dim(u.rows(), 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
+	if err := r.launchOn(on, s.mode.module, "ff_stripe_col_"+s.mode.suffix, Dim(u.rows(), 1, 1), Dim(256, 1, 1), 0, args...); err != nil {
 		return err
 	}
-	return r.launchOn(on, ptx.FWFast, "ff_stripe_rest_"+s.mode.suffix, Dim(s.pl.nb, u.rows(), 1), Dim(256, 1, 1), 0, args...)
+	return r.launchOn(on, s.mode.module, "ff_stripe_rest_"+s.mode.suffix, Dim(s.pl.nb, u.rows(), 1), Dim(256, 1, 1), 0, args...)
 }
 
 // convert queues kernel (ff_scatter or ff_gather) on stream st over the

@@ -62,6 +62,14 @@
 // The update rule is the documents' ([Karaula 2017] §3.1): d[i][j] and
 // pred[i][j] change only on a strict improvement through k, and then
 // pred[i][j] takes pred[k][j].
+//
+// This file builds two modules: fwfast.ptx, the fast modes' kernels and
+// every mode's helpers, and (with FF_GENERAL defined, fwfastgen.cu)
+// fwfastgen.ptx, MODE_GEN's kernels. The driver compiles a module whole
+// on its first load, and by per-kernel compile times MODE_GEN's kernels
+// were about two thirds of the 20 s that CUDA 13's ptxas took for both
+// together for an H200: graphs that need no MODE_GEN no longer wait for
+// them.
 #include "common.cuh"
 
 #define FF_B 128         // tile side and k values per stage
@@ -744,8 +752,11 @@ __device__ __forceinline__ void ff_stripe_rest(int ld, int r, int y0, int *d, in
         __shared__ __align__(16) ffSharedQ sh;                                                     \
         ff_qpanels<MODE>(ld, r, d, sh);                                                            \
     }
+#ifndef FF_GENERAL
 FF_QPANELS(dist, MODE_DIST)
+#else
 FF_QPANELS(gen, MODE_GEN)
+#endif
 
 // ff_hpanels, for the modes with predecessors (without them the quarter
 // panels or the whole-tile ones are faster).
@@ -756,12 +767,15 @@ FF_QPANELS(gen, MODE_GEN)
         ff_hpanels<MODE, true>(ld, r, d, pred, sh);                                                \
     }
 
+#ifndef FF_GENERAL
 FF_KERNELS(dist, MODE_DIST, false, 2)
 FF_KERNELS(pack, MODE_PACK, true, 2)
+FF_HPANELS(pack, MODE_PACK)
+#else
 FF_KERNELS(gen, MODE_GEN, false, 2)
 FF_KERNELS(genpred, MODE_GEN, true, 1)
-FF_HPANELS(pack, MODE_PACK)
 FF_HPANELS(genpred, MODE_GEN)
+#endif
 
 // fw-fast over many GPUs (package dist, docs/scale-out.md): rank (p, q) of a
 // P x Q grid holds the tiles (I, J) with I mod P = p and J mod Q = q, as one
@@ -803,10 +817,17 @@ __device__ __forceinline__ void ff_dist_update(int ldc, int *c, int *cp, int lda
         ff_dist_update<MODE, PRED>(ldc, c, cp, lda, a, agap, ldb, b, bp, bgap, sy0, sy1, sx0, sx1, sh); \
     }
 
+#ifndef FF_GENERAL
 FF_DIST_KERNELS(dist, MODE_DIST, false, 2)
 FF_DIST_KERNELS(pack, MODE_PACK, true, 2)
+#else
 FF_DIST_KERNELS(gen, MODE_GEN, false, 2)
 FF_DIST_KERNELS(genpred, MODE_GEN, true, 1)
+#endif
+
+// The helpers of every mode (copies, the matrix's build and check, Π from
+// the tight arcs) are in fwfast.ptx only.
+#ifndef FF_GENERAL
 
 // ff_dist_copy copies a block of rows x cols values from src (row length
 // lds) to dst (row length ldd): a tile or a panel between a rank's local
@@ -1046,3 +1067,4 @@ FF_TIGHT(2)
 FF_TIGHT(4)
 FF_TIGHT(8)
 FF_TIGHT(16)
+#endif // FF_GENERAL

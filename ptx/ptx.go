@@ -9,6 +9,7 @@
 //	dijkstra.cu     Dijkstra: Martín et al.'s relax / minimum / update, Bodra's one thread per source
 //	bellmanford.cu  Bellman-Ford: Bodra's naive, stride and flag variants
 //	fwfast.cu       fw-fast, pathnotes' own blocked Floyd-Warshall with 128 x 128 tiles
+//	fwfastgen.cu    fwfast.cu's general kernels, a module of their own (compiled on first need)
 //	fw16.cu         fw-fast's stages on 16-bit distances, two a word (Hopper's packed min-plus)
 //	sssp.cu         sssp-fast and bf-fast (near-far worklists in one persistent grid), apsp-batched
 //	common.cuh      INF, NIL, the clamped sum and the tile size they share
@@ -42,9 +43,10 @@ const (
 	FloydWarshall = "fw"
 	Dijkstra      = "dijkstra"
 	BellmanFord   = "bellmanford"
-	FWFast        = "fwfast" // fw-fast
-	FW16          = "fw16"   // fw-fast's stages on 16-bit distances (Hopper and later)
-	SSSP          = "sssp"   // sssp-fast, bf-fast, apsp-batched
+	FWFast        = "fwfast"    // fw-fast: the fast modes' kernels and every mode's helpers
+	FWFastGen     = "fwfastgen" // fw-fast's general kernels (negative arcs, large distances)
+	FW16          = "fw16"      // fw-fast's stages on 16-bit distances (Hopper and later)
+	SSSP          = "sssp"      // sssp-fast, bf-fast, apsp-batched
 )
 
 // Names returns the names of the embedded PTX modules, sorted.
