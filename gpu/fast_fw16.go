@@ -11,14 +11,15 @@ import (
 // fw-fast's stages on 16-bit distances (ptx/fw16.cu): on a Hopper card,
 // add.u16x2 and min.u16x2 make one VIADDMNMX.U16x2 instruction, which
 // relaxes two cells where the 32-bit stages relax one. The result is
-// exact: the stages compute min(distance, f16Inf), and f16_widen checks
-// that no result lies in f16Exact .. f16Inf-1, which (with every weight
-// below f16Exact) proves that no reachable pair was cut off at f16Inf;
-// where a result does, the run starts again on the 32-bit stages.
-const (
-	f16Exact = 1 << 14   // weights stay below it; so must every result, for the check to pass
-	f16Inf   = 1<<15 - 1 // the 16-bit stages' internal infinity
-)
+// exact: the stages compute min(distance, 2^15-1), their infinity, and
+// f16_widen checks that no result lies in f16Exact .. 2^15-2, which (with
+// every weight below f16Exact) proves that no reachable pair was cut off
+// at 2^15-1; where a result does, the run starts again on the 32-bit
+// stages.
+
+// f16Exact bounds the weights the 16-bit stages take, and the results
+// that pass their check (F16_EXACT in ptx/fw16.cu).
+const f16Exact = 1 << 14
 
 // ffNarrow lets fw-fast run its stages on 16-bit distances where
 // ffNarrowFits allows (a variable, so that benchmarks time both ways and
