@@ -3,11 +3,15 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/ptxemu"
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // TestFWFastNarrowCheck runs fw-fast's 16-bit stages on graphs whose
@@ -94,4 +98,44 @@ func fanOut(n int) string {
 		fmt.Fprintf(&b, "0->%d %d, 0->%d %d, %d->0 %d, ", v, 5+v%7, v, 1+v%5+(v%2)*9, v, 1+v%3)
 	}
 	return strings.TrimSuffix(b.String(), ", ")
+}
+
+// TestFWFastModules checks which PTX modules fw-fast loads, on fresh
+// emulated devices: a graph of the fast modes loads fwfast alone (the
+// driver compiles a module whole on its first load, and fwfastgen's
+// general kernels were most of that time), the 16-bit stages fwfast and
+// fw16, and a graph with a negative arc fwfastgen too.
+func TestFWFastModules(t *testing.T) {
+	ctx := context.Background()
+	defer func(m int) { ffNarrowMin = m }(ffNarrowMin)
+	small, err := graph.GNM(200, 800, graph.WeightRange{Min: 1, Max: 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg := mustGraph(t, 200, "0->1 4, 1->2 -3, 2->150 2")
+	for _, c := range []struct {
+		name      string
+		g         *graph.Graph
+		narrowMin int
+		want      []string
+	}{
+		{"fast modes", small, 1 << 20, []string{ptx.FWFast}},
+		{"16-bit stages", small, 0, []string{ptx.FW16, ptx.FWFast}},
+		{"a negative arc", neg, 0, []string{ptx.FWFast, ptx.FWFastGen}},
+	} {
+		ffNarrowMin = c.narrowMin
+		for _, pred := range []bool{false, true} {
+			dev, err := OpenEmulator(ptxemu.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := FWFast(ctx, c.g, Options{Device: dev, Pred: pred}); err != nil {
+				t.Fatalf("%s pred=%v: %v", c.name, pred, err)
+			}
+			got := slices.Sorted(maps.Keys(dev.modules))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s pred=%v: modules %v loaded, want %v", c.name, pred, got, c.want)
+			}
+		}
+	}
 }
