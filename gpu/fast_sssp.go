@@ -119,6 +119,16 @@ type fastTuning struct {
 	// bf-fast's meshes: grid 8.9 ms with rounds against 6.8 with the ring,
 	// road-like 3.8 against 3.05, on an H200).
 	Async int
+	// Head gives every vertex Group slots of its first arcs, (target,
+	// weight) pairs in an array of their own (sssp_head in ptx/sssp.cu),
+	// which the lanes of a worklist entry read beside the entry's distance:
+	// a hop then costs one memory round trip before its atomics instead of
+	// two (the CSR's offsets, then its arcs), and a vertex of more arcs
+	// takes the rest from the CSR. 1 on, -1 off, 0 the default: on meshes
+	// (no hubs, mean out-degree at most meshDegree), off elsewhere. It is
+	// off on graphs of 2^30 arcs or more, whose positions its rest marker
+	// cannot hold.
+	Head int
 	// Switches bounds the changes between the narrow and the wide grid in
 	// one run, so that a worklist hovering around the bounds cannot make
 	// every launch a short one; 0 means 4.
@@ -340,6 +350,12 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fa
 			t.Async = -1
 		}
 	}
+	if t.Head == 0 && mesh {
+		t.Head = 1
+	}
+	if g.M() >= 1<<30 {
+		t.Head = -1
+	}
 	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)
 	t.WideDelta = min(t.WideDelta, math.MaxInt32)
@@ -405,6 +421,7 @@ type frontier struct {
 	relaxed, stamp, infar, q0, q1, f0, f1, st buffer
 	hp0, hp1                                  buffer // the heavy parts' worklists (Split), two ints an entry
 	trace                                     buffer // traceSize int64 counters, when traced
+	head                                      buffer // the arcs' heads (fastTuning.Head): 2 × group × n int32
 }
 
 // frontierVectors is how many n-vectors of int32 a single-source run
@@ -497,6 +514,9 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if tun.Split > 0 {
 		vectors += 4 + ceilDiv(4*(g.M()/tun.Split+1), g.N()+1) // the parts' worklists
 	}
+	if tun.Head > 0 {
+		vectors += 2 * tun.Group // the arcs' heads
+	}
 	r, gr, out, err := startSingle(ctx, g, source, opts, name, negative, vectors, pin)
 	if err != nil {
 		return nil, err
@@ -539,6 +559,11 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			return nil, err
 		}
 	}
+	if tun.Head > 0 {
+		if f.head, err = r.alloc(2 * tun.Group * n); err != nil {
+			return nil, err
+		}
+	}
 	dist, pred, err := r.allocOut(n, opts.Pred)
 	if err != nil {
 		return nil, err
@@ -553,6 +578,12 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	}
 	var tr frontierTrace
 	err = r.kernels(func() error {
+		if tun.Head > 0 {
+			if err := r.launch(ptx.SSSP, "sssp_head", grid1D(tun.Group*n, 256), Dim(256, 1, 1), 0, i32(n), i32(tun.Group),
+				gr.off.arg(), gr.tgt.arg(), gr.w.arg(), f.head.arg()); err != nil {
+				return err
+			}
+		}
 		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim(256, 1, 1), 0, i32(n), i32(source),
 			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
 			return err
@@ -574,7 +605,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(tun.Split), f.hp0.arg(), f.hp1.arg(), i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg()); err != nil {
+				i32(tun.Split), f.hp0.arg(), f.hp1.arg(), i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg(), f.head.arg()); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {

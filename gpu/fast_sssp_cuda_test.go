@@ -157,7 +157,7 @@ func TestFastSSSPKnobs(t *testing.T) {
 		}
 		for _, set := range []string{"", "heavy=32,wideblock=1024", "split=-1", "heavy=16,split=7", "block=512,blocks=264",
 			"delta=0.5,widedelta=2", "engine=worklist", "engine=flag,flagcheck=1", "pin=1", "pin=0", "pin=1,flagcheck=8",
-			"pin=auto,engine=flag"} {
+			"pin=auto,engine=flag", "head=-1", "head=1,group=2", "head=1,engine=worklist"} {
 			t.Setenv(ssspEnv, set)
 			got, err := SSSPFast(ctx, g, 0, Options{Pred: true})
 			if err != nil {
@@ -334,12 +334,14 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 		{"ring=1024", fastTuning{LocalQueue: 512}}, {"ring=4096", fastTuning{LocalQueue: 2048}},
 		{"block=512,ring=4096", fastTuning{Block: 512, LocalQueue: 2048}},
 		{"group=16", fastTuning{Group: 16}},
-		{"wide-delta=x0.5", fastTuning{WideDelta: scale(wd, 0.5)}}, {"wide-delta=x2", fastTuning{WideDelta: scale(wd, 2)}}}
+		{"wide-delta=x0.5", fastTuning{WideDelta: scale(wd, 0.5)}}, {"wide-delta=x2", fastTuning{WideDelta: scale(wd, 2)}},
+		{"head=off", fastTuning{Head: -1}}, {"head=on", fastTuning{Head: 1}}, {"head=on,group=8", fastTuning{Head: 1, Group: 8}},
+		{"head=on,block=512", fastTuning{Head: 1, Block: 512}}, {"head=on,ring=4096", fastTuning{Head: 1, LocalQueue: 2048}}}
 }
 
 // bfSweep names the points of fastSweep that bf-fast is timed at: it
 // shares sssp-fast's engine.
-var bfSweep = map[string]bool{"default": true}
+var bfSweep = map[string]bool{"default": true, "head=off": true}
 
 // BenchmarkFastSSSP sweeps sssp-fast's and bf-fast's tunables on the
 // target graphs, from vertex 0, distances only (as pathnotes bench times

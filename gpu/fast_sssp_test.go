@@ -101,7 +101,11 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // vertices and switching grids), with solo steps on the narrow one; and
 // with heavy vertices queued in parts (Split) of 1, 2 and 3 arcs, on grid
 // steps only, with solo steps (block 0 taking the parts alone), and
-// switching grids. The last schedule is also the negative-cycle tests'.
+// switching grids; with the arcs' heads (Head) of 1, 2, 4 and 8 slots,
+// whose rest markers send most vertices' later arcs to the CSR, on grid
+// steps, through the ring, with parts and switching grids, and with
+// solo steps; and without heads where a mesh would take them. The last
+// schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
 	{Local: -1},
@@ -126,6 +130,11 @@ var tunings = []fastTuning{
 	{Block: 32, Group: 2, Heavy: 2, Split: 1, Solo: -1},
 	{Block: 64, Group: 1, Heavy: 1, Split: 2, Solo: 6, Steps: 7},
 	{Wide: 3, WideBlock: 64, Switches: 1000, Steps: 4, Block: 32, Group: 1, Heavy: 2, Split: 3, Delta: 2},
+	{Head: 1, Block: 32, Group: 1, Solo: -1},
+	{Head: 1, Async: 1, Block: 64, Group: 2, LocalQueue: 3, Solo: -1},
+	{Head: 1, Block: 32, Group: 4, Heavy: 2, Split: 1, Wide: 3, WideBlock: 64, Switches: 1000, Steps: 3},
+	{Head: 1, Block: 64, Group: 8, Local: 2, LocalQueue: 2, Delta: 3, Solo: 3},
+	{Head: -1, Async: 1, Block: 64, Group: 4},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -223,7 +232,7 @@ func TestEmuBFFastNegativeCycles(t *testing.T) {
 	} {
 		// The last schedule, and heavy vertices in parts, the vertex named
 		// at round n then taken from the parts' worklist.
-		for _, tun := range append(tunings[:2:2], tunings[len(tunings)-1], fastTuning{Block: 32, Group: 1, Heavy: 1, Split: 1, Solo: -1, Local: -1}) {
+		for _, tun := range append(tunings[:2:2], tunings[len(tunings)-1], fastTuning{Block: 32, Group: 1, Heavy: 1, Split: 1, Solo: -1, Local: -1}, fastTuning{Head: 1, Block: 32, Group: 2, Async: 1}) {
 			_, err := bfFastTuned(ctx, c.g, c.src, Options{Device: dev, Pred: true}, tun)
 			var nc *graph.NegativeCycleError
 			if !errors.As(err, &nc) || nc.Weight >= 0 || !slices.Contains(nc.Cycle, nc.Vertex) {

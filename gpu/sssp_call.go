@@ -29,6 +29,7 @@ import (
 //	                            the default), from the first, or never
 //	flagcheck=K                 the flag engine reads its changed word every K
 //	                            passes (default flagCheck)
+//	head=1|-1                   the arcs' heads (fastTuning.Head) on or off
 //
 // An unknown key or a bad value is an error of the call that reads it.
 const ssspEnv = "PATHNOTES_SSSP"
@@ -91,6 +92,8 @@ func readSSSPKnobs() (ssspKnobs, error) {
 			k.tun.LocalQueue, err = num(1)
 		case "wide":
 			k.tun.Wide, err = num(-1)
+		case "head":
+			k.tun.Head, err = num(-1)
 		case "wideblock":
 			k.tun.WideBlock, err = num(32)
 		case "steps":

@@ -2,7 +2,7 @@
 // document; they are the performance goals of docs/design.md).
 //
 //   sssp-fast     sssp_init, sssp_run, sssp_unpack   near-far worklists, one persistent grid
-//                                                    (on graphs without hubs of mean out-degree
+//                 (sssp_head: the arcs' heads)       (on graphs without hubs of mean out-degree
 //                                                    above 4.5, bellmanford.cu's flag kernels)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
 //                                                    frontier Bellman-Ford, negative cycles
@@ -193,6 +193,7 @@ struct problem {
     bool preread;    // read a target's distance before the atomic that lowers it
     bool agg;        // counters in global memory: claim slots one atomic per warp
     unsigned long long *trace; // TR_* counters, or null
+    const int2 *__restrict__ head; // group slots a vertex (see sssp_head), or null: arcs from the CSR only
 };
 
 // trace_add adds v to counter k of a traced run.
@@ -251,26 +252,32 @@ __device__ __forceinline__ void queue_near(const problem &p, int t, int it, int 
         push_vertex(p, nxt, it, t);
 }
 
-// relax_arcs relaxes u's arcs a, a+stride, ... before end from distance
-// du, found in step it under threshold thr: an improved target below thr
-// is queued by queue_near, one at or above it joins the far pile far.
+// relax_one relaxes u's arc to t of weight wt from distance du, found in
+// step it under threshold thr: an improved target below thr is queued by
+// queue_near, one at or above it joins the far pile far.
 // With p.preread a target's distance is read first and the atomic skipped
 // when the arc cannot lower it (fewer atomics where most arcs do not
 // improve; one memory round trip more on the path of each improvement).
+__device__ __forceinline__ void relax_one(const problem &p, int u, int du, int t, int wt, int it, int thr, int *nxt,
+                                          int *far, int *nfar, int *lq, int *lcnt)
+{
+    const int nd = relax_sum(du, wt);
+    if (p.preread && nd >= dist_at(p.dist, t))
+        return;
+    if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
+        return;
+    if (nd < thr)
+        queue_near(p, t, it, nxt, lq, lcnt);
+    else if (atomicExch(p.infar + t, 1) == 0)
+        push(far, nfar, t, p.agg);
+}
+
+// relax_arcs relaxes u's CSR arcs a, a+stride, ... before end (relax_one).
 __device__ __forceinline__ void relax_arcs(const problem &p, int u, int du, int a, int end, int stride, int it, int thr,
                                            int *nxt, int *far, int *nfar, int *lq, int *lcnt)
 {
-    for (; a < end; a += stride) {
-        const int t = p.tgt[a], nd = relax_sum(du, p.w[a]);
-        if (p.preread && nd >= dist_at(p.dist, t))
-            continue;
-        if (nd >= dist_of(atomicMin(p.dist + t, pack(nd, u))))
-            continue;
-        if (nd < thr)
-            queue_near(p, t, it, nxt, lq, lcnt);
-        else if (atomicExch(p.infar + t, 1) == 0)
-            push(far, nfar, t, p.agg);
-    }
+    for (; a < end; a += stride)
+        relax_one(p, u, du, p.tgt[a], p.w[a], it, thr, nxt, far, nfar, lq, lcnt);
 }
 
 // expand reads what relaxing u's arcs needs: its distance du, its arcs
@@ -291,6 +298,57 @@ __device__ __forceinline__ bool expand(const problem &p, int u, int &du, int &be
     return true;
 }
 
+// relax_head is relax_entry with the arcs' heads (p.head, see sssp_head):
+// every lane of the group reads its slot of u's head while the first reads
+// u's distance and relaxed[u], so that a vertex whose arcs all fit its
+// slots is relaxed one memory round trip after it is taken (the CSR takes
+// two: the offsets, then the arcs). A head that ends in a rest marker
+// (-2 - a, e) leaves arcs a .. e-1 to the CSR, which the group strides
+// over after its slots.
+__device__ __forceinline__ void relax_head(const problem &p, int u, bool has, int it, int thr, int *nxt, int *far,
+                                           int *nfar, int *lq, int *lcnt)
+{
+    const int group = p.group, sub = threadIdx.x & (group - 1);
+    if (group > 1) {
+        u = __shfl_sync(0xffffffffu, u, 0, group);
+        has = __shfl_sync(0xffffffffu, (int)has, 0, group);
+    }
+    int2 a = make_int2(-1, 0);
+    if (has)
+        a = __ldg(p.head + (size_t)u * group + sub);
+    int du = 0;
+    bool go = false;
+    if (has && sub == 0) {
+        du = dist_at(p.dist, u);
+        go = du < vload(p.relaxed + u);
+        if (go) {
+            p.relaxed[u] = du;
+            trace_add(p, TR_EXPAND, 1);
+        }
+    }
+    int rx = a.x, ry = a.y;
+    if (group > 1) {
+        du = __shfl_sync(0xffffffffu, du, 0, group);
+        go = __shfl_sync(0xffffffffu, (int)go, 0, group);
+        rx = __shfl_sync(0xffffffffu, rx, group - 1, group);
+        ry = __shfl_sync(0xffffffffu, ry, group - 1, group);
+    }
+    int beg = 0, end = 0;
+    if (rx <= -2) {
+        beg = -2 - rx;
+        end = ry;
+        if (sub == group - 1)
+            a.x = -1;
+    }
+    if (!go)
+        return;
+    if (a.x >= 0)
+        relax_one(p, u, du, a.x, a.y, it, thr, nxt, far, nfar, lq, lcnt);
+    relax_arcs(p, u, du, beg + sub, end, group, it, thr, nxt, far, nfar, lq, lcnt);
+    if (p.trace)
+        trace_add(p, TR_ARCS, (a.x >= 0) + max(0, (end - beg - sub + group - 1) / group));
+}
+
 // relax_entry relaxes vertex u's out-arcs with a group of p.group lanes,
 // if u is not skipped by expand: the group's first lane holds u (has),
 // expands it and hands what it read to the others.
@@ -298,6 +356,10 @@ __device__ __forceinline__ void relax_entry(const problem &p, int u, bool has, i
                                             int *nfar, int *lq, int *lcnt)
 {
     const int group = p.group, sub = threadIdx.x & (group - 1);
+    if (p.head) {
+        relax_head(p, u, has, it, thr, nxt, far, nfar, lq, lcnt);
+        return;
+    }
     int du = 0, beg = 0, end = 0;
     bool go = has && expand(p, u, du, beg, end);
     if (group > 1) {
@@ -625,6 +687,28 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
     }
 }
 
+// sssp_head writes the heads of the n vertices' arcs: k slots a vertex
+// (head[v*k + j], a power of two, sssp_run's group), each an arc's
+// (target, weight) or (-1, 0) past the vertex's last arc. A vertex of more
+// than k arcs keeps its first k-1 in slots 0 .. k-2 and in slot k-1 a rest
+// marker (-2 - a, e): its arcs a .. e-1 in the CSR, a = off[v] + k - 1,
+// e = off[v+1] (the host keeps the arcs below 2^30, so that -2 - a is
+// negative and below -1).
+extern "C" __global__ void sssp_head(int n, int k, const int *__restrict__ off, const int *__restrict__ tgt,
+                                     const int *__restrict__ w, int2 *head)
+{
+    const long long all = (long long)n * k;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < all; i += (long long)gridDim.x * blockDim.x) {
+        const int v = (int)(i / k), j = (int)(i % k), b = off[v], e = off[v + 1];
+        int2 a = make_int2(-1, 0);
+        if (e - b > k && j == k - 1)
+            a = make_int2(-2 - (b + j), e);
+        else if (j < e - b)
+            a = make_int2(tgt[b + j], w[b + j]);
+        head[i] = a;
+    }
+}
+
 // sssp_run is the persistent kernel of sssp-fast and bf-fast: every block
 // of the grid works on the one problem, steps separated by grid_barrier, so
 // the grid must not exceed the blocks the device keeps resident at once.
@@ -665,7 +749,9 @@ extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relax
 // most split arcs an entry, which the warps share (relax_parts).
 // barbase is the grid barrier's count of arrivals when the launch starts
 // (the host reads it from st after the launch before). trace, when not
-// null, receives the TR_* counters. The launch bounds ask for blocks of up
+// null, receives the TR_* counters. head, when not null, is sssp_head's
+// array for k = group: worklist entries take their arcs from it
+// (relax_head). The launch bounds ask for blocks of up
 // to 1024 threads, one of them per multiprocessor at least, which gives
 // the compiler registers enough not to spill (without the 1, ptxas
 // planned for two and spilled).
@@ -673,12 +759,12 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
     sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
              int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
              int steps, int negcheck, int solo, int heavy, int split, int *hp0, int *hp1, int local, int lcap, int async,
-             int preread, int lo, int hi, unsigned barbase, unsigned long long *trace)
+             int preread, int lo, int hi, unsigned barbase, unsigned long long *trace, const int2 *head)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
                        split, hp0, hp1, negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
-                       preread != 0, true, trace};
+                       preread != 0, true, trace, head};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
@@ -797,7 +883,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const in
         }
         __syncthreads();
         const problem prob = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                              0, nullptr, nullptr, false, 0, 0, nullptr, false, true, false, nullptr};
+                              0, nullptr, nullptr, false, 0, 0, nullptr, false, true, false, nullptr, nullptr};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
         for (int it = 0; opaque(sssp_step<false>(prob, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
