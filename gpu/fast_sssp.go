@@ -129,6 +129,17 @@ type fastTuning struct {
 	// off on graphs of 2^30 arcs or more, whose positions its rest marker
 	// cannot hold.
 	Head int
+	// Pool keeps an idle block of the narrow grid at work within a step
+	// (help_pool in ptx/sssp.cu): once its share of the worklist and its
+	// ring are done, it takes entries that the other blocks have queued on
+	// the next worklist instead of waiting at the grid barrier for the
+	// slowest block. 1 on, -1 off, 0 the default: on where the local work
+	// runs through the ring (Async) and no vertex is heavy (ring-based
+	// steps on meshes); it is off wherever a vertex has more than Heavy
+	// arcs or Split is set, and for bf-fast, whose steps around a negative
+	// cycle would take entries until n of them a step (n times the ring's
+	// work) instead of going on to the step that finds the cycle.
+	Pool int
 	// Switches bounds the changes between the narrow and the wide grid in
 	// one run, so that a worklist hovering around the bounds cannot make
 	// every launch a short one; 0 means 4.
@@ -356,6 +367,12 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fa
 	if g.M() >= 1<<30 {
 		t.Head = -1
 	}
+	if t.Pool == 0 && mesh {
+		t.Pool = 1
+	}
+	if bf || t.Async <= 0 || t.Local <= 0 || t.Split > 0 || t.Heavy > 0 && g.ArcStats().MaxOutDegree > t.Heavy {
+		t.Pool = -1
+	}
 	t.Local = max(t.Local, 0)
 	t.Delta = min(t.Delta, math.MaxInt32)
 	t.WideDelta = min(t.WideDelta, math.MaxInt32)
@@ -373,10 +390,11 @@ const (
 	stMin     = 9 // two slots of the least pending far distance
 	stBar     = 11
 	stHeavy   = 16 // three counters of heavy worklist entries
-	stWords   = 20
+	stTake    = 20 // three counts of worklist entries taken by idle blocks (Pool)
+	stWords   = 25
 	doneOK    = 1
 	doneNegC  = 2
-	traceSize = 4 // TR_* counters of ptx/sssp.cu, 64 bits each
+	traceSize = 5 // TR_* counters of ptx/sssp.cu, 64 bits each
 )
 
 // frontierTrace receives what a traced sssp-fast or bf-fast run did, for
@@ -389,6 +407,9 @@ type frontierTrace struct {
 	// LocalRounds is the local rounds run, summed over blocks; Spilled the
 	// improvements a full local queue sent to the worklist instead.
 	LocalRounds, Spilled uint64
+	// Pooled is the worklist entries that idle blocks took within their
+	// step (fastTuning.Pool).
+	Pooled uint64
 	// Steps and WideSteps are the steps run in all and on the wide grid;
 	// Launches and Switches the persistent launches and the changes
 	// between the narrow and the wide grid.
@@ -492,7 +513,7 @@ func flag(v int) int {
 // the far pile, all that is left of the run).
 func workOf(st []int32) (work int, split bool) {
 	it := int(st[stStep])
-	if cur := int(st[stNear+it%3] + st[stHeavy+it%3]); cur > 0 {
+	if cur := int(st[stNear+it%3] - st[stTake+it%3] + st[stHeavy+it%3]); cur > 0 {
 		return cur, false
 	}
 	return int(st[stFar+st[stFarSel]]), true
@@ -517,6 +538,9 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	if tun.Head > 0 {
 		vectors += 2 * tun.Group // the arcs' heads
 	}
+	if tun.Pool > 0 {
+		vectors += 2 // worklists of 2n entries
+	}
 	r, gr, out, err := startSingle(ctx, g, source, opts, name, negative, vectors, pin)
 	if err != nil {
 		return nil, err
@@ -527,13 +551,24 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	// One allocation for the packed distances and the seven vectors:
 	// each allocation costs the driver time on a graph of millions.
 	var f frontier
-	all, err := r.alloc(9 * n)
+	// With Pool the worklists hold 2n entries (see help_pool).
+	qlen := n
+	if tun.Pool > 0 {
+		qlen = 2 * n
+	}
+	all, err := r.alloc(7*n + 2*qlen)
 	if err != nil {
 		return nil, err
 	}
 	f.dist = buffer{all.ptr, 2 * n}
-	for k, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.q0, &f.q1, &f.f0, &f.f1} {
-		*b = buffer{all.ptr + DevicePtr(4*(2+k)*n), n}
+	at := 2 * n
+	for _, b := range []*buffer{&f.relaxed, &f.stamp, &f.infar, &f.f0, &f.f1, &f.q0, &f.q1} {
+		size := n
+		if b == &f.q0 || b == &f.q1 {
+			size = qlen
+		}
+		*b = buffer{all.ptr + DevicePtr(4*at), size}
+		at += size
 	}
 	if tun.Split > 0 {
 		// Each vertex is queued once a step, a heavy one as at most
@@ -584,8 +619,12 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 				return err
 			}
 		}
-		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(n, 256), Dim(256, 1, 1), 0, i32(n), i32(source),
-			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg()); err != nil {
+		qfill := 0 // the worklists' slots -1 (Pool)
+		if tun.Pool > 0 {
+			qfill = qlen
+		}
+		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(max(n, qfill), 256), Dim(256, 1, 1), 0, i32(n), i32(source),
+			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), i32(qfill)); err != nil {
 			return err
 		}
 		isWide := false
@@ -605,7 +644,7 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 			if err := r.launch(ptx.SSSP, "sssp_run", Dim(s.blocks, 1, 1), Dim(s.threads, 1, 1), s.shared, i32(n), gr.off.arg(), gr.tgt.arg(), gr.w.arg(),
 				f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), f.f0.arg(), f.f1.arg(),
 				f.st.arg(), i32(s.delta), i32(tun.Group), i32(tun.Steps), i32(negcheck), i32(tun.Solo), i32(tun.Heavy),
-				i32(tun.Split), f.hp0.arg(), f.hp1.arg(), i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg(), f.head.arg()); err != nil {
+				i32(tun.Split), f.hp0.arg(), f.hp1.arg(), i32(s.local), i32(tun.LocalQueue), i32(s.async), i32(s.preread), i32(lo), i32(hi), uint64(uint32(state[stBar])), f.trace.arg(), f.head.arg(), i32(flag(tun.Pool))); err != nil {
 				return err
 			}
 			if err := r.readInts(state, f.st); err != nil {
@@ -651,7 +690,7 @@ func (r *run) readTrace(tr *frontierTrace, b buffer, steps int) error {
 		return err
 	}
 	c := func(k int) uint64 { return uint64(uint32(words[2*k])) | uint64(uint32(words[2*k+1]))<<32 }
-	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled = c(0), c(1), c(2), c(3)
+	tr.Expanded, tr.Arcs, tr.LocalRounds, tr.Spilled, tr.Pooled = c(0), c(1), c(2), c(3), c(4)
 	tr.Steps = steps
 	return nil
 }

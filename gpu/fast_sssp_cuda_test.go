@@ -157,7 +157,7 @@ func TestFastSSSPKnobs(t *testing.T) {
 		}
 		for _, set := range []string{"", "heavy=32,wideblock=1024", "split=-1", "heavy=16,split=7", "block=512,blocks=264",
 			"delta=0.5,widedelta=2", "engine=worklist", "engine=flag,flagcheck=1", "pin=1", "pin=0", "pin=1,flagcheck=8",
-			"pin=auto,engine=flag", "head=-1", "head=1,group=2", "head=1,engine=worklist"} {
+			"pin=auto,engine=flag", "head=-1", "head=1,group=2", "head=1,engine=worklist", "pool=-1", "pool=1,ring=8,engine=worklist"} {
 			t.Setenv(ssspEnv, set)
 			got, err := SSSPFast(ctx, g, 0, Options{Pred: true})
 			if err != nil {
@@ -336,7 +336,12 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 		{"group=16", fastTuning{Group: 16}},
 		{"wide-delta=x0.5", fastTuning{WideDelta: scale(wd, 0.5)}}, {"wide-delta=x2", fastTuning{WideDelta: scale(wd, 2)}},
 		{"head=off", fastTuning{Head: -1}}, {"head=on", fastTuning{Head: 1}}, {"head=on,group=8", fastTuning{Head: 1, Group: 8}},
-		{"head=on,block=512", fastTuning{Head: 1, Block: 512}}, {"head=on,ring=4096", fastTuning{Head: 1, LocalQueue: 2048}}}
+		{"head=on,block=512", fastTuning{Head: 1, Block: 512}}, {"head=on,ring=4096", fastTuning{Head: 1, LocalQueue: 2048}},
+		{"pool=off", fastTuning{Pool: -1}}, {"pool=off,head=off", fastTuning{Pool: -1, Head: -1}},
+		{"pool,ring=1024", fastTuning{LocalQueue: 512}}, {"pool,ring=512", fastTuning{LocalQueue: 256}},
+		{"pool,delta=x0.5", fastTuning{Delta: scale(d, 0.5)}}, {"pool,delta=x2", fastTuning{Delta: scale(d, 2)}},
+		{"pool,delta=x4", fastTuning{Delta: scale(d, 4)}}, {"pool,block=512", fastTuning{Block: 512}},
+		{"pool,blocks=2", fastTuning{Blocks: 2 * sms}}}
 }
 
 // bfSweep names the points of fastSweep that bf-fast is timed at: it
@@ -400,6 +405,7 @@ func reportTrace(b *testing.B, g *graph.Graph, tr frontierTrace) {
 	b.ReportMetric(float64(tr.Arcs)/float64(max(g.M(), 1)), "arcs/m")
 	b.ReportMetric(float64(tr.LocalRounds)/float64(max(tr.Steps, 1)), "local/step")
 	b.ReportMetric(float64(tr.Spilled), "spilled")
+	b.ReportMetric(float64(tr.Pooled), "pooled")
 }
 
 // BenchmarkFastBaselines times what the targets compare with, on the same

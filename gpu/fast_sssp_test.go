@@ -104,7 +104,10 @@ func checkFrontier(t *testing.T, name string, solve frontierSolver, g *graph.Gra
 // switching grids; with the arcs' heads (Head) of 1, 2, 4 and 8 slots,
 // whose rest markers send most vertices' later arcs to the CSR, on grid
 // steps, through the ring, with parts and switching grids, and with
-// solo steps; and without heads where a mesh would take them. The last
+// solo steps; without heads where a mesh would take them; and with idle
+// blocks taking the next worklist's entries (Pool) behind rings of 2 to 6
+// entries that overflow all the time, with heads, switching grids and
+// solo steps, and without them where a mesh would take them. The last
 // schedule is also the negative-cycle tests'.
 var tunings = []fastTuning{
 	{},
@@ -135,6 +138,10 @@ var tunings = []fastTuning{
 	{Head: 1, Block: 32, Group: 4, Heavy: 2, Split: 1, Wide: 3, WideBlock: 64, Switches: 1000, Steps: 3},
 	{Head: 1, Block: 64, Group: 8, Local: 2, LocalQueue: 2, Delta: 3, Solo: 3},
 	{Head: -1, Async: 1, Block: 64, Group: 4},
+	{Pool: 1, Async: 1, Block: 32, Group: 1, LocalQueue: 1, Solo: -1},
+	{Pool: 1, Head: 1, Async: 1, Block: 64, Group: 2, LocalQueue: 2, Wide: 3, WideBlock: 32, Switches: 1000, Steps: 3},
+	{Pool: 1, Async: 1, Block: 32, Group: 4, LocalQueue: 3, Solo: 4, Steps: 5, Delta: 2},
+	{Pool: -1, Head: -1, Async: 1, Block: 32, Group: 2, LocalQueue: 2},
 	{Block: 32, Group: 1, Solo: 4, Local: 1, LocalQueue: 2, Steps: 5, Wide: 2, WideBlock: 32, Switches: 1000},
 }
 
@@ -288,6 +295,18 @@ func TestEmuFrontierTrace(t *testing.T) {
 		if tr.Expanded < uint64(g.N()) || tr.Arcs < uint64(g.M()) || tr.Steps < 1 || tr.WideSteps < 1 ||
 			tr.WideSteps >= tr.Steps || tr.Switches < s.switches || tr.Switches > 3 || tr.Launches <= tr.Switches || tr.LocalRounds < 1 {
 			t.Errorf("trace %+v on %d vertices and %d arcs", tr, g.N(), g.M())
+		}
+	}
+	// Idle blocks take spilled entries within their step with Pool, and
+	// none without it.
+	for _, pool := range []int{1, -1} {
+		var tr frontierTrace
+		tun := fastTuning{Pool: pool, Async: 1, Local: 2, LocalQueue: 1, Block: 32, Group: 1, Trace: &tr}
+		if _, err := ssspFastTuned(context.Background(), g, 0, Options{Device: emulator(t)}, tun); err != nil {
+			t.Fatal(err)
+		}
+		if (tr.Pooled > 0) != (pool > 0) || tr.Spilled == 0 {
+			t.Errorf("pool %d: %d entries taken from the worklist by idle blocks, %d spilled", pool, tr.Pooled, tr.Spilled)
 		}
 	}
 }

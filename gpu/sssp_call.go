@@ -29,7 +29,8 @@ import (
 //	                            the default), from the first, or never
 //	flagcheck=K                 the flag engine reads its changed word every K
 //	                            passes (default flagCheck)
-//	head=1|-1                   the arcs' heads (fastTuning.Head) on or off
+//	head=1|-1, pool=1|-1        the arcs' heads and the idle blocks' pool
+//	                            (fastTuning.Head, Pool) on or off
 //
 // An unknown key or a bad value is an error of the call that reads it.
 const ssspEnv = "PATHNOTES_SSSP"
@@ -94,6 +95,8 @@ func readSSSPKnobs() (ssspKnobs, error) {
 			k.tun.Wide, err = num(-1)
 		case "head":
 			k.tun.Head, err = num(-1)
+		case "pool":
+			k.tun.Pool, err = num(-1)
 		case "wideblock":
 			k.tun.WideBlock, err = num(32)
 		case "steps":

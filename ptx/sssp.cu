@@ -83,16 +83,20 @@
 #define ST_BAR 11   // grid barrier: arrivals, never reset (see grid_barrier)
 #define ST_BASE 12  // the current bucket's lower end: the least far distance at the last split (0 before)
 #define ST_HEAVY 16 // 3 counters of heavy entries, rotating as ST_NEAR's
-#define ST_WORDS 20
+#define ST_TAKE 20  // 3 counts of entries taken from the front of the next worklist by idle blocks (pool), rotating as ST_NEAR's
+#define ST_BUSY 23  // 2 slots: blocks not idle in a grid step (pool), alternating by step
+#define ST_WORDS 25
 
 // Counters of a traced run (64-bit words; sssp_run's trace argument):
 // vertices expanded (their arcs relaxed), arcs looked at, local rounds run
-// (summed over blocks), and improvements below the threshold that a full
-// local queue sent to the worklist.
+// (summed over blocks), improvements below the threshold that a full
+// local queue sent to the worklist, and worklist entries that idle blocks
+// took within their step (help_pool).
 #define TR_EXPAND 0
 #define TR_ARCS 1
 #define TR_LOCAL 2
 #define TR_SPILL 3
+#define TR_POOL 4
 
 // LQ_MAX bounds the local queue: two halves of LQ_MAX entries and their
 // two counters stay within the 48 KB of shared memory a block gets
@@ -194,6 +198,7 @@ struct problem {
     bool agg;        // counters in global memory: claim slots one atomic per warp
     unsigned long long *trace; // TR_* counters, or null
     const int2 *__restrict__ head; // group slots a vertex (see sssp_head), or null: arcs from the CSR only
+    bool pool;       // idle blocks take the next worklist's entries within a grid step (help_pool)
 };
 
 // trace_add adds v to counter k of a traced run.
@@ -248,6 +253,8 @@ __device__ __forceinline__ void queue_near(const problem &p, int t, int it, int 
         }
         trace_add(p, TR_SPILL, 1);
     }
+    if (p.pool)
+        __threadfence(); // the atomic that lowered t's distance before the stamp (see help_pool)
     if (atomicMax(p.stamp + t, it + 1) < it + 1)
         push_vertex(p, nxt, it, t);
 }
@@ -386,7 +393,10 @@ __device__ __forceinline__ void relax_list(const problem &p, const int *list, in
     for (int e0 = (tid & ~31) / group; e0 < count; e0 += nthreads / group) {
         const int e = e0 + lane / group;
         const bool has = sub == 0 && e < count;
-        relax_entry(p, has ? vload(list + e) : 0, has, it, thr, nxt, far, nfar, lq, lcnt);
+        const int u = has ? vload(list + e) : 0;
+        if (has && p.pool)
+            const_cast<int *>(list)[e] = -1; // an empty slot for the idle blocks' next look (help_pool)
+        relax_entry(p, u, has, it, thr, nxt, far, nfar, lq, lcnt);
     }
 }
 
@@ -484,6 +494,99 @@ __device__ void local_async(const problem &p, int it, int thr, int *nxt, int *fa
     }
 }
 
+// help_pool keeps an idle block at work within a grid step (pool): once
+// its share of the worklist and its ring are done, it takes the entries
+// that the step's blocks have queued on the next worklist nxt, from its
+// front (st[ST_TAKE + (it+1)%3] counts those taken), into its ring, and
+// relaxes them and what they improve through local_async. The step's work
+// then ends when no block is busy and no entry is left, not when the
+// slowest block's ring is empty: on a mesh the blocks waited at the grid
+// barrier for about two thirds of their time (ncu). What is left on nxt
+// becomes the next step's worklist, from the first entry not taken.
+//
+// st[ST_BUSY + it%2] counts the blocks not idle (the whole grid at the
+// step's start); a block adds one before it takes entries and takes one
+// away when it is idle again, and it leaves when it has seen no busy block
+// and, after that, no entry to take (the protocol of local_async's ring).
+// A producer claims a slot and then writes it, so that a taker waits for
+// a slot that is still -1; every worklist slot is -1 when not in use
+// (sssp_init, and relax_list and the heavy loop reset what they read).
+//
+// A vertex taken in step it gets stamp it, so that an improvement after it
+// was taken queues it again: the taker resets the stamp, fences, and only
+// then reads the distance (relax_entry), and a producer fences between the
+// atomic that lowers a distance and the stamp (queue_near). Each vertex is
+// thus queued once, plus once for each time it was taken: takers stop at
+// n entries a step, and the worklists hold 2n (the host sizes them).
+__device__ void help_pool(const problem &p, int it, int thr, int *nxt, int *far, int *nfar)
+{
+    int *busy = p.st + ST_BUSY + it % 2, *taken = p.st + ST_TAKE + (it + 1) % 3;
+    const int *tail = p.st + ST_NEAR + (it + 1) % 3;
+    int *ctl = p.lq, *ring = p.lq + 4;
+    __shared__ int take_h, take_c;
+    __syncthreads(); // every warp is out of local_async: the block is idle
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicSub(busy, 1);
+    }
+    for (;;) {
+        if (threadIdx.x == 0) {
+            int h = 0, c = 0;
+            for (;;) {
+                h = vload(taken);
+                const int t = min(vload(tail), p.n);
+                if (h < t) {
+                    c = min(min(p.lcap, (int)blockDim.x), t - h);
+                    atomicAdd(busy, 1);
+                    if (atomicCAS(taken, h, h + c) == h)
+                        break;
+                    atomicSub(busy, 1);
+                    continue;
+                }
+                if (vload(busy) == 0) {
+                    __threadfence();
+                    if (vload(taken) >= min(vload(tail), p.n)) {
+                        c = -1;
+                        break;
+                    }
+                }
+            }
+            take_h = h;
+            take_c = c;
+        }
+        __syncthreads();
+        const int h = take_h, c = take_c;
+        if (c < 0)
+            return;
+        if (threadIdx.x == 0)
+            trace_add(p, TR_POOL, c);
+        // The ring: the c entries taken, then empty slots.
+        for (int i = threadIdx.x; i < p.lcap; i += blockDim.x) {
+            int v = -1;
+            if (i < c) {
+                while ((v = vload(nxt + h + i)) < 0)
+                    ; // claimed by its producer, written in a moment
+                nxt[h + i] = -1;
+                atomicExch(p.stamp + v, it);
+            }
+            ring[i] = v;
+        }
+        if (threadIdx.x == 0) {
+            ctl[0] = 0;
+            ctl[1] = c;
+            ctl[2] = blockDim.x / 32;
+        }
+        __threadfence();
+        __syncthreads();
+        local_async(p, it, thr, nxt, far, nfar);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence();
+            atomicSub(busy, 1);
+        }
+    }
+}
+
 // relax_parts relaxes the nparts parts of heavy entries in hp (split
 // mode), a warp a part, the parts dealt to the warps of threads tid of
 // nthreads in turn: a hub's arcs go to many warps of many blocks, with no
@@ -532,11 +635,14 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
     const bool leader = tid == 0;
     if (vst[ST_DONE])
         return 0;
-    const int ncur = vst[ST_NEAR + it % 3], nheavy = vst[ST_HEAVY + it % 3];
-    int *cur = (it & 1) ? p.q1 : p.q0, *nxt = (it & 1) ? p.q0 : p.q1;
+    // With pool, idle blocks took the front of this worklist in the step
+    // before (help_pool): it starts at the first entry not taken.
+    const int start = p.pool ? vst[ST_TAKE + it % 3] : 0;
+    const int ncur = vst[ST_NEAR + it % 3] - start, nheavy = vst[ST_HEAVY + it % 3];
+    int *cur = ((it & 1) ? p.q1 : p.q0) + start, *nxt = (it & 1) ? p.q0 : p.q1;
     if (p.negcheck && ncur + nheavy > 0 && it >= p.n) {
         if (leader) {
-            st[ST_NEG] = (ncur > 0 ? cur[0] : p.split > 0 ? ((it & 1) ? p.hp1 : p.hp0)[0] : cur[p.n - 1]) + 1;
+            st[ST_NEG] = (ncur > 0 ? cur[0] : p.split > 0 ? ((it & 1) ? p.hp1 : p.hp0)[0] : cur[p.n - 1 - start]) + 1;
             st[ST_DONE] = 2;
         }
         return 0;
@@ -544,7 +650,9 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
     if (leader) {
         st[ST_NEAR + (it + 2) % 3] = 0;
         st[ST_HEAVY + (it + 2) % 3] = 0;
+        st[ST_TAKE + (it + 2) % 3] = 0;
         st[ST_MIN + (it + 1) % 2] = INF;
+        st[ST_BUSY + (it + 1) % 2] = gridDim.x;
     }
     if (ncur + nheavy > 0) {
         if (leader)
@@ -579,7 +687,9 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
         for (int h = GRID ? blockIdx.x : 0; p.split == 0 && h < nheavy; h += GRID ? gridDim.x : 1) {
             if (threadIdx.x == 0) {
                 int du, beg, end;
-                hu = vload(cur + p.n - 1 - h);
+                hu = vload(cur - start + p.n - 1 - h);
+                if (p.pool)
+                    cur[p.n - 1 - h - start] = -1;
                 hgo = expand(p, hu, du, beg, end);
                 hdu = du;
                 hbeg = beg;
@@ -591,9 +701,11 @@ __device__ int sssp_step(const problem &p, int tid, int nthreads, int it, int &f
             __syncthreads();
         }
         relax_list(p, cur, ncur, tid, nthreads, it, thr, nxt, far, nfar, lq, lcnt);
-        if (local && p.async)
+        if (local && p.async) {
             local_async(p, it, thr, nxt, far, nfar);
-        else if (local)
+            if (p.pool)
+                help_pool(p, it, thr, nxt, far, nfar);
+        } else if (local)
             local_rounds(p, it, thr, nxt, far, nfar);
         step_barrier<GRID>(st, target);
         return 1;
@@ -659,7 +771,7 @@ __device__ __forceinline__ int opaque(int x)
 __device__ __forceinline__ int work(const problem &p, int it, int fs, bool &split)
 {
     const volatile int *vst = p.st;
-    const int ncur = vst[ST_NEAR + it % 3] + vst[ST_HEAVY + it % 3];
+    const int ncur = vst[ST_NEAR + it % 3] - (p.pool ? vst[ST_TAKE + it % 3] : 0) + vst[ST_HEAVY + it % 3];
     split = ncur == 0;
     return split ? vst[ST_FAR + fs] : ncur;
 }
@@ -675,9 +787,19 @@ __device__ __forceinline__ void init_vertex(int v, long long *dist, int *relaxed
 
 // sssp_init prepares one run of sssp_run from src: every distance INF
 // without a predecessor, the source at 0 and alone on the first worklist.
-extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relaxed, int *stamp, int *infar, int *q0)
+// With qlen > 0 (pool) every other slot of the worklists q0 and q1, qlen
+// entries each, is -1 (empty, see help_pool).
+extern "C" __global__ void sssp_init(int n, int src, long long *dist, int *relaxed, int *stamp, int *infar, int *q0,
+                                     int *q1, int qlen)
 {
-    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+    const int all = max(n, qlen);
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < all; v += gridDim.x * blockDim.x) {
+        if (v < qlen) {
+            q0[v] = v == 0 ? src : -1;
+            q1[v] = -1;
+        }
+        if (v >= n)
+            continue;
         init_vertex(v, dist, relaxed, stamp, infar);
         if (v == src) {
             dist[v] = pack(0, NIL);
@@ -751,7 +873,9 @@ extern "C" __global__ void sssp_head(int n, int k, const int *__restrict__ off, 
 // (the host reads it from st after the launch before). trace, when not
 // null, receives the TR_* counters. head, when not null, is sssp_head's
 // array for k = group: worklist entries take their arcs from it
-// (relax_head). The launch bounds ask for blocks of up
+// (relax_head). pool (with local work through the ring; no heavy
+// vertices, and worklists of 2n entries, -1 where empty) keeps idle blocks
+// at work within a grid step (help_pool). The launch bounds ask for blocks of up
 // to 1024 threads, one of them per multiprocessor at least, which gives
 // the compiler registers enough not to spill (without the 1, ptxas
 // planned for two and spilled).
@@ -759,16 +883,23 @@ extern "C" __global__ void __launch_bounds__(1024, 1)
     sssp_run(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w, long long *dist,
              int *relaxed, int *stamp, int *infar, int *q0, int *q1, int *f0, int *f1, int *st, int delta, int group,
              int steps, int negcheck, int solo, int heavy, int split, int *hp0, int *hp1, int local, int lcap, int async,
-             int preread, int lo, int hi, unsigned barbase, unsigned long long *trace, const int2 *head)
+             int preread, int lo, int hi, unsigned barbase, unsigned long long *trace, const int2 *head, int pool)
 {
     extern __shared__ int lbuf[];
     const problem p = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
                        split, hp0, hp1, negcheck != 0, local, async ? min(2 * lcap, 2 * LQ_MAX) : min(lcap, LQ_MAX), lbuf, async != 0,
-                       preread != 0, true, trace, head};
+                       preread != 0, true, trace, head, pool != 0};
     const volatile int *vst = st;
     const int tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
     int it = vst[ST_STEP], fs = vst[ST_FARSEL], thr = threshold(vst[ST_BASE], delta);
     unsigned target = barbase;
+    if (pool) {
+        // The first step's count of busy blocks is this launch's grid
+        // (each step sets the next one's).
+        if (tid == 0)
+            st[ST_BUSY + it % 2] = gridDim.x;
+        grid_barrier(st + ST_BAR, target);
+    }
     const int last = it + steps;
     const bool watch = solo > 0 || lo > 0 || hi < INF; // work() costs a memory round trip per step
     for (int more = 1, first = 1; more && it < last; first = 0) {
@@ -883,7 +1014,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const in
         }
         __syncthreads();
         const problem prob = {n, off, tgt, w, dist, relaxed, stamp, infar, q0, q1, f0, f1, st, delta, group, heavy,
-                              0, nullptr, nullptr, false, 0, 0, nullptr, false, true, false, nullptr, nullptr};
+                              0, nullptr, nullptr, false, 0, 0, nullptr, false, true, false, nullptr, nullptr, false};
         int fs = 0, thr = threshold(0, delta);
         unsigned none = 0; // block barriers only
         for (int it = 0; opaque(sssp_step<false>(prob, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
