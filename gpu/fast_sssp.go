@@ -39,11 +39,13 @@ const VariantSSSPFast = "sssp-fast"
 // their numbers are beside each field and in docs/gpu-benchmarks.md.
 type fastTuning struct {
 	// Delta is the bucket width of the near-far split (sssp-fast,
-	// apsp-batched); 0 means autoDelta(g).
+	// apsp-batched); 0 means autoDelta(g), and for sssp-fast on meshes
+	// meshPoolDelta times that.
 	Delta int
 	// Block is the threads per block, a multiple of 32 up to 1024; 0
 	// means, for sssp-fast and bf-fast, 1024 on graphs with hubs (see
-	// autoGroup) and 256 on others, and 256 for apsp-batched.
+	// autoGroup), meshPoolBlock for sssp-fast on meshes (see meshDegree)
+	// and 256 on others, and 256 for apsp-batched.
 	Block int
 	// Group is the lanes that share one worklist vertex's arcs, a power of
 	// two up to 32; 0 means autoGroup(g, hubs(g)).
@@ -155,6 +157,18 @@ type fastTuning struct {
 // and 3.95, and a block a heavy vertex 3.51; on p2p-Gnutella30 all were
 // within 0.255 to 0.277.
 const splitDefault = 64
+
+// meshPoolBlock and meshPoolDelta are sssp-fast's block and the factor of
+// autoDelta on meshes, where idle blocks take spilled work (Pool). On an
+// H200 (pathnotes bench, kernel ms, medians of 9; grid 1024×1024 and the
+// road-like graph of 264,346 vertices) blocks of 256, 512 and 1024 took
+// 5.59, 4.59 and 4.41 ms and 2.10, 1.87 and 1.98; with 512, buckets of
+// 0.5, 1, 2 and 4 times autoDelta took 5.28, 4.59, 4.41 and 4.82 and
+// 2.19, 1.87, 1.70 and 1.66 (docs/gpu-benchmarks.md).
+const (
+	meshPoolBlock = 512
+	meshPoolDelta = 2
+)
 
 // wideBack divides Wide into the far pile below which a run on the wide
 // grid goes back to the narrow one.
@@ -275,13 +289,23 @@ const maxSteps = 1 << 24
 func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fastTuning, error) {
 	skewed := hubs(g)
 	mesh := !skewed && meanDegree(g) <= meshDegree
+	// sssp-fast on a mesh: the ring, the idle blocks' pool and the
+	// arcs' heads, with blocks of 512 threads and buckets twice autoDelta
+	// (meshPool).
+	pooled := block == 0 && mesh && !bf
 	if t.Delta == 0 {
 		t.Delta = autoDelta(g)
+		if pooled {
+			t.Delta = min(meshPoolDelta*t.Delta, int(graph.MaxDistance))
+		}
 	}
 	if block == 0 {
 		block = 256
-		if skewed {
+		switch {
+		case skewed:
 			block = 1024
+		case pooled:
+			block = meshPoolBlock
 		}
 	}
 	if t.Block == 0 {
@@ -367,7 +391,7 @@ func (t fastTuning) resolve(g *graph.Graph, what string, block int, bf bool) (fa
 	if g.M() >= 1<<30 {
 		t.Head = -1
 	}
-	if t.Pool == 0 && mesh {
+	if t.Pool == 0 && pooled {
 		t.Pool = 1
 	}
 	if bf || t.Async <= 0 || t.Local <= 0 || t.Split > 0 || t.Heavy > 0 && g.ArcStats().MaxOutDegree > t.Heavy {
@@ -751,7 +775,12 @@ func (r *run) unpackOn(s driver.Stream, packed buffer, count int, dist, pred buf
 // improves below the threshold within a step, through a ring in its
 // shared memory from which its warps take work without block barriers, so
 // that a shortest-path tree thousands of arcs deep needs few grid-wide
-// barriers. The host relaunches the kernel every 4096 steps (and to change
+// barriers; a block whose ring and share are done takes what the others
+// spilled onto the next worklist instead of waiting for them at the
+// barrier (fastTuning.Pool), and each vertex's first arcs sit beside one
+// another in slots read with its distance (fastTuning.Head). On an H200
+// these took a 1024×1024 grid from 6.9 to 4.4 ms and a road-like graph of
+// 264,346 vertices from 3.1 to 1.7 ms. The host relaunches the kernel every 4096 steps (and to change
 // grids), reading a few words, which is when ctx is checked. A distance
 // and its predecessor travel packed in one 64-bit word lowered with
 // atomicMin, so predecessors (opts.Pred) come from the arcs that set the

@@ -320,7 +320,13 @@ type sweepPoint struct {
 // default. The earlier rounds' points and what they measured are in
 // docs/gpu-benchmarks.md.
 func fastSweep(g *graph.Graph, sms int) []sweepPoint {
-	d, wd := autoDelta(g), autoWideDelta(g, hubs(g))
+	// The delta points are factors of the default (twice autoDelta with
+	// the pool on meshes).
+	def, err := fastTuning{}.resolve(g, VariantSSSPFast, 0, false)
+	if err != nil {
+		panic(err)
+	}
+	d, wd := def.Delta, def.WideDelta
 	scale := func(v int, f float64) int { return max(1, int(float64(v)*f)) }
 	return []sweepPoint{{"default", fastTuning{}},
 		{"heavy=1024", fastTuning{Heavy: 1024}}, {"wide-block=1024", fastTuning{WideBlock: 1024}},
