@@ -327,6 +327,11 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 		panic(err)
 	}
 	d, wd := def.Delta, def.WideDelta
+	// before is the default of the build before the pool and the heads.
+	before := fastTuning{Pool: -1, Head: -1, Delta: autoDelta(g)}
+	if def.Pool > 0 {
+		before.Block = 256
+	}
 	scale := func(v int, f float64) int { return max(1, int(float64(v)*f)) }
 	return []sweepPoint{{"default", fastTuning{}},
 		{"heavy=1024", fastTuning{Heavy: 1024}}, {"wide-block=1024", fastTuning{WideBlock: 1024}},
@@ -344,6 +349,7 @@ func fastSweep(g *graph.Graph, sms int) []sweepPoint {
 		{"head=off", fastTuning{Head: -1}}, {"head=on", fastTuning{Head: 1}}, {"head=on,group=8", fastTuning{Head: 1, Group: 8}},
 		{"head=on,block=512", fastTuning{Head: 1, Block: 512}}, {"head=on,ring=4096", fastTuning{Head: 1, LocalQueue: 2048}},
 		{"pool=off", fastTuning{Pool: -1}}, {"pool=off,head=off", fastTuning{Pool: -1, Head: -1}},
+		{"before", before},
 		{"pool,ring=1024", fastTuning{LocalQueue: 512}}, {"pool,ring=512", fastTuning{LocalQueue: 256}},
 		{"pool,delta=x0.5", fastTuning{Delta: scale(d, 0.5)}}, {"pool,delta=x2", fastTuning{Delta: scale(d, 2)}},
 		{"pool,delta=x4", fastTuning{Delta: scale(d, 4)}}, {"pool,block=512", fastTuning{Block: 512}},
