@@ -29,7 +29,7 @@
 //	BFFast           bf-fast            Bellman-Ford on worklists, early exit, negative cycles
 //	FWFast           fw-fast            Floyd-Warshall on 128×128 tiles
 //	JohnsonFast      johnson-fast       Johnson: bf-fast from a virtual source for potentials, apsp-batched on the reweighted arcs
-//	SSSPFast         sssp-fast          single source: near-far worklists; a flag frontier Bellman-Ford on graphs without hubs of mean out-degree above 4.5
+//	SSSPFast         sssp-fast          single source: near-far worklists (on meshes, idle blocks take the spilled work of a step); a flag frontier Bellman-Ford on graphs without hubs of mean out-degree above 4.5
 //
 // pathnotes' own solvers follow no document and aim at speed: FWFast
 // (blocked Floyd-Warshall on 128×128 tiles), SSSPFast and BFFast (near-far

@@ -193,7 +193,7 @@ var variants = []Variant{
 		Source:  "pathnotes' own (no source document): near-far worklists after Davidson et al.'s delta-stepping variant",
 		Launch:  "one persistent grid of a block per multiprocessor (256 threads, 1024 on graphs with hubs; grid-wide barrier between steps, and without hubs up to 16 local rounds per block in between), a group of lanes per worklist vertex, a warp per part of 64 arcs of a hub's (more than 128 arcs on graphs with hubs), relaunched every 4096 steps",
 		single:  SSSPFast,
-		summary: "single source: near-far worklists; a flag frontier Bellman-Ford on graphs without hubs of mean out-degree above 4.5", from: own},
+		summary: "single source: near-far worklists (on meshes, idle blocks take the spilled work of a step); a flag frontier Bellman-Ford on graphs without hubs of mean out-degree above 4.5", from: own},
 }
 
 // Variants returns every GPU variant, in the order of docs/design.md.
