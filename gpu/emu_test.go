@@ -166,12 +166,19 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rows := range []int{1, 2, 4, 8, 16} {
-		ffTightShared = rows * pos.N() * 4
-		if _, err := FWFast(context.Background(), pos, Options{Device: dev, Pred: true}); err != nil {
-			t.Errorf("fw-fast, ff_tight with %d rows a block: %v", rows, err)
+	// The same on the 16-bit path too, which runs fw16's own ff_tight.
+	for _, narrow := range []bool{false, true} {
+		p := defaults
+		p.narrow = narrow
+		setFFPath(t, p)
+		for _, rows := range []int{1, 2, 4, 8, 16} {
+			ffTightShared = rows * pos.N() * 4
+			if _, err := FWFast(context.Background(), pos, Options{Device: dev, Pred: true}); err != nil {
+				t.Errorf("fw-fast, ff_tight with %d rows a block (16-bit stages %v): %v", rows, narrow, err)
+			}
 		}
 	}
+	setFFPath(t, defaults)
 	// Streamed through a device that holds two of its four block rows
 	// (ff_scatter, ff_gather).
 	wide, err := graph.GNM(390, 1200, graph.WeightRange{Min: 1, Max: 9}, 5)

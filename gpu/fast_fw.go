@@ -39,6 +39,16 @@ type ffMode struct {
 	narrow bool   // the stages on 16-bit distances (ptx/fw16.cu, ffNarrowFits)
 }
 
+// checks is the module of the kernels that end m's runs, ff_finish and
+// ff_tight_r* (ptx/ffcheck.cuh): fw16's own copies on the 16-bit path, so
+// that it loads no other module, and fwfast's for every other mode.
+func (m ffMode) checks() string {
+	if m.narrow {
+		return ptx.FW16
+	}
+	return ptx.FWFast
+}
+
 var (
 	ffDist    = ffMode{suffix: "dist", module: ptx.FWFast, inf: ffInfDist}
 	ffPack    = ffMode{suffix: "pack", module: ptx.FWFast, inf: ffInfPack}
@@ -372,7 +382,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			if err := stages(); err != nil {
 				return err
 			}
-			return r.ffTightPred(n, ld, mode.inf, arcs, g.M(), d, p)
+			return r.ffTightPred(n, ld, mode, mode.inf, arcs, g.M(), d, p)
 		}
 	}
 	if hf == nil {
@@ -427,7 +437,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		if err := r.signal(e, 0, dstream); err != nil {
 			return false, err
 		}
-		if err := r.kernelsQueued(func() error { return r.ffTightPred(n, ld, graph.Inf, arcs, g.M(), d, p) }); err != nil {
+		if err := r.kernelsQueued(func() error { return r.ffTightPred(n, ld, mode, graph.Inf, arcs, g.M(), d, p) }); err != nil {
 			return false, err
 		}
 		check.inf = graph.Inf
@@ -457,7 +467,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 // shared memory (and the device's limit), and the arcs split over enough
 // blocks to give every multiprocessor several, each a share of at least
 // ffTightArcs arcs.
-func (r *run) ffTightPred(n, ld int, inf int32, arcs csr, m int, d, p buffer) error {
+func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d, p buffer) error {
 	most := min(ffTightShared, max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin))
 	rows := 16
 	for rows > 1 && rows*n*4 > most {
@@ -465,7 +475,7 @@ func (r *run) ffTightPred(n, ld int, inf int32, arcs csr, m int, d, p buffer) er
 	}
 	bx := ceilDiv(n, rows)
 	by := max(min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), m/ffTightArcs), 1)
-	return r.launch(ptx.FWFast, fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
+	return r.launch(mode.checks(), fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
 		i32(n), i32(m), i32(ld), i32(0), i32(n), uint64(uint32(inf)), d.arg(), p.arg(),
 		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
 }
@@ -637,7 +647,7 @@ func (r *run) ffRow(n, ld int, d, p buffer) func(m, i int) ([]int32, error) {
 // whole matrix of side ld) on stream s, with its three flags in flags
 // (set to graph.Inf before).
 func (r *run) ffCheck(n, ld, lo, hi int, mode ffMode, d, p, flags buffer, s driver.Stream) error {
-	return r.launchOn(s, ptx.FWFast, "ff_finish", Dim(min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1), Dim(256, 1, 1), 0,
+	return r.launchOn(s, mode.checks(), "ff_finish", Dim(min(ceilDiv(n, 256), 64), min(hi-lo, 65535), 1), Dim(256, 1, 1), 0,
 		i32(n), i32(ld), i32(lo), i32(hi), uint64(uint32(mode.inf)), d.arg(), p.arg(), flags.arg())
 }
 

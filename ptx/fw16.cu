@@ -44,6 +44,7 @@
 // writes the result into fw-fast's 32-bit matrix (F16_INF becomes the
 // 32-bit internal infinity) and runs the check.
 #include "common.cuh"
+#include "ffcheck.cuh" // ff_finish and ff_tight_r*, so that the 16-bit path loads no other module
 
 #define F16_B 128         // tile side and k values per stage
 #define F16_KC 16         // k values per shared-memory chunk of f16_prod
