@@ -72,6 +72,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
 		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb, nw
 	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
+	defer func(m bool) { callMarks = m }(callMarks)
 	type config struct {
 		path ffPath
 		via  int
@@ -93,6 +94,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		tightSerial  bool // ffTightOverlap off
 		fetchOne     bool // ffFetchBoth off
 		wide         bool // ffNarrow off: the 32-bit stages
+		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -127,7 +129,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 			configs = append(configs, config{path: auto, via: viaStaged, name: "staged"})
 		}
 		if n <= 2048 {
-			configs = append(configs, config{path: auto, name: "old-result", oldResult: true},
+			configs = append(configs, config{path: auto, name: "marks", marks: true}, config{path: auto, name: "old-result", oldResult: true},
 				config{path: auto, name: "old-wait", oldWait: true}, config{path: auto, name: "old-upload", oldUpload: true})
 		}
 		if n >= 4096 {
@@ -160,6 +162,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
+					callMarks = c.marks
 					if c.piece > 0 {
 						pipedPiece = c.piece
 					}
@@ -189,9 +192,33 @@ func BenchmarkFWFastCall(b *testing.B) {
 						}
 					}
 					callParts(b, all)
+					callMarkParts(b, all)
 				})
 			}
 		}
+	}
+}
+
+// callMarkParts reports the medians of the calls' marks (callMarks) as
+// benchmark metrics: d-NAME-us the device time from the first mark to
+// NAME, h-NAME-us the host time from the call's start to when NAME was
+// queued. Calls without marks report nothing.
+func callMarkParts(b *testing.B, all []Stats) {
+	if len(all) == 0 {
+		return
+	}
+	for i, m := range all[0].marks {
+		dev, host := make([]float64, 0, len(all)), make([]float64, 0, len(all))
+		for _, s := range all {
+			if i < len(s.marks) && s.marks[i].name == m.name {
+				dev = append(dev, float64(s.marks[i].device)/1e3)
+				host = append(host, float64(s.marks[i].host)/1e3)
+			}
+		}
+		slices.Sort(dev)
+		slices.Sort(host)
+		b.ReportMetric(dev[len(dev)/2], "d-"+m.name+"-us")
+		b.ReportMetric(host[len(host)/2], "h-"+m.name+"-us")
 	}
 }
 

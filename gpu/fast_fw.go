@@ -207,10 +207,12 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 			return nil, err
 		}
 	}
+	r.mark("start")
 	arcs, err := r.uploadArcs(g)
 	if err != nil {
 		return nil, err
 	}
+	r.mark("arcs")
 	if mode.tight {
 		if arcs.src, err = r.alloc(max(g.M(), 1)); err != nil {
 			return nil, err
@@ -230,6 +232,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err != nil {
 		return nil, err
 	}
+	r.mark("fill")
 	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, small, d, p, h, host)
 	if err == nil && !done {
 		// ff_small's grid was not all on the card at once (or could not
@@ -417,6 +420,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if err := r.kernelsQueued(compute); err != nil {
 		return false, err
 	}
+	r.mark("stages")
 	if small {
 		r.report(n, n)
 	}
@@ -445,6 +449,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if err := r.ffCheck(n, ld, 0, n, check, d, p, fin, 0); err != nil {
 		return false, err
 	}
+	r.mark("finish")
 	if err := r.dev.ctx.CopyOutAsync(asBytes(hf[:nflags]), flags.ptr, 0); err != nil {
 		return false, r.fail(err, "reading the flags back (after kernel %s)", r.last)
 	}
@@ -453,6 +458,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if err := r.ffFetch(host, n, ld, d, p, dstream); err != nil {
 		return false, err
 	}
+	r.mark("fetched")
 	copy(f[:], hf[:nflags])
 	if small && f[4] != 0 || mode.narrow && f[5] != graph.Inf {
 		return false, nil

@@ -140,3 +140,39 @@ func TestFWFastModules(t *testing.T) {
 		}
 	}
 }
+
+// TestCallMarks checks fw-fast's marks (callMarks) on the emulator: the
+// 16-bit path queues them in the order of the call, the device times
+// from the first mark and the host times from the call's start never go
+// back, and without callMarks a call keeps none.
+func TestCallMarks(t *testing.T) {
+	dev := emulator(t)
+	g, err := graph.GNM(200, 800, graph.WeightRange{Min: 1, Max: 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(m, on bool, min int) { callMarks, ffNarrow, ffNarrowMin = m, on, min }(callMarks, ffNarrow, ffNarrowMin)
+	ffNarrow, ffNarrowMin = true, 0
+	for _, on := range []bool{true, false} {
+		callMarks = on
+		var st Stats
+		if _, err := FWFast(context.Background(), g, Options{Device: dev, Stats: &st}); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for i, m := range st.marks {
+			names = append(names, m.name)
+			if i > 0 && (m.device < st.marks[i-1].device || m.host < st.marks[i-1].host) {
+				t.Errorf("mark %s at device %v, host %v: before %s (%v, %v)", m.name, m.device, m.host,
+					st.marks[i-1].name, st.marks[i-1].device, st.marks[i-1].host)
+			}
+		}
+		want := []string{"start", "arcs", "fill", "stages", "finish", "fetched"}
+		if !on {
+			want = nil
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("callMarks %v: marks %v, want %v", on, names, want)
+		}
+	}
+}

@@ -54,6 +54,24 @@ type Stats struct {
 	// Wall is the whole call on the host clock: allocation, module load on
 	// a first run, copies, kernels and result checks.
 	Wall time.Duration
+	// marks is the run's marks (callMarks), in the order queued.
+	marks []callMark
+}
+
+// callMarks makes a run record an event at each of its marks (run.mark)
+// and keep each one's device time from the first mark and host time from
+// the call's start when it was queued (Stats.marks), so that a benchmark
+// can place the time between the parts of Stats.Split. Off by default:
+// every mark is one more event.
+var callMarks = false
+
+// callMark is one mark of a run: its name, the device time from the run's
+// first mark to it, and the host time from the call's start to when it
+// was queued.
+type callMark struct {
+	name         string
+	device, host time.Duration
+	ev           driver.Event
 }
 
 // StreamSplit is where the time of a streamed fw-fast run goes, summed
@@ -150,6 +168,7 @@ type run struct {
 	// pending is the device times queued without a wait (timedLater),
 	// which end adds to the statistics.
 	pending []pendingTime
+	marks   []callMark // with callMarks
 
 	progress func(done, total int) // Options.Progress
 }
@@ -196,6 +215,12 @@ func (r *run) end() {
 				*t.total += dt
 			}
 		}
+		for i := range r.marks {
+			if dt, err := d.ctx.Elapsed(r.marks[0].ev, r.marks[i].ev); err == nil {
+				r.marks[i].device = dt
+			}
+		}
+		r.stats.marks = r.marks
 		for _, b := range r.bufs {
 			d.keepSpare(b)
 		}
@@ -209,6 +234,18 @@ func (r *run) end() {
 	if r.out != nil {
 		*r.out = r.stats
 	}
+}
+
+// mark records a mark called name on the default stream (callMarks).
+func (r *run) mark(name string) {
+	if !callMarks {
+		return
+	}
+	e, err := r.event()
+	if err != nil || r.dev.ctx.Record(e) != nil {
+		return
+	}
+	r.marks = append(r.marks, callMark{name: name, host: time.Since(r.start), ev: e})
 }
 
 // prepare marks the end of the host's preparation: the first copy to the
