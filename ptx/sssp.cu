@@ -305,6 +305,16 @@ __device__ __forceinline__ bool expand(const problem &p, int u, int &du, int &be
     return true;
 }
 
+// load_head reads one slot of the arcs' heads through the read-only data
+// path (what __ldg does, which clang's CUDA cells lack): the heads do not
+// change during a run.
+__device__ __forceinline__ int2 load_head(const int2 *q)
+{
+    int2 v;
+    asm("ld.global.nc.v2.s32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(q));
+    return v;
+}
+
 // relax_head is relax_entry with the arcs' heads (p.head, see sssp_head):
 // every lane of the group reads its slot of u's head while the first reads
 // u's distance and relaxed[u], so that a vertex whose arcs all fit its
@@ -322,7 +332,7 @@ __device__ __forceinline__ void relax_head(const problem &p, int u, bool has, in
     }
     int2 a = make_int2(-1, 0);
     if (has)
-        a = __ldg(p.head + (size_t)u * group + sub);
+        a = load_head(p.head + (size_t)u * group + sub);
     int du = 0;
     bool go = false;
     if (has && sub == 0) {
