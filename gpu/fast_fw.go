@@ -209,6 +209,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	}
 	r.mark("start")
 	arcs, err := r.uploadArcs(g)
+	r.hostMark("uploaded")
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +225,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		// one, which f16_widen fills.
 		small = ffNarrowOne(n)
 		if h, err = r.alloc(ld * ld / 2); err == nil {
+			r.hostMark("h")
 			err = r.ffNarrowFill(g, arcs, ld, h, p)
 		}
 	} else {
@@ -343,6 +345,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if err := r.fill(fin, graph.Inf); err != nil {
 		return false, err
 	}
+	r.hostMark("flags")
 	blocks := 0 // ff_small's (f16_small's) grid
 	if small {
 		mod, name := mode.module, "ff_small_"+mode.suffix
@@ -352,6 +355,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		if blocks, err = r.ffSmallGrid(mod, n, name); err != nil || blocks == 0 {
 			return false, err
 		}
+		r.hostMark("grid")
 		if err := r.fill(bar, 0); err != nil {
 			return false, err
 		}
@@ -371,6 +375,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if ffOneWait {
 		hf, _ = r.dev.hostFlags() // without it, the run waits as before
 	}
+	r.hostMark("queue")
 	// With one wait and ffTightOverlap, the distances go back on the copy
 	// stream (dstream) while ff_tight computes Π from them.
 	dstream := driver.Stream(0)

@@ -89,6 +89,7 @@ func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer) error {
 		i32(n), i32(ld), h.arg()); err != nil {
 		return err
 	}
+	r.hostMark("init")
 	if p.n > 0 {
 		if err := r.fill(p, graph.Nil); err != nil {
 			return err

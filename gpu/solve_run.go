@@ -72,6 +72,7 @@ type callMark struct {
 	name         string
 	device, host time.Duration
 	ev           driver.Event
+	hostOnly     bool // no event: the host time alone (run.hostMark)
 }
 
 // StreamSplit is where the time of a streamed fw-fast run goes, summed
@@ -216,6 +217,9 @@ func (r *run) end() {
 			}
 		}
 		for i := range r.marks {
+			if r.marks[i].hostOnly {
+				continue
+			}
 			if dt, err := d.ctx.Elapsed(r.marks[0].ev, r.marks[i].ev); err == nil {
 				r.marks[i].device = dt
 			}
@@ -246,6 +250,14 @@ func (r *run) mark(name string) {
 		return
 	}
 	r.marks = append(r.marks, callMark{name: name, host: time.Since(r.start), ev: e})
+}
+
+// hostMark is mark without the event: the host time alone, for the
+// host's steps between two marks. Its first use must come after a mark.
+func (r *run) hostMark(name string) {
+	if callMarks && len(r.marks) > 0 {
+		r.marks = append(r.marks, callMark{name: name, host: time.Since(r.start), hostOnly: true})
+	}
 }
 
 // prepare marks the end of the host's preparation: the first copy to the
@@ -655,6 +667,7 @@ func (r *run) uploadArcs(g *graph.Graph) (csr, error) {
 	if arcsPin {
 		pinned = r.pinCSR(g, pinReused, arcsPinMin)
 	}
+	r.hostMark("pinned")
 	var c csr
 	var wg sync.WaitGroup
 	off, staged := 0, 0
