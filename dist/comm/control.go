@@ -572,8 +572,10 @@ func (c *Control) join(ctx context.Context, rv Rendezvous) error {
 	case err != nil:
 		return fmt.Errorf("comm: rank %d: waiting for the other ranks to join: %w", c.rank, err)
 	case m.Kind == "abort":
+		// Another rank stopped the run before this one joined: the same
+		// StopError as a stop after the rendezvous.
 		c.stop(m.Rank, m.Reason)
-		return fmt.Errorf("comm: rendezvous: %s", m.Reason)
+		return fmt.Errorf("comm: rendezvous: %w", &StopError{Rank: m.Rank, Reason: m.Reason})
 	case m.Kind != "welcome":
 		return fmt.Errorf("comm: rank %d: rank 0 answered %q to hello", c.rank, m.Kind)
 	}
