@@ -342,21 +342,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		return false, err
 	}
 	fin, bar, wide := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 2}, buffer{flags.ptr + 5*4, 1}
-	var hf []int32
-	if ffOneWait {
-		hf, _ = r.dev.hostFlags() // without it, the run waits as before
-	}
-	// The flags' starting values go in one copy from the device's
-	// page-locked flags, which take the results back later in the same
-	// stream (a driver call costs the host 5 to 15 µs, and the device
-	// waits for the host before the stages at n = 2048); else a memset
-	// each.
-	if hf != nil {
-		copy(hf, []int32{graph.Inf, graph.Inf, graph.Inf, 0, 0, graph.Inf})
-		if err := r.dev.ctx.CopyInAsync(flags.ptr, asBytes(hf[:nflags]), 0); err != nil {
-			return false, r.fail(err, "setting the flags")
-		}
-	} else if err := r.fill(fin, graph.Inf); err != nil {
+	if err := r.fill(fin, graph.Inf); err != nil {
 		return false, err
 	}
 	r.hostMark("flags")
@@ -370,10 +356,8 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			return false, err
 		}
 		r.hostMark("grid")
-		if hf == nil {
-			if err := r.fill(bar, 0); err != nil {
-				return false, err
-			}
+		if err := r.fill(bar, 0); err != nil {
+			return false, err
 		}
 		stages = func() error {
 			return r.launch(mod, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
@@ -381,14 +365,16 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		}
 	}
 	if mode.narrow {
-		if hf == nil {
-			if err := r.fill(wide, graph.Inf); err != nil {
-				return false, err
-			}
+		if err := r.fill(wide, graph.Inf); err != nil {
+			return false, err
 		}
 		stages = func() error { return r.ffNarrowStages(n, ld, mode.inf, d, h, wide, blocks, bar) }
 	}
 	var f [nflags]int32
+	var hf []int32
+	if ffOneWait {
+		hf, _ = r.dev.hostFlags() // without it, the run waits as before
+	}
 	r.hostMark("queue")
 	// With one wait and ffTightOverlap, the distances go back on the copy
 	// stream (dstream) while ff_tight computes Π from them.
