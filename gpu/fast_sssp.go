@@ -576,9 +576,9 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 	// each allocation costs the driver time on a graph of millions.
 	var f frontier
 	// With Pool the worklists hold 2n entries (see help_pool).
-	qlen := n
+	qlen, qfill := n, 0 // qfill: the worklists' slots set to -1 (Pool)
 	if tun.Pool > 0 {
-		qlen = 2 * n
+		qlen, qfill = 2*n, 2*n
 	}
 	all, err := r.alloc(7*n + 2*qlen)
 	if err != nil {
@@ -642,10 +642,6 @@ func runFrontier(ctx context.Context, g *graph.Graph, source int, opts Options, 
 				gr.off.arg(), gr.tgt.arg(), gr.w.arg(), f.head.arg()); err != nil {
 				return err
 			}
-		}
-		qfill := 0 // the worklists' slots -1 (Pool)
-		if tun.Pool > 0 {
-			qfill = qlen
 		}
 		if err := r.launch(ptx.SSSP, "sssp_init", grid1D(max(n, qfill), 256), Dim(256, 1, 1), 0, i32(n), i32(source),
 			f.dist.arg(), f.relaxed.arg(), f.stamp.arg(), f.infar.arg(), f.q0.arg(), f.q1.arg(), i32(qfill)); err != nil {

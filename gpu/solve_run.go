@@ -169,7 +169,6 @@ type run struct {
 	// pending is the device times queued without a wait (timedLater),
 	// which end adds to the statistics.
 	pending []pendingTime
-	marks   []callMark // with callMarks
 
 	progress func(done, total int) // Options.Progress
 }
@@ -216,15 +215,15 @@ func (r *run) end() {
 				*t.total += dt
 			}
 		}
-		for i := range r.marks {
-			if r.marks[i].hostOnly {
+		marks := r.stats.marks
+		for i := range marks {
+			if marks[i].hostOnly {
 				continue
 			}
-			if dt, err := d.ctx.Elapsed(r.marks[0].ev, r.marks[i].ev); err == nil {
-				r.marks[i].device = dt
+			if dt, err := d.ctx.Elapsed(marks[0].ev, marks[i].ev); err == nil {
+				marks[i].device = dt
 			}
 		}
-		r.stats.marks = r.marks
 		for _, b := range r.bufs {
 			d.keepSpare(b)
 		}
@@ -249,14 +248,14 @@ func (r *run) mark(name string) {
 	if err != nil || r.dev.ctx.Record(e) != nil {
 		return
 	}
-	r.marks = append(r.marks, callMark{name: name, host: time.Since(r.start), ev: e})
+	r.stats.marks = append(r.stats.marks, callMark{name: name, host: time.Since(r.start), ev: e})
 }
 
 // hostMark is mark without the event: the host time alone, for the
 // host's steps between two marks. Its first use must come after a mark.
 func (r *run) hostMark(name string) {
-	if callMarks && len(r.marks) > 0 {
-		r.marks = append(r.marks, callMark{name: name, host: time.Since(r.start), hostOnly: true})
+	if callMarks && len(r.stats.marks) > 0 {
+		r.stats.marks = append(r.stats.marks, callMark{name: name, host: time.Since(r.start), hostOnly: true})
 	}
 }
 
