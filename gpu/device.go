@@ -106,6 +106,10 @@ type Device struct {
 	ctx     driver.Context
 	modules map[string]driver.Module
 	funcs   map[string]driver.Func
+	// occupancy holds the driver's answers to run.occupancy, by kernel,
+	// block and shared memory: a query costs the host a driver call on
+	// every small fw-fast call otherwise.
+	occupancy map[occupancyKey]int
 	lost    error // set when a sticky error could not be recovered from: every later call fails with it
 	// spare holds device buffers and events that ended runs left for the
 	// next ones (spareBytes in all), so that a small run does not pay
@@ -364,6 +368,7 @@ func (d *Device) forget() {
 	d.epoch.Add(1)
 	d.modules = map[string]driver.Module{}
 	d.funcs = map[string]driver.Func{}
+	d.occupancy = nil
 }
 
 // rebuild tries to recover from a sticky error by resetting the context,

@@ -65,7 +65,9 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // "narrow-128" with 128-wide tiles a launch a phase at every size,
 // "narrow-one" all its stages in one launch of f16_small at every size
 // ffSmall allows (ffNarrowOneMax); "yield-each" has a waiting copy-out worker
-// yield at every look (pipedSpin 1). Each configuration collects garbage before its
+// yield at every look (pipedSpin 1); "quiet" asks for no statistics, as a
+// notebook's call does (no timing events), and reports the host's wall time
+// of each call alone. Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
@@ -95,6 +97,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		fetchOne     bool // ffFetchBoth off
 		wide         bool // ffNarrow off: the 32-bit stages
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
+		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -107,7 +110,8 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
+		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "quiet", quiet: true},
+			{path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
 			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
 			{path: auto, name: "fetch-one", fetchOne: true}, {path: auto, name: "wide", wide: true},
 			{path: paths["narrow-full"], name: "narrow-full"}, {path: paths["narrow-half-p64"], name: "narrow-p64"},
@@ -185,6 +189,17 @@ func BenchmarkFWFastCall(b *testing.B) {
 					runtime.GC()
 					all := make([]Stats, b.N)
 					b.ResetTimer()
+					if c.quiet {
+						for i := range b.N {
+							t0 := time.Now()
+							if _, err := FWFast(context.Background(), g, opts); err != nil {
+								b.Fatal(err)
+							}
+							all[i].Wall = time.Since(t0)
+						}
+						b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Wall }), "wall-ms")
+						return
+					}
 					for i := range b.N {
 						opts.Stats = &all[i]
 						if _, err := FWFast(context.Background(), g, opts); err != nil {

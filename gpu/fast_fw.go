@@ -197,13 +197,15 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	mode.narrow = r.ffNarrowFits(g, mode) && need+stage+uint64(ld)*uint64(ld)*2 <= budget
 	host := r.newHostResult(matrices, n, n, true, true)
 	defer host.release()
-	d, err := r.alloc(ld * ld)
+	// Every path writes the whole of d and p before reading them (ff_init,
+	// f16_widen, a fill of NIL), so no poison goes into them first.
+	d, err := r.allocRaw(ld * ld)
 	if err != nil {
 		return nil, err
 	}
 	p := buffer{}
 	if opts.Pred {
-		if p, err = r.alloc(ld * ld); err != nil {
+		if p, err = r.allocRaw(ld * ld); err != nil {
 			return nil, err
 		}
 	}
@@ -224,9 +226,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		// The 16-bit matrix, built from the arcs in place of the 32-bit
 		// one, which f16_widen fills.
 		small = ffNarrowOne(n)
-		if h, err = r.alloc(ld * ld / 2); err == nil {
+		if h, err = r.allocRaw(ld * ld / 2); err == nil {
 			r.hostMark("h")
-			err = r.ffNarrowFill(g, arcs, ld, h, p)
+			err = r.ffNarrowFill(g, arcs, ld, h, p, small)
 		}
 	} else {
 		err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode)
@@ -333,17 +335,32 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		sp = buffer{}
 	}
 	stages := func() error { return r.ffStages(n, ld, mode, pred && !mode.tight, d, sp) }
+	// inf is the infinity of the stages' result: the 16-bit path's
+	// f16_widen writes graph.Inf, and every distance it writes is one
+	// that ff_finish would pass, so that without Π no ff_finish runs
+	// (finish), and with Π only the one that checks Π.
+	inf, finish := mode.inf, true
+	if mode.narrow {
+		inf, finish = graph.Inf, pred
+	}
 	// flags: ff_finish's three (set to graph.Inf), then ff_small's
-	// barrier counter and abort flag (0), then f16_widen's check
-	// (graph.Inf).
+	// barrier counter and abort flag and f16_widen's check (0, in one
+	// fill).
 	const nflags = 6
-	flags, err := r.alloc(nflags)
+	flags, err := r.allocRaw(nflags)
 	if err != nil {
 		return false, err
 	}
 	fin, bar, wide := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 2}, buffer{flags.ptr + 5*4, 1}
-	if err := r.fill(fin, graph.Inf); err != nil {
-		return false, err
+	if finish {
+		if err := r.fill(fin, graph.Inf); err != nil {
+			return false, err
+		}
+	}
+	if small || mode.narrow {
+		if err := r.fill(buffer{bar.ptr, 3}, 0); err != nil {
+			return false, err
+		}
 	}
 	r.hostMark("flags")
 	blocks := 0 // ff_small's (f16_small's) grid
@@ -356,19 +373,13 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			return false, err
 		}
 		r.hostMark("grid")
-		if err := r.fill(bar, 0); err != nil {
-			return false, err
-		}
 		stages = func() error {
 			return r.launch(mod, name, Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
 				i32(n), i32(ld), d.arg(), sp.arg(), bar.arg())
 		}
 	}
 	if mode.narrow {
-		if err := r.fill(wide, graph.Inf); err != nil {
-			return false, err
-		}
-		stages = func() error { return r.ffNarrowStages(n, ld, mode.inf, d, h, wide, blocks, bar) }
+		stages = func() error { return r.ffNarrowStages(n, ld, arcs, d, h, wide, blocks, bar) }
 	}
 	var f [nflags]int32
 	var hf []int32
@@ -390,7 +401,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			if err := stages(); err != nil {
 				return err
 			}
-			return r.ffTightPred(n, ld, mode, mode.inf, arcs, g.M(), d, p)
+			return r.ffTightPred(n, ld, mode, inf, arcs, g.M(), d, p)
 		}
 	}
 	if hf == nil {
@@ -398,7 +409,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			return false, err
 		}
 		if mode.narrow {
-			if err := r.readInts(f[5:], wide); err != nil || f[5] != graph.Inf {
+			if err := r.readInts(f[5:], wide); err != nil || f[5] != 0 {
 				return false, err
 			}
 		}
@@ -411,11 +422,16 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 				return false, nil
 			}
 		}
-		if err := r.ffCheck(n, ld, 0, n, mode, d, p, fin, 0); err != nil {
-			return false, err
-		}
-		if err := r.readInts(f[:3], fin); err != nil {
-			return false, err
+		f[0], f[1], f[2] = graph.Inf, graph.Inf, graph.Inf
+		if finish {
+			check := mode
+			check.inf = inf
+			if err := r.ffCheck(n, ld, 0, n, check, d, p, fin, 0); err != nil {
+				return false, err
+			}
+			if err := r.readInts(f[:3], fin); err != nil {
+				return false, err
+			}
 		}
 		if err := r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p)); err != nil {
 			return false, err
@@ -430,14 +446,17 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		r.report(n, n)
 	}
 	check := mode
+	check.inf = inf
 	if dstream != 0 {
 		// ff_finish turns the kernels' infinity into graph.Inf and checks
-		// the distances, which are then final: they go back on dstream,
-		// ff_tight computes Π from them meanwhile (graph.Inf its
-		// infinity), and a second ff_finish checks Π (and the distances
-		// again, unchanged).
-		if err := r.ffCheck(n, ld, 0, n, mode, d, buffer{}, fin, 0); err != nil {
-			return false, err
+		// the distances (f16_widen's are final already), which are then
+		// final: they go back on dstream, ff_tight computes Π from them
+		// meanwhile (graph.Inf its infinity), and a second ff_finish
+		// checks Π (and the distances again, unchanged).
+		if !mode.narrow {
+			if err := r.ffCheck(n, ld, 0, n, mode, d, buffer{}, fin, 0); err != nil {
+				return false, err
+			}
 		}
 		e, err := r.event()
 		if err != nil {
@@ -451,8 +470,10 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		}
 		check.inf = graph.Inf
 	}
-	if err := r.ffCheck(n, ld, 0, n, check, d, p, fin, 0); err != nil {
-		return false, err
+	if finish {
+		if err := r.ffCheck(n, ld, 0, n, check, d, p, fin, 0); err != nil {
+			return false, err
+		}
 	}
 	r.mark("finish")
 	if err := r.dev.ctx.CopyOutAsync(asBytes(hf[:nflags]), flags.ptr, 0); err != nil {
@@ -465,7 +486,10 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	}
 	r.mark("fetched")
 	copy(f[:], hf[:nflags])
-	if small && f[4] != 0 || mode.narrow && f[5] != graph.Inf {
+	if !finish {
+		f[0], f[1], f[2] = graph.Inf, graph.Inf, graph.Inf
+	}
+	if small && f[4] != 0 || mode.narrow && f[5] != 0 {
 		return false, nil
 	}
 	return true, r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p))

@@ -52,14 +52,24 @@ var ffNarrowOneMax = 2048
 // one launch of f16_small.
 func ffNarrowOne(n int) bool { return ffSmall(n, false) && n <= ffNarrowOneMax }
 
-// ffNarrowLaunches is how many launches the 16-bit stages of n vertices
-// queue on a matrix of side ld: f16_small or three a stage (one when there
-// is one stage), then f16_widen.
-func ffNarrowLaunches(n, ld int) int {
-	if nb := ld / ffTile; nb > 1 && !ffNarrowOne(n) {
-		return 1 + 3*nb
+// ffNarrowLaunches is how many launches the 16-bit path queues for n
+// vertices on a matrix of side ld: f16_small (which builds the matrix
+// itself), or f16_build and three launches a stage (one when there is one
+// stage); then f16_widen; and with Π (tight: ff_tight's, the only Π the
+// 16-bit stages take) ff_tight and the ff_finish that checks Π. Without Π
+// no ff_finish runs: f16_widen's distances cannot fail its checks.
+func ffNarrowLaunches(n, ld int, tight bool) int {
+	k := 2
+	if nb := ld / ffTile; !ffNarrowOne(n) {
+		k = 1 + 1 + 1
+		if nb > 1 {
+			k = 1 + 3*nb + 1
+		}
 	}
-	return 2
+	if tight {
+		k += 2
+	}
+	return k
 }
 
 // ffNarrowFits says whether fw-fast runs g's stages in mode on 16-bit
@@ -79,46 +89,41 @@ func ffNarrowWeights(g *graph.Graph) bool {
 	return g.M() == 0 || lo >= 0 && hi < f16Exact
 }
 
-// ffNarrowFill builds the 16-bit matrix h of side ld (ld·ld/2 words) from
-// g's arcs on the device (c): f16_init, then f16_arcs, which also writes
-// the arcs' sources where c has room for them (ff_tight); and sets p, when
-// given, to NIL (ff_tight starts from it).
-func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer) error {
-	n := g.N()
-	if err := r.launch(ptx.FW16, "f16_init", Dim(min(ceilDiv(ld*ld/2, 256), 4096), 1, 1), Dim(256, 1, 1), 0,
-		i32(n), i32(ld), h.arg()); err != nil {
-		return err
-	}
-	r.hostMark("init")
+// ffNarrowFill readies the 16-bit matrix h of side ld (ld·ld/2 words) for
+// the stages: for the 128-wide stages it builds h from g's arcs on the
+// device (c) with f16_build, which also writes the arcs' sources where c
+// has room for them (ff_tight); f16_small builds h itself (one is set).
+// It sets p, when given, to NIL (ff_tight starts from it).
+func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer, one bool) error {
 	if p.n > 0 {
 		if err := r.fill(p, graph.Nil); err != nil {
 			return err
 		}
 	}
-	if n == 0 {
+	if one {
 		return nil
 	}
-	return r.launch(ptx.FW16, "f16_arcs", Dim(ceilDiv(n, 8), 1, 1), Dim(256, 1, 1), 0,
-		i32(ld), i32(0), i32(n), c.off.arg(), c.tgt.arg(), c.w.arg(), h.arg(), c.src.arg())
+	return r.launch(ptx.FW16, "f16_build", Dim(ceilDiv(ld, 8), 1, 1), Dim(256, 1, 1), 0,
+		i32(g.N()), i32(ld), c.off.arg(), c.tgt.arg(), c.w.arg(), h.arg(), c.src.arg())
 }
 
-// ffNarrowStages queues the stages of fw-fast on the built 16-bit matrix h
-// of side ld (ffNarrowFill): with blocks above 0, every stage in one
-// launch of f16_small of that many blocks (bar its barrier); otherwise the
-// 128-wide stages (half tiles a block where fw-fast takes quarters,
-// ffQuarterMax block rows or fewer, the panels then in blocks of
-// ffNarrowPanelRows rows); then f16_widen writes the n×n
-// result into the 32-bit matrix d (inf, its internal infinity, for
-// F16_INF), setting flag (graph.Inf before) to the least row that fails
-// the check.
-func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer, blocks int, bar buffer) error {
+// ffNarrowStages queues the stages of fw-fast on the 16-bit matrix h of
+// side ld: with blocks above 0, f16_small of that many blocks (bar its
+// barrier), which builds h from the arcs c and runs every stage in one
+// launch; otherwise the 128-wide stages on h as ffNarrowFill built it
+// (half tiles a block where fw-fast takes quarters, ffQuarterMax block
+// rows or fewer, the panels then in blocks of ffNarrowPanelRows rows);
+// then f16_widen writes the n×n result into the 32-bit matrix d, final
+// (graph.Inf where no path is), setting flag (0 before) to 1 if the check
+// fails.
+func (r *run) ffNarrowStages(n, ld int, c csr, d, h, flag buffer, blocks int, bar buffer) error {
 	if blocks > 0 {
 		if err := r.launch(ptx.FW16, "f16_small", Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
-			i32(n), i32(ld/2), h.arg(), bar.arg()); err != nil {
+			i32(n), i32(ld/2), h.arg(), bar.arg(), c.off.arg(), c.tgt.arg(), c.w.arg(), c.src.arg()); err != nil {
 			return err
 		}
 		r.report(n, n)
-		return r.ffNarrowWiden(n, ld, inf, d, h, flag)
+		return r.ffNarrowWiden(n, ld, d, h, flag)
 	}
 	nb, ldw := ld/ffTile, ld/2
 	rows, halves, prows, parts := "_r8", 1, "_r8", 1
@@ -142,12 +147,12 @@ func (r *run) ffNarrowStages(n, ld int, inf int32, d, h, flag buffer, blocks int
 		}
 		r.report(min((s+1)*ffTile, n), n)
 	}
-	return r.ffNarrowWiden(n, ld, inf, d, h, flag)
+	return r.ffNarrowWiden(n, ld, d, h, flag)
 }
 
 // ffNarrowWiden queues f16_widen: the n×n result in h back into d, and
 // the check into flag.
-func (r *run) ffNarrowWiden(n, ld int, inf int32, d, h, flag buffer) error {
+func (r *run) ffNarrowWiden(n, ld int, d, h, flag buffer) error {
 	return r.launch(ptx.FW16, "f16_widen", Dim(min(ceilDiv(ceilDiv(n, 2), 256), 16), min(n, 65535), 1), Dim(256, 1, 1), 0,
-		i32(n), i32(ld), h.arg(), d.arg(), uint64(uint32(inf)), flag.arg())
+		i32(n), i32(ld), h.arg(), d.arg(), flag.arg())
 }

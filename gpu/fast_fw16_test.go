@@ -21,7 +21,7 @@ import (
 // (more launches) and still be exact, and below it the 16-bit result
 // stands. Without the check, a pair at 36000 would come back unreachable.
 // One graph has a vertex with two arcs to every other, whose weights
-// f16_arcs takes in by compare-and-swap on words that neighbouring lanes
+// f16_build takes in by compare-and-swap on words that neighbouring lanes
 // share.
 func TestFWFastNarrowCheck(t *testing.T) {
 	dev := emulator(t)
@@ -52,11 +52,11 @@ func TestFWFastNarrowCheck(t *testing.T) {
 			if !matchesCPU(t, name, tg, got, err, pred) {
 				continue
 			}
-			// ff_init, ff_arcs, ff_finish and the 16-bit stages
-			// (ffNarrowLaunches), ff_tight's launches with Π;
-			// when the check fails (read after the copy back: ffOneWait),
-			// ff_init, ff_arcs, the 32-bit stages, ff_finish and ff_tight's
-			// launches again.
+			// The 16-bit path (ffNarrowLaunches: f16_build, the stages,
+			// f16_widen, and ff_tight and ff_finish with Π); when the
+			// check fails (read after the copy back: ffOneWait), ff_init,
+			// ff_arcs, the 32-bit stages, ff_finish and ff_tight's
+			// launches.
 			nb, extra := ceilDiv(n, ffTile), 0
 			if pred {
 				if !ffTightFits(g) {
@@ -64,7 +64,7 @@ func TestFWFastNarrowCheck(t *testing.T) {
 				}
 				extra = ffTightLaunches()
 			}
-			want := 3 + ffNarrowLaunches(n, nb*ffTile) + extra
+			want := ffNarrowLaunches(n, nb*ffTile, pred)
 			if !c.narrow {
 				want += 3 + 3*nb + extra
 			}
@@ -171,7 +171,7 @@ func TestCallMarks(t *testing.T) {
 				last = i
 			}
 		}
-		want := []string{"start", "pinned", "uploaded", "arcs", "h", "init", "fill", "flags", "grid", "queue", "stages", "finish", "fetched"}
+		want := []string{"start", "pinned", "uploaded", "arcs", "h", "fill", "flags", "grid", "queue", "stages", "finish", "fetched"}
 		if !on {
 			want = nil
 		}

@@ -302,8 +302,9 @@ type ffPath struct {
 // (half panels with predecessors), the 128-wide tiles, and ff_small with a
 // grid larger than the device runs at once (whose barrier gives up, and
 // the stages run again), and the 16-bit stages (64-wide tiles in one
-// launch; 128-wide ones, half tiles a block with the panels in quarters,
-// or in halves, and whole tiles) where the weights allow them.
+// launch, and that launch with a grid too large, which gives up at its
+// first barrier; 128-wide ones, half tiles a block with the panels in
+// quarters, or in halves, and whole tiles) where the weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
@@ -311,6 +312,7 @@ func ffPaths(workers int) []ffPath {
 		{name: "full", quarter: 0},
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
 		{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true},
+		{name: "narrow-one-aborted", small: 1 << 20, quarter: 32, narrow: true, blocks: workers + 1},
 		{name: "narrow-half", quarter: 32, narrow: true},
 		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64},
 		{name: "narrow-full", quarter: 0, narrow: true},
@@ -398,8 +400,9 @@ func TestFWFastPaths(t *testing.T) {
 					if tight {
 						extra = ffTightLaunches()
 					}
-					// Or the 16-bit stages (ffNarrowLaunches), and the
-					// 32-bit ones after them when f16_small gave up.
+					// Or the 16-bit path (ffNarrowLaunches, ff_tight's
+					// launches and ff_finish included), and the 32-bit
+					// one after it when f16_small gave up.
 					n := tg.g.N()
 					oneLaunch, stages := 3+1+extra, 3+1+extra
 					if nb := ceilDiv(n, ffTile); nb > 1 {
@@ -409,9 +412,14 @@ func TestFWFastPaths(t *testing.T) {
 					narrow := p.narrow && (tight || !pred && fwFastMode(tg.g, false) == ffDist) && ffNarrowWeights(tg.g)
 					switch small := p.small > 0 && (!pred || tight || p.smallPred > 0); {
 					case narrow:
-						want = 3 + ffNarrowLaunches(n, ceilDiv(n, ffTile)*ffTile) + extra
+						want = ffNarrowLaunches(n, ceilDiv(n, ffTile)*ffTile, tight)
 						if ffNarrowOne(n) {
+							// f16_small meets at a barrier after
+							// building its matrix, whatever n.
 							oneLaunch, gaveUp = want, want+stages
+							if p.blocks > 0 {
+								want = gaveUp
+							}
 						}
 					case small && (p.blocks == 0 || n <= 64):
 						want = oneLaunch

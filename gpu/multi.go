@@ -144,6 +144,7 @@ func beginGroup(ctx context.Context, what string, devs []*Device, opts Options) 
 			return nil, err
 		}
 		r.progress = opts.Progress
+		r.timing = opts.Stats != nil
 		grp.runs = append(grp.runs, r)
 	}
 	grp.direct = make([][]bool, len(devs))

@@ -157,6 +157,9 @@ type run struct {
 	what   string
 	stats  Stats
 	out    *Stats
+	// timing is whether anyone reads the run's statistics (Options.Stats,
+	// or a group's): without it, timedLater queues no events.
+	timing bool
 	start  time.Time
 	bufs   []spareBuf
 	events []driver.Event
@@ -194,7 +197,7 @@ func (d *Device) begin(ctx context.Context, what string, out *Stats) (*run, erro
 		d.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return &run{dev: d, ctx: ctx, what: what, out: out, start: time.Now(),
+	return &run{dev: d, ctx: ctx, what: what, out: out, timing: out != nil, start: time.Now(),
 		stats: Stats{Variant: what, Device: d.info.Name}}, nil
 }
 
@@ -327,6 +330,21 @@ func (r *run) fits(bytes uint64, what string, free, total uint64) error {
 // alloc allocates n int32 values of device memory, filled with poison: a
 // spare buffer of an earlier run when one fits, else a new one.
 func (r *run) alloc(n int) (buffer, error) {
+	b, err := r.allocRaw(n)
+	if err != nil {
+		return b, err
+	}
+	if err := r.dev.ctx.Memset32(b.ptr, poison, uint64(max(n, 1))); err != nil {
+		return buffer{}, r.fail(err, "filling a new buffer")
+	}
+	return b, nil
+}
+
+// allocRaw is alloc without the poison, for a buffer that a copy, a fill
+// or a kernel writes whole before anything reads it: it holds whatever an
+// earlier run left there. The poison's memset costs the host a driver call
+// and the device a pass over the buffer.
+func (r *run) allocRaw(n int) (buffer, error) {
 	bytes := uint64(max(n, 1)) * 4
 	b, ok := r.dev.takeSpare(bytes)
 	if !ok {
@@ -341,9 +359,6 @@ func (r *run) alloc(n int) (buffer, error) {
 		b = spareBuf{p, bytes}
 	}
 	r.bufs = append(r.bufs, b)
-	if err := r.dev.ctx.Memset32(b.ptr, poison, uint64(max(n, 1))); err != nil {
-		return buffer{}, r.fail(err, "filling a new buffer")
-	}
 	return buffer{b.ptr, n}, nil
 }
 
@@ -592,8 +607,13 @@ type pendingTime struct {
 }
 
 // timedLater queues f between two events without waiting for them; end
-// adds their time to total, once the device is idle.
+// adds their time to total, once the device is idle. A run whose caller
+// asked for no statistics (timing) queues f alone: two events cost the
+// host two driver calls.
 func (r *run) timedLater(total *time.Duration, f func() error) error {
+	if !r.timing {
+		return f()
+	}
 	start, stop, err := r.eventPair()
 	if err != nil {
 		return err
@@ -658,7 +678,7 @@ func (r *run) uploadArcs(g *graph.Graph) (csr, error) {
 	if !arcsStaged || err != nil || total > len(st[1]) {
 		return r.uploadCSR(g)
 	}
-	b, err := r.alloc(total)
+	b, err := r.allocRaw(total) // the copy writes it whole
 	if err != nil {
 		return csr{}, err
 	}

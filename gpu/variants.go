@@ -166,8 +166,9 @@ var variants = []Variant{
 		// there (ff_finish) around the stages: one launch of ff_small, or
 		// 3 launches a stage, 1 when there is a single one; with Π, ff_tight
 		// after them (and ff_finish of the distances before it:
-		// ffTightLaunches); or the 16-bit stages (ffNarrowFits,
-		// ffNarrowLaunches).
+		// ffTightLaunches); or the 16-bit path (ffNarrowFits,
+		// ffNarrowLaunches: f16_small builds its matrix, and without Π no
+		// ff_finish runs).
 		launches: func(n int, pred bool) int {
 			if n == 0 {
 				return 0
@@ -177,7 +178,7 @@ var variants = []Variant{
 				tight = ffTightLaunches()
 			}
 			if ffNarrow && n >= ffNarrowMin {
-				return ffNarrowLaunches(n, stages*ffTile) + 3 + tight
+				return ffNarrowLaunches(n, stages*ffTile, tight > 0)
 			}
 			if stages == 1 || ffSmall(n, false) {
 				return 1 + 3 + tight

@@ -285,8 +285,13 @@ func initialPred(w []int32, n int) []int32 {
 	return p
 }
 
-// occupancy returns how many blocks of kernel name one SM runs at once.
+// occupancy returns how many blocks of kernel name one SM runs at once,
+// as the driver answered the device's first such query.
 func (r *run) occupancy(mod, name string, threads, shared int) (int, error) {
+	key := occupancyKey{mod + "." + name, threads, shared}
+	if k, ok := r.dev.occupancy[key]; ok {
+		return k, nil
+	}
 	f, err := r.dev.function(mod, name)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", r.what, err)
@@ -295,5 +300,16 @@ func (r *run) occupancy(mod, name string, threads, shared int) (int, error) {
 	if err != nil {
 		return 0, r.fail(err, "occupancy of %s", name)
 	}
+	if r.dev.occupancy == nil {
+		r.dev.occupancy = map[occupancyKey]int{}
+	}
+	r.dev.occupancy[key] = k
 	return k, nil
+}
+
+// occupancyKey names a kernel (module.name) and the block and dynamic
+// shared memory that an occupancy is for.
+type occupancyKey struct {
+	kernel          string
+	threads, shared int
 }

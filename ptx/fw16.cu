@@ -38,11 +38,11 @@
 //               primary tile (a block per tile, or per part of one).
 //   f16_rest    every other tile: min(C, D[i][r] (x) D[r][j]).
 //
-// f16_small runs all the 64-wide stages of a small matrix in one launch.
-// f16_init and f16_arcs build the 16-bit matrix from the arcs, as
-// fwfast.cu's ff_init and ff_arcs build the 32-bit one, and f16_widen
-// writes the result into fw-fast's 32-bit matrix (F16_INF becomes the
-// 32-bit internal infinity) and runs the check.
+// f16_small builds the 16-bit matrix from the arcs and runs all the
+// 64-wide stages of a small matrix in one launch; f16_build builds it for
+// the 128-wide stages, as fwfast.cu's ff_init and ff_arcs build the 32-bit
+// one. f16_widen writes the result into fw-fast's 32-bit matrix (F16_INF
+// becomes INF, so that the result is final) and runs the check.
 #include "common.cuh"
 #include "ffcheck.cuh" // ff_finish and ff_tight_r*, so that the 16-bit path loads no other module
 
@@ -361,9 +361,68 @@ __device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh)
         *(uint2 *)&tile[(size_t)(ty * 4 + a) * ldw + tx * 2] = make_uint2(c[a][0], c[a][1]);
 }
 
-// f16_small runs every 64-wide 16-bit stage of the n vertices in one
-// launch, its blocks meeting at grid barriers (ff_grid_sync, bar), as
-// fwfast.cu's ff_small does on 32-bit distances: stage s, the blocks share
+// f16_build_row writes row u of the 16-bit matrix h (ldw words a row) for
+// n vertices with the 32 lanes of a warp: F16_INF everywhere, padding
+// included, then 0 on the diagonal and, for u < n, u's arcs (CSR: off,
+// tgt, w, every weight in 0 .. F16_EXACT-1): h[u][v] = the lightest weight
+// of the arcs u -> v (a self-loop never goes below the diagonal's 0),
+// taken in by a compare-and-swap of the word that holds it, since two
+// lanes may hold arcs into one word; src, when given, the source of each
+// arc (src[k] = u, for ff_tight). The row is the warp's alone, so that
+// __syncwarp orders its three parts. fwfast.cu's ff_init and ff_arcs
+// build the 32-bit matrix the same way.
+__device__ __forceinline__ void f16_build_row(int n, int ldw, int u, const int *off, const int *tgt, const int *w,
+                                              u32 *h, int *src, int lane)
+{
+    u32 *row = h + (size_t)u * ldw;
+    const u32 none = F16_INF | F16_INF << 16;
+    for (int q = lane; q < ldw / 4; q += 32)
+        *(uint4 *)(row + 4 * q) = make_uint4(none, none, none, none);
+    __syncwarp();
+    if (u >= n)
+        return;
+    if (lane == 0)
+        ((unsigned short *)row)[u] = 0;
+    __syncwarp();
+    for (int k = off[u] + lane; k < off[u + 1]; k += 32) {
+        const int v = tgt[k], shift = (v & 1) * 16;
+        const u32 wk = w[k];
+        u32 *p = row + (v >> 1);
+        u32 old = *(volatile u32 *)p, seen;
+        do {
+            seen = old;
+            if (((seen >> shift) & 0xffff) <= wk)
+                break;
+            old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
+        } while (old != seen);
+        if (src)
+            src[k] = u;
+    }
+}
+
+// f16_build_rows builds every row of h (f16_build_row), a warp a row,
+// grid-stride.
+__device__ __forceinline__ void f16_build_rows(int n, int ldw, const int *off, const int *tgt, const int *w, u32 *h,
+                                               int *src)
+{
+    const int lane = threadIdx.x & 31, warps = gridDim.x * (blockDim.x >> 5);
+    for (int u = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); u < 2 * ldw; u += warps)
+        f16_build_row(n, ldw, u, off, tgt, w, h, src, lane);
+}
+
+// f16_build builds the 16-bit matrix h of side ld (ld / 2 words a row)
+// from the arcs of its n vertices (f16_build_row), for the 128-wide
+// stages; f16_small builds its own.
+extern "C" __global__ void f16_build(int n, int ld, const int *off, const int *tgt, const int *w, u32 *h, int *src)
+{
+    f16_build_rows(n, ld / 2, off, tgt, w, h, src);
+}
+
+// f16_small builds the 16-bit matrix h from the arcs (f16_build_rows: off,
+// tgt, w, and src when given) and runs every 64-wide 16-bit stage of the n
+// vertices on it, in one launch, its blocks meeting at grid barriers
+// (ff_grid_sync, bar), as fwfast.cu's ff_small does on 32-bit distances
+// (which takes a matrix built before): stage s, the blocks share
 // the primary row's and column's tiles; then block 0 updates tile
 // (s + 1, s + 1) with pivot s and closes it (phase 1 of stage s + 1) while
 // the others update every other tile, so that phase 1 is off the critical
@@ -373,12 +432,16 @@ union f16SharedS {
     f16Shared<64, 4> q;
 };
 
-extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 *h, int *bar)
+extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 *h, int *bar, const int *off,
+                                                             const int *tgt, const int *w, int *src)
 {
     __shared__ f16SharedS sh;
     __shared__ int abort;
     const int nt = (n + 63) / 64;
     int phase = 0;
+    f16_build_rows(n, ldw, off, tgt, w, h, src);
+    if (!ff_grid_sync(bar, ++phase, abort))
+        return;
     if (blockIdx.x == 0)
         f16_close64(ldw, 0, h, sh.p1);
     if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
@@ -424,58 +487,15 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
     }
 }
 
-// f16_init starts the 16-bit matrix h of side ld (ld / 2 words a row) for
-// n vertices: 0 on the diagonal of the vertices, F16_INF everywhere else,
-// padding included. A thread a word at a time, grid-stride.
-extern "C" __global__ void f16_init(int n, int ld, u32 *h)
-{
-    const int ldw = ld / 2;
-    const size_t words = (size_t)ld * ldw;
-    for (size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x; q < words; q += (size_t)gridDim.x * blockDim.x) {
-        const int i = q / ldw, j = 2 * (q % ldw);
-        const u32 lo = i == j && i < n ? 0 : F16_INF, hi = i == j + 1 && i < n ? 0 : F16_INF;
-        h[q] = lo | hi << 16;
-    }
-}
-
-// f16_arcs writes the arcs of vertices lo .. hi-1 (CSR: off, tgt, w, every
-// weight in 0 .. F16_EXACT-1) into the matrix f16_init started, as
-// fwfast.cu's ff_arcs does into the 32-bit one: h[u][v] = the lightest
-// weight of the arcs u -> v (a self-loop never goes below the diagonal's
-// 0), taken in by a compare-and-swap of the word that holds it; src, when
-// given, the source of each arc (src[k] = u, for ff_tight). A warp per
-// vertex.
-extern "C" __global__ void f16_arcs(int ld, int lo, int hi, const int *off, const int *tgt, const int *w, u32 *h,
-                                    int *src)
-{
-    const int lane = threadIdx.x & 31;
-    const int warps = gridDim.x * (blockDim.x >> 5);
-    for (int u = lo + blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); u < hi; u += warps) {
-        u32 *row = h + (size_t)u * (ld / 2);
-        for (int k = off[u] + lane; k < off[u + 1]; k += 32) {
-            const int v = tgt[k], shift = (v & 1) * 16;
-            const u32 wk = w[k];
-            u32 *p = row + (v >> 1);
-            u32 old = *(volatile u32 *)p, seen;
-            do {
-                seen = old;
-                if (((seen >> shift) & 0xffff) <= wk)
-                    break;
-                old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
-            } while (old != seen);
-            if (src)
-                src[k] = u;
-        }
-    }
-}
-
 // f16_widen writes the n x n result in h back into d (ld values a row):
-// F16_INF becomes inf, the 32-bit internal infinity, every other value
-// itself. It runs the check of this file's comment: flag (set to INF by the
-// host) becomes the least row holding a value in F16_EXACT .. F16_INF - 1,
-// whose presence means the host must run the 32-bit stages. Block (x, y)
-// takes words from x * blockDim.x on, rows y, y + gridDim.y, ...
-extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int inf, int *flag)
+// F16_INF becomes INF, every other value itself, so that d holds the final
+// distances, each in 0 .. F16_INF-1 or INF (ff_finish's checks of the
+// distances cannot fail on them, and the host runs none). It runs the
+// check of this file's comment: flag (0 before) becomes 1 where a value
+// lies in F16_EXACT .. F16_INF - 1, whose presence means the host must run
+// the 32-bit stages. Block (x, y) takes words from x * blockDim.x on, rows
+// y, y + gridDim.y, ...
+extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int *flag)
 {
     bool seen = false;
     for (int i = blockIdx.y; i < n; i += gridDim.y) {
@@ -487,9 +507,9 @@ extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int in
             const bool bad = (lo >= F16_EXACT && lo < F16_INF) || (hi >= F16_EXACT && hi < F16_INF);
             if (bad && !seen) {
                 seen = true;
-                atomicMin(flag, i);
+                *(volatile int *)flag = 1;
             }
-            *(int2 *)(dst + 2 * q) = make_int2(lo == F16_INF ? inf : lo, hi == F16_INF ? inf : hi);
+            *(int2 *)(dst + 2 * q) = make_int2(lo == F16_INF ? INF : lo, hi == F16_INF ? INF : hi);
         }
     }
 }

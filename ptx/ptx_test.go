@@ -99,7 +99,7 @@ func TestPTXHeaderAndTarget(t *testing.T) {
 			"fw_gaioso_phase1", "fw_gaioso_phase2"},
 		Dijkstra:    {"dm_init", "dm_relax", "dm_minimum", "dm_update", "dm_pred", "dijkstra_apsp_row"},
 		BellmanFord: {"bf_init", "bf_relax_naive", "bf_update_naive", "bf_relax_stride", "bf_update_stride", "bf_relax_flag", "bf_update_flag", "bf_pred"},
-		FW16:        {"f16_init", "f16_arcs", "f16_phase1", "f16_panels_r8", "f16_panels_r4", "f16_panels_r2", "f16_rest_r8", "f16_rest_r4", "f16_small", "f16_widen"},
+		FW16:        {"f16_build", "f16_phase1", "f16_panels_r8", "f16_panels_r4", "f16_panels_r2", "f16_rest_r8", "f16_rest_r4", "f16_small", "f16_widen"},
 	}
 	for name, entries := range kernels {
 		text, err := PTX(name)
