@@ -110,7 +110,7 @@ type Device struct {
 	// block and shared memory: a query costs the host a driver call on
 	// every small fw-fast call otherwise.
 	occupancy map[occupancyKey]int
-	lost    error // set when a sticky error could not be recovered from: every later call fails with it
+	lost      error // set when a sticky error could not be recovered from: every later call fails with it
 	// spare holds device buffers and events that ended runs left for the
 	// next ones (spareBytes in all), so that a small run does not pay
 	// cuMemAlloc, cuMemFree and cuEventCreate, which cost about as much

@@ -152,11 +152,11 @@ func i32(v int) uint64 { return uint64(uint32(int32(v))) }
 // run is one variant call holding its device: it owns the buffers and
 // events it creates and accounts for their time.
 type run struct {
-	dev    *Device
-	ctx    context.Context
-	what   string
-	stats  Stats
-	out    *Stats
+	dev   *Device
+	ctx   context.Context
+	what  string
+	stats Stats
+	out   *Stats
 	// timing is whether anyone reads the run's statistics (Options.Stats,
 	// or a group's): without it, timedLater queues no events.
 	timing bool
