@@ -67,7 +67,9 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // ffSmall allows (ffNarrowOneMax); "yield-each" has a waiting copy-out worker
 // yield at every look (pipedSpin 1); "quiet" asks for no statistics, as a
 // notebook's call does (no timing events), and reports the host's wall time
-// of each call alone. Each configuration collects garbage before its
+// of each call alone; "build-apart" builds the 16-bit matrix in a launch
+// before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
+// own time. Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
@@ -110,7 +112,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "quiet", quiet: true},
+		apart := auto
+		apart.buildApart = true
+		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "quiet", quiet: true}, {path: apart, name: "build-apart"},
 			{path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
 			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
 			{path: auto, name: "fetch-one", fetchOne: true}, {path: auto, name: "wide", wide: true},

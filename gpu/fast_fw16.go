@@ -34,6 +34,12 @@ var ffNarrow = true
 // small graphs.
 var ffNarrowMin = 1024
 
+// ffNarrowBuildApart makes f16_build build the 16-bit matrix in a launch
+// of its own before f16_small, which otherwise builds it itself: one
+// launch less, but the kernels' time then holds the build. Benchmarks
+// time the stages alone with it, and compare.
+var ffNarrowBuildApart = false
+
 // ffNarrowPanelRows is how many of a tile's 128 rows a block of the
 // 16-bit panels takes (16 × 2, 4 or 8, f16_panels_r*) where fw-fast takes
 // quarter tiles (ffQuarterMax block rows or fewer); whole tiles above. A
@@ -54,12 +60,16 @@ func ffNarrowOne(n int) bool { return ffSmall(n, false) && n <= ffNarrowOneMax }
 
 // ffNarrowLaunches is how many launches the 16-bit path queues for n
 // vertices on a matrix of side ld: f16_small (which builds the matrix
-// itself), or f16_build and three launches a stage (one when there is one
-// stage); then f16_widen; and with Π (tight: ff_tight's, the only Π the
+// itself, but for ffNarrowBuildApart: f16_build before it), or f16_build
+// and three launches a stage (one when there is one stage); then
+// f16_widen; and with Π (tight: ff_tight's, the only Π the
 // 16-bit stages take) ff_tight and the ff_finish that checks Π. Without Π
 // no ff_finish runs: f16_widen's distances cannot fail its checks.
 func ffNarrowLaunches(n, ld int, tight bool) int {
 	k := 2
+	if ffNarrowBuildApart {
+		k++
+	}
 	if nb := ld / ffTile; !ffNarrowOne(n) {
 		k = 1 + 1 + 1
 		if nb > 1 {
@@ -92,7 +102,8 @@ func ffNarrowWeights(g *graph.Graph) bool {
 // ffNarrowFill readies the 16-bit matrix h of side ld (ld·ld/2 words) for
 // the stages: for the 128-wide stages it builds h from g's arcs on the
 // device (c) with f16_build, which also writes the arcs' sources where c
-// has room for them (ff_tight); f16_small builds h itself (one is set).
+// has room for them (ff_tight); f16_small builds h itself (one is set),
+// unless ffNarrowBuildApart.
 // It sets p, when given, to NIL (ff_tight starts from it).
 func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer, one bool) error {
 	if p.n > 0 {
@@ -100,7 +111,7 @@ func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer, one bool)
 			return err
 		}
 	}
-	if one {
+	if one && !ffNarrowBuildApart {
 		return nil
 	}
 	return r.launch(ptx.FW16, "f16_build", Dim(ceilDiv(ld, 8), 1, 1), Dim(256, 1, 1), 0,
@@ -118,6 +129,9 @@ func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer, one bool)
 // fails.
 func (r *run) ffNarrowStages(n, ld int, c csr, d, h, flag buffer, blocks int, bar buffer) error {
 	if blocks > 0 {
+		if ffNarrowBuildApart {
+			c = csr{} // built by ffNarrowFill
+		}
 		if err := r.launch(ptx.FW16, "f16_small", Dim(blocks, 1, 1), Dim(256, 1, 1), 0,
 			i32(n), i32(ld/2), h.arg(), bar.arg(), c.off.arg(), c.tgt.arg(), c.w.arg(), c.src.arg()); err != nil {
 			return err

@@ -295,6 +295,7 @@ type ffPath struct {
 	blocks                    int
 	narrow                    bool // the 16-bit stages wherever they apply (ffNarrow, ffNarrowMin 0)
 	panelRows                 int  // ffNarrowPanelRows, when not 0
+	buildApart                bool // ffNarrowBuildApart
 }
 
 // ffPaths are the paths TestFWFastPaths and the card's tests compare:
@@ -303,7 +304,7 @@ type ffPath struct {
 // grid larger than the device runs at once (whose barrier gives up, and
 // the stages run again), and the 16-bit stages (64-wide tiles in one
 // launch, and that launch with a grid too large, which gives up at its
-// first barrier; 128-wide ones, half tiles a block with the panels in
+// first barrier, and after a launch that builds the matrix; 128-wide ones, half tiles a block with the panels in
 // quarters, or in halves, and whole tiles) where the weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
@@ -313,6 +314,7 @@ func ffPaths(workers int) []ffPath {
 		{name: "small-aborted", small: 1 << 20, smallPred: 1 << 20, quarter: 32, blocks: workers + 1},
 		{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true},
 		{name: "narrow-one-aborted", small: 1 << 20, quarter: 32, narrow: true, blocks: workers + 1},
+		{name: "narrow-one-apart", small: 1 << 20, quarter: 32, narrow: true, buildApart: true},
 		{name: "narrow-half", quarter: 32, narrow: true},
 		{name: "narrow-half-p64", quarter: 32, narrow: true, panelRows: 64},
 		{name: "narrow-full", quarter: 0, narrow: true},
@@ -321,11 +323,11 @@ func ffPaths(workers int) []ffPath {
 
 // setFFPath sets fw-fast's knobs to p until the test ends.
 func setFFPath(t testing.TB, p ffPath) {
-	s, sp, q, b, nw, nm, pr, no := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowOneMax
+	s, sp, q, b, nw, nm, pr, no, ba := ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowOneMax, ffNarrowBuildApart
 	t.Cleanup(func() {
-		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowOneMax = s, sp, q, b, nw, nm, pr, no
+		ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowMin, ffNarrowPanelRows, ffNarrowOneMax, ffNarrowBuildApart = s, sp, q, b, nw, nm, pr, no, ba
 	})
-	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow = p.small, p.smallPred, p.quarter, p.blocks, p.narrow
+	ffSmallMax, ffSmallPredMax, ffQuarterMax, ffSmallBlocks, ffNarrow, ffNarrowBuildApart = p.small, p.smallPred, p.quarter, p.blocks, p.narrow, p.buildApart
 	ffNarrowPanelRows = cmp.Or(p.panelRows, pr)
 	if p.narrow {
 		ffNarrowMin, ffNarrowOneMax = 0, 1<<20

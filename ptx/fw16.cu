@@ -419,14 +419,15 @@ extern "C" __global__ void f16_build(int n, int ld, const int *off, const int *t
 }
 
 // f16_small builds the 16-bit matrix h from the arcs (f16_build_rows: off,
-// tgt, w, and src when given) and runs every 64-wide 16-bit stage of the n
-// vertices on it, in one launch, its blocks meeting at grid barriers
-// (ff_grid_sync, bar), as fwfast.cu's ff_small does on 32-bit distances
-// (which takes a matrix built before): stage s, the blocks share
-// the primary row's and column's tiles; then block 0 updates tile
-// (s + 1, s + 1) with pivot s and closes it (phase 1 of stage s + 1) while
-// the others update every other tile, so that phase 1 is off the critical
-// path and a stage takes two barriers. Tiles wholly past n are left alone.
+// tgt, w, and src when given; with off null, h is built already) and runs
+// every 64-wide 16-bit stage of the n vertices on it, in one launch, its
+// blocks meeting at grid barriers (ff_grid_sync, bar), as fwfast.cu's
+// ff_small does on 32-bit distances (which takes a matrix built before):
+// stage s, the blocks share the primary row's and column's tiles; then
+// block 0 updates tile (s + 1, s + 1) with pivot s and closes it (phase 1
+// of stage s + 1) while the others update every other tile, so that
+// phase 1 is off the critical path and a stage takes two barriers. Tiles
+// wholly past n are left alone.
 union f16SharedS {
     f16Shared1 p1;
     f16Shared<64, 4> q;
@@ -439,9 +440,11 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
     __shared__ int abort;
     const int nt = (n + 63) / 64;
     int phase = 0;
-    f16_build_rows(n, ldw, off, tgt, w, h, src);
-    if (!ff_grid_sync(bar, ++phase, abort))
-        return;
+    if (off) {
+        f16_build_rows(n, ldw, off, tgt, w, h, src);
+        if (!ff_grid_sync(bar, ++phase, abort))
+            return;
+    }
     if (blockIdx.x == 0)
         f16_close64(ldw, 0, h, sh.p1);
     if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
