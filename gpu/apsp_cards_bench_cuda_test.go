@@ -21,7 +21,9 @@ const apspCardsRuns = 3
 // the sources (apspShare), on one stream and on two. Each configuration
 // runs with the rows unpacked and checked by apsp_batch's blocks (the
 // default, apspFused) and then, named with a last element fused=false,
-// by launches of their own after each batch. Besides the parts of the
+// by launches of their own after each batch; and, named pipe=K, with a
+// share of the result cut into K batches (apspPipe; the default's count
+// otherwise), on one stream and on two. Besides the parts of the
 // calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
 // kernel-x and wall-x, the speed-ups of the median kernel and wall times
 // over the first card alone on one stream, fused, in the same process
@@ -35,7 +37,8 @@ func BenchmarkAPSPCards(b *testing.B) {
 	if len(devs) < 2 {
 		b.Skipf("one card on this host (%s)", devs[0].Info().Name)
 	}
-	defer func(w shareWay, o, f bool) { apspShare, apspOverlap, apspFused = w, o, f }(apspShare, apspOverlap, apspFused)
+	defer func(w shareWay, o, f bool, p int) { apspShare, apspOverlap, apspFused, apspPipe = w, o, f, p }(apspShare, apspOverlap, apspFused, apspPipe)
+	pipe := apspPipe
 	g := gnutella30().get(b)
 	counts := []int{2}
 	if len(devs) > 2 {
@@ -43,8 +46,8 @@ func BenchmarkAPSPCards(b *testing.B) {
 	}
 	for _, pred := range []bool{false, true} {
 		var base [2]float64 // median kernel and wall ms of the first card alone on one stream, fused
-		measure := func(b *testing.B, cards []*Device, way shareWay, overlap, fused bool) {
-			apspShare, apspOverlap, apspFused = way, overlap, fused
+		measure := func(b *testing.B, cards []*Device, way shareWay, overlap, fused bool, batches int) {
+			apspShare, apspOverlap, apspFused, apspPipe = way, overlap, fused, batches
 			all := make([]Stats, max(b.N, apspCardsRuns))
 			for i := range all {
 				if _, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: pred, Stats: &all[i]}); err != nil {
@@ -55,7 +58,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 			callParts(b, all)
 			kernel := medianMs(all, func(s Stats) time.Duration { return s.Kernel })
 			wall := medianMs(all, func(s Stats) time.Duration { return s.Wall })
-			if len(cards) == 1 && !overlap && fused {
+			if len(cards) == 1 && !overlap && fused && batches == pipe {
 				base = [2]float64{kernel, wall}
 			}
 			if base[0] == 0 {
@@ -73,11 +76,21 @@ func BenchmarkAPSPCards(b *testing.B) {
 				if !fused {
 					full += "/fused=false"
 				}
-				b.Run(full, func(b *testing.B) { measure(b, cards, way, overlap, fused) })
+				b.Run(full, func(b *testing.B) { measure(b, cards, way, overlap, fused, pipe) })
 			}
 		}
 		for _, overlap := range []bool{false, true} {
 			both(fmt.Sprintf("pred=%v/cards=1/overlap=%v", pred, overlap), devs[:1], shareHalves, overlap)
+		}
+		// Other batch counts a share (apspPipe), contiguous shares, fused.
+		for _, k := range append([]int{1}, counts...) {
+			for _, batches := range []int{1, 2, 8} {
+				for _, overlap := range []bool{false, true} {
+					b.Run(fmt.Sprintf("pred=%v/cards=%d/pipe=%d/overlap=%v", pred, k, batches, overlap), func(b *testing.B) {
+						measure(b, devs[:k], shareHalves, overlap, true, batches)
+					})
+				}
+			}
 		}
 		for _, k := range counts {
 			for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {

@@ -22,9 +22,11 @@ const (
 	// shareHalves gives each device one contiguous share of the sources,
 	// cut into apspPipe batches or more.
 	shareHalves shareWay = iota
-	// shareDealt cuts the sources into apspDeal contiguous chunks a
+	// shareDealt cuts the sources into apspPipe contiguous chunks a
 	// device and deals them to the devices in turn, so that each share
-	// spans the whole range.
+	// spans the whole range (a share of apspPipeBytes or more still runs
+	// in apspPipe batches, with as many batch tails as contiguous
+	// shares).
 	shareDealt
 	// shareDynamic lets each device claim its next batch from one counter
 	// shared by all, when it is about to need it, so that a device that
@@ -66,11 +68,6 @@ var apspShare = shareHalves
 // against 120.6 ms): off.
 var apspOverlap = false
 
-// apspDeal is how many chunks of sources each device gets with
-// shareDealt: apspPipe, so that a share of apspPipeBytes or more still
-// runs in apspPipe batches, with as many batch tails as contiguous shares.
-const apspDeal = apspPipe
-
 // span is the sources first..first+count-1.
 type span struct{ first, count int }
 
@@ -101,7 +98,7 @@ func newSourceFeed(g *graph.Graph, devices int, way shareWay, matrices int) *sou
 	case shareHalves:
 		f.shares = dealSources(n, devices, 1)
 	case shareDealt:
-		f.shares = dealSources(n, devices, apspDeal)
+		f.shares = dealSources(n, devices, apspPipe)
 	case shareDynamic:
 		f.live = make([]int32, n+1)
 		for s := range n {

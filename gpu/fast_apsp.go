@@ -92,13 +92,16 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	return res, nil
 }
 
-// apspPipe is the fewest batches a result of apspPipeBytes or more is
-// cut into, so that the copy of one batch's rows back to the host
-// overlaps the next batch's kernels.
-const (
-	apspPipe      = 4
-	apspPipeBytes = 64 << 20
-)
+// apspPipe is the fewest batches a device's share of a result of
+// apspPipeBytes or more is cut into, so that the copy of one batch's rows
+// back to the host overlaps the next batch's kernels. Each batch is a
+// launch that ends with a tail of blocks left idle by its last searches.
+// A variable, so that benchmarks time other counts.
+var apspPipe = 4
+
+// apspPipeBytes is the smallest result that apsp-batched cuts into
+// apspPipe batches.
+const apspPipeBytes = 64 << 20
 
 // apspFused makes apsp_batch unpack and check each source's row as its
 // block finishes it, so that a batch's kernels end with its last block

@@ -182,7 +182,7 @@ func TestEmuAPSPResultPaths(t *testing.T) {
 // at most one.
 func TestDealSources(t *testing.T) {
 	for _, c := range []struct{ n, devices int }{{0, 1}, {1, 1}, {5, 1}, {2, 2}, {3, 3}, {17, 2}, {100, 3}, {36682, 2}, {36682, 4}} {
-		for _, chunks := range []int{1, apspDeal} {
+		for _, chunks := range []int{1, apspPipe} {
 			shares := dealSources(c.n, c.devices, chunks)
 			seen := make([]int, c.n)
 			sizes := map[int]bool{}
@@ -261,7 +261,7 @@ func TestSourceFeed(t *testing.T) {
 			feed := newSourceFeed(g, c.devices, way, 1)
 			var own [][]span
 			if way != shareDynamic {
-				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspDeal}[way])
+				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspPipe}[way])
 			}
 			seen := make([]int, c.n)
 			left := make([]int, c.devices)
