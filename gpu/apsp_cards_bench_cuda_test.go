@@ -22,9 +22,9 @@ const apspCardsRuns = 3
 // the sources (apspShare), on one stream and on two. Each configuration
 // runs with the rows unpacked and checked by apsp_batch's blocks (the
 // default, apspFused) and then, named with a last element fused=false,
-// by launches of their own after each batch; and, named pipe=K, with a
-// share of the result cut into K batches (apspPipe; the default's count
-// otherwise), on one stream and on two. Besides the parts of the
+// by launches of their own after each batch; and, named pipe=K, with
+// each card's share of the result cut into K batches (the default:
+// apspBatchesPer), on one stream and on two. Besides the parts of the
 // calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
 // kernel-x and wall-x, the speed-ups of the median kernel and wall times
 // over the first card alone on one stream, fused, in the same process
@@ -36,8 +36,10 @@ func BenchmarkAPSPCards(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	defer func(w shareWay, o, f bool, p int) { apspShare, apspOverlap, apspFused, apspPipe = w, o, f, p }(apspShare, apspOverlap, apspFused, apspPipe)
-	pipe := apspPipe
+	defer func(w shareWay, o, f bool, p, m int) {
+		apspShare, apspOverlap, apspFused, apspPipe, apspPipeMin = w, o, f, p, m
+	}(apspShare, apspOverlap, apspFused, apspPipe, apspPipeMin)
+	pipe, pipeMin := apspPipe, apspPipeMin
 	g := gnutella30().get(b)
 	var counts []int // the card counts besides one
 	if len(devs) > 1 {
@@ -48,8 +50,13 @@ func BenchmarkAPSPCards(b *testing.B) {
 	}
 	for _, pred := range []bool{false, true} {
 		var base [2]float64 // median kernel and wall ms of the first card alone on one stream, fused
+		// batches, when not 0, is how many batches a card's share is cut
+		// into; 0 leaves the default's.
 		measure := func(b *testing.B, cards []*Device, way shareWay, overlap, fused bool, batches int) {
-			apspShare, apspOverlap, apspFused, apspPipe = way, overlap, fused, batches
+			apspShare, apspOverlap, apspFused, apspPipe, apspPipeMin = way, overlap, fused, pipe, pipeMin
+			if batches > 0 {
+				apspPipe, apspPipeMin = batches*len(cards), batches
+			}
 			all := make([]Stats, max(b.N, apspCardsRuns))
 			for i := range all {
 				if _, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: pred, Stats: &all[i]}); err != nil {
@@ -60,7 +67,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 			callParts(b, all)
 			kernel := medianMs(all, func(s Stats) time.Duration { return s.Kernel })
 			wall := medianMs(all, func(s Stats) time.Duration { return s.Wall })
-			if len(cards) == 1 && !overlap && fused && batches == pipe {
+			if len(cards) == 1 && !overlap && fused && batches == 0 {
 				base = [2]float64{kernel, wall}
 			}
 			if base[0] == 0 {
@@ -78,15 +85,15 @@ func BenchmarkAPSPCards(b *testing.B) {
 				if !fused {
 					full += "/fused=false"
 				}
-				b.Run(full, func(b *testing.B) { measure(b, cards, way, overlap, fused, pipe) })
+				b.Run(full, func(b *testing.B) { measure(b, cards, way, overlap, fused, 0) })
 			}
 		}
 		for _, overlap := range []bool{false, true} {
 			both(fmt.Sprintf("pred=%v/cards=1/overlap=%v", pred, overlap), devs[:1], shareHalves, overlap)
 		}
-		// Other batch counts a share (apspPipe), contiguous shares, fused.
+		// Each batch count a share (1, 2, 4, 8), contiguous shares, fused.
 		for _, k := range append([]int{1}, counts...) {
-			for _, batches := range []int{1, 2, 8} {
+			for _, batches := range []int{1, 2, 4, 8} {
 				for _, overlap := range []bool{false, true} {
 					b.Run(fmt.Sprintf("pred=%v/cards=%d/pipe=%d/overlap=%v", pred, k, batches, overlap), func(b *testing.B) {
 						measure(b, devs[:k], shareHalves, overlap, true, batches)

@@ -32,7 +32,8 @@ const apspScratch = 7
 // sources as three quarters of the free device memory hold beside the
 // blocks' scratch (two sets of output rows: 16 bytes per vertex per source
 // with predecessors, 8 without), a result of apspPipeBytes or more cut
-// into apspPipe batches at least, so that copies back overlap kernels;
+// into apspPipe batches at least (apspBatchesPer a device when several
+// share it), so that copies back overlap kernels;
 // ctx is checked between batches. The host result needs one n×n int32
 // matrix (two with opts.Pred), checked with graph.CheckMatrixSize.
 func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
@@ -92,15 +93,31 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	return res, nil
 }
 
-// apspPipe is the fewest batches a device's share of a result of
-// apspPipeBytes or more is cut into, so that the copy of one batch's rows
-// back to the host overlaps the next batch's kernels. Each batch is a
-// launch that ends with a tail of blocks left idle by its last searches.
-// A variable, so that benchmarks time other counts.
-var apspPipe = 4
+// apspPipe is how many batches a result of apspPipeBytes or more is cut
+// into in all, so that the copy of one batch's rows back to the host
+// overlaps the next batch's kernels and the last copy, which nothing
+// hides, is a small part of the result; apspPipeMin is the fewest a
+// device's share is cut into (apspBatchesPer). Each batch is a launch
+// that ends with a tail of blocks left idle by its last searches: on an
+// H200 (p2p-Gnutella30, BenchmarkAPSPCards, docs/gpu-benchmarks.md) one
+// card's kernels took 140.0, 147.1, 157.3 and 182.2 ms in 1, 2, 4 and 8
+// batches, about 6 ms a batch, which does not shrink with the batch, so
+// several devices cut their shares into fewer. Variables, so that
+// benchmarks time other counts.
+var (
+	apspPipe    = 4
+	apspPipeMin = 2
+)
+
+// apspBatchesPer is the fewest batches a device's share of a result of
+// apspPipeBytes or more is cut into, when devices share it: apspPipe
+// among them, and at least apspPipeMin each.
+func apspBatchesPer(devices int) int {
+	return max(apspPipeMin, ceilDiv(apspPipe, max(devices, 1)))
+}
 
 // apspPipeBytes is the smallest result that apsp-batched cuts into
-// apspPipe batches.
+// batches for the copies back (apspPipe).
 const apspPipeBytes = 64 << 20
 
 // apspFused makes apsp_batch unpack and check each source's row as its

@@ -182,7 +182,7 @@ func TestEmuAPSPResultPaths(t *testing.T) {
 // at most one.
 func TestDealSources(t *testing.T) {
 	for _, c := range []struct{ n, devices int }{{0, 1}, {1, 1}, {5, 1}, {2, 2}, {3, 3}, {17, 2}, {100, 3}, {36682, 2}, {36682, 4}} {
-		for _, chunks := range []int{1, apspPipe} {
+		for _, chunks := range []int{1, apspBatchesPer(c.devices)} {
 			shares := dealSources(c.n, c.devices, chunks)
 			seen := make([]int, c.n)
 			sizes := map[int]bool{}
@@ -242,6 +242,40 @@ func sinkyGraph(t *testing.T, n int, seed uint64) *graph.Graph {
 	return g
 }
 
+// TestSourceFeedPlan checks the batch each device asks for: none below
+// apspPipeBytes, and above it apspPipe batches on one device, its share
+// in apspPipeMin batches on two and on four (apspBatchesPer), contiguous
+// or dealt, and half a device's share of the sources with claims.
+func TestSourceFeedPlan(t *testing.T) {
+	small, large := sinkyGraph(t, 1000, 1), sinkyGraph(t, 4096, 2) // 4 MB and 64 MiB a matrix
+	for _, c := range []struct {
+		g       *graph.Graph
+		devices int
+		way     shareWay
+		want    int // the batch device 0 asks for
+	}{
+		{small, 1, shareHalves, 0},
+		{small, 2, shareDynamic, 0},
+		{large, 1, shareHalves, 1024},
+		{large, 2, shareHalves, 1024},
+		{large, 2, shareDealt, 1024},
+		{large, 4, shareHalves, 512},
+		{large, 2, shareDynamic, 1024},
+	} {
+		if c.g == large && (apspPipe != 4 || apspPipeMin != 2) {
+			t.Fatalf("the cases assume apspPipe 4 and apspPipeMin 2, not %d and %d", apspPipe, apspPipeMin)
+		}
+		f := newSourceFeed(c.g, c.devices, c.way, 1)
+		sources, want := f.plan(0)
+		if want != c.want {
+			t.Errorf("n=%d, %d devices, %s: batch %d, want %d", c.g.N(), c.devices, c.way, want, c.want)
+		}
+		if share := ceilDiv(c.g.N(), c.devices); c.way != shareDynamic && sources != share {
+			t.Errorf("n=%d, %d devices, %s: %d sources, want %d", c.g.N(), c.devices, c.way, sources, share)
+		}
+	}
+}
+
 // TestSourceFeed has devices take batches from each way's feed in a
 // random order and checks that every source is handed out exactly once,
 // in batches of at most the device's batch, each device's sources only
@@ -261,7 +295,7 @@ func TestSourceFeed(t *testing.T) {
 			feed := newSourceFeed(g, c.devices, way, 1)
 			var own [][]span
 			if way != shareDynamic {
-				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspPipe}[way])
+				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspBatchesPer(c.devices)}[way])
 			}
 			seen := make([]int, c.n)
 			left := make([]int, c.devices)
