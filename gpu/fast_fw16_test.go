@@ -180,3 +180,45 @@ func TestCallMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestFWFastNarrowBack runs the 16-bit stages without Π by every way the
+// result comes back: by pieces, the 16-bit matrix itself widened on the
+// host (ffNarrowHalfBack) or widened on the device first, and through the
+// staging buffers or the driver's own (which take the device's widening),
+// on odd and even sizes, against the CPU; the bytes copied back say which
+// way ran.
+func TestFWFastNarrowBack(t *testing.T) {
+	dev := emulator(t)
+	defer func(p int, h bool) { resultPath, ffNarrowHalfBack = p, h }(resultPath, ffNarrowHalfBack)
+	setFFPath(t, ffPath{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true})
+	ran := 0
+	for _, n := range []int{130, 131} {
+		for _, tg := range randomGraphs(t, n, uint64(n)) {
+			if !ffNarrowWeights(tg.g) || fwFastMode(tg.g, false) != ffDist {
+				continue
+			}
+			ran++
+			for _, path := range []int{viaAuto, viaStaged, viaPageable} {
+				for _, half := range []bool{true, false} {
+					resultPath, ffNarrowHalfBack = path, half
+					var st Stats
+					res, err := FWFast(context.Background(), tg.g, Options{Device: dev, Stats: &st})
+					name := fmt.Sprintf("%s path %d half %v", tg.name, path, half)
+					if !matchesCPU(t, name, tg, res, err, false) {
+						continue
+					}
+					want := uint64(n) * uint64(n) * 4
+					if half && path == viaAuto {
+						want = uint64(n) * uint64(ceilDiv(n, 2)) * 4
+					}
+					if st.BytesToHost != want {
+						t.Errorf("%s: %d bytes back, want %d", name, st.BytesToHost, want)
+					}
+				}
+			}
+		}
+	}
+	if ran < 4 {
+		t.Errorf("%d graphs took the 16-bit stages, want 4 or more", ran)
+	}
+}
