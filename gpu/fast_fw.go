@@ -378,20 +378,13 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 				i32(n), i32(ld), d.arg(), sp.arg(), bar.arg())
 		}
 	}
+	if mode.narrow {
+		stages = func() error { return r.ffNarrowStages(n, ld, arcs, d, h, wide, blocks, bar) }
+	}
 	var f [nflags]int32
 	var hf []int32
 	if ffOneWait {
 		hf, _ = r.dev.hostFlags() // without it, the run waits as before
-	}
-	// half: the 16-bit result comes back as it is, and the host widens it
-	// (ffNarrowHalfBack); f16_widen then only checks it.
-	half := mode.narrow && !pred && hf != nil && ffNarrowHalfBack && host.path == viaPiped && n*ceilDiv(n, 2) <= stagingValues
-	if mode.narrow {
-		wd := d
-		if half {
-			wd = buffer{}
-		}
-		stages = func() error { return r.ffNarrowStages(n, ld, arcs, wd, h, wide, blocks, bar) }
 	}
 	r.hostMark("queue")
 	// With one wait and ffTightOverlap, the distances go back on the copy
@@ -488,11 +481,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	}
 	// The copy back waits for the kernels and the flags, queued before it
 	// (the distances, on dstream, for the stages only).
-	fetch := func() error { return r.ffFetch(host, n, ld, d, p, dstream) }
-	if half {
-		fetch = func() error { return r.ffNarrowFetch(host, n, ld, h) }
-	}
-	if err := fetch(); err != nil {
+	if err := r.ffFetch(host, n, ld, d, p, dstream); err != nil {
 		return false, err
 	}
 	r.mark("fetched")

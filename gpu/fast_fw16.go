@@ -18,19 +18,8 @@ import (
 // stages.
 
 // f16Exact bounds the weights the 16-bit stages take, and the results
-// that pass their check (F16_EXACT in ptx/fw16.cu); f16Inf is their
-// infinity (F16_INF).
-const (
-	f16Exact = 1 << 14
-	f16Inf   = 1<<15 - 1
-)
-
-// ffNarrowHalfBack makes a 16-bit run without Π whose result comes back
-// in pieces (viaPiped) copy the 16-bit matrix back, half the bytes, and
-// widen it on the host as it copies the pieces out of the staging buffer
-// (widen16), instead of widening it on the device (f16_widen, which then
-// only checks it). A variable, so that benchmarks time both ways.
-var ffNarrowHalfBack = true
+// that pass their check (F16_EXACT in ptx/fw16.cu).
+const f16Exact = 1 << 14
 
 // ffNarrow lets fw-fast run its stages on 16-bit distances where
 // ffNarrowFits allows (a variable, so that benchmarks time both ways and
@@ -175,27 +164,8 @@ func (r *run) ffNarrowStages(n, ld int, c csr, d, h, flag buffer, blocks int, ba
 	return r.ffNarrowWiden(n, ld, d, h, flag)
 }
 
-// ffNarrowFetch copies the n×n 16-bit result in h (side ld) back into
-// host's first matrix by viaPiped, widening it as it goes (widen16).
-func (r *run) ffNarrowFetch(host *hostResult, n, ld int, h buffer) error {
-	st, err := r.dev.stagingBuffers()
-	if err != nil {
-		return r.fail(err, "making the staging buffers")
-	}
-	w := ceilDiv(n, 2)
-	f, err := r.startFetch(uint64(n)*uint64(w)*4, 0)
-	if err != nil {
-		return err
-	}
-	mats := host.wait()
-	if err := r.pipe([]pipedJob{{host: mats[0], src: h.ptr, devPitch: ld / 2, w: w, hi: n, cells: n, buf: st[0], stop: f.stop}}); err != nil {
-		return err
-	}
-	return r.fetched(f)
-}
-
-// ffNarrowWiden queues f16_widen: the n×n result in h back into d (none
-// when d is empty: the check alone), and the check into flag.
+// ffNarrowWiden queues f16_widen: the n×n result in h back into d, and
+// the check into flag.
 func (r *run) ffNarrowWiden(n, ld int, d, h, flag buffer) error {
 	return r.launch(ptx.FW16, "f16_widen", Dim(min(ceilDiv(ceilDiv(n, 2), 256), 16), min(n, 65535), 1), Dim(256, 1, 1), 0,
 		i32(n), i32(ld), h.arg(), d.arg(), flag.arg())

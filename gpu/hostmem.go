@@ -449,52 +449,14 @@ func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds drive
 // pipedJob is one matrix's part of a copy back by viaPiped: rows lo..hi-1
 // of width w from src (rows devPitch values apart) on stream s, through
 // staging buffer buf, into host; stop, when set, is recorded on s after
-// the job's last piece (the end of its device time). With cells above 0
-// the device's rows hold 16-bit distances, two to a value (widen16), and
-// host's rows are cells values wide.
+// the job's last piece (the end of its device time).
 type pipedJob struct {
 	stop                driver.Event
 	host                []int32
 	src                 DevicePtr
 	devPitch, w, lo, hi int
-	cells               int
 	s                   driver.Stream
 	buf                 []int32
-}
-
-// widen16 writes values from..to-1 of buf, rows of w values each holding
-// two 16-bit distances (the low half first; f16Inf for no path), into
-// host's rows of cells values (row r of buf into row lo + r), as int32
-// with graph.Inf for no path. A row's last value holds one distance when
-// cells is odd.
-func widen16(host, buf []int32, lo, w, cells, from, to int) {
-	for k := from; k < to; {
-		r, c := k/w, k%w
-		end := min(to-r*w, w)
-		out := host[(lo+r)*cells : (lo+r+1)*cells]
-		in := buf[r*w+c : r*w+end]
-		if end == w && 2*w > cells {
-			in = in[:len(in)-1] // the last value, whose high half is padding
-			if v := uint32(buf[r*w+w-1]) & 0xffff; v == f16Inf {
-				out[cells-1] = graph.Inf
-			} else {
-				out[cells-1] = int32(v)
-			}
-		}
-		out = out[2*c : 2*c+2*len(in)]
-		for q, v := range in {
-			a, b := uint32(v)&0xffff, uint32(v)>>16
-			x, y := int32(a), int32(b)
-			if a == f16Inf {
-				x = graph.Inf
-			}
-			if b == f16Inf {
-				y = graph.Inf
-			}
-			out[2*q], out[2*q+1] = x, y
-		}
-		k = r*w + end
-	}
 }
 
 // pipe copies the jobs' rows back by viaPiped, the pieces of one job
@@ -557,10 +519,6 @@ func (r *run) pipe(jobs []pipedJob) error {
 			j++
 		}
 		jb := jobs[j]
-		if jb.cells > 0 {
-			widen16(jb.host, jb.buf, jb.lo, jb.w, jb.cells, a-base[j], b-base[j])
-			return
-		}
 		out := jb.host[jb.lo*jb.w:]
 		copy(out[a-base[j]:b-base[j]], jb.buf[a-base[j]:b-base[j]])
 	}

@@ -42,8 +42,7 @@
 // 64-wide stages of a small matrix in one launch; f16_build builds it for
 // the 128-wide stages, as fwfast.cu's ff_init and ff_arcs build the 32-bit
 // one. f16_widen writes the result into fw-fast's 32-bit matrix (F16_INF
-// becomes INF, so that the result is final), unless the host takes the
-// 16-bit result back itself, and runs the check.
+// becomes INF, so that the result is final) and runs the check.
 #include "common.cuh"
 #include "ffcheck.cuh" // ff_finish and ff_tight_r*, so that the 16-bit path loads no other module
 
@@ -494,17 +493,17 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
 // f16_widen writes the n x n result in h back into d (ld values a row):
 // F16_INF becomes INF, every other value itself, so that d holds the final
 // distances, each in 0 .. F16_INF-1 or INF (ff_finish's checks of the
-// distances cannot fail on them, and the host runs none); with d null it
-// writes nothing (the host takes the 16-bit result back and widens it
-// itself). It runs the check of this file's comment: flag (0 before)
-// becomes 1 where a value lies in F16_EXACT .. F16_INF - 1, whose presence
-// means the host must run the 32-bit stages. Block (x, y) takes words from
-// x * blockDim.x on, rows y, y + gridDim.y, ...
+// distances cannot fail on them, and the host runs none). It runs the
+// check of this file's comment: flag (0 before) becomes 1 where a value
+// lies in F16_EXACT .. F16_INF - 1, whose presence means the host must run
+// the 32-bit stages. Block (x, y) takes words from x * blockDim.x on, rows
+// y, y + gridDim.y, ...
 extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int *flag)
 {
     bool seen = false;
     for (int i = blockIdx.y; i < n; i += gridDim.y) {
         const u32 *src = h + (size_t)i * ld / 2;
+        int *dst = d + (size_t)i * ld;
         for (int q = blockIdx.x * blockDim.x + threadIdx.x; 2 * q < n; q += gridDim.x * blockDim.x) {
             const u32 w = src[q];
             const int lo = w & 0xffff, hi = w >> 16;
@@ -513,8 +512,7 @@ extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int *f
                 seen = true;
                 *(volatile int *)flag = 1;
             }
-            if (d)
-                *(int2 *)(d + (size_t)i * ld + 2 * q) = make_int2(lo == F16_INF ? INF : lo, hi == F16_INF ? INF : hi);
+            *(int2 *)(dst + 2 * q) = make_int2(lo == F16_INF ? INF : lo, hi == F16_INF ? INF : hi);
         }
     }
 }
