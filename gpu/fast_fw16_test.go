@@ -180,3 +180,30 @@ func TestCallMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestFWFastNarrowResultPaths runs the 16-bit stages without Π (whose
+// distances f16_widen writes final, with no ff_finish after it) with the
+// result coming back by each path, on odd and even sizes, against the
+// CPU.
+func TestFWFastNarrowResultPaths(t *testing.T) {
+	dev := emulator(t)
+	defer func(p int) { resultPath = p }(resultPath)
+	setFFPath(t, ffPath{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true})
+	ran := 0
+	for _, n := range []int{130, 131} {
+		for _, tg := range randomGraphs(t, n, uint64(n)) {
+			if !ffNarrowWeights(tg.g) || fwFastMode(tg.g, false) != ffDist {
+				continue
+			}
+			ran++
+			for _, path := range []int{viaAuto, viaStaged, viaPageable, viaRegistered} {
+				resultPath = path
+				res, err := FWFast(context.Background(), tg.g, Options{Device: dev})
+				matchesCPU(t, fmt.Sprintf("%s path %d", tg.name, path), tg, res, err, false)
+			}
+		}
+	}
+	if ran < 4 {
+		t.Errorf("%d graphs took the 16-bit stages, want 4 or more", ran)
+	}
+}
