@@ -33,9 +33,9 @@ const apspScratch = 7
 // blocks' scratch (two sets of output rows: 16 bytes per vertex per source
 // with predecessors, 8 without), a result of apspPipeBytes or more cut
 // into apspPipe batches at least (apspBatchesPer a device when several
-// share it), so that copies back overlap kernels;
-// ctx is checked between batches. The host result needs one n×n int32
-// matrix (two with opts.Pred), checked with graph.CheckMatrixSize.
+// share it), so that copies back overlap kernels; ctx is checked between
+// batches. The host result needs one n×n int32 matrix (two with
+// opts.Pred), checked with graph.CheckMatrixSize.
 func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
 	return apspBatchedTuned(ctx, g, opts, fastTuning{})
 }
