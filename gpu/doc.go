@@ -77,10 +77,11 @@
 // launches, synchronisation, events), never through a CUDA type, so that
 // another driver can be added without touching them. PTX comes from package ptx,
 // loaded once per context on first use; a JIT failure carries the JIT log.
-// Every run fills Stats (Options.Stats) from CUDA events: kernel time,
-// transfer times, launches, bytes moved. New device buffers are filled
-// with a poison value that no result may hold, so a cell no kernel wrote
-// is reported, not returned. Errors the driver reports without damage (a
+// Every run asked for Stats (Options.Stats) fills them from CUDA events:
+// kernel time, transfer times, launches, bytes moved (a run that is not
+// asked queues fewer events). New device buffers are filled with a poison
+// value that no result may hold, so a cell no kernel wrote is reported,
+// not returned (but for buffers written whole before anything reads them). Errors the driver reports without damage (a
 // launch shape it refuses, a JIT failure, memory it cannot give) leave the
 // device usable. A sticky error (an illegal address, a kernel trap) fails
 // the run and the device resets its context at once; but after an illegal
