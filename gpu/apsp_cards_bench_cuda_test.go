@@ -110,3 +110,73 @@ func BenchmarkAPSPCards(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAPSPHalves measures on one card what two cards' kernels take:
+// it solves each half of p2p-Gnutella30's sources (the contiguous share
+// of each of two cards) alone, as that card's run would, its share cut
+// into 2 and into 4 batches (apspBatchesPer with apspPipeMin 2 and 4),
+// without and with predecessors. Each configuration reports the medians
+// of max(b.N, 3) calls of each half (half0-ms, half1-ms) and two-x, the
+// whole graph's kernels on the card (configuration whole, the default,
+// which runs first) over the slower half's.
+func BenchmarkAPSPHalves(b *testing.B) {
+	dev := testDevice(b)
+	defer func(p, m int) { apspPipe, apspPipeMin = p, m }(apspPipe, apspPipeMin)
+	g := gnutella30().get(b)
+	ctx := context.Background()
+	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, 256, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pred := range []bool{false, true} {
+		opts := Options{Device: dev, Pred: pred}
+		var whole float64
+		b.Run(fmt.Sprintf("pred=%v/whole", pred), func(b *testing.B) {
+			all := make([]Stats, max(b.N, 3))
+			for i := range all {
+				opts.Stats = &all[i]
+				if _, err := APSPBatched(ctx, g, opts); err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+			}
+			whole = medianMs(all, func(s Stats) time.Duration { return s.Kernel })
+			b.ReportMetric(whole, "kernel-ms")
+		})
+		for _, batches := range []int{2, 4} {
+			b.Run(fmt.Sprintf("pred=%v/batches=%d", pred, batches), func(b *testing.B) {
+				apspPipe, apspPipeMin = 2*batches, batches
+				var all [2][]Stats
+				for range max(b.N, 3) {
+					for half := range 2 {
+						var st Stats
+						opts.Stats = &st
+						grp, err := startGroup(ctx, g, VariantAPSPBatched, false, opts, g.N())
+						if err != nil {
+							b.Fatal(err)
+						}
+						r := grp.runs[0]
+						host := r.newHostResult(opts.matrices(), g.N(), g.N(), false, false)
+						err = r.apspRows(g, host, newSourceFeed(g, 2, shareHalves, opts.matrices()), half, tun)
+						if rerr := host.release(); err == nil {
+							err = rerr
+						}
+						grp.end()
+						if err != nil {
+							b.Fatal(err)
+						}
+						all[half] = append(all[half], st)
+						runtime.GC()
+					}
+				}
+				kernel := func(s Stats) time.Duration { return s.Kernel }
+				h0, h1 := medianMs(all[0], kernel), medianMs(all[1], kernel)
+				b.ReportMetric(h0, "half0-ms")
+				b.ReportMetric(h1, "half1-ms")
+				if whole > 0 {
+					b.ReportMetric(whole/max(h0, h1), "two-x")
+				}
+			})
+		}
+	}
+}
