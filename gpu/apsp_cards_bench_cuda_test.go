@@ -122,6 +122,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 func BenchmarkAPSPHalves(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p, m int) { apspPipe, apspPipeMin = p, m }(apspPipe, apspPipeMin)
+	pipe, pipeMin := apspPipe, apspPipeMin
 	g := gnutella30().get(b)
 	ctx := context.Background()
 	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, 256, false)
@@ -132,6 +133,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 		opts := Options{Device: dev, Pred: pred}
 		var whole float64
 		b.Run(fmt.Sprintf("pred=%v/whole", pred), func(b *testing.B) {
+			apspPipe, apspPipeMin = pipe, pipeMin
 			all := make([]Stats, max(b.N, 3))
 			for i := range all {
 				opts.Stats = &all[i]
