@@ -102,7 +102,9 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 // H200 (p2p-Gnutella30, BenchmarkAPSPCards, docs/gpu-benchmarks.md) one
 // card's kernels took 140.0, 147.1, 157.3 and 182.2 ms in 1, 2, 4 and 8
 // batches, about 6 ms a batch, which does not shrink with the batch, so
-// several devices cut their shares into fewer. Variables, so that
+// several devices cut their shares into fewer: each half of the sources,
+// solved alone as one of two cards would (BenchmarkAPSPHalves), took 1/1.95
+// of the whole in two batches and 1/1.69 in four. Variables, so that
 // benchmarks time other counts.
 var (
 	apspPipe    = 4

@@ -103,8 +103,8 @@ func ffNarrowWeights(g *graph.Graph) bool {
 // the stages: for the 128-wide stages it builds h from g's arcs on the
 // device (c) with f16_build, which also writes the arcs' sources where c
 // has room for them (ff_tight); f16_small builds h itself (one is set),
-// unless ffNarrowBuildApart.
-// It sets p, when given, to NIL (ff_tight starts from it).
+// unless ffNarrowBuildApart. It sets p, when given, to NIL (ff_tight
+// starts from it).
 func (r *run) ffNarrowFill(g *graph.Graph, c csr, ld int, h, p buffer, one bool) error {
 	if p.n > 0 {
 		if err := r.fill(p, graph.Nil); err != nil {
