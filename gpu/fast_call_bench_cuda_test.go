@@ -69,16 +69,14 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // notebook's call does (no timing events), and reports the host's wall time
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
-// own time; "copy-2d" (and "copy-2d-quiet") copies every piece of a
-// result back as a 2D copy, even where its rows lie end to end
-// (pipedLinear off). Each configuration collects garbage before its
+// own time. Each configuration collects garbage before its
 // timed calls.
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
 		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb, nw
 	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
-	defer func(m, l bool) { callMarks, pipedLinear = m, l }(callMarks, pipedLinear)
+	defer func(m bool) { callMarks = m }(callMarks)
 	type config struct {
 		path ffPath
 		via  int
@@ -102,7 +100,6 @@ func BenchmarkFWFastCall(b *testing.B) {
 		wide         bool // ffNarrow off: the 32-bit stages
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
-		copy2D       bool // pipedLinear off: every piece a 2D copy
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -118,7 +115,6 @@ func BenchmarkFWFastCall(b *testing.B) {
 		apart := auto
 		apart.buildApart = true
 		configs := []config{{path: auto, name: "auto"}, {path: auto, name: "quiet", quiet: true}, {path: apart, name: "build-apart"},
-			{path: auto, name: "copy-2d", copy2D: true}, {path: auto, name: "copy-2d-quiet", copy2D: true, quiet: true},
 			{path: auto, name: "auto-old", oldResult: true, oldWait: true, oldUpload: true},
 			{path: auto, name: "pi-stages", stagesPi: true}, {path: auto, name: "tight-serial", tightSerial: true},
 			{path: auto, name: "fetch-one", fetchOne: true}, {path: auto, name: "wide", wide: true},
@@ -174,7 +170,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
-					callMarks, pipedLinear = c.marks, !c.copy2D
+					callMarks = c.marks
 					if c.piece > 0 {
 						pipedPiece = c.piece
 					}

@@ -98,12 +98,6 @@ const pipedMinPieces = 8
 
 const pipedAhead = 8
 
-// pipedLinear makes viaPiped copy a piece whose rows lie end to end on
-// the device (the matrix's pitch is its width: n a multiple of 128 for
-// fw-fast) as one linear copy, not a 2D one of its rows. A variable, so
-// that benchmarks time both ways.
-var pipedLinear = true
-
 // pipedSplit is the most values of one part of a piece of viaPiped: a
 // piece is copied out in parts on several cores, so that the last piece's
 // copy, which nothing hides, takes a few µs rather than the tens one core
@@ -494,14 +488,7 @@ func (r *run) pipe(jobs []pipedJob) error {
 	queue := func() error {
 		p := pieces[queued]
 		jb := jobs[p.job]
-		dst, src := asBytes(jb.buf[p.off:p.off+p.rows*jb.w]), jb.src+DevicePtr(p.row)*DevicePtr(jb.devPitch)*4
-		var err error
-		if pipedLinear && jb.devPitch == jb.w {
-			err = c.CopyOutAsync(dst, src, jb.s)
-		} else {
-			err = c.CopyOut2DAsync(dst, 4*jb.w, src, 4*jb.devPitch, 4*jb.w, p.rows, jb.s)
-		}
-		if err != nil {
+		if err := c.CopyOut2DAsync(asBytes(jb.buf[p.off:p.off+p.rows*jb.w]), 4*jb.w, jb.src+DevicePtr(p.row)*DevicePtr(jb.devPitch)*4, 4*jb.devPitch, 4*jb.w, p.rows, jb.s); err != nil {
 			return r.fail(err, "copying rows %d..%d from the device", p.row, p.row+p.rows-1)
 		}
 		if err := c.RecordOn(ev[queued], jb.s); err != nil {
