@@ -190,7 +190,7 @@ func TestFWFastNarrowResultPaths(t *testing.T) {
 	defer func(p int) { resultPath = p }(resultPath)
 	setFFPath(t, ffPath{name: "narrow-one", small: 1 << 20, quarter: 32, narrow: true})
 	ran := 0
-	for _, n := range []int{130, 131} {
+	for _, n := range []int{128, 130, 131} {
 		for _, tg := range randomGraphs(t, n, uint64(n)) {
 			if !ffNarrowWeights(tg.g) || fwFastMode(tg.g, false) != ffDist {
 				continue
