@@ -24,7 +24,7 @@ const apspCardsRuns = 3
 // default, apspFused) and then, named with a last element fused=false,
 // by launches of their own after each batch; and, named pipe=K, with
 // each card's share of the result cut into K batches (the default:
-// apspBatchesPer), on one stream and on two. Besides the parts of the
+// apspPipe), on one stream and on two. Besides the parts of the
 // calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
 // kernel-x and wall-x, the speed-ups of the median kernel and wall times
 // over the first card alone on one stream, fused, in the same process
@@ -36,10 +36,10 @@ func BenchmarkAPSPCards(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	defer func(w shareWay, o, f bool, p, m int) {
-		apspShare, apspOverlap, apspFused, apspPipe, apspPipeMin = w, o, f, p, m
-	}(apspShare, apspOverlap, apspFused, apspPipe, apspPipeMin)
-	pipe, pipeMin := apspPipe, apspPipeMin
+	defer func(w shareWay, o, f bool, p int) {
+		apspShare, apspOverlap, apspFused, apspPipe = w, o, f, p
+	}(apspShare, apspOverlap, apspFused, apspPipe)
+	pipe := apspPipe
 	g := gnutella30().get(b)
 	var counts []int // the card counts besides one
 	if len(devs) > 1 {
@@ -53,9 +53,9 @@ func BenchmarkAPSPCards(b *testing.B) {
 		// batches, when not 0, is how many batches a card's share is cut
 		// into; 0 leaves the default's.
 		measure := func(b *testing.B, cards []*Device, way shareWay, overlap, fused bool, batches int) {
-			apspShare, apspOverlap, apspFused, apspPipe, apspPipeMin = way, overlap, fused, pipe, pipeMin
+			apspShare, apspOverlap, apspFused, apspPipe = way, overlap, fused, pipe
 			if batches > 0 {
-				apspPipe, apspPipeMin = batches*len(cards), batches
+				apspPipe = batches
 			}
 			all := make([]Stats, max(b.N, apspCardsRuns))
 			for i := range all {
@@ -114,15 +114,15 @@ func BenchmarkAPSPCards(b *testing.B) {
 // BenchmarkAPSPHalves measures on one card what two cards' kernels take:
 // it solves each half of p2p-Gnutella30's sources (the contiguous share
 // of each of two cards) alone, as that card's run would, its share cut
-// into 2 and into 4 batches (apspBatchesPer with apspPipeMin 2 and 4),
+// into 2 and into 4 batches (apspPipe),
 // without and with predecessors. Each configuration reports the medians
 // of max(b.N, 3) calls of each half (half0-ms, half1-ms) and two-x, the
 // whole graph's kernels on the card (configuration whole, the default,
 // which runs first) over the slower half's.
 func BenchmarkAPSPHalves(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p, m int) { apspPipe, apspPipeMin = p, m }(apspPipe, apspPipeMin)
-	pipe, pipeMin := apspPipe, apspPipeMin
+	defer func(p int) { apspPipe = p }(apspPipe)
+	pipe := apspPipe
 	g := gnutella30().get(b)
 	ctx := context.Background()
 	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, 256, false)
@@ -133,7 +133,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 		opts := Options{Device: dev, Pred: pred}
 		var whole float64
 		b.Run(fmt.Sprintf("pred=%v/whole", pred), func(b *testing.B) {
-			apspPipe, apspPipeMin = pipe, pipeMin
+			apspPipe = pipe
 			all := make([]Stats, max(b.N, 3))
 			for i := range all {
 				opts.Stats = &all[i]
@@ -147,7 +147,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 		})
 		for _, batches := range []int{2, 4} {
 			b.Run(fmt.Sprintf("pred=%v/batches=%d", pred, batches), func(b *testing.B) {
-				apspPipe, apspPipeMin = 2*batches, batches
+				apspPipe = batches
 				var all [2][]Stats
 				for range max(b.N, 3) {
 					for half := range 2 {

@@ -20,10 +20,10 @@ type shareWay int
 
 const (
 	// shareHalves gives each device one contiguous share of the sources,
-	// cut into apspBatchesPer batches or more.
+	// cut into apspPipe batches or more.
 	shareHalves shareWay = iota
-	// shareDealt cuts the sources into apspBatchesPer contiguous chunks
-	// a device and deals them to the devices in turn, so that each share
+	// shareDealt cuts the sources into apspPipe contiguous chunks a
+	// device and deals them to the devices in turn, so that each share
 	// spans the whole range (a share of apspPipeBytes or more still runs
 	// in as many batches, with as many batch tails as contiguous
 	// shares).
@@ -98,7 +98,7 @@ func newSourceFeed(g *graph.Graph, devices int, way shareWay, matrices int) *sou
 	case shareHalves:
 		f.shares = dealSources(n, devices, 1)
 	case shareDealt:
-		f.shares = dealSources(n, devices, apspBatchesPer(devices))
+		f.shares = dealSources(n, devices, apspPipe)
 	case shareDynamic:
 		f.live = make([]int32, n+1)
 		for s := range n {
@@ -114,7 +114,7 @@ func newSourceFeed(g *graph.Graph, devices int, way shareWay, matrices int) *sou
 // plan is what device c provisions for: how many sources it may get in
 // all, and the batch it asks batchSize for (0: as many as memory holds).
 // A contiguous or dealt share of a result of apspPipeBytes or more is cut
-// into apspBatchesPer batches; a dynamic device's batch holds the largest
+// into apspPipe batches; a dynamic device's batch holds the largest
 // claim, 1/(2·devices) of the sources, when the result is that large.
 func (f *sourceFeed) plan(c int) (sources, want int) {
 	if f.way == shareDynamic {
@@ -127,7 +127,7 @@ func (f *sourceFeed) plan(c int) (sources, want int) {
 		sources += s.count
 	}
 	if f.big {
-		want = ceilDiv(sources, apspBatchesPer(f.devices))
+		want = ceilDiv(sources, apspPipe)
 	}
 	return sources, want
 }

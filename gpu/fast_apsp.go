@@ -32,7 +32,7 @@ const apspScratch = 7
 // sources as three quarters of the free device memory hold beside the
 // blocks' scratch (two sets of output rows: 16 bytes per vertex per source
 // with predecessors, 8 without), a result of apspPipeBytes or more cut
-// into apspPipe batches at least (apspBatchesPer a device when several
+// into apspPipe batches at least (each device's share, when several
 // share it), so that copies back overlap kernels; ctx is checked between
 // batches. The host result needs one n×n int32 matrix (two with
 // opts.Pred), checked with graph.CheckMatrixSize.
@@ -93,30 +93,20 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	return res, nil
 }
 
-// apspPipe is how many batches a result of apspPipeBytes or more is cut
-// into in all, so that the copy of one batch's rows back to the host
-// overlaps the next batch's kernels and the last copy, which nothing
-// hides, is a small part of the result; apspPipeMin is the fewest a
-// device's share is cut into (apspBatchesPer). Each batch is a launch
-// that ends with a tail of blocks left idle by its last searches: on an
-// H200 (p2p-Gnutella30, BenchmarkAPSPCards, docs/gpu-benchmarks.md) one
-// card's kernels took 140.0, 147.1, 157.3 and 182.2 ms in 1, 2, 4 and 8
-// batches, about 6 ms a batch, which does not shrink with the batch, so
-// several devices cut their shares into fewer: each half of the sources,
-// solved alone as one of two cards would (BenchmarkAPSPHalves), took 1/1.95
-// of the whole in two batches and 1/1.69 in four. Variables, so that
-// benchmarks time other counts.
-var (
-	apspPipe    = 4
-	apspPipeMin = 2
-)
-
-// apspBatchesPer is the fewest batches a device's share of a result of
-// apspPipeBytes or more is cut into, when devices share it: apspPipe
-// among them, and at least apspPipeMin each.
-func apspBatchesPer(devices int) int {
-	return max(apspPipeMin, ceilDiv(apspPipe, max(devices, 1)))
-}
+// apspPipe is the fewest batches a device's share of a result of
+// apspPipeBytes or more is cut into, so that the copy of one batch's rows
+// back to the host overlaps the next batch's kernels and the last copy,
+// which nothing hides, is a small part of the share. Each batch is a
+// launch that ends with a tail of blocks left idle by its last searches,
+// about 6 ms on an H200 whatever the batch's size (p2p-Gnutella30,
+// BenchmarkAPSPCards: one card's kernels took 140.0, 147.1, 157.3 and
+// 182.2 ms in 1, 2, 4 and 8 batches; docs/gpu-benchmarks.md). Fewer
+// batches a card would speed several cards' kernels up, but not their
+// whole call: on two H200s, two batches a card took the kernels to 1.96×
+// one card (80.2 ms, against 93.2 with four), and the whole call from
+// 123.1 to 134.1 ms, its last copy back being twice as long. A variable,
+// so that benchmarks time other counts.
+var apspPipe = 4
 
 // apspPipeBytes is the smallest result that apsp-batched cuts into
 // batches for the copies back (apspPipe).

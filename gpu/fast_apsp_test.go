@@ -182,7 +182,7 @@ func TestEmuAPSPResultPaths(t *testing.T) {
 // at most one.
 func TestDealSources(t *testing.T) {
 	for _, c := range []struct{ n, devices int }{{0, 1}, {1, 1}, {5, 1}, {2, 2}, {3, 3}, {17, 2}, {100, 3}, {36682, 2}, {36682, 4}} {
-		for _, chunks := range []int{1, apspBatchesPer(c.devices)} {
+		for _, chunks := range []int{1, apspPipe} {
 			shares := dealSources(c.n, c.devices, chunks)
 			seen := make([]int, c.n)
 			sizes := map[int]bool{}
@@ -243,9 +243,9 @@ func sinkyGraph(t *testing.T, n int, seed uint64) *graph.Graph {
 }
 
 // TestSourceFeedPlan checks the batch each device asks for: none below
-// apspPipeBytes, and above it apspPipe batches on one device, its share
-// in apspPipeMin batches on two and on four (apspBatchesPer), contiguous
-// or dealt, and half a device's share of the sources with claims.
+// apspPipeBytes, and above it its share in apspPipe batches on one, two
+// and four devices, contiguous or dealt, and half a device's share of the
+// sources with claims.
 func TestSourceFeedPlan(t *testing.T) {
 	small, large := sinkyGraph(t, 1000, 1), sinkyGraph(t, 4096, 2) // 4 MB and 64 MiB a matrix
 	for _, c := range []struct {
@@ -257,13 +257,13 @@ func TestSourceFeedPlan(t *testing.T) {
 		{small, 1, shareHalves, 0},
 		{small, 2, shareDynamic, 0},
 		{large, 1, shareHalves, 1024},
-		{large, 2, shareHalves, 1024},
-		{large, 2, shareDealt, 1024},
-		{large, 4, shareHalves, 512},
+		{large, 2, shareHalves, 512},
+		{large, 2, shareDealt, 512},
+		{large, 4, shareHalves, 256},
 		{large, 2, shareDynamic, 1024},
 	} {
-		if c.g == large && (apspPipe != 4 || apspPipeMin != 2) {
-			t.Fatalf("the cases assume apspPipe 4 and apspPipeMin 2, not %d and %d", apspPipe, apspPipeMin)
+		if c.g == large && apspPipe != 4 {
+			t.Fatalf("the cases assume apspPipe 4, not %d", apspPipe)
 		}
 		f := newSourceFeed(c.g, c.devices, c.way, 1)
 		sources, want := f.plan(0)
@@ -295,7 +295,7 @@ func TestSourceFeed(t *testing.T) {
 			feed := newSourceFeed(g, c.devices, way, 1)
 			var own [][]span
 			if way != shareDynamic {
-				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspBatchesPer(c.devices)}[way])
+				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspPipe}[way])
 			}
 			seen := make([]int, c.n)
 			left := make([]int, c.devices)
