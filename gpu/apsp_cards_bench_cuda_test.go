@@ -114,11 +114,11 @@ func BenchmarkAPSPCards(b *testing.B) {
 // BenchmarkAPSPHalves measures on one card what two cards' kernels take:
 // it solves each half of p2p-Gnutella30's sources (the contiguous share
 // of each of two cards) alone, as that card's run would, its share cut
-// into 2 and into 4 batches (apspPipe),
-// without and with predecessors. Each configuration reports the medians
-// of max(b.N, 3) calls of each half (half0-ms, half1-ms) and two-x, the
-// whole graph's kernels on the card (configuration whole, the default,
-// which runs first) over the slower half's.
+// into 2 and into 4 batches (apspPipe), without and with predecessors.
+// Each configuration reports the medians of max(b.N, 3) calls of each
+// half (half0-ms, half1-ms) and two-x, the whole graph's kernels on the
+// card (configuration whole, the default, which runs first) over the
+// slower half's.
 func BenchmarkAPSPHalves(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int) { apspPipe = p }(apspPipe)
