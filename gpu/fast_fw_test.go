@@ -304,8 +304,9 @@ type ffPath struct {
 // grid larger than the device runs at once (whose barrier gives up, and
 // the stages run again), and the 16-bit stages (64-wide tiles in one
 // launch, and that launch with a grid too large, which gives up at its
-// first barrier, and after a launch that builds the matrix; 128-wide ones, half tiles a block with the panels in
-// quarters, or in halves, and whole tiles) where the weights allow them.
+// first barrier, and after a launch that builds the matrix; 128-wide ones,
+// half tiles a block with the panels in quarters, or in halves, and whole
+// tiles) where the weights allow them.
 func ffPaths(workers int) []ffPath {
 	return []ffPath{
 		{name: "small", small: 1 << 20, smallPred: 1 << 20, quarter: 32},
