@@ -14,34 +14,59 @@ import (
 // configuration (b.N when larger: -benchtime=1x times this many).
 const apspCardsRuns = 3
 
+// apspConfig is one configuration of apsp-batched that the card
+// benchmarks time: the pieces a launch's rows go back in (apspPieces; 0:
+// one, after the launch, as before pieces), the weight of a source with
+// out-arcs in the shares (apspLiveWeight; 1: equal counts), and the
+// launches a card's share is cut into (0: as memory allows, one here).
+type apspConfig struct {
+	pieces, weight, launches int
+}
+
+// set sets the package's knobs to c and returns the tuning of its
+// launches for g's share on each of cards cards.
+func (c apspConfig) set(n, cards int) fastTuning {
+	apspPipeBytes, apspPieces, apspLiveWeight = 64<<20, c.pieces, c.weight
+	if c.pieces == 0 {
+		apspPipeBytes, apspPieces = 1<<62, 16
+	}
+	if c.launches == 0 {
+		return fastTuning{}
+	}
+	return fastTuning{Batch: ceilDiv(ceilDiv(n, cards), c.launches)}
+}
+
+// restoreAPSP returns a function that puts apsp-batched's knobs back as
+// they are now.
+func restoreAPSP() func() {
+	b, p, w := apspPipeBytes, apspPieces, apspLiveWeight
+	return func() { apspPipeBytes, apspPieces, apspLiveWeight = b, p, w }
+}
+
 // BenchmarkAPSPCards times apsp-batched on p2p-Gnutella30 (weights
-// 1..100) without and with predecessors: on the first card alone, on one
-// compute stream and on two (apspOverlap), then on the first two cards
-// (and on all of them, where the host has more; a host of one card runs
-// the one-card configurations alone) with each way of sharing
-// the sources (apspShare), on one stream and on two. Each configuration
-// runs with the rows unpacked and checked by apsp_batch's blocks (the
-// default, apspFused) and then, named with a last element fused=false,
-// by launches of their own after each batch; and, named pipe=K, with
-// each card's share of the result cut into K batches (the default:
-// apspPipe), on one stream and on two. Besides the parts of the
-// calls (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
-// kernel-x and wall-x, the speed-ups of the median kernel and wall times
-// over the first card alone on one stream, fused, in the same process
-// (that configuration must run first: do not filter it out).
+// 1..100) without and with predecessors, on the first card alone and on
+// the first two cards (and on all of them, where the host has more; a
+// host of one card runs the one-card configurations alone): the default
+// (named default; one launch a card, its rows back in apspPieces pieces
+// as they are done, shares by weight), other counts of pieces (pieces=K;
+// pieces=0 copies each launch's rows after it), shares of equal counts
+// (weight=1), and the share cut into launches (launches=K; with pieces=0,
+// the way before pieces: launches=4/pieces=0 is the old default on one
+// card). Besides the parts of the calls (callParts: medians of max(b.N,
+// apspCardsRuns) calls) it reports kernel-x and wall-x, the speed-ups of
+// the median kernel and wall times over the first card alone with the
+// default, in the same process (that configuration must run first: do
+// not filter it out).
 func BenchmarkAPSPCards(b *testing.B) {
 	testDevice(b)
 	devs, err := OpenAll()
 	if err != nil {
 		b.Fatal(err)
 	}
-
-	defer func(w shareWay, o, f bool, p int) {
-		apspShare, apspOverlap, apspFused, apspPipe = w, o, f, p
-	}(apspShare, apspOverlap, apspFused, apspPipe)
-	pipe := apspPipe
+	defer restoreAPSP()()
+	def := apspConfig{apspPieces, apspLiveWeight, 0}
 	g := gnutella30().get(b)
-	var counts []int // the card counts besides one
+	counts := []int{1}
 	if len(devs) > 1 {
 		counts = append(counts, 2)
 	}
@@ -49,80 +74,63 @@ func BenchmarkAPSPCards(b *testing.B) {
 		counts = append(counts, len(devs))
 	}
 	for _, pred := range []bool{false, true} {
-		var base [2]float64 // median kernel and wall ms of the first card alone on one stream, fused
-		// batches, when not 0, is how many batches a card's share is cut
-		// into; 0 leaves the default's.
-		measure := func(b *testing.B, cards []*Device, way shareWay, overlap, fused bool, batches int) {
-			apspShare, apspOverlap, apspFused, apspPipe = way, overlap, fused, pipe
-			if batches > 0 {
-				apspPipe = batches
-			}
-			all := make([]Stats, max(b.N, apspCardsRuns))
-			for i := range all {
-				if _, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: pred, Stats: &all[i]}); err != nil {
-					b.Fatal(err)
-				}
-				runtime.GC()
-			}
-			callParts(b, all)
-			kernel := medianMs(all, func(s Stats) time.Duration { return s.Kernel })
-			wall := medianMs(all, func(s Stats) time.Duration { return s.Wall })
-			if len(cards) == 1 && !overlap && fused && batches == 0 {
-				base = [2]float64{kernel, wall}
-			}
-			if base[0] == 0 {
-				b.Logf("no one-card baseline in this process: no speed-ups")
-				return
-			}
-			b.ReportMetric(base[0]/kernel, "kernel-x")
-			b.ReportMetric(base[1]/wall, "wall-x")
-			b.Logf("%s: kernel %.2f ms, wall %.2f ms", all[0].Device, kernel, wall)
-		}
-		// both times a configuration fused and then unfused.
-		both := func(name string, cards []*Device, way shareWay, overlap bool) {
-			for _, fused := range []bool{true, false} {
-				full := name
-				if !fused {
-					full += "/fused=false"
-				}
-				b.Run(full, func(b *testing.B) { measure(b, cards, way, overlap, fused, 0) })
-			}
-		}
-		for _, overlap := range []bool{false, true} {
-			both(fmt.Sprintf("pred=%v/cards=1/overlap=%v", pred, overlap), devs[:1], shareHalves, overlap)
-		}
-		// Each batch count a share (1, 2, 4, 8), contiguous shares, fused.
-		for _, k := range append([]int{1}, counts...) {
-			for _, batches := range []int{1, 2, 4, 8} {
-				for _, overlap := range []bool{false, true} {
-					b.Run(fmt.Sprintf("pred=%v/cards=%d/pipe=%d/overlap=%v", pred, k, batches, overlap), func(b *testing.B) {
-						measure(b, devs[:k], shareHalves, overlap, true, batches)
-					})
-				}
-			}
-		}
+		var base [2]float64 // median kernel and wall ms of the first card alone, default
 		for _, k := range counts {
-			for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
-				for _, overlap := range []bool{false, true} {
-					both(fmt.Sprintf("pred=%v/cards=%d/way=%s/overlap=%v", pred, k, way, overlap), devs[:k], way, overlap)
-				}
+			configs := map[string]apspConfig{"default": def}
+			var names = []string{"default"}
+			add := func(name string, c apspConfig) { configs[name] = c; names = append(names, name) }
+			for _, p := range []int{0, 4, 32} {
+				add(fmt.Sprintf("pieces=%d", p), apspConfig{p, def.weight, 0})
+			}
+			if k > 1 {
+				add("weight=1", apspConfig{def.pieces, 1, 0})
+			}
+			for _, l := range []int{2, 4} {
+				add(fmt.Sprintf("launches=%d/pieces=0", l), apspConfig{0, def.weight, l})
+				add(fmt.Sprintf("launches=%d/pieces=%d", l, def.pieces), apspConfig{def.pieces, def.weight, l})
+			}
+			for _, name := range names {
+				c := configs[name]
+				b.Run(fmt.Sprintf("pred=%v/cards=%d/%s", pred, k, name), func(b *testing.B) {
+					tun := c.set(g.N(), k)
+					all := make([]Stats, max(b.N, apspCardsRuns))
+					for i := range all {
+						if _, err := apspBatchedTuned(context.Background(), g, Options{Devices: devs[:k], Pred: pred, Stats: &all[i]}, tun); err != nil {
+							b.Fatal(err)
+						}
+						runtime.GC()
+					}
+					callParts(b, all)
+					kernel := medianMs(all, func(s Stats) time.Duration { return s.Kernel })
+					wall := medianMs(all, func(s Stats) time.Duration { return s.Wall })
+					if k == 1 && name == "default" {
+						base = [2]float64{kernel, wall}
+					}
+					if base[0] == 0 {
+						b.Logf("no one-card baseline in this process: no speed-ups")
+						return
+					}
+					b.ReportMetric(base[0]/kernel, "kernel-x")
+					b.ReportMetric(base[1]/wall, "wall-x")
+					b.Logf("%s: kernel %.2f ms, wall %.2f ms", all[0].Device, kernel, wall)
+				})
 			}
 		}
 	}
 }
 
 // BenchmarkAPSPHalves measures on one card what two cards' kernels take:
-// it solves each half of p2p-Gnutella30's sources (the contiguous share
-// of each of two cards) alone, as that card's run would, its share cut
-// into 2 and into 4 batches (apspPipe), without and with predecessors.
-// Each configuration reports the medians of max(b.N, 3) calls of each
-// half (half0-ms, half1-ms) and two-x, the whole graph's kernels on the
-// card (configuration whole, the default, which runs first) over the
-// slower half's.
+// it solves each of the two shares of p2p-Gnutella30's sources
+// (sourceShares) alone, as that card's run would, the shares cut by
+// weight (the default) and by count (weight=1), without and with
+// predecessors. Each configuration reports the medians of max(b.N, 3)
+// calls of each half (half0-ms, half1-ms) and two-x, the whole graph's
+// kernels on the card (configuration whole, the default, which runs
+// first) over the slower half's.
 func BenchmarkAPSPHalves(b *testing.B) {
 	dev := testDevice(b)
-	defer func(p int) { apspPipe = p }(apspPipe)
-	pipe := apspPipe
+	defer restoreAPSP()()
+	weight := apspLiveWeight
 	g := gnutella30().get(b)
 	ctx := context.Background()
 	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, 256, false)
@@ -133,7 +141,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 		opts := Options{Device: dev, Pred: pred}
 		var whole float64
 		b.Run(fmt.Sprintf("pred=%v/whole", pred), func(b *testing.B) {
-			apspPipe = pipe
+			apspLiveWeight = weight
 			all := make([]Stats, max(b.N, 3))
 			for i := range all {
 				opts.Stats = &all[i]
@@ -145,9 +153,10 @@ func BenchmarkAPSPHalves(b *testing.B) {
 			whole = medianMs(all, func(s Stats) time.Duration { return s.Kernel })
 			b.ReportMetric(whole, "kernel-ms")
 		})
-		for _, batches := range []int{2, 4} {
-			b.Run(fmt.Sprintf("pred=%v/batches=%d", pred, batches), func(b *testing.B) {
-				apspPipe = batches
+		for _, w := range []int{weight, 1} {
+			b.Run(fmt.Sprintf("pred=%v/weight=%d", pred, w), func(b *testing.B) {
+				apspLiveWeight = w
+				shares := sourceShares(g, 2)
 				var all [2][]Stats
 				for range max(b.N, 3) {
 					for half := range 2 {
@@ -159,7 +168,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 						}
 						r := grp.runs[0]
 						host := r.newHostResult(opts.matrices(), g.N(), g.N(), false, false)
-						err = r.apspRows(g, host, newSourceFeed(g, 2, shareHalves, opts.matrices()), half, tun)
+						err = r.apspRows(g, host, shares[half], tun)
 						if rerr := host.release(); err == nil {
 							err = rerr
 						}
@@ -175,6 +184,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 				h0, h1 := medianMs(all[0], kernel), medianMs(all[1], kernel)
 				b.ReportMetric(h0, "half0-ms")
 				b.ReportMetric(h1, "half1-ms")
+				b.Logf("shares %v", shares)
 				if whole > 0 {
 					b.ReportMetric(whole/max(h0, h1), "two-x")
 				}

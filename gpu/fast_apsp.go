@@ -1,11 +1,9 @@
 package gpu
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"time"
+	"runtime"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
@@ -21,29 +19,29 @@ const apspScratch = 7
 
 // APSPBatched runs variant "apsp-batched": all pairs of a sparse graph
 // with non-negative weights as n independent single-source problems, many
-// at once. Each block of a launch takes the next source of the batch from
-// a counter and solves it alone with sssp-fast's near-far worklists (block
-// barriers instead of grid ones, its own 7n ints of scratch and a row of n
-// packed (distance, predecessor) words), then unpacks the row into the
-// batch's distance and predecessor rows, checks it as ff_finish would
-// (range, negative diagonal, predecessors) and counts it done; the host
-// compares each batch's count with its sources (apspFused; see apspRows).
-// The rows are copied straight into the result's rows. A batch is as many
-// sources as three quarters of the free device memory hold beside the
-// blocks' scratch (two sets of output rows: 16 bytes per vertex per source
-// with predecessors, 8 without), a result of apspPipeBytes or more cut
-// into apspPipe batches at least (each device's share, when several
-// share it), so that copies back overlap kernels; ctx is checked between
-// batches. The host result needs one n×n int32 matrix (two with
+// at once. Each block of a launch takes the next source from a counter
+// and solves it alone with sssp-fast's near-far worklists (block barriers
+// instead of grid ones, its own 7n ints of scratch and a row of n packed
+// (distance, predecessor) words), then unpacks the row into the
+// distance and predecessor rows, checks it as ff_finish would (range,
+// negative diagonal, predecessors) and counts it done; the host compares
+// each launch's count with its sources. A launch is as many sources as
+// three quarters of the free device memory hold beside the blocks'
+// scratch (room for two sets of output rows: 16 bytes per vertex per
+// source with predecessors, 8 without), so usually one a device, and its
+// rows go back to the host in pieces (apspPieces), each as soon as its
+// rows are done, while the launch goes on. ctx is checked between
+// pieces; a cancelled call stops its launches after the sources they
+// have started. The host result needs one n×n int32 matrix (two with
 // opts.Pred), checked with graph.CheckMatrixSize.
 func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs, error) {
 	return apspBatchedTuned(ctx, g, opts, fastTuning{})
 }
 
 // apspBatchedTuned is APSPBatched with explicit tunables (Delta, Block,
-// Group, Batch; Blocks caps the blocks per launch). With several devices
-// in opts.Devices, each solves its share of the sources (apspShare says
-// how they are shared) at the same time as the others, from a goroutine
+// Group, Batch: the sources a launch; Blocks caps the blocks per launch).
+// With several devices in opts.Devices, each solves its share of the
+// sources (sourceShares) at the same time as the others, from a goroutine
 // of its own.
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
@@ -62,7 +60,7 @@ func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 // apspBatched is apsp-batched's body on the started group grp, whose name
 // the result carries: g's weights must be non-negative, its paths checked
 // by the caller to stay within graph.MaxDistance, tun resolved. The
-// result's host memory is allocated (not zeroed) while the first batch
+// result's host memory is allocated (not zeroed) while the first launch
 // runs.
 func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	runs := grp.runs
@@ -75,11 +73,11 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	host := runs[0].newHostResult(opts.matrices(), n, n, false, false)
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
-	feed := newSourceFeed(g, len(runs), apspShare, opts.matrices())
+	shares := sourceShares(g, len(runs))
 	for _, r := range runs {
 		r.progress = prog.add
 	}
-	if err := inParallel(len(runs), func(c int) error { return runs[c].apspRows(g, host, feed, c, tun) }); err != nil {
+	if err := inParallel(len(runs), func(c int) error { return runs[c].apspRows(g, host, shares[c], tun) }); err != nil {
 		return nil, err
 	}
 	mats := host.wait()
@@ -93,95 +91,90 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	return res, nil
 }
 
-// apspPipe is the fewest batches a device's share of a result of
-// apspPipeBytes or more is cut into, so that the copy of one batch's rows
-// back to the host overlaps the next batch's kernels and the last copy,
-// which nothing hides, is a small part of the share. Each batch is a
-// launch that ends with a tail of blocks left idle by its last searches,
-// about 6 ms on an H200 whatever the batch's size (p2p-Gnutella30,
-// BenchmarkAPSPCards: one card's kernels took 140.0, 147.1, 157.3 and
-// 182.2 ms in 1, 2, 4 and 8 batches; docs/gpu-benchmarks.md). Fewer
-// batches a card would speed several cards' kernels up, but not their
-// whole call: on two H200s, two batches a card took the kernels to 1.96×
-// one card (80.2 ms, against 93.2 with four), and the whole call from
-// 123.1 to 134.1 ms, its last copy back being twice as long. A variable,
-// so that benchmarks time other counts.
-var apspPipe = 4
+// apspPieces is how many pieces of rows a launch of apspPipeBytes or more
+// of rows goes back to the host in: the copy of a piece waits on a stream
+// for the count of its finished rows (driver WaitValue), not for the
+// launch's end, so that the copies overlap the launch and only the last
+// piece's copy is left after it. A launch ends with a tail, its last
+// searches running alone on a few blocks, about 6 ms on an H200 whatever
+// its size (p2p-Gnutella30, BenchmarkAPSPCards: one card's kernels took
+// 140.0, 147.1, 157.3 and 182.2 ms in 1, 2, 4 and 8 launches;
+// docs/gpu-benchmarks.md): pieces overlap the copies without adding
+// launches. A variable, so that benchmarks time other counts.
+var apspPieces = 16
 
-// apspPipeBytes is the smallest result that apsp-batched cuts into
-// batches for the copies back (apspPipe).
-const apspPipeBytes = 64 << 20
+// apspPipeBytes is the least of a launch's rows that go back in
+// apspPieces pieces; less goes back in one, after the launch. A variable,
+// so that tests cut small results into pieces.
+var apspPipeBytes uint64 = 64 << 20
 
-// apspFused makes apsp_batch unpack and check each source's row as its
-// block finishes it, so that a batch's kernels end with its last block
-// (on two compute streams, apspOverlap, nothing of a batch then waits
-// for multiprocessors that the next batch's resident blocks hold). Off,
-// each batch's rows stay packed in a slab of the whole batch, which
-// sssp_unpack and ff_finish take in launches of their own after it.
-// BenchmarkAPSPCards times both.
-var apspFused = true
+// apspStop is the value at which apsp_batch's counters stand for "all
+// done": the host writes it into a launch's source counter to stop the
+// launch, and the default stream into its pieces' counts after it, so
+// that no copy's wait outlasts the launch.
+const apspStop = 1 << 30
 
 // apspBatches is what every apsp_batch launch of one device's run takes.
 type apspBatches struct {
 	n, blocks int
-	fused     bool // apspFused, read once for the run
 	tun       fastTuning
 	gr        csr
-	// slab holds the packed rows (a block's own when fused, else one a
-	// source of the batch) and scratch the blocks' scratch, a set for
-	// each compute stream.
-	slab, scratch [2]buffer
-	next          buffer // a source counter for each batch, zeroed once
+	// slab holds the blocks' packed rows, a row each, and scratch their
+	// scratch.
+	slab, scratch buffer
+	next          buffer // a source counter for each launch, zeroed once
 	// checks is ff_finish's three flags (the least bad row of all
-	// batches, set to graph.Inf), then, when fused, each batch's count
-	// of the rows its blocks finished (zeroed once).
+	// launches, set to graph.Inf), then each launch's count of the rows
+	// its blocks finished (zeroed once).
 	checks buffer
+	// pieces is each launch's counts of finished rows by piece,
+	// apspPieces a launch (zeroed once).
+	pieces buffer
 }
 
-// apspCounters allocates a's source counters and checks for a device
-// that solves at most sources sources (so runs at most that many batches).
-func (r *run) apspCounters(a *apspBatches, sources int) (err error) {
-	if a.next, err = r.alloc(sources); err != nil {
+// apspCounters allocates a's source counters, checks and pieces' counts
+// for a device that runs launches launches.
+func (r *run) apspCounters(a *apspBatches, launches int) (err error) {
+	if a.next, err = r.allocRaw(launches); err != nil {
 		return err
 	}
 	if err := r.fill(a.next, 0); err != nil {
 		return err
 	}
-	if a.checks, err = r.alloc(3 + sources); err != nil {
+	if a.pieces, err = r.allocRaw(launches * apspPieces); err != nil {
+		return err
+	}
+	if err := r.fill(a.pieces, 0); err != nil {
+		return err
+	}
+	if a.checks, err = r.allocRaw(3 + launches); err != nil {
 		return err
 	}
 	if err := r.fill(buffer{a.checks.ptr, 3}, graph.Inf); err != nil {
 		return err
 	}
-	return r.fill(buffer{a.checks.ptr + 3*4, sources}, 0)
+	return r.fill(buffer{a.checks.ptr + 3*4, launches}, 0)
 }
 
-// queueBatch queues batch b, the sources of part, on compute stream s
-// with set k's slab and scratch, its rows into out (distances, and
-// predecessors unless out[1] is empty): apsp_batch, whose blocks unpack
-// and check the rows themselves when fused (each finished row counted in
-// the batch's word of a.checks), else followed by sssp_unpack and
-// ff_finish.
-func (r *run) queueBatch(a *apspBatches, s driver.Stream, b, k int, part span, out [2]buffer) error {
-	n := a.n
-	var d, p, flags, done buffer
-	if a.fused {
-		d, p, flags, done = out[0], out[1], a.checks, buffer{a.checks.ptr + DevicePtr(4*(3+b)), 1}
+// word is the address of b's int32 k.
+func word(b buffer, k int) DevicePtr { return b.ptr + DevicePtr(4*k) }
+
+// queueLaunch queues launch b, the sources of part, on the default stream,
+// its rows into out (distances, and predecessors unless out[1] is empty),
+// counted by pieces of piece rows in a.pieces when pieced.
+func (r *run) queueLaunch(a *apspBatches, b int, part span, out [2]buffer, piece int, pieced bool) error {
+	var counts buffer
+	if pieced {
+		counts = buffer{word(a.pieces, b*apspPieces), apspPieces}
 	}
-	if err := r.launchOn(s, ptx.SSSP, "apsp_batch", Dim(min(a.blocks, part.count), 1, 1), Dim(a.tun.Block, 1, 1), 0,
-		i32(n), a.gr.off.arg(), a.gr.tgt.arg(), a.gr.w.arg(), a.slab[k].arg(), i32(part.first), i32(part.count),
-		a.scratch[k].arg(), buffer{a.next.ptr + DevicePtr(4*b), 1}.arg(), i32(a.tun.Delta), i32(a.tun.Group),
-		i32(a.tun.Heavy), d.arg(), p.arg(), flags.arg(), done.arg()); err != nil || a.fused {
-		return err
-	}
-	if err := r.unpackOn(s, a.slab[k], part.count*n, out[0], out[1]); err != nil {
-		return err
-	}
-	d, p = batchRows(out, part.first, n)
-	return r.ffCheck(n, n, part.first, part.first+part.count, ffGen, d, p, a.checks, s)
+	return r.launch(ptx.SSSP, "apsp_batch", Dim(min(a.blocks, part.count), 1, 1), Dim(a.tun.Block, 1, 1), 0,
+		i32(a.n), a.gr.off.arg(), a.gr.tgt.arg(), a.gr.w.arg(), a.slab.arg(), i32(part.first), i32(part.count),
+		a.scratch.arg(), buffer{word(a.next, b), 1}.arg(), i32(a.tun.Delta), i32(a.tun.Group),
+		i32(a.tun.Heavy), out[0].arg(), out[1].arg(), a.checks.arg(), buffer{word(a.checks, 3+b), 1}.arg(),
+		counts.arg(), i32(piece))
 }
 
-// batchRows addresses a batch's output rows out (distances, predecessors
+// batchRows addresses a launch's output rows out (distances, predecessors
 // unless out[1] is empty), whose first is source first's, as the whole
 // n×n matrices, so that rows keep their numbers.
 func batchRows(out [2]buffer, first, n int) (d, p buffer) {
@@ -193,17 +186,15 @@ func batchRows(out [2]buffer, first, n int) (d, p buffer) {
 	return d, p
 }
 
-// apspVerdict turns a's checks, read back into f after every batch of
-// parts (the sources of each) has run, into the run's error: a batch
-// whose blocks did not finish each of its rows exactly once (when fused),
-// or what ffVerdict makes of the flags, reading the rows with row.
+// apspVerdict turns a's checks, read back into f after every launch of
+// parts (the sources of each) has run, into the run's error: a launch
+// whose blocks did not finish each of its rows exactly once, or what
+// ffVerdict makes of the flags, reading the rows with row.
 func (r *run) apspVerdict(g *graph.Graph, a *apspBatches, f []int32, parts []span, row func(m, i int) ([]int32, error)) error {
-	if a.fused {
-		for b, part := range parts {
-			if done := int(f[3+b]); done != part.count {
-				return fmt.Errorf("%s: internal error: batch %d on %s (sources %d..%d) finished %d rows of its %d",
-					r.what, b, r.dev.Info().Name, part.first, part.first+part.count-1, done, part.count)
-			}
+	for b, part := range parts {
+		if done := int(f[3+b]); done != part.count {
+			return fmt.Errorf("%s: internal error: launch %d on %s (sources %d..%d) finished %d rows of its %d",
+				r.what, b, r.dev.Info().Name, part.first, part.first+part.count-1, done, part.count)
 		}
 	}
 	if v := [3]int32(f); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
@@ -212,40 +203,36 @@ func (r *run) apspVerdict(g *graph.Graph, a *apspBatches, f []int32, parts []spa
 	return nil
 }
 
-// apspRows solves g's sources that feed hands device c, on r's device in
-// batches, writing their rows of the result h (with predecessors when h
-// has two matrices); r.progress gets the sources of each batch. Each
-// batch's rows are checked on the device (range, negative diagonal,
-// predecessors, and with apspFused that each row was finished, else that
-// none holds poison; see queueBatch) and copied back on a stream of their
-// own while the next batch runs, into one of two output buffers that the
-// batches take in turn. A batch is taken from feed only once the one two
-// before it has finished its kernels, so that the device always has the
-// next batch queued and a shared feed hands out batches as the devices
-// need them. With apspOverlap the batches take two compute streams (and
-// two sets of slab and scratch) in turn, so that a batch's blocks start
-// on the multiprocessors that the one before leaves idle in its tail; the
-// kernel time is then the union of the batches' intervals.
+// apspRows solves g's sources of share on r's device, writing their rows
+// of the result h (with predecessors when h has two matrices); r.progress
+// gets the sources of each piece. The share is cut into launches of as
+// many sources as memory holds (usually one). Each launch's rows are
+// checked on the device (range, negative diagonal, predecessors, and
+// that each row was finished; see apsp_batch) and copied back on a
+// stream of their own in pieces, each once its rows are done (a stream
+// wait on its count), into one of two output buffers that the launches
+// take in turn; launch b+1 is queued before the host copies launch b's
+// pieces, after the copies of launch b-1 on the device. ctx is checked
+// before each piece: a cancelled run sets every launch's source counter
+// to apspStop through a third stream, so that the launches end after the
+// sources they have started.
 //
-// The fused check sees each row as its block writes it, so it cannot see
-// the row overwritten later, as ff_finish over the output after the batch
-// could (by luck of timing): such a write would come from work on another
-// stream that is not ordered against the batch and its copy back (the
-// poison fill of a new buffer on the default stream, which does not wait
-// for the non-blocking streams, would be one). The emulator tests run
-// every stream's work, the default stream's included, in a random order
-// that the events allow (driver.EmulatorLazyDefault,
-// driver.EmulatorShuffle) and compare every result with the CPU's: a
-// missing order shows there.
-func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, tun fastTuning) error {
+// The check in apsp_batch sees each row as its block writes it, so it
+// cannot see the row overwritten later, as ff_finish over the output
+// after the launch could (by luck of timing): such a write would come
+// from work on another stream that is not ordered against the launch and
+// its copy back. The emulator tests run every stream's work, the default
+// stream's included, in a random order that the events allow
+// (driver.EmulatorLazyDefault, driver.EmulatorShuffle) and compare every
+// result with the CPU's: a missing order shows there.
+func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning) error {
 	n := g.N()
-	sources, want := feed.plan(c)
-	if sources == 0 {
+	if share.count == 0 {
 		return nil
 	}
 	matrices := len(h.mats)
 	pred := matrices > 1
-	a := &apspBatches{n: n, fused: apspFused, tun: tun}
+	a := &apspBatches{n: n, tun: tun}
 	var err error
 	if a.gr, err = r.uploadCSR(g); err != nil {
 		return err
@@ -262,199 +249,176 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, feed *sourceFeed, c int, t
 	if tun.Blocks > 0 {
 		blocks = min(blocks, tun.Blocks)
 	}
-	sets := 1
-	if apspOverlap {
-		sets = 2
-	}
-	// Two sets of output rows a source; a set of the blocks' scratch and
-	// packed rows (8 bytes a vertex: a block's own when fused, else one a
-	// source) for each compute stream.
+	// Two sets of output rows a source; a block's scratch and its row of
+	// packed words (8 bytes a vertex).
 	perSource := uint64(n) * uint64(2*matrices) * 4
-	perBlock := uint64(n) * apspScratch * 4 * uint64(sets)
-	if a.fused {
-		perBlock += uint64(n) * 8 * uint64(sets)
-	} else {
-		perSource += uint64(n) * 8 * uint64(sets)
-	}
-	if tun.Batch > 0 {
-		want = tun.Batch
-	}
-	batch, blocks, err := r.batchSize(n, min(want, sources), blocks, perSource, perBlock)
+	perBlock := uint64(n)*apspScratch*4 + uint64(n)*8
+	batch, blocks, err := r.batchSize(n, min(tun.Batch, share.count), blocks, perSource, perBlock)
 	if err != nil {
 		return err
 	}
-	batch = min(batch, sources)
+	batch = min(batch, share.count)
 	a.blocks = blocks
-	packed := batch
-	if a.fused {
-		packed = blocks
-	}
-	for i := range sets {
-		if a.slab[i], err = r.alloc(2 * packed * n); err != nil {
-			return err
-		}
-		if a.scratch[i], err = r.alloc(blocks * apspScratch * n); err != nil {
-			return err
-		}
-	}
-	if err := r.apspCounters(a, sources); err != nil {
+	if a.slab, err = r.alloc(2 * blocks * n); err != nil {
 		return err
+	}
+	if a.scratch, err = r.alloc(blocks * apspScratch * n); err != nil {
+		return err
+	}
+	launches := ceilDiv(share.count, batch)
+	if err := r.apspCounters(a, launches); err != nil {
+		return err
+	}
+	parts := make([]span, launches)
+	for b := range parts {
+		first := b * batch
+		parts[b] = span{share.first + first, min(batch, share.count-first)}
 	}
 	cx := r.dev.ctx
-	cs, err := cx.NewStream()
-	if err != nil {
-		return r.fail(err, "creating a stream")
-	}
-	defer cx.DestroyStream(cs)
-	// Distances and predecessors, twice when there are several batches
-	// (batch b writes set b%2 while set (b-1)%2 is copied back); on one
-	// compute stream the second set is allocated when the second batch
-	// comes.
-	var out [2][2]buffer
-	var ks [2]driver.Stream // the compute streams: the default one, and one more with apspOverlap
-	if sets == 2 {
-		// Every buffer is made (and filled with poison on the default
-		// stream) before any batch is queued, and the second stream starts
-		// after that filling: it does not wait for the default stream by
-		// itself (a card's test found a second batch's rows overwritten by
-		// the poison of their buffer, queued behind the first batch).
-		for i := range out {
-			if out[i][0], out[i][1], err = r.allocOut(batch*n, pred); err != nil {
-				return err
-			}
-		}
-		if ks[1], err = cx.NewStream(); err != nil {
+	var cs, ctl driver.Stream // the copies back; the stop of a cancelled run
+	for _, s := range []*driver.Stream{&cs, &ctl} {
+		if *s, err = cx.NewStream(); err != nil {
 			return r.fail(err, "creating a stream")
 		}
-		defer cx.DestroyStream(ks[1])
-		ready, err := r.event()
-		if err != nil {
-			return err
-		}
-		if err := cx.RecordOn(ready, 0); err != nil {
-			return r.fail(err, "recording an event")
-		}
-		if err := cx.WaitEvent(ks[1], ready); err != nil {
-			return r.fail(err, "ordering the streams")
-		}
+		defer cx.DestroyStream(*s)
 	}
+	// Distances and predecessors, twice when there are several launches
+	// (launch b writes set b%2 while set (b-1)%2 is copied back).
+	var out [2][2]buffer
 	var copied [2]driver.Event
 	for i := range copied {
 		if copied[i], err = r.event(); err != nil {
 			return err
 		}
 	}
-	var parts []span
-	var kstart, kstop []driver.Event
+	kstart, kstop := make([]driver.Event, launches), make([]driver.Event, launches)
+	pieced := func(part span) bool { return uint64(part.count)*uint64(n)*4*uint64(matrices) >= apspPipeBytes }
+	pieceRows := func(part span) int {
+		if pieced(part) {
+			return ceilDiv(part.count, apspPieces)
+		}
+		return part.count
+	}
+	queue := func(b int) error {
+		if b < 2 {
+			if out[b][0], out[b][1], err = r.allocOut(batch*n, pred); err != nil {
+				return err
+			}
+		}
+		if kstart[b], kstop[b], err = r.eventPair(); err != nil {
+			return err
+		}
+		if b >= 2 { // the copy of launch b-2 out of these buffers is done
+			if err := cx.WaitEvent(0, copied[b%2]); err != nil {
+				return r.fail(err, "waiting for a copy")
+			}
+		}
+		if err := cx.Record(kstart[b]); err != nil {
+			return r.fail(err, "recording an event")
+		}
+		if err := r.queueLaunch(a, b, parts[b], out[b%2], pieceRows(parts[b]), pieced(parts[b])); err != nil {
+			return err
+		}
+		if pieced(parts[b]) {
+			// Whatever the counts, no wait for them outlasts the launch.
+			if err := r.fill(buffer{word(a.pieces, b*apspPieces), apspPieces}, apspStop); err != nil {
+				return err
+			}
+		}
+		if err := cx.Record(kstop[b]); err != nil {
+			return r.fail(err, "recording an event")
+		}
+		return nil
+	}
+	if err := queue(0); err != nil {
+		return err
+	}
 	var pending []pendingFetch
-	// Batch b's kernels are queued before batch b-1's rows are copied
-	// back, so that the copy (and, on the staged path, the host's part of
-	// it) runs while the device works on b.
-	for b, done := 0, false; ; b++ {
-		if !done {
-			if b >= 2 {
-				if err := cx.SyncEvent(kstop[b-2]); err != nil {
-					return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
-				}
-			}
-			part := feed.take(c, batch, blocks)
-			done = part.count == 0
-			if !done {
-				parts = append(parts, part)
-			}
-		}
-		if !done {
-			if b < 2 && sets == 1 {
-				if out[b][0], out[b][1], err = r.allocOut(batch*n, pred); err != nil {
-					return err
-				}
-			}
-			start, stop, err := r.eventPair()
-			if err != nil {
+	streamWaits := true
+	for b, part := range parts {
+		if b+1 < launches {
+			if err := queue(b + 1); err != nil {
 				return err
 			}
-			kstart, kstop = append(kstart, start), append(kstop, stop)
-			s := ks[b%sets]
-			if b >= 2 { // the copy of batch b-2 out of these buffers is done
-				if err := cx.WaitEvent(s, copied[b%2]); err != nil {
-					return r.fail(err, "waiting for a copy")
-				}
-			}
-			if err := cx.RecordOn(start, s); err != nil {
-				return r.fail(err, "recording an event")
-			}
-			if err := r.queueBatch(a, s, b, b%sets, parts[b], out[b%2]); err != nil {
-				return err
-			}
-			if err := cx.RecordOn(stop, s); err != nil {
-				return r.fail(err, "recording an event")
-			}
 		}
-		if b > 0 && b <= len(parts) {
-			part := parts[b-1]
-			d, p := batchRows(out[(b-1)%2], part.first, n)
-			if err := cx.WaitEvent(cs, kstop[b-1]); err != nil {
-				return r.fail(err, "waiting for the kernels")
+		d, p := batchRows(out[b%2], part.first, n)
+		piece := pieceRows(part)
+		// The waits for the pieces' counts come after the counts' zeroing
+		// (which a spare buffer needs: it may hold an earlier run's
+		// apspStop).
+		if err := cx.WaitEvent(cs, kstart[b]); err != nil {
+			return r.fail(err, "waiting for the kernels")
+		}
+		for lo := 0; lo < part.count; lo += piece {
+			if err := r.ctx.Err(); err != nil {
+				return r.apspStopAll(a, launches, ctl, err)
+			}
+			hi := min(lo+piece, part.count)
+			waited := false
+			if pieced(part) && streamWaits {
+				err := cx.WaitValue(cs, word(a.pieces, b*apspPieces+lo/piece), uint32(hi-lo))
+				if driver.IsSticky(err) {
+					return r.fail(err, "waiting for rows %d..%d", part.first+lo, part.first+hi-1)
+				}
+				// A driver without stream waits: each piece after the launch.
+				waited, streamWaits = err == nil, err == nil
+			}
+			if !waited {
+				if err := cx.WaitEvent(cs, kstop[b]); err != nil {
+					return r.fail(err, "waiting for the kernels")
+				}
 			}
 			for k, m := range []buffer{d, p}[:matrices] {
-				f, err := r.queueFetch(h, k, m.ptr, n, part.first, part.first+part.count, cs)
+				f, err := r.queueFetch(h, k, m.ptr, n, part.first+lo, part.first+hi, cs)
 				if err != nil {
 					return err
 				}
 				pending = append(pending, f)
 			}
-			if err := cx.RecordOn(copied[(b-1)%2], cs); err != nil {
-				return r.fail(err, "recording an event")
-			}
-			r.report(part.count, n)
+			r.report(hi-lo, n)
 		}
-		if done {
-			break
+		if err := cx.RecordOn(copied[b%2], cs); err != nil {
+			return r.fail(err, "recording an event")
 		}
 	}
-	if err := r.kernelUnion(kstart, kstop); err != nil {
-		return err
+	for b := range parts {
+		dt, err := cx.Elapsed(kstart[b], kstop[b])
+		if err != nil {
+			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
+		}
+		r.stats.Kernel += dt
 	}
 	for _, f := range pending {
 		if err := r.fetched(f); err != nil {
 			return err
 		}
 	}
-	f := make([]int32, 3+len(parts))
+	f := make([]int32, 3+launches)
 	if err := r.readInts(f, buffer{a.checks.ptr, len(f)}); err != nil {
 		return err
 	}
 	return r.apspVerdict(g, a, f, parts, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
 }
 
-// kernelUnion adds to the run's kernel time the time during which any of
-// the intervals start[i]..stop[i] (events recorded on any stream) ran.
-func (r *run) kernelUnion(start, stop []driver.Event) error {
-	type interval struct{ from, to time.Duration }
-	spans := make([]interval, len(start))
-	for i := range start {
-		from, err := r.dev.ctx.Elapsed(start[0], start[i])
-		if err != nil {
-			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
-		}
-		to, err := r.dev.ctx.Elapsed(start[0], stop[i])
-		if err != nil {
-			return r.fail(err, "kernel %s failed (%d launches)", r.last, r.stats.Launches)
-		}
-		spans[i] = interval{from, to}
+// apspStopAll stops a's launches after the sources they have started, by
+// setting each launch's source counter to apspStop on stream s, and
+// returns the run's interruption by cause.
+func (r *run) apspStopAll(a *apspBatches, launches int, s driver.Stream, cause error) error {
+	stop := make([]int32, launches)
+	for i := range stop {
+		stop[i] = apspStop
 	}
-	slices.SortFunc(spans, func(a, b interval) int { return cmp.Compare(a.from, b.from) })
-	var end time.Duration
-	for i, s := range spans {
-		if i == 0 || s.from > end {
-			r.stats.Kernel += s.to - s.from
-			end = s.to
-		} else if s.to > end {
-			r.stats.Kernel += s.to - end
-			end = s.to
-		}
+	var pin runtime.Pinner
+	pin.Pin(&stop[0])
+	defer pin.Unpin()
+	err := r.dev.ctx.CopyInAsync(a.next.ptr, asBytes(stop), s)
+	if err == nil {
+		err = r.dev.ctx.SyncStream(s)
 	}
-	return nil
+	if err != nil {
+		return r.fail(err, "stopping the launches")
+	}
+	return fmt.Errorf("%s: interrupted after %d launches: %w", r.what, r.stats.Launches, cause)
 }
 
 // batchSize picks how many sources one apsp_batch launch solves: as many

@@ -175,54 +175,6 @@ func TestEmuAPSPResultPaths(t *testing.T) {
 	}
 }
 
-// TestDealSources checks the contiguous and dealt shares: every source
-// goes to exactly one device, a contiguous share is one span, each dealt
-// share spans the range of sources (its first chunk in the first devices'
-// worth of chunks, its last in the last), and the chunks' sizes differ by
-// at most one.
-func TestDealSources(t *testing.T) {
-	for _, c := range []struct{ n, devices int }{{0, 1}, {1, 1}, {5, 1}, {2, 2}, {3, 3}, {17, 2}, {100, 3}, {36682, 2}, {36682, 4}} {
-		for _, chunks := range []int{1, apspPipe} {
-			shares := dealSources(c.n, c.devices, chunks)
-			seen := make([]int, c.n)
-			sizes := map[int]bool{}
-			for d, share := range shares {
-				for _, s := range share {
-					sizes[s.count] = true
-					for v := s.first; v < s.first+s.count; v++ {
-						seen[v]++
-					}
-				}
-				if chunks == 1 && len(share) > 1 {
-					t.Errorf("n=%d, %d devices: contiguous share %v", c.n, c.devices, share)
-				}
-				if chunks > 1 && c.n >= chunks*c.devices && c.devices > 1 {
-					// Within a chunk per device of either end.
-					edge := c.devices * (c.n/(chunks*c.devices) + 1)
-					if first, last := share[0].first, share[len(share)-1]; first >= edge || last.first+last.count <= c.n-edge {
-						t.Errorf("n=%d, %d devices: device %d's share %v does not span the sources", c.n, c.devices, d, share)
-					}
-				}
-				if c.n >= c.devices && len(share) == 0 {
-					t.Errorf("n=%d, %d devices: device %d gets nothing", c.n, c.devices, d)
-				}
-			}
-			for v, k := range seen {
-				if k != 1 {
-					t.Fatalf("n=%d, %d devices, %d chunks: source %d dealt %d times", c.n, c.devices, chunks, v, k)
-				}
-			}
-			lo, hi := c.n, 0
-			for k := range sizes {
-				lo, hi = min(lo, k), max(hi, k)
-			}
-			if hi-lo > 1 {
-				t.Errorf("n=%d, %d devices: chunk sizes %d to %d", c.n, c.devices, lo, hi)
-			}
-		}
-	}
-}
-
 // sinkyGraph is a graph of n vertices of which only every third has
 // out-arcs (two, to random vertices), so that two in three sources settle
 // at once, as most of p2p-Gnutella30's do.
@@ -242,140 +194,96 @@ func sinkyGraph(t *testing.T, n int, seed uint64) *graph.Graph {
 	return g
 }
 
-// TestSourceFeedPlan checks the batch each device asks for: none below
-// apspPipeBytes, and above it its share in apspPipe batches on one, two
-// and four devices, contiguous or dealt, and half a device's share of the
-// sources with claims.
-func TestSourceFeedPlan(t *testing.T) {
-	small, large := sinkyGraph(t, 1000, 1), sinkyGraph(t, 4096, 2) // 4 MB and 64 MiB a matrix
-	for _, c := range []struct {
-		g       *graph.Graph
-		devices int
-		way     shareWay
-		want    int // the batch device 0 asks for
-	}{
-		{small, 1, shareHalves, 0},
-		{small, 2, shareDynamic, 0},
-		{large, 1, shareHalves, 1024},
-		{large, 2, shareHalves, 512},
-		{large, 2, shareDealt, 512},
-		{large, 4, shareHalves, 256},
-		{large, 2, shareDynamic, 1024},
-	} {
-		if c.g == large && apspPipe != 4 {
-			t.Fatalf("the cases assume apspPipe 4, not %d", apspPipe)
+// TestSourceShares checks the shares of the sources among devices: each
+// source in exactly one, in order, and each share's weight (a source with
+// out-arcs weighing apspLiveWeight) within one source's weight of an even
+// part, on graphs whose sources with out-arcs lie evenly, at one end and
+// nowhere, with weight 1 (equal counts) too.
+func TestSourceShares(t *testing.T) {
+	defer func(w int) { apspLiveWeight = w }(apspLiveWeight)
+	ends := func(n, live int) *graph.Graph { // the first live sources have an arc each
+		var arcs []graph.Arc
+		for u := range live {
+			arcs = append(arcs, graph.Arc{From: u, To: (u + 1) % n, Weight: 1})
 		}
-		f := newSourceFeed(c.g, c.devices, c.way, 1)
-		sources, want := f.plan(0)
-		if want != c.want {
-			t.Errorf("n=%d, %d devices, %s: batch %d, want %d", c.g.N(), c.devices, c.way, want, c.want)
+		g, err := graph.FromArcs(n, arcs)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if share := ceilDiv(c.g.N(), c.devices); c.way != shareDynamic && sources != share {
-			t.Errorf("n=%d, %d devices, %s: %d sources, want %d", c.g.N(), c.devices, c.way, sources, share)
+		return g
+	}
+	graphs := map[string]*graph.Graph{
+		"sinky 1": sinkyGraph(t, 1, 1), "sinky 97": sinkyGraph(t, 97, 1), "sinky 1000": sinkyGraph(t, 1000, 2),
+		"front 100": ends(100, 10), "none 50": ends(50, 0), "all 7": ends(7, 7), "empty": ends(0, 0),
+	}
+	for _, weight := range []int{1, 8} {
+		apspLiveWeight = weight
+		for name, g := range graphs {
+			for _, devices := range []int{1, 2, 3, 4} {
+				label := fmt.Sprintf("%s, weight %d, %d devices", name, weight, devices)
+				shares := sourceShares(g, devices)
+				if len(shares) != devices {
+					t.Fatalf("%s: %d shares", label, len(shares))
+				}
+				w := func(s int) int {
+					if g.OutDegree(s) > 0 {
+						return weight
+					}
+					return 1
+				}
+				total := 0
+				for s := range g.N() {
+					total += w(s)
+				}
+				next := 0
+				for c, sh := range shares {
+					if sh.first != next || sh.count < 0 {
+						t.Fatalf("%s: share %d is %v after source %d", label, c, sh, next)
+					}
+					next += sh.count
+					sum := 0
+					for s := sh.first; s < sh.first+sh.count; s++ {
+						sum += w(s)
+					}
+					// Even within one source's weight, but for a share cut
+					// short where a source straddles two devices' parts.
+					if d := sum*devices - total; d > weight*devices || d < -2*weight*devices {
+						t.Errorf("%s: share %d %v weighs %d of %d", label, c, sh, sum, total)
+					}
+				}
+				if next != g.N() {
+					t.Errorf("%s: the shares end at %d of %d sources", label, next, g.N())
+				}
+				if weight == 1 && g.N() >= devices {
+					for c, sh := range shares {
+						if sh.count == 0 {
+							t.Errorf("%s: share %d is empty", label, c)
+						}
+					}
+				}
+			}
 		}
 	}
-}
-
-// TestSourceFeed has devices take batches from each way's feed in a
-// random order and checks that every source is handed out exactly once,
-// in batches of at most the device's batch, each device's sources only
-// from its own share (halves, dealt) and, for the dynamic feed, that the
-// claims follow one another up the range, that a claim not cut by the
-// batch or the end holds a whole number of launches' worth of sources
-// with out-arcs (a positive multiple of blocks) and ends at one, that the
-// claims not cut by the batch shrink, and that the last holds at most one launch's worth.
-func TestSourceFeed(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	for _, c := range []struct{ n, devices, most, blocks int }{
-		{1, 2, 5, 4}, {2, 3, 1, 1}, {50, 2, 50, 4}, {301, 2, 40, 8}, {301, 3, 1000, 5}, {1000, 4, 90, 16}, {999, 2, 1000, 1},
-	} {
-		g := sinkyGraph(t, c.n, uint64(c.n))
-		for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
-			name := fmt.Sprintf("%s n=%d devices=%d most=%d blocks=%d", way, c.n, c.devices, c.most, c.blocks)
-			feed := newSourceFeed(g, c.devices, way, 1)
-			var own [][]span
-			if way != shareDynamic {
-				own = dealSources(c.n, c.devices, map[shareWay]int{shareHalves: 1, shareDealt: apspPipe}[way])
-			}
-			seen := make([]int, c.n)
-			left := make([]int, c.devices)
-			for d := range left {
-				left[d] = d
-			}
-			live := func(s span) (k int) {
-				for v := s.first; v < s.first+s.count; v++ {
-					if g.OutDegree(v) > 0 {
-						k++
-					}
-				}
-				return k
-			}
-			next, lastLive, last := 0, c.n+1, 0
-			for len(left) > 0 {
-				i := rng.IntN(len(left))
-				d := left[i]
-				s := feed.take(d, c.most, c.blocks)
-				if s.count == 0 {
-					left = append(left[:i], left[i+1:]...)
-					continue
-				}
-				if s.count > c.most || s.first < 0 || s.first+s.count > c.n {
-					t.Fatalf("%s: device %d took %v", name, d, s)
-				}
-				for v := s.first; v < s.first+s.count; v++ {
-					seen[v]++
-				}
-				if way != shareDynamic {
-					in := false
-					for _, o := range own[d] {
-						in = in || s.first >= o.first && s.first+s.count <= o.first+o.count
-					}
-					if !in {
-						t.Errorf("%s: device %d took %v outside its share %v", name, d, s, own[d])
-					}
-					continue
-				}
-				if s.first != next {
-					t.Errorf("%s: claim %v after source %d", name, s, next)
-				}
-				next = s.first + s.count
-				k := live(s)
-				if s.count < c.most {
-					if k > lastLive {
-						t.Errorf("%s: claim %v holds %d sources with out-arcs, more than the one before (%d)", name, s, k, lastLive)
-					}
-					lastLive = k
-				}
-				if s.count < c.most && next < c.n && (k == 0 || k%c.blocks != 0 || g.OutDegree(next-1) == 0) {
-					t.Errorf("%s: claim %v holds %d sources with out-arcs, not a multiple of %d ending at one", name, s, k, c.blocks)
-				}
-				last = k
-			}
-			for v, k := range seen {
-				if k != 1 {
-					t.Fatalf("%s: source %d handed out %d times", name, v, k)
-				}
-			}
-			if way == shareDynamic && last > c.blocks {
-				t.Errorf("%s: the last claim holds %d sources with out-arcs, more than a launch's %d", name, last, c.blocks)
-			}
-		}
+	// p2p-Gnutella30's shape in small: the first tenth of the sources have
+	// out-arcs, so two devices split them, not the count.
+	apspLiveWeight = 8
+	if sh := sourceShares(ends(100, 10), 2); sh[0].count != 15 {
+		t.Errorf("front-loaded graph: shares %v, want the first of 15 sources (80 + 5 of 170)", sh)
 	}
 }
 
 // TestEmuAPSPShares runs apsp-batched on two and three emulated devices
-// with each way of sharing the sources (and on one), with batches that cut
-// the shares and claims (and do not divide them) and with narrow
-// launches, on one compute stream and on two (apspOverlap), with the rows
-// unpacked and checked by apsp_batch's blocks and by launches of their own
-// (apspFused), the streams' work, the default stream's included
-// (driver.EmulatorLazyDefault), run in orders their events allow
-// (driver.EmulatorShuffle), on random graphs and on one whose sources
-// mostly have no out-arc, with and without predecessors: the distances
-// must be the CPU's, Π valid, and the progress reported must add up to
-// every source exactly once.
+// (and on one), with launches that cut the shares (and do not divide
+// them) and with narrow launches, their rows copied back in pieces as
+// they are done (apspPipeBytes 0, and apspPieces that do not divide the
+// rows) or after each launch, the streams' work, the default stream's
+// included (driver.EmulatorLazyDefault), run in orders their events and
+// waits allow (driver.EmulatorShuffle), on random graphs and on one whose
+// sources mostly have no out-arc, with and without predecessors: the
+// distances must be the CPU's, Π valid, and the progress reported must
+// add up to every source exactly once.
 func TestEmuAPSPShares(t *testing.T) {
-	defer func(w shareWay, o, f bool) { apspShare, apspOverlap, apspFused = w, o, f }(apspShare, apspOverlap, apspFused)
+	defer func(b uint64, p int) { apspPipeBytes, apspPieces = b, p }(apspPipeBytes, apspPieces)
 	ctx := context.Background()
 	devs := shuffledEmulators(t, 3, 4)
 	graphs := map[string]*graph.Graph{"sinky n=97": sinkyGraph(t, 97, 1)}
@@ -387,61 +295,61 @@ func TestEmuAPSPShares(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
-			apspShare = way
-			for i, c := range []struct {
-				tun     fastTuning
-				k       int // devices
-				overlap bool
-				fused   bool
-			}{
-				{fastTuning{Batch: 3}, 2, false, true}, {fastTuning{Blocks: 2}, 3, true, true}, {fastTuning{Batch: 10, Blocks: 3}, 2, true, false},
-				{fastTuning{Batch: 4}, 1, true, true}, {fastTuning{Batch: 5}, 2, false, false},
-			} {
-				apspOverlap, apspFused = c.overlap, c.fused
-				tun, k, pred := c.tun, c.k, i != 1
-				label := fmt.Sprintf("%s, %s, %d devices, overlap %v, fused %v, %+v, pred %v", name, way, k, c.overlap, apspFused, tun, pred)
-				done := 0
-				progress := func(d, total int) {
-					if total != g.N() {
-						t.Errorf("%s: progress total %d", label, total)
-					}
-					done = d
+		for i, c := range []struct {
+			tun    fastTuning
+			k      int // devices
+			pieces int // apspPieces, 0: the whole launch after it (apspPipeBytes as it is)
+		}{
+			{fastTuning{Batch: 3}, 2, 0}, {fastTuning{Blocks: 2}, 3, 5}, {fastTuning{Batch: 10, Blocks: 3}, 2, 3},
+			{fastTuning{Batch: 4}, 1, 2}, {fastTuning{}, 2, 0}, {fastTuning{}, 1, 7}, {fastTuning{Batch: 30}, 3, 4},
+		} {
+			apspPipeBytes, apspPieces = 64<<20, 16
+			if c.pieces > 0 {
+				apspPipeBytes, apspPieces = 0, c.pieces
+			}
+			tun, k, pred := c.tun, c.k, i%3 != 1
+			label := fmt.Sprintf("%s, %d devices, %d pieces, %+v, pred %v", name, k, c.pieces, tun, pred)
+			done := 0
+			progress := func(d, total int) {
+				if total != g.N() {
+					t.Errorf("%s: progress total %d", label, total)
 				}
-				var st Stats
-				got, err := apspBatchedTuned(ctx, g, Options{Devices: devs[:k], Pred: pred, Progress: progress, Stats: &st}, tun)
-				if err != nil {
-					t.Fatalf("%s: %v", label, err)
+				done = d
+			}
+			var st Stats
+			got, err := apspBatchedTuned(ctx, g, Options{Devices: devs[:k], Pred: pred, Progress: progress, Stats: &st}, tun)
+			if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			if st.Kernel <= 0 || st.Devices != k {
+				t.Errorf("%s: %s", label, st)
+			}
+			if !got.SameDistances(ref) {
+				t.Errorf("%s: distances differ from the CPU:\n%s", label, got.Diff(ref, 5))
+			}
+			if pred {
+				if err := got.Verify(g); err != nil {
+					t.Errorf("%s: %v", label, err)
 				}
-				if st.Kernel <= 0 || st.Devices != k {
-					t.Errorf("%s: %s", label, st)
-				}
-				if !got.SameDistances(ref) {
-					t.Errorf("%s: distances differ from the CPU:\n%s", label, got.Diff(ref, 5))
-				}
-				if pred {
-					if err := got.Verify(g); err != nil {
-						t.Errorf("%s: %v", label, err)
-					}
-				} else if got.Pred != nil {
-					t.Errorf("%s: predecessors without Pred", label)
-				}
-				if done != g.N() {
-					t.Errorf("%s: progress counted %d sources of %d", label, done, g.N())
-				}
+			} else if got.Pred != nil {
+				t.Errorf("%s: predecessors without Pred", label)
+			}
+			if done != g.N() {
+				t.Errorf("%s: progress counted %d sources of %d", label, done, g.N())
 			}
 		}
 	}
 }
 
-// TestEmuAPSPFusedChecks runs apsp_batch fused on one batch of all the
-// sources and checks what apspVerdict makes of the checks it leaves: a
-// good result passes (and is the CPU's), a batch whose source counter
-// starts past its first sources (so that no block takes them and their
-// rows hold what the buffer held) is reported with its rows, and a
-// distance beyond ±graph.MaxDistance and a negative diagonal, which the
-// blocks' own checks flag, are reported as ff_finish's flags are.
-func TestEmuAPSPFusedChecks(t *testing.T) {
+// TestEmuAPSPChecks runs apsp_batch on one launch of all the sources,
+// counted in pieces of 7 rows, and checks the counts of the pieces and
+// what apspVerdict makes of the checks it leaves: a good result passes
+// (and is the CPU's), a launch whose source counter starts past its first
+// sources (so that no block takes them and their rows hold what the
+// buffer held) is reported with its rows, and a distance beyond
+// ±graph.MaxDistance and a negative diagonal, which the blocks' own
+// checks flag, are reported as ff_finish's flags are.
+func TestEmuAPSPChecks(t *testing.T) {
 	ctx := context.Background()
 	dev := emulator(t)
 	sinky := sinkyGraph(t, 40, 2)
@@ -454,7 +362,7 @@ func TestEmuAPSPFusedChecks(t *testing.T) {
 		want string
 	}{
 		{"good", sinky, 0, ""},
-		{"a row left", sinky, 1, "internal error: batch 0 on %s (sources 0..39) finished 39 rows of its 40"},
+		{"a row left", sinky, 1, "internal error: launch 0 on %s (sources 0..39) finished 39 rows of its 40"},
 		{"three rows left", sinky, 3, "(sources 0..39) finished 37 rows of its 40"},
 		{"beyond MaxDistance", mustGraph(t, 3, far), 0, "dist[0][2] = 2147483646 is a value no result may hold"},
 		{"negative diagonal", mustGraph(t, 3, cycle), 0, "negative cycle"},
@@ -466,17 +374,17 @@ func TestEmuAPSPFusedChecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.end()
-			a := &apspBatches{n: n, blocks: 3, fused: true, tun: fastTuning{Block: 64, Group: 1, Delta: 1 << 29}}
+			a := &apspBatches{n: n, blocks: 3, tun: fastTuning{Block: 64, Group: 1, Delta: 1 << 29}}
 			if a.gr, err = r.uploadCSR(c.g); err != nil {
 				t.Fatal(err)
 			}
-			if a.slab[0], err = r.alloc(2 * a.blocks * n); err != nil {
+			if a.slab, err = r.alloc(2 * a.blocks * n); err != nil {
 				t.Fatal(err)
 			}
-			if a.scratch[0], err = r.alloc(a.blocks * apspScratch * n); err != nil {
+			if a.scratch, err = r.alloc(a.blocks * apspScratch * n); err != nil {
 				t.Fatal(err)
 			}
-			if err := r.apspCounters(a, n); err != nil {
+			if err := r.apspCounters(a, 1); err != nil {
 				t.Fatal(err)
 			}
 			var out [2]buffer
@@ -487,12 +395,24 @@ func TestEmuAPSPFusedChecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			parts := []span{{0, n}}
-			if err := r.queueBatch(a, 0, 0, 0, parts[0], out); err != nil {
+			const piece = 7
+			if err := r.queueLaunch(a, 0, parts[0], out, piece, true); err != nil {
 				t.Fatal(err)
 			}
 			f := make([]int32, 4)
 			if err := r.readInts(f, buffer{a.checks.ptr, len(f)}); err != nil {
 				t.Fatal(err)
+			}
+			counts := make([]int32, apspPieces)
+			if err := r.readInts(counts, a.pieces); err != nil {
+				t.Fatal(err)
+			}
+			for k, got := range counts {
+				// Rows k*piece.. of those that some block took (from c.skip).
+				lo, hi := max(k*piece, c.skip), min((k+1)*piece, n)
+				if want := max(hi-lo, 0); int(got) != want {
+					t.Errorf("piece %d (rows %d..%d) counted %d rows, want %d", k, k*piece, (k+1)*piece-1, got, want)
+				}
 			}
 			err = r.apspVerdict(c.g, a, f, parts, r.ffRow(n, n, out[0], out[1]))
 			want := c.want

@@ -4,9 +4,12 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/graph"
@@ -148,16 +151,18 @@ func TestCardFWFastStreamed(t *testing.T) {
 	}
 }
 
-// TestCardAPSPShares runs apsp-batched with each way of sharing the
-// sources (apspShare), on one compute stream and on two (apspOverlap), on
-// the default card and on every card of the host, with predecessors, on a
-// graph whose result is large enough to run in several batches (n = 5000,
-// two in three sources without out-arcs) and on a smaller random one: Π
-// must prove every distance (graph.AllPairs.Verify) and the distances
-// must equal the CPU's.
+// TestCardAPSPShares runs apsp-batched on the default card and on every
+// card of the host, with predecessors, its rows copied back in pieces
+// (apspPieces of 16, 3 and 33, apspPipeBytes 0 so that every launch is
+// cut) and after each launch, in one launch a card and in several
+// (fastTuning.Batch), its shares cut by weight and by count
+// (apspLiveWeight 8 and 1), on a graph of n = 5000 whose sources mostly
+// have no out-arcs and on a smaller random one: Π must prove every
+// distance (graph.AllPairs.Verify) and the distances must equal the
+// CPU's.
 func TestCardAPSPShares(t *testing.T) {
 	dev := testDevice(t)
-	defer func(w shareWay, o bool) { apspShare, apspOverlap = w, o }(apspShare, apspOverlap)
+	defer func(b uint64, p, w int) { apspPipeBytes, apspPieces, apspLiveWeight = b, p, w }(apspPipeBytes, apspPieces, apspLiveWeight)
 	all, err := OpenAll()
 	if err != nil {
 		t.Fatal(err)
@@ -173,21 +178,73 @@ func TestCardAPSPShares(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, cards := range [][]*Device{{dev}, all} {
-			for _, way := range []shareWay{shareHalves, shareDealt, shareDynamic} {
-				for _, overlap := range []bool{false, true} {
-					apspShare, apspOverlap = way, overlap
-					name := fmt.Sprintf("n=%d, %d cards, %s, overlap %v", g.N(), len(cards), way, overlap)
-					res, err := APSPBatched(ctx, g, Options{Devices: cards, Pred: true})
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					if !res.SameDistances(ref) {
-						t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(ref, 5))
-					} else if err := res.Verify(g); err != nil {
-						t.Errorf("%s: %v", name, err)
-					}
+			for _, c := range []struct {
+				pieces, weight, batch int // apspPieces (0: after each launch), apspLiveWeight, fastTuning.Batch
+			}{{16, 8, 0}, {0, 8, 0}, {3, 1, 0}, {33, 8, 700}, {0, 1, 1100}} {
+				apspPipeBytes, apspPieces, apspLiveWeight = 0, c.pieces, c.weight
+				if c.pieces == 0 {
+					apspPipeBytes, apspPieces = 1<<62, 16
+				}
+				name := fmt.Sprintf("n=%d, %d cards, %+v", g.N(), len(cards), c)
+				res, err := apspBatchedTuned(ctx, g, Options{Devices: cards, Pred: true}, fastTuning{Batch: c.batch})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !res.SameDistances(ref) {
+					t.Errorf("%s: distances differ from the CPU:\n%s", name, res.Diff(ref, 5))
+				} else if err := res.Verify(g); err != nil {
+					t.Errorf("%s: %v", name, err)
 				}
 			}
 		}
+	}
+}
+
+// TestCardAPSPStop cancels apsp-batched on p2p-Gnutella30 with
+// predecessors once its first piece of rows is back (from Options.Progress),
+// on the default card and on every card of the host: the call must return
+// an error that wraps context.Canceled and says it was interrupted, in
+// less than half the time of a whole call (its launches stop after the
+// sources they have started), and the card must then solve the graph
+// again, as the first call did.
+func TestCardAPSPStop(t *testing.T) {
+	dev := testDevice(t)
+	all, err := OpenAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gnutella30().get(t)
+	for _, cards := range [][]*Device{{dev}, all} {
+		start := time.Now()
+		want, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := time.Since(start)
+		ctx, cancel := context.WithCancel(context.Background())
+		var at time.Time
+		opts := Options{Devices: cards, Pred: true, Progress: func(done, total int) {
+			if at.IsZero() {
+				at = time.Now()
+				cancel()
+			}
+		}}
+		_, err = APSPBatched(ctx, g, opts)
+		stopped := time.Since(at)
+		cancel()
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
+			t.Fatalf("%d cards: cancelled call: %v, want an interruption wrapping context.Canceled", len(cards), err)
+		}
+		if stopped > whole/2 {
+			t.Errorf("%d cards: the cancelled call returned %v after its cancel, the whole call takes %v", len(cards), stopped, whole)
+		}
+		again, err := APSPBatched(context.Background(), g, Options{Devices: cards, Pred: true})
+		if err != nil {
+			t.Fatalf("%d cards: after the cancelled call: %v", len(cards), err)
+		}
+		if !again.SameDistances(want) || !slices.Equal(again.Pred, want.Pred) {
+			t.Errorf("%d cards: the call after the cancelled one differs from the one before", len(cards))
+		}
+		t.Logf("%d cards: whole call %v, stopped %v after its cancel: %v", len(cards), whole, stopped, err)
 	}
 }

@@ -354,12 +354,13 @@ func (f *fakeContext) CopyIn2DAsync(DevicePtr, int, []byte, int, int, int, drive
 func (f *fakeContext) CopyOut2DAsync([]byte, int, DevicePtr, int, int, int, driver.Stream) error {
 	return errFake
 }
-func (f *fakeContext) RecordOn(driver.Event, driver.Stream) error  { return nil }
-func (f *fakeContext) WaitEvent(driver.Stream, driver.Event) error { return nil }
-func (f *fakeContext) SyncStream(driver.Stream) error              { return nil }
-func (f *fakeContext) SyncEvent(driver.Event) error                { return nil }
-func (f *fakeContext) HostRegister([]byte) error                   { return nil }
-func (f *fakeContext) HostUnregister([]byte) error                 { return nil }
+func (f *fakeContext) RecordOn(driver.Event, driver.Stream) error       { return nil }
+func (f *fakeContext) WaitEvent(driver.Stream, driver.Event) error      { return nil }
+func (f *fakeContext) SyncStream(driver.Stream) error                   { return nil }
+func (f *fakeContext) SyncEvent(driver.Event) error                     { return nil }
+func (f *fakeContext) WaitValue(driver.Stream, DevicePtr, uint32) error { return nil }
+func (f *fakeContext) HostRegister([]byte) error                        { return nil }
+func (f *fakeContext) HostUnregister([]byte) error                      { return nil }
 
 func fakeDevice(ctx driver.Context) *Device {
 	d := &Device{info: DeviceInfo{Name: "Fake GPU", MaxThreadsPerBlock: 1024, SharedPerBlock: 48 << 10,

@@ -172,8 +172,9 @@ type hostResult struct {
 // newHostResult starts making count matrices of rows × width values.
 // touch asks for their pages to be touched before the first copy into
 // them: right where the device's work before that copy hides it (fw-fast's
-// kernels); apsp-batched copies its first rows back after one batch, and
-// touching 10.8 GB first made its call 0.26 s slower (p2p-Gnutella30, H200).
+// kernels); apsp-batched copies its first rows back soon after its launch
+// starts, and touching 10.8 GB first made its call 0.26 s slower
+// (p2p-Gnutella30, H200).
 // pieces lets viaAuto take viaPiped (fw-fast in memory; apsp-batched and
 // the single-source calls keep the paths they were measured with).
 func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostResult {

@@ -6,8 +6,8 @@
 //                                                    above 4.5, bellmanford.cu's flag kernels)
 //   bf-fast       sssp_init, sssp_run, sssp_unpack   the same with an infinite threshold:
 //                                                    frontier Bellman-Ford, negative cycles
-//   apsp-batched  apsp_batch (sssp_unpack unfused)   one source per block at a time, each row
-//                                                    unpacked and checked by its block
+//   apsp-batched  apsp_batch                         one source per block at a time, each row
+//                                                    unpacked, checked and counted by its block
 //
 // One engine, sssp_step (one step by a grid or by a block), serves all
 // three. A distance and its predecessor are packed in one 64-bit word,
@@ -978,30 +978,34 @@ __device__ void finish_row(int n, int src, const long long *row, int *d, int *p,
 // apsp_batch solves sources first .. first+count-1: each block takes the
 // next source from *next and runs sssp_step's block form on it with its
 // own scratch (7n ints per block: relaxed, stamp, infar, two worklists,
-// two far piles) and a row of n packed words, then takes another, until
-// the batch is done. Its counters are in shared memory, whose atomics are
-// cheap: it claims worklist slots one lane at a time.
+// two far piles) and its own row of n packed words (row blockIdx.x of
+// slab), then takes another, until the sources are done. Its counters are
+// in shared memory, whose atomics are cheap: it claims worklist slots one
+// lane at a time.
 //
-// With d not null (fused), the packed row is the block's own (row
-// blockIdx.x of slab, blocks x n words), and the block ends each source by
-// unpacking it into row j of d (count x n distances) and p (predecessors,
-// when not null), checking it (finish_row, flags) and adding one to *done,
-// so that the batch ends with its last block; the host compares *done with
-// count, which catches a row that no block finished. With d null the rows
-// stay packed in slab (count x n words, row j for source first+j) for
-// sssp_unpack and ff_finish to take in launches of their own.
+// The block ends each source by unpacking its row into row j of d (count
+// x n distances) and p (predecessors, when not null), checking it
+// (finish_row, flags) and adding one to *done, so that the launch ends
+// with its last block; the host compares *done with count, which catches
+// a row that no block finished. With pieces not null it also adds one to
+// pieces[j / piece] once the row is written and fenced, so that a copy of
+// piece k's rows (rows k*piece onwards) may start, after a stream wait
+// for that count (cuStreamWaitValue32), while the launch goes on. A host
+// that sets *next to count or more stops the launch after the sources it
+// has started.
 //
 // The bounds keep the registers at the 32 a thread that the kernel had
 // before the fused finish: without them, the driver gave it 52 on an H200
 // (ncu), half the resident blocks, and 35 % longer batches.
 extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
                                       long long *slab, int first, int count, int *scratch, int *next, int delta, int group,
-                                      int heavy, int *d, int *p, int *flags, int *done)
+                                      int heavy, int *d, int *p, int *flags, int *done, int *pieces, int piece)
 {
     __shared__ int st[ST_WORDS];
     __shared__ int job;
     int *relaxed = scratch + (size_t)blockIdx.x * 7 * n;
     int *stamp = relaxed + n, *infar = stamp + n, *q0 = infar + n, *q1 = q0 + n, *f0 = q1 + n, *f1 = f0 + n;
+    long long *dist = slab + (size_t)blockIdx.x * n;
     for (;;) {
         if (threadIdx.x == 0)
             job = atomicAdd(next, 1);
@@ -1010,7 +1014,6 @@ extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const in
         if (j >= count)
             return;
         const int src = first + j;
-        long long *dist = slab + (size_t)(d ? blockIdx.x : j) * n;
         for (int v = threadIdx.x; v < n; v += blockDim.x)
             init_vertex(v, dist, relaxed, stamp, infar);
         if (threadIdx.x < ST_WORDS)
@@ -1030,10 +1033,14 @@ extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const in
         for (int it = 0; opaque(sssp_step<false>(prob, threadIdx.x, blockDim.x, it, fs, thr, none)); it++)
             ;
         __syncthreads();
-        if (d) {
-            finish_row(n, src, dist, d + (size_t)j * n, p ? p + (size_t)j * n : nullptr, flags);
-            if (threadIdx.x == 0)
-                atomicAdd(done, 1);
+        finish_row(n, src, dist, d + (size_t)j * n, p ? p + (size_t)j * n : nullptr, flags);
+        if (pieces)
+            __threadfence_system(); // the row before its count, for a copy engine
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            atomicAdd(done, 1);
+            if (pieces)
+                atomicAdd(pieces + j / piece, 1);
         }
     }
 }

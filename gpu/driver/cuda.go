@@ -9,8 +9,10 @@ package driver
 
 /*
 #cgo LDFLAGS: -lcuda
-#cgo linux LDFLAGS: -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib64/stubs
+#cgo linux LDFLAGS: -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib64/stubs -ldl
 #cgo linux CFLAGS: -I/usr/local/cuda/include
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <cuda.h>
 
@@ -26,6 +28,21 @@ static int pathnotes_alloc_host(void **p, size_t n) {
 
 static int pathnotes_host_register(void *p, size_t n) {
 	return (int)cuMemHostRegister(p, n, CU_MEMHOSTREGISTER_PORTABLE);
+}
+
+// pathnotes_wait_value is cuStreamWaitValue32_v2 (CUDA 11.7 on, always
+// enabled), looked up when first called so that the binary still loads
+// with an older driver library, where it answers CUDA_ERROR_NOT_SUPPORTED.
+static int pathnotes_wait_value(void *s, CUdeviceptr addr, unsigned value) {
+	typedef CUresult (*waitfn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+	static waitfn fn;
+	static int looked;
+	if (!looked) {
+		fn = (waitfn)dlsym(RTLD_DEFAULT, "cuStreamWaitValue32_v2");
+		looked = 1;
+	}
+	if (!fn) return (int)CUDA_ERROR_NOT_SUPPORTED;
+	return (int)fn((CUstream)s, addr, value, CU_STREAM_WAIT_VALUE_GEQ);
 }
 
 static int pathnotes_host_unregister(void *p) {
@@ -666,6 +683,19 @@ func (c *cudaCtx) SyncEvent(e Event) error {
 		return err
 	}
 	return c.do("cuEventSynchronize", ev.Synchronize)
+}
+
+func (c *cudaCtx) WaitValue(s Stream, addr DevicePtr, value uint32) error {
+	st, err := c.stream(s)
+	if err != nil {
+		return err
+	}
+	return c.do("cuStreamWaitValue32", func() error {
+		if r := C.pathnotes_wait_value(cuStream(st), C.CUdeviceptr(addr), C.unsigned(value)); r != 0 {
+			return cuCode(r)
+		}
+		return nil
+	})
 }
 
 // HostRegister page-locks b for every context (CU_MEMHOSTREGISTER_PORTABLE).

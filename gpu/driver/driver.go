@@ -149,6 +149,16 @@ type StreamContext interface {
 	// of that work.
 	SyncStream(s Stream) error
 	SyncEvent(e Event) error
+	// WaitValue makes the work queued on s after it wait until the 32-bit
+	// word at addr has reached value, counting round: until
+	// int32(word - value) >= 0 (cuStreamWaitValue32 with
+	// CU_STREAM_WAIT_VALUE_GEQ); the host goes on. Other work must write
+	// the word (a kernel or a copy on another stream), or s waits for
+	// ever. It orders what follows on s after the wait, not after the
+	// writes that came before the word's (a kernel that counts finished
+	// rows in the word fences them first). A CUDA driver library older
+	// than 11.7 lacks it and answers an error that is not sticky.
+	WaitValue(s Stream, addr DevicePtr, value uint32) error
 	// HostRegister page-locks host memory the process already has (Go
 	// memory, say) for every device of the driver, as HostAlloc's is;
 	// HostUnregister, given the same slice, releases it, after the

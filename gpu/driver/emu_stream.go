@@ -18,6 +18,7 @@ package driver
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -39,13 +40,15 @@ type emuStream struct {
 // a WaitEvent's op names the stream and op it waits for (after, the op's
 // number from 1; 0: no wait). late marks an op that another device's
 // WaitPeerEvent need not run: an event's record, or the write of a peer
-// copy, whose source CopyPeerAsync has read already.
+// copy, whose source CopyPeerAsync has read already. A WaitValue's op
+// has ready, which says whether its word has reached the value.
 type emuOp struct {
 	run   func() error
 	host  []byte
 	from  Stream
 	after int
 	late  bool
+	ready func() bool
 }
 
 // emuEvent is an event: its latest record is op seq of stream (seq 0: on
@@ -224,7 +227,7 @@ func (c *emuContext) flushShuffled(st *emuStream, upto int) error {
 		var ready []*emuStream
 		for _, h := range handles {
 			o, ok := c.streams[h]
-			if ok && len(o.ops) > 0 && c.reached(o.ops[0].from, o.ops[0].after) {
+			if ok && len(o.ops) > 0 && c.reached(o.ops[0].from, o.ops[0].after) && (o.ops[0].ready == nil || o.ops[0].ready()) {
 				ready = append(ready, o)
 			}
 		}
@@ -394,6 +397,60 @@ func (c *emuContext) WaitEvent(s Stream, e Event) error {
 		return err // recorded on the default stream running its work at once (done), never, or on s itself (in order)
 	}
 	return c.enqueue(s, "emuStreamWaitEvent", emuOp{from: from, after: seq, run: func() error { return c.flush(from, seq) }})
+}
+
+// WaitValue queues a wait that runs, when its turn comes, the other
+// streams' queued work one op at a time (in the order of their handles)
+// until the word has reached the value; under EmulatorShuffle the wait
+// is picked only once it has. A wait that no queued work can end is an
+// error, where a card would wait for ever.
+func (c *emuContext) WaitValue(s Stream, addr DevicePtr, value uint32) error {
+	const op = "emuStreamWaitValue32"
+	if err := c.devRange(op, addr, 4); err != nil {
+		return err
+	}
+	var word [4]byte
+	ready := func() bool {
+		if err := c.read(word[:], addr); err != nil {
+			return true // the run reports it
+		}
+		return int32(binary.LittleEndian.Uint32(word[:])-value) >= 0
+	}
+	return c.enqueue(s, op, emuOp{ready: ready, run: func() error {
+		for !ready() {
+			if err := c.check(); err != nil {
+				return err
+			}
+			if err := c.read(word[:], addr); err != nil {
+				return err
+			}
+			ran, err := c.runOther(s)
+			if err != nil {
+				return err
+			}
+			if !ran {
+				return emuError(op, cuInvalidValue, fmt.Errorf("stream %d waits for the word at %#x to reach %d, and no queued work may write it", s, addr, value), false)
+			}
+		}
+		return nil
+	}})
+}
+
+// runOther runs the next queued op of the first stream other than s (by
+// handle) that has one and is not running its ops already, and reports
+// whether there was one.
+func (c *emuContext) runOther(s Stream) (bool, error) {
+	handles := make([]Stream, 0, len(c.streams))
+	for h, o := range c.streams {
+		if h != s && len(o.ops) > 0 && !o.flushing {
+			handles = append(handles, h)
+		}
+	}
+	if len(handles) == 0 {
+		return false, nil
+	}
+	h := slices.Min(handles)
+	return true, c.flush(h, c.streams[h].done+1)
 }
 
 func (c *emuContext) SyncStream(s Stream) error {

@@ -276,3 +276,70 @@ func TestEmuLazyDefaultOrder(t *testing.T) {
 		t.Error("after Reset, another stream's copy out saw the default stream's fill: the mode is off")
 	}
 }
+
+// TestEmuWaitValue queues, on one stream, a wait for a word to reach a
+// value and then a copy of data out; on another stream (the default one,
+// lazy, or one from NewStream), a copy of the data in and then writes of
+// the word. The copy out must see the data, in the usual order, in
+// shuffled ones and with the default stream a queue; a wait that no
+// queued work can end is an error, not a hang; and the comparison counts
+// round (a word past 2^31 above the value has reached it).
+func TestEmuWaitValue(t *testing.T) {
+	seeds := []*uint64{nil}
+	for s := range uint64(8) {
+		seeds = append(seeds, &s)
+	}
+	for _, lazy := range []bool{false, true} {
+		for _, seed := range seeds {
+			for _, fromDefault := range []bool{false, true} {
+				c, must := testContext(t, lazy, seed)
+				const n = 16
+				data, err := c.Alloc(4 * n)
+				must(err)
+				word, err := c.Alloc(4)
+				must(err)
+				must(c.Memset32(data, 1, n))
+				must(c.Memset32(word, 0xfffffffe, 1)) // -2: below 3 counting round
+				must(c.Synchronize())                 // the fills before the other streams' work
+				waits, err := c.NewStream()
+				must(err)
+				writes := Stream(0)
+				if !fromDefault {
+					if writes, err = c.NewStream(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				src, got := make([]int32, n), make([]int32, n)
+				for i := range src {
+					src[i] = 2
+				}
+				must(c.WaitValue(waits, word, 3))
+				must(c.CopyOutAsync(int32Bytes(got), data, waits))
+				must(c.CopyInAsync(data, int32Bytes(src), writes))
+				must(c.CopyInAsync(word, int32Bytes([]int32{1}), writes))
+				must(c.CopyInAsync(word, int32Bytes([]int32{3}), writes))
+				must(c.SyncStream(waits))
+				if got[0] != 2 || got[n-1] != 2 {
+					t.Errorf("lazy %v, seed %v, writes from the default stream %v: the copy after the wait saw %d, want 2",
+						lazy, seed != nil, fromDefault, got[0])
+				}
+				must(c.Synchronize())
+			}
+		}
+	}
+	c, must := testContext(t, false, nil)
+	word, err := c.Alloc(4)
+	must(err)
+	must(c.Memset32(word, 0x80000005, 1))
+	s, err := c.NewStream()
+	must(err)
+	must(c.WaitValue(s, word, 6)) // 2^31 - 1 above 6
+	if err := c.SyncStream(s); err != nil {
+		t.Errorf("a word 2^31-1 above the value: %v, want the wait passed", err)
+	}
+	must(c.Memset32(word, 5, 1))
+	must(c.WaitValue(s, word, 6))
+	if err := c.SyncStream(s); err == nil {
+		t.Error("a wait that no queued work can end passed")
+	}
+}
