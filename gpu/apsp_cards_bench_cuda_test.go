@@ -15,20 +15,26 @@ import (
 const apspCardsRuns = 3
 
 // apspConfig is one configuration of apsp-batched that the card
-// benchmarks time: the pieces a launch's rows go back in (apspPieces; 0:
-// one, after the launch, as before pieces), the weight of a source with
-// out-arcs in the shares (apspLiveWeight; 1: equal counts), and the
-// launches a card's share is cut into (0: as memory allows, one here).
+// benchmarks time: whether a launch's rows go back in pieces as they are
+// done (else after the launch, as before pieces), the values of a piece
+// (fetchChunk: a staging buffer's worth; 0 leaves it), the weight of a
+// source with out-arcs in the shares (apspLiveWeight; 1: equal counts),
+// and the launches a card's share is cut into (0: as memory allows, one
+// here).
 type apspConfig struct {
-	pieces, weight, launches int
+	pieced                  bool
+	chunk, weight, launches int
 }
 
 // set sets the package's knobs to c and returns the tuning of its
 // launches for g's share on each of cards cards.
-func (c apspConfig) set(n, cards int) fastTuning {
-	apspPipeBytes, apspPieces, apspLiveWeight = 64<<20, c.pieces, c.weight
-	if c.pieces == 0 {
-		apspPipeBytes, apspPieces = 1<<62, 16
+func (c apspConfig) set(n, cards int, chunk int) fastTuning {
+	apspPipeBytes, apspLiveWeight, fetchChunk = 64<<20, c.weight, chunk
+	if !c.pieced {
+		apspPipeBytes = 1 << 62
+	}
+	if c.chunk > 0 {
+		fetchChunk = c.chunk
 	}
 	if c.launches == 0 {
 		return fastTuning{}
@@ -39,20 +45,20 @@ func (c apspConfig) set(n, cards int) fastTuning {
 // restoreAPSP returns a function that puts apsp-batched's knobs back as
 // they are now.
 func restoreAPSP() func() {
-	b, p, w := apspPipeBytes, apspPieces, apspLiveWeight
-	return func() { apspPipeBytes, apspPieces, apspLiveWeight = b, p, w }
+	b, w, c := apspPipeBytes, apspLiveWeight, fetchChunk
+	return func() { apspPipeBytes, apspLiveWeight, fetchChunk = b, w, c }
 }
 
 // BenchmarkAPSPCards times apsp-batched on p2p-Gnutella30 (weights
 // 1..100) without and with predecessors, on the first card alone and on
 // the first two cards (and on all of them, where the host has more; a
 // host of one card runs the one-card configurations alone): the default
-// (named default; one launch a card, its rows back in apspPieces pieces
-// as they are done, shares by weight), other counts of pieces (pieces=K;
-// pieces=0 copies each launch's rows after it), shares of equal counts
-// (weight=1), and the share cut into launches (launches=K; with pieces=0,
-// the way before pieces: launches=4/pieces=0 is the old default on one
-// card). Besides the parts of the calls (callParts: medians of max(b.N,
+// (named default; one launch a card, its rows back in pieces of a staging
+// buffer as they are done, shares by weight), pieces of 16 MiB
+// (chunk=16m), each launch's rows after it (pieces=0), shares of equal
+// counts (weight=1), and the share cut into launches (launches=K; with
+// pieces=0, the way before pieces: launches=4/pieces=0 is the old
+// default). Besides the parts of the calls (callParts: medians of max(b.N,
 // apspCardsRuns) calls) it reports kernel-x and wall-x, the speed-ups of
 // the median kernel and wall times over the first card alone with the
 // default, in the same process (that configuration must run first: do
@@ -64,7 +70,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer restoreAPSP()()
-	def := apspConfig{apspPieces, apspLiveWeight, 0}
+	def, chunk := apspConfig{true, 0, apspLiveWeight, 0}, fetchChunk
 	g := gnutella30().get(b)
 	counts := []int{1}
 	if len(devs) > 1 {
@@ -79,20 +85,19 @@ func BenchmarkAPSPCards(b *testing.B) {
 			configs := map[string]apspConfig{"default": def}
 			var names = []string{"default"}
 			add := func(name string, c apspConfig) { configs[name] = c; names = append(names, name) }
-			for _, p := range []int{0, 4, 32} {
-				add(fmt.Sprintf("pieces=%d", p), apspConfig{p, def.weight, 0})
-			}
+			add("chunk=16m", apspConfig{true, 4 << 20, def.weight, 0})
+			add("pieces=0", apspConfig{false, 0, def.weight, 0})
 			if k > 1 {
-				add("weight=1", apspConfig{def.pieces, 1, 0})
+				add("weight=1", apspConfig{true, 0, 1, 0})
 			}
 			for _, l := range []int{2, 4} {
-				add(fmt.Sprintf("launches=%d/pieces=0", l), apspConfig{0, def.weight, l})
-				add(fmt.Sprintf("launches=%d/pieces=%d", l, def.pieces), apspConfig{def.pieces, def.weight, l})
+				add(fmt.Sprintf("launches=%d", l), apspConfig{true, 0, def.weight, l})
+				add(fmt.Sprintf("launches=%d/pieces=0", l), apspConfig{false, 0, def.weight, l})
 			}
 			for _, name := range names {
 				c := configs[name]
 				b.Run(fmt.Sprintf("pred=%v/cards=%d/%s", pred, k, name), func(b *testing.B) {
-					tun := c.set(g.N(), k)
+					tun := c.set(g.N(), k, chunk)
 					all := make([]Stats, max(b.N, apspCardsRuns))
 					for i := range all {
 						if _, err := apspBatchedTuned(context.Background(), g, Options{Devices: devs[:k], Pred: pred, Stats: &all[i]}, tun); err != nil {

@@ -127,13 +127,14 @@ type apspBatches struct {
 	// launches, set to graph.Inf), then each launch's count of the rows
 	// its blocks finished (zeroed once).
 	checks buffer
-	// pieces is each launch's counts of finished rows by piece,
-	// apspPieces a launch (zeroed once).
+	// pieces is each launch's counts of finished rows by piece, stride
+	// words a launch (zeroed once).
 	pieces buffer
+	stride int
 }
 
 // apspCounters allocates a's source counters, checks and pieces' counts
-// for a device that runs launches launches.
+// (a.stride a launch) for a device that runs launches launches.
 func (r *run) apspCounters(a *apspBatches, launches int) (err error) {
 	if a.next, err = r.allocRaw(launches); err != nil {
 		return err
@@ -141,7 +142,7 @@ func (r *run) apspCounters(a *apspBatches, launches int) (err error) {
 	if err := r.fill(a.next, 0); err != nil {
 		return err
 	}
-	if a.pieces, err = r.allocRaw(launches * apspPieces); err != nil {
+	if a.pieces, err = r.allocRaw(launches * a.stride); err != nil {
 		return err
 	}
 	if err := r.fill(a.pieces, 0); err != nil {
@@ -165,7 +166,7 @@ func word(b buffer, k int) DevicePtr { return b.ptr + DevicePtr(4*k) }
 func (r *run) queueLaunch(a *apspBatches, b int, part span, out [2]buffer, piece int, pieced bool) error {
 	var counts buffer
 	if pieced {
-		counts = buffer{word(a.pieces, b*apspPieces), apspPieces}
+		counts = buffer{word(a.pieces, b*a.stride), a.stride}
 	}
 	return r.launch(ptx.SSSP, "apsp_batch", Dim(min(a.blocks, part.count), 1, 1), Dim(a.tun.Block, 1, 1), 0,
 		i32(a.n), a.gr.off.arg(), a.gr.tgt.arg(), a.gr.w.arg(), a.slab.arg(), i32(part.first), i32(part.count),
@@ -266,9 +267,6 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 		return err
 	}
 	launches := ceilDiv(share.count, batch)
-	if err := r.apspCounters(a, launches); err != nil {
-		return err
-	}
 	parts := make([]span, launches)
 	for b := range parts {
 		first := b * batch
@@ -292,12 +290,24 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 		}
 	}
 	kstart, kstop := make([]driver.Event, launches), make([]driver.Event, launches)
-	pieced := func(part span) bool { return uint64(part.count)*uint64(n)*4*uint64(matrices) >= apspPipeBytes }
-	pieceRows := func(part span) int {
-		if pieced(part) {
-			return ceilDiv(part.count, apspPieces)
+	// Launches of apspPipeBytes or more of rows go back in pieces: on the
+	// staged path a staging buffer's worth each (stagedJobs keeps the bus
+	// busy across them), else apspPieces a launch.
+	pieced := uint64(batch)*uint64(n)*4*uint64(matrices) >= apspPipeBytes
+	if pieced {
+		if pieced, err = r.canWaitValue(cs); err != nil {
+			return err
 		}
-		return part.count
+	}
+	staged, piece := false, batch
+	if per, err := r.stagedRows(n); err == nil && h.path == viaStaged && pieced {
+		staged, piece = true, per
+	} else if pieced {
+		piece = ceilDiv(batch, apspPieces)
+	}
+	a.stride = ceilDiv(batch, piece)
+	if err := r.apspCounters(a, launches); err != nil {
+		return err
 	}
 	queue := func(b int) error {
 		if b < 2 {
@@ -316,12 +326,12 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 		if err := cx.Record(kstart[b]); err != nil {
 			return r.fail(err, "recording an event")
 		}
-		if err := r.queueLaunch(a, b, parts[b], out[b%2], pieceRows(parts[b]), pieced(parts[b])); err != nil {
+		if err := r.queueLaunch(a, b, parts[b], out[b%2], piece, pieced); err != nil {
 			return err
 		}
-		if pieced(parts[b]) {
+		if pieced {
 			// Whatever the counts, no wait for them outlasts the launch.
-			if err := r.fill(buffer{word(a.pieces, b*apspPieces), apspPieces}, apspStop); err != nil {
+			if err := r.fill(buffer{word(a.pieces, b*a.stride), a.stride}, apspStop); err != nil {
 				return err
 			}
 		}
@@ -333,8 +343,8 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 	if err := queue(0); err != nil {
 		return err
 	}
+	mats := h.wait()
 	var pending []pendingFetch
-	streamWaits := true
 	for b, part := range parts {
 		if b+1 < launches {
 			if err := queue(b + 1); err != nil {
@@ -342,40 +352,55 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 			}
 		}
 		d, p := batchRows(out[b%2], part.first, n)
-		piece := pieceRows(part)
 		// The waits for the pieces' counts come after the counts' zeroing
 		// (which a spare buffer needs: it may hold an earlier run's
-		// apspStop).
-		if err := cx.WaitEvent(cs, kstart[b]); err != nil {
+		// apspStop); the other copies after the launch.
+		after := kstop[b]
+		if pieced {
+			after = kstart[b]
+		}
+		if err := cx.WaitEvent(cs, after); err != nil {
 			return r.fail(err, "waiting for the kernels")
 		}
+		var jobs []stagedJob
 		for lo := 0; lo < part.count; lo += piece {
-			if err := r.ctx.Err(); err != nil {
-				return r.apspStopAll(a, launches, ctl, err)
-			}
 			hi := min(lo+piece, part.count)
-			waited := false
-			if pieced(part) && streamWaits {
-				err := cx.WaitValue(cs, word(a.pieces, b*apspPieces+lo/piece), uint32(hi-lo))
-				if driver.IsSticky(err) {
-					return r.fail(err, "waiting for rows %d..%d", part.first+lo, part.first+hi-1)
-				}
-				// A driver without stream waits: each piece after the launch.
-				waited, streamWaits = err == nil, err == nil
-			}
-			if !waited {
-				if err := cx.WaitEvent(cs, kstop[b]); err != nil {
-					return r.fail(err, "waiting for the kernels")
-				}
-			}
+			count := word(a.pieces, b*a.stride+lo/piece)
 			for k, m := range []buffer{d, p}[:matrices] {
+				if staged {
+					j := stagedJob{host: mats[k], src: m.ptr, devPitch: n, w: n, lo: part.first + lo, hi: part.first + hi}
+					if k == 0 {
+						j.wait, j.value = count, uint32(hi-lo)
+					}
+					if k == matrices-1 {
+						j.done = hi - lo
+					}
+					jobs = append(jobs, j)
+					continue
+				}
+				if err := r.ctx.Err(); err != nil {
+					return r.apspStopAll(a, launches, ctl, err)
+				}
+				if k == 0 && pieced {
+					if err := cx.WaitValue(cs, count, uint32(hi-lo)); err != nil {
+						return r.fail(err, "waiting for rows %d..%d", part.first+lo, part.first+hi-1)
+					}
+				}
 				f, err := r.queueFetch(h, k, m.ptr, n, part.first+lo, part.first+hi, cs)
 				if err != nil {
 					return err
 				}
 				pending = append(pending, f)
 			}
-			r.report(hi-lo, n)
+			if !staged {
+				r.report(hi-lo, n)
+			}
+		}
+		if err := r.stagedJobs(jobs, cs, true); err != nil {
+			if cause := r.ctx.Err(); cause != nil {
+				return r.apspStopAll(a, launches, ctl, cause)
+			}
+			return err
 		}
 		if err := cx.RecordOn(copied[b%2], cs); err != nil {
 			return r.fail(err, "recording an event")
@@ -398,6 +423,32 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 		return err
 	}
 	return r.apspVerdict(g, a, f, parts, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
+}
+
+// canWaitValue tells whether the driver waits for a device word on a
+// stream (driver WaitValue; a CUDA driver library before 11.7 does not),
+// by a wait on stream s for a word that has the value already.
+func (r *run) canWaitValue(s driver.Stream) (bool, error) {
+	probe, err := r.alloc(1) // poison, a positive int32
+	if err != nil {
+		return false, err
+	}
+	filled, err := r.event()
+	if err != nil {
+		return false, err
+	}
+	cx := r.dev.ctx
+	if err := cx.Record(filled); err != nil {
+		return false, r.fail(err, "recording an event")
+	}
+	if err := cx.WaitEvent(s, filled); err != nil {
+		return false, r.fail(err, "waiting for a fill")
+	}
+	err = cx.WaitValue(s, probe.ptr, 0)
+	if driver.IsSticky(err) {
+		return false, r.fail(err, "waiting for a word on a stream")
+	}
+	return err == nil, nil
 }
 
 // apspStopAll stops a's launches after the sources they have started, by

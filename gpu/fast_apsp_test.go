@@ -276,14 +276,18 @@ func TestSourceShares(t *testing.T) {
 // (and on one), with launches that cut the shares (and do not divide
 // them) and with narrow launches, their rows copied back in pieces as
 // they are done (apspPipeBytes 0, and apspPieces that do not divide the
-// rows) or after each launch, the streams' work, the default stream's
+// rows; on the staged path, a staging buffer of 400 values a piece) or
+// after each launch, the streams' work, the default stream's
 // included (driver.EmulatorLazyDefault), run in orders their events and
 // waits allow (driver.EmulatorShuffle), on random graphs and on one whose
 // sources mostly have no out-arc, with and without predecessors: the
 // distances must be the CPU's, Π valid, and the progress reported must
 // add up to every source exactly once.
 func TestEmuAPSPShares(t *testing.T) {
-	defer func(b uint64, p int) { apspPipeBytes, apspPieces = b, p }(apspPipeBytes, apspPieces)
+	defer func(b uint64, p, path, chunk int) {
+		apspPipeBytes, apspPieces, resultPath, fetchChunk = b, p, path, chunk
+	}(apspPipeBytes, apspPieces, resultPath, fetchChunk)
+	fetchChunk = 400 // staged: 4 or 5 rows a piece
 	ctx := context.Background()
 	devs := shuffledEmulators(t, 3, 4)
 	graphs := map[string]*graph.Graph{"sinky n=97": sinkyGraph(t, 97, 1)}
@@ -297,18 +301,24 @@ func TestEmuAPSPShares(t *testing.T) {
 		}
 		for i, c := range []struct {
 			tun    fastTuning
-			k      int // devices
-			pieces int // apspPieces, 0: the whole launch after it (apspPipeBytes as it is)
+			k      int  // devices
+			pieces int  // apspPieces, 0: the whole launch after it (apspPipeBytes as it is)
+			staged bool // the result back through the staging buffers, pieces of fetchChunk
 		}{
-			{fastTuning{Batch: 3}, 2, 0}, {fastTuning{Blocks: 2}, 3, 5}, {fastTuning{Batch: 10, Blocks: 3}, 2, 3},
-			{fastTuning{Batch: 4}, 1, 2}, {fastTuning{}, 2, 0}, {fastTuning{}, 1, 7}, {fastTuning{Batch: 30}, 3, 4},
+			{fastTuning{Batch: 3}, 2, 0, false}, {fastTuning{Blocks: 2}, 3, 5, false}, {fastTuning{Batch: 10, Blocks: 3}, 2, 3, false},
+			{fastTuning{Batch: 4}, 1, 2, false}, {fastTuning{}, 2, 0, false}, {fastTuning{}, 1, 7, false}, {fastTuning{Batch: 30}, 3, 4, false},
+			{fastTuning{}, 2, 1, true}, {fastTuning{Batch: 12, Blocks: 2}, 1, 1, true}, {fastTuning{Batch: 30}, 3, 1, true},
+			{fastTuning{Batch: 7}, 2, 0, true},
 		} {
-			apspPipeBytes, apspPieces = 64<<20, 16
+			apspPipeBytes, apspPieces, resultPath = 64<<20, 16, viaAuto
 			if c.pieces > 0 {
 				apspPipeBytes, apspPieces = 0, c.pieces
 			}
+			if c.staged {
+				resultPath = viaStaged
+			}
 			tun, k, pred := c.tun, c.k, i%3 != 1
-			label := fmt.Sprintf("%s, %d devices, %d pieces, %+v, pred %v", name, k, c.pieces, tun, pred)
+			label := fmt.Sprintf("%s, %d devices, %d pieces, staged %v, %+v, pred %v", name, k, c.pieces, c.staged, tun, pred)
 			done := 0
 			progress := func(d, total int) {
 				if total != g.N() {
@@ -374,7 +384,7 @@ func TestEmuAPSPChecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.end()
-			a := &apspBatches{n: n, blocks: 3, tun: fastTuning{Block: 64, Group: 1, Delta: 1 << 29}}
+			a := &apspBatches{n: n, blocks: 3, stride: apspPieces, tun: fastTuning{Block: 64, Group: 1, Delta: 1 << 29}}
 			if a.gr, err = r.uploadCSR(c.g); err != nil {
 				t.Fatal(err)
 			}

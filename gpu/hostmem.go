@@ -348,52 +348,127 @@ func (r *run) fetched(f pendingFetch) error {
 var fetchChunk = stagingValues
 
 // fetchStaged copies rows lo..hi-1 through the two page-locked staging
-// buffers, fetchChunk values at a time: while all cores copy one into the
-// result, the device fills the other. Without staging buffers it copies
-// straight into host.
+// buffers, fetchChunk values at a time (stagedJobs): while all cores copy
+// one into the result, the device fills the other. Without staging
+// buffers it copies straight into host.
 func (r *run) fetchStaged(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
-	c := r.dev.ctx
-	st, err := r.dev.stagingBuffers()
+	per, err := r.stagedRows(w)
 	if err != nil {
-		if err := c.CopyOut2DAsync(asBytes(host[lo*w:hi*w]), 4*w, src+DevicePtr(lo)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, hi-lo, s); err != nil {
+		if err := r.dev.ctx.CopyOut2DAsync(asBytes(host[lo*w:hi*w]), 4*w, src+DevicePtr(lo)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, hi-lo, s); err != nil {
 			return r.fail(err, "copying from the device")
 		}
 		return nil
 	}
-	per := max(1, min(len(st[0]), fetchChunk)/max(w, 1))
-	var ev [2]driver.Event
-	for i := range ev {
-		if ev[i], err = r.event(); err != nil {
+	var jobs []stagedJob
+	for row := lo; row < hi; row += per {
+		jobs = append(jobs, stagedJob{host: host, src: src, devPitch: devPitch, w: w, lo: row, hi: min(row+per, hi)})
+	}
+	return r.stagedJobs(jobs, s, false)
+}
+
+// stagedRows is how many rows of w values one job of stagedJobs takes:
+// as many as a staging buffer holds (fetchChunk), at least one. It fails
+// where the device has no staging buffers.
+func (r *run) stagedRows(w int) (int, error) {
+	st, err := r.dev.stagingBuffers()
+	if err != nil {
+		return 0, err
+	}
+	return max(1, min(len(st[0]), fetchChunk)/max(w, 1)), nil
+}
+
+// stagedJob is one copy of stagedJobs: rows lo..hi-1 of w values (at most
+// stagedRows) from src, whose rows are devPitch values apart, into host
+// (rows w apart). With wait set, the device copy waits first until the
+// device word at wait reaches value (driver WaitValue); done, when not 0,
+// is passed to the run's progress, of host's rows, once the rows are in
+// host.
+type stagedJob struct {
+	host                []int32
+	src, wait           DevicePtr
+	devPitch, w, lo, hi int
+	value               uint32
+	done                int
+}
+
+// stagedJobs copies the jobs back in order on stream s through the two
+// staging buffers in turn: job j+1's device copy is queued before the
+// host, on all cores, copies job j out of the other buffer, so that a
+// list of jobs keeps the bus busy from the first job to the last (a
+// fetchStaged a piece would wait for its first copy and leave its last
+// to the host alone, each time). timed adds each job's device time, from
+// the end of its wait, and its bytes to the run's statistics. The run's
+// context is checked before each job: a cancelled run returns ctx.Err()
+// itself, with the jobs queued so far still on s.
+func (r *run) stagedJobs(jobs []stagedJob, s driver.Stream, timed bool) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	c := r.dev.ctx
+	st, err := r.dev.stagingBuffers()
+	if err != nil {
+		return r.fail(err, "allocating staging buffers")
+	}
+	var start, stop [2]driver.Event
+	for i := range stop {
+		if start[i], stop[i], err = r.eventPair(); err != nil {
 			return err
 		}
 	}
-	// queue fills staging buffer i with rows from row on.
-	queue := func(i, row int) error {
-		n := min(per, hi-row)
-		if err := c.CopyOut2DAsync(asBytes(st[i][:n*w]), 4*w, src+DevicePtr(row)*DevicePtr(devPitch)*4, 4*devPitch, 4*w, n, s); err != nil {
-			return r.fail(err, "copying rows %d..%d from the device", row, row+n-1)
+	queue := func(i int, j stagedJob) error {
+		if err := r.ctx.Err(); err != nil {
+			return err
 		}
-		if err := c.RecordOn(ev[i], s); err != nil {
+		if j.wait != 0 {
+			if err := c.WaitValue(s, j.wait, j.value); err != nil {
+				return r.fail(err, "waiting for rows %d..%d", j.lo, j.hi-1)
+			}
+		}
+		if timed {
+			if err := c.RecordOn(start[i], s); err != nil {
+				return r.fail(err, "recording an event")
+			}
+		}
+		n := j.hi - j.lo
+		if err := c.CopyOut2DAsync(asBytes(st[i][:n*j.w]), 4*j.w, j.src+DevicePtr(j.lo)*DevicePtr(j.devPitch)*4, 4*j.devPitch, 4*j.w, n, s); err != nil {
+			return r.fail(err, "copying rows %d..%d from the device", j.lo, j.hi-1)
+		}
+		if err := c.RecordOn(stop[i], s); err != nil {
 			return r.fail(err, "recording an event")
 		}
 		return nil
 	}
-	if err := queue(0, lo); err != nil {
+	if err := queue(0, jobs[0]); err != nil {
 		return err
 	}
-	for row, i := lo, 0; row < hi; row, i = row+per, i^1 {
-		if next := row + per; next < hi {
-			if err := queue(i^1, next); err != nil {
+	for k, j := range jobs {
+		i := k % 2
+		if k+1 < len(jobs) {
+			if err := queue(i^1, jobs[k+1]); err != nil {
 				return err
 			}
 		}
-		if err := c.SyncEvent(ev[i]); err != nil {
+		if err := c.SyncEvent(stop[i]); err != nil {
 			return r.fail(err, "copying from the device")
 		}
-		n := min(per, hi-row)
+		n := j.hi - j.lo
+		if timed {
+			dt, err := c.Elapsed(start[i], stop[i])
+			if err != nil {
+				return r.fail(err, "copying from the device")
+			}
+			r.stats.DeviceToHost += dt
+			r.stats.BytesToHost += uint64(n) * uint64(j.w) * 4
+		}
 		var wg sync.WaitGroup
-		parallelCopy(&wg, host[row*w:(row+n)*w], st[i][:n*w])
+		parallelCopy(&wg, j.host[j.lo*j.w:j.hi*j.w], st[i][:n*j.w])
 		wg.Wait()
+		if j.done > 0 {
+			r.report(j.done, len(j.host)/j.w)
+		}
+	}
+	if timed {
+		r.fetchedAt = time.Now()
 	}
 	return nil
 }
