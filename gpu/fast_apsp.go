@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
@@ -119,6 +120,11 @@ type apspBatches struct {
 	n, blocks int
 	tun       fastTuning
 	gr        csr
+	// The device's sources, by position 0..count-1: order[p], or base+p
+	// when order is nil; list is order on the device.
+	order       []int32
+	list        buffer
+	base, count int
 	// slab holds the blocks' packed rows, a row each, and scratch their
 	// scratch.
 	slab, scratch buffer
@@ -131,6 +137,14 @@ type apspBatches struct {
 	// words a launch (zeroed once).
 	pieces buffer
 	stride int
+}
+
+// source is the source at position p.
+func (a *apspBatches) source(p int) int {
+	if a.order != nil {
+		return int(a.order[p])
+	}
+	return a.base + p
 }
 
 // apspCounters allocates a's source counters, checks and pieces' counts
@@ -160,42 +174,35 @@ func (r *run) apspCounters(a *apspBatches, launches int) (err error) {
 // word is the address of b's int32 k.
 func word(b buffer, k int) DevicePtr { return b.ptr + DevicePtr(4*k) }
 
-// queueLaunch queues launch b, the sources of part, on the default stream,
-// its rows into out (distances, and predecessors unless out[1] is empty),
-// counted by pieces of piece rows in a.pieces when pieced.
+// queueLaunch queues launch b, the sources at the positions of part, on
+// the default stream, its rows into out (distances, and predecessors
+// unless out[1] is empty; a row a position, from part.first's), counted
+// by pieces of piece rows in a.pieces when pieced.
 func (r *run) queueLaunch(a *apspBatches, b int, part span, out [2]buffer, piece int, pieced bool) error {
 	var counts buffer
 	if pieced {
 		counts = buffer{word(a.pieces, b*a.stride), a.stride}
 	}
+	first := part.first
+	if a.order == nil {
+		first += a.base
+	}
 	return r.launch(ptx.SSSP, "apsp_batch", Dim(min(a.blocks, part.count), 1, 1), Dim(a.tun.Block, 1, 1), 0,
-		i32(a.n), a.gr.off.arg(), a.gr.tgt.arg(), a.gr.w.arg(), a.slab.arg(), i32(part.first), i32(part.count),
+		i32(a.n), a.gr.off.arg(), a.gr.tgt.arg(), a.gr.w.arg(), a.slab.arg(), i32(first), i32(part.count),
 		a.scratch.arg(), buffer{word(a.next, b), 1}.arg(), i32(a.tun.Delta), i32(a.tun.Group),
 		i32(a.tun.Heavy), out[0].arg(), out[1].arg(), a.checks.arg(), buffer{word(a.checks, 3+b), 1}.arg(),
-		counts.arg(), i32(piece))
-}
-
-// batchRows addresses a launch's output rows out (distances, predecessors
-// unless out[1] is empty), whose first is source first's, as the whole
-// n×n matrices, so that rows keep their numbers.
-func batchRows(out [2]buffer, first, n int) (d, p buffer) {
-	shift := DevicePtr(first) * DevicePtr(n) * 4
-	d = buffer{out[0].ptr - shift, n * n}
-	if out[1].ptr != 0 {
-		p = buffer{out[1].ptr - shift, n * n}
-	}
-	return d, p
+		counts.arg(), i32(piece), a.list.arg())
 }
 
 // apspVerdict turns a's checks, read back into f after every launch of
-// parts (the sources of each) has run, into the run's error: a launch
-// whose blocks did not finish each of its rows exactly once, or what
-// ffVerdict makes of the flags, reading the rows with row.
+// parts (the positions of its sources) has run, into the run's error: a
+// launch whose blocks did not finish each of its rows exactly once, or
+// what ffVerdict makes of the flags, reading the rows with row.
 func (r *run) apspVerdict(g *graph.Graph, a *apspBatches, f []int32, parts []span, row func(m, i int) ([]int32, error)) error {
 	for b, part := range parts {
 		if done := int(f[3+b]); done != part.count {
 			return fmt.Errorf("%s: internal error: launch %d on %s (sources %d..%d) finished %d rows of its %d",
-				r.what, b, r.dev.Info().Name, part.first, part.first+part.count-1, done, part.count)
+				r.what, b, r.dev.Info().Name, a.source(part.first), a.source(part.first+part.count-1), done, part.count)
 		}
 	}
 	if v := [3]int32(f); v != [3]int32{graph.Inf, graph.Inf, graph.Inf} {
@@ -204,19 +211,50 @@ func (r *run) apspVerdict(g *graph.Graph, a *apspBatches, f []int32, parts []spa
 	return nil
 }
 
+// sinkRows writes into mats (distances, predecessors when there are two)
+// the rows of the sources rows, which have no out-arcs and so reach only
+// themselves: distances graph.Inf but 0 on the diagonal, predecessors
+// graph.Nil. All cores copy rows made once.
+func sinkRows(mats [][]int32, n int, rows []int32) {
+	inf, nils := make([]int32, n), make([]int32, n)
+	for v := range inf {
+		inf[v], nils[v] = graph.Inf, graph.Nil
+	}
+	var wg sync.WaitGroup
+	parallelRanges(&wg, len(rows), func(lo, hi int) {
+		for _, s := range rows[lo:hi] {
+			at := int(s) * n
+			copy(mats[0][at:at+n], inf)
+			mats[0][at+int(s)] = 0
+			if len(mats) > 1 {
+				copy(mats[1][at:at+n], nils)
+			}
+		}
+	})
+	wg.Wait()
+}
+
 // apspRows solves g's sources of share on r's device, writing their rows
 // of the result h (with predecessors when h has two matrices); r.progress
-// gets the sources of each piece. The share is cut into launches of as
-// many sources as memory holds (usually one). Each launch's rows are
-// checked on the device (range, negative diagonal, predecessors, and
+// gets the sources of each piece. The device's sources are cut into
+// launches of as many as memory holds (usually one). Each launch's rows
+// are checked on the device (range, negative diagonal, predecessors, and
 // that each row was finished; see apsp_batch) and copied back on a
-// stream of their own in pieces, each once its rows are done (a stream
-// wait on its count), into one of two output buffers that the launches
+// stream of their own, into one of two output buffers that the launches
 // take in turn; launch b+1 is queued before the host copies launch b's
-// pieces, after the copies of launch b-1 on the device. ctx is checked
-// before each piece: a cancelled run sets every launch's source counter
-// to apspStop through a third stream, so that the launches end after the
-// sources they have started.
+// rows, after the copies of launch b-1 on the device.
+//
+// Launches of apspPipeBytes or more of rows go back in pieces, each once
+// its rows are done (a stream wait on its count): on the staged path a
+// staging buffer's worth each, as one stream of jobs (stagedJobs), else
+// apspPieces a launch. On the staged path the device solves only the
+// sources that have out-arcs, taken from a list: the host writes the
+// others' rows (sinkRows: three in four of p2p-Gnutella30's sources)
+// while it works, and copies each row that comes back to its place.
+//
+// ctx is checked before each piece: a cancelled run sets every launch's
+// source counter to apspStop through a third stream, so that the
+// launches end after the sources they have started.
 //
 // The check in apsp_batch sees each row as its block writes it, so it
 // cannot see the row overwritten later, as ff_finish over the output
@@ -233,7 +271,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 	}
 	matrices := len(h.mats)
 	pred := matrices > 1
-	a := &apspBatches{n: n, tun: tun}
+	a := &apspBatches{n: n, tun: tun, base: share.first, count: share.count}
 	var err error
 	if a.gr, err = r.uploadCSR(g); err != nil {
 		return err
@@ -258,20 +296,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 	if err != nil {
 		return err
 	}
-	batch = min(batch, share.count)
 	a.blocks = blocks
-	if a.slab, err = r.alloc(2 * blocks * n); err != nil {
-		return err
-	}
-	if a.scratch, err = r.alloc(blocks * apspScratch * n); err != nil {
-		return err
-	}
-	launches := ceilDiv(share.count, batch)
-	parts := make([]span, launches)
-	for b := range parts {
-		first := b * batch
-		parts[b] = span{share.first + first, min(batch, share.count-first)}
-	}
 	cx := r.dev.ctx
 	var cs, ctl driver.Stream // the copies back; the stop of a cancelled run
 	for _, s := range []*driver.Stream{&cs, &ctl} {
@@ -279,6 +304,65 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 			return r.fail(err, "creating a stream")
 		}
 		defer cx.DestroyStream(*s)
+	}
+	pieced := uint64(min(batch, share.count))*uint64(n)*4*uint64(matrices) >= apspPipeBytes
+	if pieced {
+		if pieced, err = r.canWaitValue(cs); err != nil {
+			return err
+		}
+	}
+	per, err := r.stagedRows(n)
+	staged := err == nil && h.path == viaStaged && pieced
+	mats := h.wait()
+	if staged {
+		var sinks []int32
+		for s := share.first; s < share.first+share.count; s++ {
+			if g.OutDegree(s) == 0 {
+				sinks = append(sinks, int32(s))
+			} else {
+				a.order = append(a.order, int32(s))
+			}
+		}
+		if len(sinks) == 0 {
+			a.order = nil
+		} else {
+			a.base, a.count = 0, len(a.order)
+			if a.list, err = r.upload(a.order); err != nil {
+				return err
+			}
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				sinkRows(mats, n, sinks)
+				r.report(len(sinks), n)
+			})
+			defer wg.Wait()
+		}
+	}
+	if a.count == 0 {
+		return nil
+	}
+	batch = min(batch, a.count)
+	piece := batch
+	switch {
+	case staged:
+		piece = per
+	case pieced:
+		piece = ceilDiv(batch, apspPieces)
+	}
+	a.stride = ceilDiv(batch, piece)
+	if a.slab, err = r.alloc(2 * blocks * n); err != nil {
+		return err
+	}
+	if a.scratch, err = r.alloc(blocks * apspScratch * n); err != nil {
+		return err
+	}
+	launches := ceilDiv(a.count, batch)
+	if err := r.apspCounters(a, launches); err != nil {
+		return err
+	}
+	parts := make([]span, launches)
+	for b := range parts {
+		parts[b] = span{b * batch, min(batch, a.count-b*batch)}
 	}
 	// Distances and predecessors, twice when there are several launches
 	// (launch b writes set b%2 while set (b-1)%2 is copied back).
@@ -290,25 +374,6 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 		}
 	}
 	kstart, kstop := make([]driver.Event, launches), make([]driver.Event, launches)
-	// Launches of apspPipeBytes or more of rows go back in pieces: on the
-	// staged path a staging buffer's worth each (stagedJobs keeps the bus
-	// busy across them), else apspPieces a launch.
-	pieced := uint64(batch)*uint64(n)*4*uint64(matrices) >= apspPipeBytes
-	if pieced {
-		if pieced, err = r.canWaitValue(cs); err != nil {
-			return err
-		}
-	}
-	staged, piece := false, batch
-	if per, err := r.stagedRows(n); err == nil && h.path == viaStaged && pieced {
-		staged, piece = true, per
-	} else if pieced {
-		piece = ceilDiv(batch, apspPieces)
-	}
-	a.stride = ceilDiv(batch, piece)
-	if err := r.apspCounters(a, launches); err != nil {
-		return err
-	}
 	queue := func(b int) error {
 		if b < 2 {
 			if out[b][0], out[b][1], err = r.allocOut(batch*n, pred); err != nil {
@@ -343,7 +408,6 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 	if err := queue(0); err != nil {
 		return err
 	}
-	mats := h.wait()
 	var pending []pendingFetch
 	for b, part := range parts {
 		if b+1 < launches {
@@ -351,7 +415,6 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 				return err
 			}
 		}
-		d, p := batchRows(out[b%2], part.first, n)
 		// The waits for the pieces' counts come after the counts' zeroing
 		// (which a spare buffer needs: it may hold an earlier run's
 		// apspStop); the other copies after the launch.
@@ -362,41 +425,12 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 		if err := cx.WaitEvent(cs, after); err != nil {
 			return r.fail(err, "waiting for the kernels")
 		}
-		var jobs []stagedJob
-		for lo := 0; lo < part.count; lo += piece {
-			hi := min(lo+piece, part.count)
-			count := word(a.pieces, b*a.stride+lo/piece)
-			for k, m := range []buffer{d, p}[:matrices] {
-				if staged {
-					j := stagedJob{host: mats[k], src: m.ptr, devPitch: n, w: n, lo: part.first + lo, hi: part.first + hi}
-					if k == 0 {
-						j.wait, j.value = count, uint32(hi-lo)
-					}
-					if k == matrices-1 {
-						j.done = hi - lo
-					}
-					jobs = append(jobs, j)
-					continue
-				}
-				if err := r.ctx.Err(); err != nil {
-					return r.apspStopAll(a, launches, ctl, err)
-				}
-				if k == 0 && pieced {
-					if err := cx.WaitValue(cs, count, uint32(hi-lo)); err != nil {
-						return r.fail(err, "waiting for rows %d..%d", part.first+lo, part.first+hi-1)
-					}
-				}
-				f, err := r.queueFetch(h, k, m.ptr, n, part.first+lo, part.first+hi, cs)
-				if err != nil {
-					return err
-				}
-				pending = append(pending, f)
-			}
-			if !staged {
-				r.report(hi-lo, n)
-			}
+		if staged {
+			err = r.queueStagedPieces(a, b, part, out[b%2], mats, piece, cs)
+		} else {
+			err = r.queuePieces(a, b, part, out[b%2], h, piece, pieced, cs, &pending)
 		}
-		if err := r.stagedJobs(jobs, cs, true); err != nil {
+		if err != nil {
 			if cause := r.ctx.Err(); cause != nil {
 				return r.apspStopAll(a, launches, ctl, cause)
 			}
@@ -423,6 +457,66 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 		return err
 	}
 	return r.apspVerdict(g, a, f, parts, func(m, i int) ([]int32, error) { return h.mats[m][i*n : (i+1)*n], nil })
+}
+
+// queueStagedPieces copies launch b's rows (the positions of part, in
+// out) back through the staging buffers on stream s into mats, a
+// staging buffer's worth (piece rows) at a time, each once its count in
+// a.pieces says that its rows are done, each row to its source's row.
+func (r *run) queueStagedPieces(a *apspBatches, b int, part span, out [2]buffer, mats [][]int32, piece int, s driver.Stream) error {
+	n := a.n
+	var jobs []stagedJob
+	for lo := 0; lo < part.count; lo += piece {
+		hi := min(lo+piece, part.count)
+		for k, m := range out[:len(mats)] {
+			j := stagedJob{host: mats[k], src: m.ptr, devPitch: n, w: n, lo: lo, hi: hi}
+			if a.order != nil {
+				j.rows = a.order[part.first+lo : part.first+hi]
+			} else {
+				j.lo, j.hi = a.base+part.first+lo, a.base+part.first+hi
+				j.src -= DevicePtr(a.base+part.first) * DevicePtr(n) * 4
+			}
+			if k == 0 {
+				j.wait, j.value = word(a.pieces, b*a.stride+lo/piece), uint32(hi-lo)
+			}
+			if k == len(mats)-1 {
+				j.done = hi - lo
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return r.stagedJobs(jobs, s, true)
+}
+
+// queuePieces queues the copies of launch b's rows (the positions of
+// part, sources a.base onwards, in out) back into h on stream s, piece
+// rows at a time, each after a wait for its count in a.pieces when
+// pieced, and appends them to pending; it reports each piece's sources
+// once queued. The run's context is checked before each piece: a
+// cancelled run returns ctx.Err() itself.
+func (r *run) queuePieces(a *apspBatches, b int, part span, out [2]buffer, h *hostResult, piece int, pieced bool, s driver.Stream, pending *[]pendingFetch) error {
+	n, first := a.n, a.base+part.first
+	shift := DevicePtr(first) * DevicePtr(n) * 4 // rows by source number
+	for lo := 0; lo < part.count; lo += piece {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+piece, part.count)
+		if pieced {
+			if err := r.dev.ctx.WaitValue(s, word(a.pieces, b*a.stride+lo/piece), uint32(hi-lo)); err != nil {
+				return r.fail(err, "waiting for rows %d..%d", first+lo, first+hi-1)
+			}
+		}
+		for k, m := range out[:len(h.mats)] {
+			f, err := r.queueFetch(h, k, m.ptr-shift, n, first+lo, first+hi, s)
+			if err != nil {
+				return err
+			}
+			*pending = append(*pending, f)
+		}
+		r.report(hi-lo, n)
+	}
+	return nil
 }
 
 // canWaitValue tells whether the driver waits for a device word on a

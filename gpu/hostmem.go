@@ -379,12 +379,14 @@ func (r *run) stagedRows(w int) (int, error) {
 
 // stagedJob is one copy of stagedJobs: rows lo..hi-1 of w values (at most
 // stagedRows) from src, whose rows are devPitch values apart, into host
-// (rows w apart). With wait set, the device copy waits first until the
-// device word at wait reaches value (driver WaitValue); done, when not 0,
-// is passed to the run's progress, of host's rows, once the rows are in
-// host.
+// (rows w apart), as rows lo..hi-1 there, or as rows rows[0..hi-lo-1]
+// when rows is not nil. With wait set, the device copy waits first until
+// the device word at wait reaches value (driver WaitValue); done, when not
+// 0, is passed to the run's progress, of host's rows, once the rows are
+// in host.
 type stagedJob struct {
 	host                []int32
+	rows                []int32
 	src, wait           DevicePtr
 	devPitch, w, lo, hi int
 	value               uint32
@@ -461,7 +463,16 @@ func (r *run) stagedJobs(jobs []stagedJob, s driver.Stream, timed bool) error {
 			r.stats.BytesToHost += uint64(n) * uint64(j.w) * 4
 		}
 		var wg sync.WaitGroup
-		parallelCopy(&wg, j.host[j.lo*j.w:j.hi*j.w], st[i][:n*j.w])
+		if j.rows == nil {
+			parallelCopy(&wg, j.host[j.lo*j.w:j.hi*j.w], st[i][:n*j.w])
+		} else {
+			parallelRanges(&wg, n, func(lo, hi int) {
+				for k := lo; k < hi; k++ {
+					at := int(j.rows[k]) * j.w
+					copy(j.host[at:at+j.w], st[i][k*j.w:(k+1)*j.w])
+				}
+			})
+		}
 		wg.Wait()
 		if j.done > 0 {
 			r.report(j.done, len(j.host)/j.w)

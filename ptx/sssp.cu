@@ -975,8 +975,9 @@ __device__ void finish_row(int n, int src, const long long *row, int *d, int *p,
         atomicMin(flags + 2, src);
 }
 
-// apsp_batch solves sources first .. first+count-1: each block takes the
-// next source from *next and runs sssp_step's block form on it with its
+// apsp_batch solves count sources: list[first .. first+count-1], or the
+// sources first .. first+count-1 when list is null. Each block takes the
+// next one, j, from *next and runs sssp_step's block form on it with its
 // own scratch (7n ints per block: relaxed, stamp, infar, two worklists,
 // two far piles) and its own row of n packed words (row blockIdx.x of
 // slab), then takes another, until the sources are done. Its counters are
@@ -999,7 +1000,8 @@ __device__ void finish_row(int n, int src, const long long *row, int *d, int *p,
 // (ncu), half the resident blocks, and 35 % longer batches.
 extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const int *__restrict__ off, const int *__restrict__ tgt, const int *__restrict__ w,
                                       long long *slab, int first, int count, int *scratch, int *next, int delta, int group,
-                                      int heavy, int *d, int *p, int *flags, int *done, int *pieces, int piece)
+                                      int heavy, int *d, int *p, int *flags, int *done, int *pieces, int piece,
+                                      const int *__restrict__ list)
 {
     __shared__ int st[ST_WORDS];
     __shared__ int job;
@@ -1013,7 +1015,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) apsp_batch(int n, const in
         const int j = job;
         if (j >= count)
             return;
-        const int src = first + j;
+        const int src = list ? list[first + j] : first + j;
         for (int v = threadIdx.x; v < n; v += blockDim.x)
             init_vertex(v, dist, relaxed, stamp, infar);
         if (threadIdx.x < ST_WORDS)
