@@ -214,15 +214,19 @@ func (r *run) apspVerdict(g *graph.Graph, a *apspBatches, f []int32, parts []spa
 // sinkRows writes into mats (distances, predecessors when there are two)
 // the rows of the sources rows, which have no out-arcs and so reach only
 // themselves: distances graph.Inf but 0 on the diagonal, predecessors
-// graph.Nil. All cores copy rows made once.
-func sinkRows(mats [][]int32, n int, rows []int32) {
+// graph.Nil. All cores copy rows made once; they stop early once ctx is
+// done.
+func sinkRows(ctx context.Context, mats [][]int32, n int, rows []int32) {
 	inf, nils := make([]int32, n), make([]int32, n)
 	for v := range inf {
 		inf[v], nils[v] = graph.Inf, graph.Nil
 	}
 	var wg sync.WaitGroup
 	parallelRanges(&wg, len(rows), func(lo, hi int) {
-		for _, s := range rows[lo:hi] {
+		for i, s := range rows[lo:hi] {
+			if i%64 == 0 && ctx.Err() != nil {
+				return
+			}
 			at := int(s) * n
 			copy(mats[0][at:at+n], inf)
 			mats[0][at+int(s)] = 0
@@ -332,7 +336,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 			}
 			var wg sync.WaitGroup
 			wg.Go(func() {
-				sinkRows(mats, n, sinks)
+				sinkRows(r.ctx, mats, n, sinks)
 				r.report(len(sinks), n)
 			})
 			defer wg.Wait()

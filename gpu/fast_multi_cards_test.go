@@ -205,8 +205,9 @@ func TestCardAPSPShares(t *testing.T) {
 // on the default card and on every card of the host: the call must return
 // an error that wraps context.Canceled and says it was interrupted, in
 // less than half the time of a whole call (its launches stop after the
-// sources they have started), and the card must then solve the graph
-// again, as the first call did.
+// sources they have started, and the host's rows of sources without
+// out-arcs stop too), and the card must then solve the graph again, to
+// the distances of the first call (TestCardAPSPShares checks Π).
 func TestCardAPSPStop(t *testing.T) {
 	dev := testDevice(t)
 	all, err := OpenAll()
@@ -244,8 +245,6 @@ func TestCardAPSPStop(t *testing.T) {
 		}
 		if !again.SameDistances(want) {
 			t.Errorf("%d cards: the call after the cancelled one differs from the one before", len(cards))
-		} else if err := again.Verify(g); err != nil {
-			t.Errorf("%d cards: the call after the cancelled one: %v", len(cards), err)
 		}
 		t.Logf("%d cards: whole call %v, stopped %v after its cancel: %v", len(cards), whole, stopped, stopErr)
 	}
