@@ -24,29 +24,32 @@ const apspCardsRuns = 3
 type apspConfig struct {
 	pieced                  bool
 	chunk, weight, launches int
+	block                   int  // fastTuning.Block (0: the default)
+	costly                  bool // apspCostlyFirst
 }
 
 // set sets the package's knobs to c and returns the tuning of its
 // launches for g's share on each of cards cards.
 func (c apspConfig) set(n, cards int, chunk int) fastTuning {
-	apspPipeBytes, apspLiveWeight, fetchChunk = 64<<20, c.weight, chunk
+	apspPipeBytes, apspLiveWeight, fetchChunk, apspCostlyFirst = 64<<20, c.weight, chunk, c.costly
 	if !c.pieced {
 		apspPipeBytes = 1 << 62
 	}
 	if c.chunk > 0 {
 		fetchChunk = c.chunk
 	}
-	if c.launches == 0 {
-		return fastTuning{}
+	tun := fastTuning{Block: c.block}
+	if c.launches > 0 {
+		tun.Batch = ceilDiv(ceilDiv(n, cards), c.launches)
 	}
-	return fastTuning{Batch: ceilDiv(ceilDiv(n, cards), c.launches)}
+	return tun
 }
 
 // restoreAPSP returns a function that puts apsp-batched's knobs back as
 // they are now.
 func restoreAPSP() func() {
-	b, w, c := apspPipeBytes, apspLiveWeight, fetchChunk
-	return func() { apspPipeBytes, apspLiveWeight, fetchChunk = b, w, c }
+	b, w, c, o := apspPipeBytes, apspLiveWeight, fetchChunk, apspCostlyFirst
+	return func() { apspPipeBytes, apspLiveWeight, fetchChunk, apspCostlyFirst = b, w, c, o }
 }
 
 // BenchmarkAPSPCards times apsp-batched on p2p-Gnutella30 (weights
@@ -56,9 +59,10 @@ func restoreAPSP() func() {
 // (named default; one launch a card, its rows back in pieces of a staging
 // buffer as they are done, shares by weight), pieces of 16 MiB
 // (chunk=16m), each launch's rows after it (pieces=0), shares of equal
-// counts (weight=1), and the share cut into launches (launches=K; with
-// pieces=0, the way before pieces: launches=4/pieces=0 is the old
-// default). Besides the parts of the calls (callParts: medians of max(b.N,
+// counts (weight=1), the sources that the device solves in the other
+// order (costly=true: apspCostlyFirst), blocks of K threads (block=K),
+// and the share cut into launches (launches=K; with pieces=0, the way
+// before pieces: launches=4/pieces=0 is the old default). Besides the parts of the calls (callParts: medians of max(b.N,
 // apspCardsRuns) calls) it reports kernel-x and wall-x, the speed-ups of
 // the median kernel and wall times over the first card alone with the
 // default, in the same process (that configuration must run first: do
@@ -70,7 +74,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer restoreAPSP()()
-	def, chunk := apspConfig{true, 0, apspLiveWeight, 0}, fetchChunk
+	def, chunk := apspConfig{pieced: true, weight: apspLiveWeight, costly: apspCostlyFirst}, fetchChunk
 	g := gnutella30().get(b)
 	counts := []int{1}
 	if len(devs) > 1 {
@@ -85,14 +89,19 @@ func BenchmarkAPSPCards(b *testing.B) {
 			configs := map[string]apspConfig{"default": def}
 			var names = []string{"default"}
 			add := func(name string, c apspConfig) { configs[name] = c; names = append(names, name) }
-			add("chunk=16m", apspConfig{true, 4 << 20, def.weight, 0})
-			add("pieces=0", apspConfig{false, 0, def.weight, 0})
+			with := func(f func(*apspConfig)) apspConfig { c := def; f(&c); return c }
+			add("chunk=16m", with(func(c *apspConfig) { c.chunk = 4 << 20 }))
+			add("pieces=0", with(func(c *apspConfig) { c.pieced = false }))
 			if k > 1 {
-				add("weight=1", apspConfig{true, 0, 1, 0})
+				add("weight=1", with(func(c *apspConfig) { c.weight = 1 }))
+			}
+			add(fmt.Sprintf("costly=%v", !def.costly), with(func(c *apspConfig) { c.costly = !c.costly }))
+			for _, bl := range []int{128, 512, 1024} {
+				add(fmt.Sprintf("block=%d", bl), with(func(c *apspConfig) { c.block = bl }))
 			}
 			for _, l := range []int{2, 4} {
-				add(fmt.Sprintf("launches=%d", l), apspConfig{true, 0, def.weight, l})
-				add(fmt.Sprintf("launches=%d/pieces=0", l), apspConfig{false, 0, def.weight, l})
+				add(fmt.Sprintf("launches=%d", l), with(func(c *apspConfig) { c.launches = l }))
+				add(fmt.Sprintf("launches=%d/pieces=0", l), with(func(c *apspConfig) { c.launches, c.pieced = l, false }))
 			}
 			for _, name := range names {
 				c := configs[name]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
@@ -108,6 +109,25 @@ var apspPieces = 16
 // apspPieces pieces; less goes back in one, after the launch. A variable,
 // so that tests cut small results into pieces.
 var apspPipeBytes uint64 = 64 << 20
+
+// apspCostlyFirst orders the sources that the device solves from a list
+// (the staged path) by a guess at their cost, largest first: the arcs two
+// steps from the source. A launch ends with its last searches running
+// alone; the cheap ones last would shorten that tail.
+var apspCostlyFirst = false
+
+// costlyFirst sorts the sources in order by the count of arcs two steps
+// from each, largest first (ties by number).
+func costlyFirst(g *graph.Graph, order []int32) {
+	key := make([]int, g.N())
+	for _, s := range order {
+		ts, _ := g.Out(int(s))
+		for _, t := range ts {
+			key[s] += g.OutDegree(int(t))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return key[b] - key[a] })
+}
 
 // apspStop is the value at which apsp_batch's counters stand for "all
 // done": the host writes it into a launch's source counter to stop the
@@ -327,7 +347,10 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 				a.order = append(a.order, int32(s))
 			}
 		}
-		if len(sinks) == 0 {
+		if apspCostlyFirst {
+			costlyFirst(g, a.order)
+		}
+		if len(sinks) == 0 && !apspCostlyFirst {
 			a.order = nil
 		} else {
 			a.base, a.count = 0, len(a.order)
