@@ -5,9 +5,12 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/pathnotes/pathnotes/graph"
 )
 
 // apspCardsRuns is the fewest calls BenchmarkAPSPCards times for each
@@ -24,14 +27,13 @@ const apspCardsRuns = 3
 type apspConfig struct {
 	pieced                  bool
 	chunk, weight, launches int
-	block                   int  // fastTuning.Block (0: the default)
-	costly                  bool // apspCostlyFirst
+	block                   int // fastTuning.Block (0: the default)
 }
 
 // set sets the package's knobs to c and returns the tuning of its
 // launches for g's share on each of cards cards.
 func (c apspConfig) set(n, cards int, chunk int) fastTuning {
-	apspPipeBytes, apspLiveWeight, fetchChunk, apspCostlyFirst = 64<<20, c.weight, chunk, c.costly
+	apspPipeBytes, apspLiveWeight, fetchChunk = 64<<20, c.weight, chunk
 	if !c.pieced {
 		apspPipeBytes = 1 << 62
 	}
@@ -48,8 +50,8 @@ func (c apspConfig) set(n, cards int, chunk int) fastTuning {
 // restoreAPSP returns a function that puts apsp-batched's knobs back as
 // they are now.
 func restoreAPSP() func() {
-	b, w, c, o := apspPipeBytes, apspLiveWeight, fetchChunk, apspCostlyFirst
-	return func() { apspPipeBytes, apspLiveWeight, fetchChunk, apspCostlyFirst = b, w, c, o }
+	b, w, c := apspPipeBytes, apspLiveWeight, fetchChunk
+	return func() { apspPipeBytes, apspLiveWeight, fetchChunk = b, w, c }
 }
 
 // BenchmarkAPSPCards times apsp-batched on p2p-Gnutella30 (weights
@@ -59,9 +61,8 @@ func restoreAPSP() func() {
 // (named default; one launch a card, its rows back in pieces of a staging
 // buffer as they are done, shares by weight), pieces of 16 MiB
 // (chunk=16m), each launch's rows after it (pieces=0), shares of equal
-// counts (weight=1), the sources that the device solves in the other
-// order (costly=true: apspCostlyFirst), blocks of K threads (block=K),
-// and the share cut into launches (launches=K; with pieces=0, the way
+// counts (weight=1), blocks of K threads (block=K; the default is
+// apspBlock), and the share cut into launches (launches=K; with pieces=0, the way
 // before pieces: launches=4/pieces=0 is the old default). Besides the parts of the calls (callParts: medians of max(b.N,
 // apspCardsRuns) calls) it reports kernel-x and wall-x, the speed-ups of
 // the median kernel and wall times over the first card alone with the
@@ -74,7 +75,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer restoreAPSP()()
-	def, chunk := apspConfig{pieced: true, weight: apspLiveWeight, costly: apspCostlyFirst}, fetchChunk
+	def, chunk := apspConfig{pieced: true, weight: apspLiveWeight}, fetchChunk
 	g := gnutella30().get(b)
 	counts := []int{1}
 	if len(devs) > 1 {
@@ -95,8 +96,7 @@ func BenchmarkAPSPCards(b *testing.B) {
 			if k > 1 {
 				add("weight=1", with(func(c *apspConfig) { c.weight = 1 }))
 			}
-			add(fmt.Sprintf("costly=%v", !def.costly), with(func(c *apspConfig) { c.costly = !c.costly }))
-			for _, bl := range []int{128, 512, 1024} {
+			for _, bl := range []int{128, 256, 512} {
 				add(fmt.Sprintf("block=%d", bl), with(func(c *apspConfig) { c.block = bl }))
 			}
 			for _, l := range []int{2, 4} {
@@ -147,7 +147,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 	weight := apspLiveWeight
 	g := gnutella30().get(b)
 	ctx := context.Background()
-	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, 256, false)
+	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, apspBlock, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -202,6 +202,61 @@ func BenchmarkAPSPHalves(b *testing.B) {
 				if whole > 0 {
 					b.ReportMetric(whole/max(h0, h1), "two-x")
 				}
+			})
+		}
+	}
+}
+
+// BenchmarkAPSPBlocks times apsp-batched on one card with blocks of 256,
+// 512 and 1024 threads (fastTuning.Block), distances only, on random
+// graphs of 1024 to 16384 vertices and 2 or 8 arcs a vertex (weights
+// 1..100), a road-like graph and the three p2p-Gnutella graphs. It
+// reports the parts of the calls (callParts: medians of max(b.N, 3)) and
+// kernel-x and wall-x, the speed-ups over 256 threads on the same graph
+// in the same process (256 runs first for each graph).
+func BenchmarkAPSPBlocks(b *testing.B) {
+	dev := testDevice(b)
+	graphs := []struct {
+		name  string
+		build func() (*graph.Graph, error)
+	}{
+		{"gnm1024x2", func() (*graph.Graph, error) { return graph.GNM(1024, 2048, graph.WeightRange{Min: 1, Max: 100}, 1) }},
+		{"gnm4096x2", func() (*graph.Graph, error) { return graph.GNM(4096, 8192, graph.WeightRange{Min: 1, Max: 100}, 1) }},
+		{"gnm4096x8", func() (*graph.Graph, error) { return graph.GNM(4096, 32768, graph.WeightRange{Min: 1, Max: 100}, 1) }},
+		{"gnm16384x2", func() (*graph.Graph, error) { return graph.GNM(16384, 32768, graph.WeightRange{Min: 1, Max: 100}, 1) }},
+		{"road16k", func() (*graph.Graph, error) { return graph.RoadLike(16384, 45000, roads, 1) }},
+	}
+	for _, name := range []string{"04", "25", "30"} {
+		graphs = append(graphs, struct {
+			name  string
+			build func() (*graph.Graph, error)
+		}{"gnutella" + name, func() (*graph.Graph, error) {
+			path := filepath.Join("..", "data", "snap", "p2p-Gnutella"+name+".txt.gz")
+			return graph.ReadFile(path, graph.ReadOptions{Weights: graph.WeightRange{Min: 1, Max: 100}, Seed: 1})
+		}})
+	}
+	for _, gr := range graphs {
+		g, err := gr.build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var base [2]float64
+		for _, block := range []int{256, 512, 1024} {
+			b.Run(fmt.Sprintf("%s/block=%d", gr.name, block), func(b *testing.B) {
+				all := make([]Stats, max(b.N, 3))
+				for i := range all {
+					if _, err := apspBatchedTuned(context.Background(), g, Options{Device: dev, Stats: &all[i]}, fastTuning{Block: block}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				callParts(b, all)
+				kernel := medianMs(all, func(s Stats) time.Duration { return s.Kernel })
+				wall := medianMs(all, func(s Stats) time.Duration { return s.Wall })
+				if block == 256 {
+					base = [2]float64{kernel, wall}
+				}
+				b.ReportMetric(base[0]/kernel, "kernel-x")
+				b.ReportMetric(base[1]/wall, "wall-x")
 			})
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/pathnotes/pathnotes/gpu/driver"
@@ -14,6 +13,14 @@ import (
 
 // VariantAPSPBatched is pathnotes' all-pairs variant for sparse graphs.
 const VariantAPSPBatched = "apsp-batched"
+
+// apspBlock is apsp-batched's threads a block (a search): 1024, the most
+// a block takes. On an H200 (BenchmarkAPSPCards, p2p-Gnutella30,
+// distances) one card's kernels took 120.0 ms with 1024 threads against
+// 126.1 with 512 and 131.2 with 256 (143.0 with 128), and two cards'
+// 61.1 against 65.4 and 70.2: fewer searches at once, each faster, leave
+// a shorter tail when the last ones run alone (docs/gpu-benchmarks.md).
+const apspBlock = 1024
 
 // apspScratch is the int32 scratch of one apsp_batch block, in n-vectors:
 // relaxed, stamp, infar, two worklists and two far piles.
@@ -47,7 +54,7 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 // of its own.
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
-	tun, err := tun.resolve(g, name, 256, false)
+	tun, err := tun.resolve(g, name, apspBlock, false)
 	if err != nil {
 		return nil, err
 	}
@@ -109,25 +116,6 @@ var apspPieces = 16
 // apspPieces pieces; less goes back in one, after the launch. A variable,
 // so that tests cut small results into pieces.
 var apspPipeBytes uint64 = 64 << 20
-
-// apspCostlyFirst orders the sources that the device solves from a list
-// (the staged path) by a guess at their cost, largest first: the arcs two
-// steps from the source. A launch ends with its last searches running
-// alone; the cheap ones last would shorten that tail.
-var apspCostlyFirst = false
-
-// costlyFirst sorts the sources in order by the count of arcs two steps
-// from each, largest first (ties by number).
-func costlyFirst(g *graph.Graph, order []int32) {
-	key := make([]int, g.N())
-	for _, s := range order {
-		ts, _ := g.Out(int(s))
-		for _, t := range ts {
-			key[s] += g.OutDegree(int(t))
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return key[b] - key[a] })
-}
 
 // apspStop is the value at which apsp_batch's counters stand for "all
 // done": the host writes it into a launch's source counter to stop the
@@ -347,10 +335,7 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 				a.order = append(a.order, int32(s))
 			}
 		}
-		if apspCostlyFirst {
-			costlyFirst(g, a.order)
-		}
-		if len(sinks) == 0 && !apspCostlyFirst {
+		if len(sinks) == 0 {
 			a.order = nil
 		} else {
 			a.base, a.count = 0, len(a.order)

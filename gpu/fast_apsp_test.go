@@ -276,17 +276,17 @@ func TestSourceShares(t *testing.T) {
 // (and on one), with launches that cut the shares (and do not divide
 // them) and with narrow launches, their rows copied back in pieces as
 // they are done (apspPipeBytes 0, and apspPieces that do not divide the
-// rows; on the staged path, a staging buffer of 400 values a piece, the
-// sources in their order and costly first) or after each launch, the streams' work, the default stream's
+// rows; on the staged path, a staging buffer of 400 values a piece) or
+// after each launch, the streams' work, the default stream's
 // included (driver.EmulatorLazyDefault), run in orders their events and
 // waits allow (driver.EmulatorShuffle), on random graphs and on one whose
 // sources mostly have no out-arc, with and without predecessors: the
 // distances must be the CPU's, Π valid, and the progress reported must
 // add up to every source exactly once.
 func TestEmuAPSPShares(t *testing.T) {
-	defer func(b uint64, p, path, chunk int, costly bool) {
-		apspPipeBytes, apspPieces, resultPath, fetchChunk, apspCostlyFirst = b, p, path, chunk, costly
-	}(apspPipeBytes, apspPieces, resultPath, fetchChunk, apspCostlyFirst)
+	defer func(b uint64, p, path, chunk int) {
+		apspPipeBytes, apspPieces, resultPath, fetchChunk = b, p, path, chunk
+	}(apspPipeBytes, apspPieces, resultPath, fetchChunk)
 	fetchChunk = 400 // staged: 4 or 5 rows a piece
 	ctx := context.Background()
 	devs := shuffledEmulators(t, 3, 4)
@@ -317,9 +317,8 @@ func TestEmuAPSPShares(t *testing.T) {
 			if c.staged {
 				resultPath = viaStaged
 			}
-			apspCostlyFirst = c.staged && i%2 == 0
 			tun, k, pred := c.tun, c.k, i%3 != 1
-			label := fmt.Sprintf("%s, %d devices, %d pieces, staged %v, costly first %v, %+v, pred %v", name, k, c.pieces, c.staged, apspCostlyFirst, tun, pred)
+			label := fmt.Sprintf("%s, %d devices, %d pieces, staged %v, %+v, pred %v", name, k, c.pieces, c.staged, tun, pred)
 			done := 0
 			progress := func(d, total int) {
 				if total != g.N() {

@@ -156,16 +156,14 @@ func TestCardFWFastStreamed(t *testing.T) {
 // (apspPieces of 16, 3 and 33, apspPipeBytes 0 so that every launch is
 // cut) and after each launch, in one launch a card and in several
 // (fastTuning.Batch), its shares cut by weight and by count
-// (apspLiveWeight 8 and 1), the device's sources in order and costly
-// first (apspCostlyFirst), on a graph of n = 5000 whose sources mostly
+// (apspLiveWeight 8 and 1), with blocks of 1024 threads (the default),
+// 512 and 256, on a graph of n = 5000 whose sources mostly
 // have no out-arcs and on a smaller random one: Π must prove every
 // distance (graph.AllPairs.Verify) and the distances must equal the
 // CPU's.
 func TestCardAPSPShares(t *testing.T) {
 	dev := testDevice(t)
-	defer func(b uint64, p, w int, o bool) {
-		apspPipeBytes, apspPieces, apspLiveWeight, apspCostlyFirst = b, p, w, o
-	}(apspPipeBytes, apspPieces, apspLiveWeight, apspCostlyFirst)
+	defer func(b uint64, p, w int) { apspPipeBytes, apspPieces, apspLiveWeight = b, p, w }(apspPipeBytes, apspPieces, apspLiveWeight)
 	all, err := OpenAll()
 	if err != nil {
 		t.Fatal(err)
@@ -182,15 +180,14 @@ func TestCardAPSPShares(t *testing.T) {
 		}
 		for _, cards := range [][]*Device{{dev}, all} {
 			for _, c := range []struct {
-				pieces, weight, batch int  // apspPieces (0: after each launch), apspLiveWeight, fastTuning.Batch
-				costly                bool // apspCostlyFirst
-			}{{16, 8, 0, false}, {0, 8, 0, false}, {3, 1, 0, true}, {33, 8, 700, true}, {0, 1, 1100, false}} {
-				apspPipeBytes, apspPieces, apspLiveWeight, apspCostlyFirst = 0, c.pieces, c.weight, c.costly
+				pieces, weight, batch, block int // apspPieces (0: after each launch), apspLiveWeight, fastTuning.Batch, .Block
+			}{{16, 8, 0, 0}, {0, 8, 0, 0}, {3, 1, 0, 256}, {33, 8, 700, 512}, {0, 1, 1100, 0}} {
+				apspPipeBytes, apspPieces, apspLiveWeight = 0, c.pieces, c.weight
 				if c.pieces == 0 {
 					apspPipeBytes, apspPieces = 1<<62, 16
 				}
 				name := fmt.Sprintf("n=%d, %d cards, %+v", g.N(), len(cards), c)
-				res, err := apspBatchedTuned(ctx, g, Options{Devices: cards, Pred: true}, fastTuning{Batch: c.batch})
+				res, err := apspBatchedTuned(ctx, g, Options{Devices: cards, Pred: true}, fastTuning{Batch: c.batch, Block: c.block})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
