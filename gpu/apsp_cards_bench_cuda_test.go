@@ -147,7 +147,7 @@ func BenchmarkAPSPHalves(b *testing.B) {
 	weight := apspLiveWeight
 	g := gnutella30().get(b)
 	ctx := context.Background()
-	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, apspBlock, false)
+	tun, err := fastTuning{}.resolve(g, VariantAPSPBatched, apspBlock(g.N()), false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,13 +14,31 @@ import (
 // VariantAPSPBatched is pathnotes' all-pairs variant for sparse graphs.
 const VariantAPSPBatched = "apsp-batched"
 
-// apspBlock is apsp-batched's threads a block (a search): 1024, the most
-// a block takes. On an H200 (BenchmarkAPSPCards, p2p-Gnutella30,
-// distances) one card's kernels took 120.0 ms with 1024 threads against
-// 126.1 with 512 and 131.2 with 256 (143.0 with 128), and two cards'
-// 61.1 against 65.4 and 70.2: fewer searches at once, each faster, leave
-// a shorter tail when the last ones run alone (docs/gpu-benchmarks.md).
-const apspBlock = 1024
+// apspBlock is apsp-batched's threads a block (one search) for a graph of
+// n vertices: 1024, the most a block takes, from apspBigBlockN vertices
+// on, and 256 below. Fewer searches at once, each faster, leave a shorter
+// tail when a launch's last searches run alone, while a small graph needs
+// many searches at once to fill the card. On an H200
+// (BenchmarkAPSPCards, BenchmarkAPSPBlocks, distances;
+// docs/gpu-benchmarks.md):
+//   - p2p-Gnutella30: one card's kernels took 118.3 ms with 1024 threads,
+//     124.6 with 512 and 129.6 with 256; two cards' 60.3, 64.5 and 69.5;
+//   - whole calls with 1024 against 256: 1.49× faster at n = 4096 with 8
+//     arcs a vertex, 1.44× at 16384, 1.35× on a road-like graph of 16384
+//     (512: 1.38×), 1.33× and 1.17× on p2p-Gnutella04 and 25;
+//   - but 0.74× at n = 1024, where 256 threads a block run all the
+//     sources at once.
+func apspBlock(n int) int {
+	if n >= apspBigBlockN {
+		return 1024
+	}
+	return 256
+}
+
+// apspBigBlockN is the fewest vertices for which apsp-batched's blocks
+// take 1024 threads (apspBlock): measured at 1024 (256 faster) and 4096
+// (1024 faster).
+const apspBigBlockN = 4096
 
 // apspScratch is the int32 scratch of one apsp_batch block, in n-vectors:
 // relaxed, stamp, infar, two worklists and two far piles.
@@ -54,7 +72,7 @@ func APSPBatched(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllP
 // of its own.
 func apspBatchedTuned(ctx context.Context, g *graph.Graph, opts Options, tun fastTuning) (*graph.AllPairs, error) {
 	const name = VariantAPSPBatched
-	tun, err := tun.resolve(g, name, apspBlock, false)
+	tun, err := tun.resolve(g, name, apspBlock(g.N()), false)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func johnsonFastTuned(ctx context.Context, g *graph.Graph, opts Options, tun fas
 			return nil, err
 		}
 	}
-	tun, err := tun.resolve(reweighted, name, apspBlock, false)
+	tun, err := tun.resolve(reweighted, name, apspBlock(reweighted.N()), false)
 	if err != nil {
 		return nil, err
 	}
