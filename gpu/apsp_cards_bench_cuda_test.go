@@ -58,16 +58,16 @@ func restoreAPSP() func() {
 // 1..100) without and with predecessors, on the first card alone and on
 // the first two cards (and on all of them, where the host has more; a
 // host of one card runs the one-card configurations alone): the default
-// (named default; one launch a card, its rows back in pieces of a staging
-// buffer as they are done, shares by weight), pieces of 16 MiB
+// (named default; one launch a card, its rows back in pieces of a
+// staging buffer as they are done, shares by weight), pieces of 16 MiB
 // (chunk=16m), each launch's rows after it (pieces=0), shares of equal
 // counts (weight=1), blocks of K threads (block=K; the default is
-// apspBlock), and the share cut into launches (launches=K; with pieces=0, the way
-// before pieces: launches=4/pieces=0 is the old default). Besides the parts of the calls (callParts: medians of max(b.N,
-// apspCardsRuns) calls) it reports kernel-x and wall-x, the speed-ups of
-// the median kernel and wall times over the first card alone with the
-// default, in the same process (that configuration must run first: do
-// not filter it out).
+// apspBlock's), and the share cut into launches (launches=K; with
+// pieces=0, the way before pieces). Besides the parts of the calls
+// (callParts: medians of max(b.N, apspCardsRuns) calls) it reports
+// kernel-x and wall-x, the speed-ups of the median kernel and wall times
+// over the first card alone with the default, in the same process (that
+// configuration must run first: do not filter it out).
 func BenchmarkAPSPCards(b *testing.B) {
 	testDevice(b)
 	devs, err := OpenAll()
