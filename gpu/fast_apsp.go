@@ -97,12 +97,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	if err != nil || n == 0 {
 		return res, err
 	}
-	// A result of up to pipedMaxBytes comes back by viaPiped into pages
-	// touched while the kernels run, as fw-fast's; a larger one is not
-	// touched first (its first rows come back soon after the launch
-	// starts) and goes through the staging buffers.
-	small := uint64(opts.matrices())*uint64(n)*uint64(n)*4 <= pipedMaxBytes
-	host := runs[0].newHostResult(opts.matrices(), n, n, small, true)
+	host := runs[0].newHostResult(opts.matrices(), n, n, false, false)
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
 	shares := sourceShares(g, len(runs))

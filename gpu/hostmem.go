@@ -175,7 +175,7 @@ type hostResult struct {
 // kernels); apsp-batched copies its first rows back soon after its launch
 // starts, and touching 10.8 GB first made its call 0.26 s slower
 // (p2p-Gnutella30, H200).
-// pieces lets viaAuto take viaPiped (fw-fast in memory and apsp-batched;
+// pieces lets viaAuto take viaPiped (fw-fast in memory; apsp-batched and
 // the single-source calls keep the paths they were measured with).
 func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostResult {
 	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
