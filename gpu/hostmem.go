@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -400,8 +401,8 @@ type stagedJob struct {
 // fetchStaged a piece would wait for its first copy and leave its last
 // to the host alone, each time). timed adds each job's device time, from
 // the end of its wait, and its bytes to the run's statistics. The run's
-// context is checked before each job: a cancelled run returns ctx.Err()
-// itself, with the jobs queued so far still on s.
+// context is checked before each job: a cancelled run returns an error
+// that wraps ctx.Err(), with the jobs queued so far still on s.
 func (r *run) stagedJobs(jobs []stagedJob, s driver.Stream, timed bool) error {
 	if len(jobs) == 0 {
 		return nil
@@ -419,7 +420,7 @@ func (r *run) stagedJobs(jobs []stagedJob, s driver.Stream, timed bool) error {
 	}
 	queue := func(i int, j stagedJob) error {
 		if err := r.ctx.Err(); err != nil {
-			return err
+			return fmt.Errorf("%s: interrupted while copying the result back: %w", r.what, err)
 		}
 		if j.wait != 0 {
 			if err := c.WaitValue(s, j.wait, j.value); err != nil {
