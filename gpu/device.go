@@ -110,6 +110,9 @@ type Device struct {
 	// block and shared memory: a query costs the host a driver call on
 	// every small fw-fast call otherwise.
 	occupancy map[occupancyKey]int
+	// waitValue is whether the driver waits for a device word on a stream
+	// (run.canWaitValue): 0 not asked yet, 1 yes, -1 no.
+	waitValue int8
 	lost      error // set when a sticky error could not be recovered from: every later call fails with it
 	// spare holds device buffers and events that ended runs left for the
 	// next ones (spareBytes in all), so that a small run does not pay
@@ -369,6 +372,7 @@ func (d *Device) forget() {
 	d.modules = map[string]driver.Module{}
 	d.funcs = map[string]driver.Func{}
 	d.occupancy = nil
+	d.waitValue = 0
 }
 
 // rebuild tries to recover from a sticky error by resetting the context,

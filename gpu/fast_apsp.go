@@ -341,10 +341,17 @@ func (r *run) apspRows(g *graph.Graph, h *hostResult, share span, tun fastTuning
 			return err
 		}
 	}
-	per, err := r.stagedRows(n)
-	staged := err == nil && h.path == viaStaged && pieced
-	mats := h.wait()
+	// Only the staged path needs the host's matrices (and the staging
+	// buffers) before the launch.
+	staged, per := false, 0
+	if h.path == viaStaged && pieced {
+		var err error
+		per, err = r.stagedRows(n)
+		staged = err == nil
+	}
+	var mats [][]int32
 	if staged {
+		mats = h.wait()
 		var sinks []int32
 		for s := share.first; s < share.first+share.count; s++ {
 			if g.OutDegree(s) == 0 {
@@ -551,8 +558,12 @@ func (r *run) queuePieces(a *apspBatches, b int, part span, out [2]buffer, h *ho
 
 // canWaitValue tells whether the driver waits for a device word on a
 // stream (driver WaitValue; a CUDA driver library before 11.7 does not),
-// by a wait on stream s for a word that has the value already.
+// by a wait on stream s for a word that has the value already, asked once
+// a device (Device.waitValue).
 func (r *run) canWaitValue(s driver.Stream) (bool, error) {
+	if w := r.dev.waitValue; w != 0 {
+		return w > 0, nil
+	}
 	probe, err := r.alloc(1) // poison, a positive int32
 	if err != nil {
 		return false, err
@@ -571,6 +582,10 @@ func (r *run) canWaitValue(s driver.Stream) (bool, error) {
 	err = cx.WaitValue(s, probe.ptr, 0)
 	if driver.IsSticky(err) {
 		return false, r.fail(err, "waiting for a word on a stream")
+	}
+	r.dev.waitValue = -1
+	if err == nil {
+		r.dev.waitValue = 1
 	}
 	return err == nil, nil
 }

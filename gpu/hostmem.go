@@ -412,9 +412,14 @@ func (r *run) stagedJobs(jobs []stagedJob, s driver.Stream, timed bool) error {
 	if err != nil {
 		return r.fail(err, "allocating staging buffers")
 	}
-	var start, stop [2]driver.Event
+	var start, stop [2]driver.Event // start only when timed
 	for i := range stop {
-		if start[i], stop[i], err = r.eventPair(); err != nil {
+		if timed {
+			start[i], stop[i], err = r.eventPair()
+		} else {
+			stop[i], err = r.event()
+		}
+		if err != nil {
 			return err
 		}
 	}
