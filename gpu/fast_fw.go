@@ -344,21 +344,21 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		inf, finish = graph.Inf, pred
 	}
 	// flags: ff_finish's three (set to graph.Inf), then ff_small's
-	// barrier counter and abort flag and f16_widen's check (0, in one
-	// fill).
-	const nflags = 6
+	// barrier counter and abort flag, f16_small's count of look-ahead
+	// panels, and f16_widen's check (0, in one fill).
+	const nflags = 7
 	flags, err := r.allocRaw(nflags)
 	if err != nil {
 		return false, err
 	}
-	fin, bar, wide := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 2}, buffer{flags.ptr + 5*4, 1}
+	fin, bar, wide := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 3}, buffer{flags.ptr + 6*4, 1}
 	if finish {
 		if err := r.fill(fin, graph.Inf); err != nil {
 			return false, err
 		}
 	}
 	if small || mode.narrow {
-		if err := r.fill(buffer{bar.ptr, 3}, 0); err != nil {
+		if err := r.fill(buffer{bar.ptr, 4}, 0); err != nil {
 			return false, err
 		}
 	}
@@ -409,7 +409,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			return false, err
 		}
 		if mode.narrow {
-			if err := r.readInts(f[5:], wide); err != nil || f[5] != 0 {
+			if err := r.readInts(f[6:], wide); err != nil || f[6] != 0 {
 				return false, err
 			}
 		}
@@ -489,7 +489,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if !finish {
 		f[0], f[1], f[2] = graph.Inf, graph.Inf, graph.Inf
 	}
-	if small && f[4] != 0 || mode.narrow && f[5] != 0 {
+	if small && f[4] != 0 || mode.narrow && f[6] != 0 {
 		return false, nil
 	}
 	return true, r.ffVerdict(g, [3]int32(f[:3]), n, mode, r.ffRow(n, ld, d, p))

@@ -317,18 +317,24 @@ struct f16Shared1 {
     u32 rowK[2][32], colK[2][64];
 };
 
-__device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh)
+//
+// from, when given, holds the tile to close (32 words a row, in shared
+// memory: f16_small's stage 0, built there): the closed tile still goes
+// into h.
+__device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh, const u32 *from = nullptr)
 {
     auto &rowK = sh.rowK;
     auto &colK = sh.colK;
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
     u32 *tile = f16_tile<64>(h, ldw, r, r, 0);
+    const u32 *src = from ? from : tile;
+    const int lds = from ? 32 : ldw;
     u32 c[4][2];
 #pragma unroll
     for (int a = 0; a < 4; a++)
 #pragma unroll
         for (int w = 0; w < 2; w++)
-            c[a][w] = tile[(size_t)(ty * 4 + a) * ldw + tx * 2 + w];
+            c[a][w] = src[(size_t)(ty * 4 + a) * lds + tx * 2 + w];
     // Step k = t4 * 4 + e is row e of the threads with ty = t4, and half
     // e % 2 of word e / 2 of those with tx = t4.
     for (int t4 = 0; t4 < 16; t4++) {
@@ -369,23 +375,30 @@ __device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh)
 // taken in by a compare-and-swap of the word that holds it, since two
 // lanes may hold arcs into one word; src, when given, the source of each
 // arc (src[k] = u, for ff_tight). The row is the warp's alone, so that
-// __syncwarp orders its three parts. fwfast.cu's ff_init and ff_arcs
-// build the 32-bit matrix the same way.
+// __syncwarp orders its three parts. With tile0 set, the row's cells in
+// the 64-wide tile (0, 0) are left alone (f16_small's block 0 builds that
+// tile). fwfast.cu's ff_init and ff_arcs build the 32-bit matrix the same
+// way.
 __device__ __forceinline__ void f16_build_row(int n, int ldw, int u, const int *off, const int *tgt, const int *w,
-                                              u32 *h, int *src, int lane)
+                                              u32 *h, int *src, int lane, bool tile0)
 {
     u32 *row = h + (size_t)u * ldw;
     const u32 none = F16_INF | F16_INF << 16;
-    for (int q = lane; q < ldw / 4; q += 32)
+    const int skip = tile0 && u < 64 ? 64 : 0; // columns left alone
+    for (int q = skip / 8 + lane; q < ldw / 4; q += 32)
         *(uint4 *)(row + 4 * q) = make_uint4(none, none, none, none);
     __syncwarp();
     if (u >= n)
         return;
-    if (lane == 0)
+    if (lane == 0 && u >= skip)
         ((unsigned short *)row)[u] = 0;
     __syncwarp();
     for (int k = off[u] + lane; k < off[u + 1]; k += 32) {
         const int v = tgt[k], shift = (v & 1) * 16;
+        if (src)
+            src[k] = u;
+        if (v < skip)
+            continue;
         const u32 wk = w[k];
         u32 *p = row + (v >> 1);
         u32 old = *(volatile u32 *)p, seen;
@@ -395,19 +408,63 @@ __device__ __forceinline__ void f16_build_row(int n, int ldw, int u, const int *
                 break;
             old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
         } while (old != seen);
-        if (src)
-            src[k] = u;
     }
 }
 
 // f16_build_rows builds every row of h (f16_build_row), a warp a row,
-// grid-stride.
+// grid-stride over the warps of blocks from0 on (tile0: f16_build_row's).
 __device__ __forceinline__ void f16_build_rows(int n, int ldw, const int *off, const int *tgt, const int *w, u32 *h,
-                                               int *src)
+                                               int *src, int from0, bool tile0)
 {
-    const int lane = threadIdx.x & 31, warps = gridDim.x * (blockDim.x >> 5);
-    for (int u = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); u < 2 * ldw; u += warps)
-        f16_build_row(n, ldw, u, off, tgt, w, h, src, lane);
+    const int lane = threadIdx.x & 31, per = blockDim.x >> 5, warps = (gridDim.x - from0) * per;
+    for (int u = (blockIdx.x - from0) * per + (threadIdx.x >> 5); u < 2 * ldw; u += warps)
+        f16_build_row(n, ldw, u, off, tgt, w, h, src, lane, tile0);
+}
+
+// f16_build_tile0 builds the 64-wide tile (0, 0) of the 16-bit matrix in
+// t (32 words a row) with a block's threads, as f16_build_row builds rows:
+// F16_INF, 0 on the diagonal of the first n vertices, and the lightest arc
+// u -> v of every u, v < 64 (a compare-and-swap in shared memory). The
+// arcs of rows 0 .. 63 lie together in tgt, so the block takes them all,
+// finding each one's row in offs, its copy of off's first 65 values. It
+// writes no src: f16_build_row does, for the same arcs.
+__device__ void f16_build_tile0(int n, const int *off, const int *tgt, const int *w, u32 (&t)[64][32], int (&offs)[65])
+{
+    const u32 none = F16_INF | F16_INF << 16;
+    const int m = min(n, 64);
+    for (int i = threadIdx.x; i < 64 * 32; i += blockDim.x)
+        t[i >> 5][i & 31] = none;
+    for (int i = threadIdx.x; i <= m; i += blockDim.x)
+        offs[i] = off[i];
+    __syncthreads();
+    if (threadIdx.x < m)
+        ((unsigned short *)t[threadIdx.x])[threadIdx.x] = 0;
+    __syncthreads();
+    for (int k = offs[0] + threadIdx.x; k < offs[m]; k += blockDim.x) {
+        const int v = tgt[k];
+        if (v >= 64)
+            continue;
+        // u: the last row whose arcs start at or before k.
+        int lo = 0, hi = m - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (offs[mid] <= k)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        const int shift = (v & 1) * 16;
+        const u32 wk = w[k];
+        u32 *p = &t[lo][v >> 1];
+        u32 old = *(volatile u32 *)p, seen;
+        do {
+            seen = old;
+            if (((seen >> shift) & 0xffff) <= wk)
+                break;
+            old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
+        } while (old != seen);
+    }
+    __syncthreads();
 }
 
 // f16_build builds the 16-bit matrix h of side ld (ld / 2 words a row)
@@ -415,21 +472,37 @@ __device__ __forceinline__ void f16_build_rows(int n, int ldw, const int *off, c
 // stages; f16_small builds its own.
 extern "C" __global__ void f16_build(int n, int ld, const int *off, const int *tgt, const int *w, u32 *h, int *src)
 {
-    f16_build_rows(n, ld / 2, off, tgt, w, h, src);
+    f16_build_rows(n, ld / 2, off, tgt, w, h, src, 0, false);
 }
 
 // f16_small builds the 16-bit matrix h from the arcs (f16_build_rows: off,
 // tgt, w, and src when given; with off null, h is built already) and runs
 // every 64-wide 16-bit stage of the n vertices on it, in one launch, its
-// blocks meeting at grid barriers (ff_grid_sync, bar), as fwfast.cu's
-// ff_small does on 32-bit distances (which takes a matrix built before):
-// stage s, the blocks share the primary row's and column's tiles; then
-// block 0 updates tile (s + 1, s + 1) with pivot s and closes it (phase 1
-// of stage s + 1) while the others update every other tile, so that
-// phase 1 is off the critical path and a stage takes two barriers. Tiles
-// wholly past n are left alone.
+// blocks meeting at grid barriers (ff_grid_sync; bar: the barrier's count,
+// the abort flag, and at bar[2] the count of look-ahead panels), as
+// fwfast.cu's ff_small does on 32-bit distances (which takes a matrix
+// built before).
+//
+// Block 0 runs phase 1, the closing of each primary tile, one stage ahead,
+// while the others update the rest of the matrix, so that phase 1 is off
+// the critical path:
+//   - at the start it builds tile (0, 0) in shared memory and closes it
+//     while the other blocks build the rest of h, one barrier for both;
+//   - stage s: the other blocks update the primary row's and column's
+//     tiles, tiles (s, s + 1) and (s + 1, s) first, each counted in bar[2]
+//     when written, and meet at a barrier before the rest. Block 0 counts
+//     itself at that barrier without waiting there: it waits only for
+//     those two tiles, updates tile (s + 1, s + 1) with pivot s and closes
+//     it, and meets the others at the stage's second barrier.
+// The last stage has nothing to close: block 0 takes panels then. With a
+// grid of one block, that block does everything in order. Tiles wholly
+// past n are left alone.
 union f16SharedS {
-    f16Shared1 p1;
+    struct {
+        f16Shared1 p1;
+        u32 t[64][32]; // tile (0, 0) as block 0 builds it
+        int offs[65];
+    } b0;
     f16Shared<64, 4> q;
 };
 
@@ -439,50 +512,70 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
     __shared__ f16SharedS sh;
     __shared__ int abort;
     const int nt = (n + 63) / 64;
+    const bool ahead = gridDim.x > 1;
     int phase = 0;
-    if (off) {
-        f16_build_rows(n, ldw, off, tgt, w, h, src);
-        if (!ff_grid_sync(bar, ++phase, abort))
-            return;
+    if (off && ahead) {
+        if (blockIdx.x == 0) {
+            f16_build_tile0(n, off, tgt, w, sh.b0.t, sh.b0.offs);
+            f16_close64(ldw, 0, h, sh.b0.p1, &sh.b0.t[0][0]);
+        } else {
+            f16_build_rows(n, ldw, off, tgt, w, h, src, 1, true);
+        }
+    } else {
+        if (off) {
+            f16_build_rows(n, ldw, off, tgt, w, h, src, 0, false);
+            if (!ff_grid_sync(bar, ++phase, abort))
+                return;
+        }
+        if (blockIdx.x == 0)
+            f16_close64(ldw, 0, h, sh.b0.p1);
     }
-    if (blockIdx.x == 0)
-        f16_close64(ldw, 0, h, sh.p1);
     if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
         return;
-    const bool ahead = gridDim.x > 1;
     const int first = ahead ? (int)blockIdx.x - 1 : 0, step = ahead ? (int)gridDim.x - 1 : 1;
     auto prod = [&](int y, int x, int s) {
         f16_prod<64, 4>(ldw, f16_tile<64>(h, ldw, y, x, 0), f16_tile<64>(h, ldw, y, s, 0),
                         f16_tile<64>(h, ldw, s, x, 0), sh.q);
     };
+    int ready = 0; // look-ahead panels block 0 has waited for
     for (int s = 0; s < nt; s++) {
-        for (int it = blockIdx.x; it < 2 * nt; it += gridDim.x) {
-            const int x = it >> 1;
-            if (x == s)
-                continue;
-            if (it & 1)
-                prod(x, s, s); // column panel tile (x, s)
-            else
-                prod(s, x, s); // row panel tile (s, x)
-        }
-        if (!ff_grid_sync(bar, ++phase, abort))
-            return;
-        if (ahead && blockIdx.x == 0) {
-            if (s + 1 < nt) {
-                prod(s + 1, s + 1, s);
-                __syncthreads();
-                f16_close64(ldw, s + 1, h, sh.p1);
-            }
+        const bool look = ahead && s + 1 < nt;
+        if (look && blockIdx.x == 0) {
+            ff_grid_arrive(bar);
+            ++phase;
+            ready += 2;
+            if (!ff_grid_wait(bar, bar + 2, ready, abort))
+                return;
+            prod(s + 1, s + 1, s);
+            __syncthreads();
+            f16_close64(ldw, s + 1, h, sh.b0.p1);
         } else {
-            for (int it = first; it < nt * nt; it += step) {
-                const int x = it % nt, y = it / nt;
-                if (x == s || y == s || (ahead && x == s + 1 && y == s + 1))
+            // Panel item it is tile (s, x) (even) or (x, s) (odd) for
+            // x = s + 1 + it / 2 (mod nt): items 0 and 1 first.
+            for (int it = look ? first : blockIdx.x; it < 2 * nt; it += look ? step : gridDim.x) {
+                const int x = (s + 1 + (it >> 1)) % nt;
+                if (x == s)
                     continue;
-                prod(y, x, s);
+                if (it & 1)
+                    prod(x, s, s);
+                else
+                    prod(s, x, s);
+                if (look && it < 2)
+                    ff_grid_arrive(bar + 2);
+            }
+            if (!ff_grid_sync(bar, ++phase, abort))
+                return;
+            if (!ahead || blockIdx.x != 0) {
+                for (int it = first; it < nt * nt; it += step) {
+                    const int x = it % nt, y = it / nt;
+                    if (x == s || y == s || (ahead && x == s + 1 && y == s + 1))
+                        continue;
+                    prod(y, x, s);
+                }
             }
             if (!ahead && s + 1 < nt) {
                 __syncthreads();
-                f16_close64(ldw, s + 1, h, sh.p1);
+                f16_close64(ldw, s + 1, h, sh.b0.p1);
             }
         }
         if (s + 1 < nt && !ff_grid_sync(bar, ++phase, abort))
