@@ -308,63 +308,63 @@ F16_KERNEL(panels, 2)
 F16_KERNEL(rest, 8)
 F16_KERNEL(rest, 4)
 
-// f16_close64 closes 64-wide primary tile (r, r) of h with the first warp
-// of the block (the block's other threads do nothing), as f16_phase1 does
-// a 128-wide one with a block: 64 dependent steps, phase 1 of a stage of
-// f16_small, on its critical path. Lane ly * 4 + lx holds rows ly*8 ..
-// ly*8+7, words lx*8 .. lx*8+7 (columns lx*16 .. lx*16+15), 64 words in
-// registers. Step k takes row k's words from the lane of its row band and
-// the lane's column (k / 8 * 4 + lx), column k's values from the lane of
-// the lane's rows and k's column band (ly * 4 + k / 16), by shuffles, so
-// that no step waits at a barrier of the block: on an H200 a 256-thread
-// block with one barrier a step took about 8 us a tile.
+// f16_close64 closes 64-wide primary tile (r, r) of h, as f16_phase1 does
+// a 128-wide one: each of 256 threads holds rows ty*4 .. ty*4+3 and words
+// tx*2, tx*2+1 (columns tx*4 .. tx*4+3), one barrier a step. A stage's
+// phase 1 is an eighth of the work of a 128-wide one (on an H200, 8.0 us
+// against 25.0 at n = 2048, when each had a launch of its own).
+struct f16Shared1 {
+    u32 rowK[2][32], colK[2][64];
+};
+
 //
 // from, when given, holds the tile to close (32 words a row, in shared
 // memory: f16_small's stage 0, built there): the closed tile still goes
 // into h.
-__device__ void f16_close64(int ldw, int r, u32 *h, const u32 *from = nullptr)
+__device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh, const u32 *from = nullptr)
 {
-    if (threadIdx.x >= 32)
-        return;
-    const int lane = threadIdx.x, ly = lane >> 2, lx = lane & 3;
+    auto &rowK = sh.rowK;
+    auto &colK = sh.colK;
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
     u32 *tile = f16_tile<64>(h, ldw, r, r, 0);
     const u32 *src = from ? from : tile;
     const int lds = from ? 32 : ldw;
-    u32 c[8][8];
+    u32 c[4][2];
 #pragma unroll
-    for (int a = 0; a < 8; a++) {
-        const uint4 *p = (const uint4 *)(src + (size_t)(ly * 8 + a) * lds + lx * 8);
-        const uint4 v0 = p[0], v1 = p[1];
-        c[a][0] = v0.x, c[a][1] = v0.y, c[a][2] = v0.z, c[a][3] = v0.w;
-        c[a][4] = v1.x, c[a][5] = v1.y, c[a][6] = v1.z, c[a][7] = v1.w;
-    }
-    // Step k = k16 * 16 + e: row k is row e % 8 of the lanes with ly =
-    // k16 * 2 + e / 8; column k is half e % 2 of word e / 2 of the lanes
-    // with lx = k16.
-    for (int k16 = 0; k16 < 4; k16++) {
+    for (int a = 0; a < 4; a++)
 #pragma unroll
-        for (int e = 0; e < 16; e++) {
-            const int rl = (k16 * 2 + (e >> 3)) * 4 + lx, cl = ly * 4 + k16;
-            u32 rk[8], ck[8];
+        for (int w = 0; w < 2; w++)
+            c[a][w] = src[(size_t)(ty * 4 + a) * lds + tx * 2 + w];
+    // Step k = t4 * 4 + e is row e of the threads with ty = t4, and half
+    // e % 2 of word e / 2 of those with tx = t4.
+    for (int t4 = 0; t4 < 16; t4++) {
 #pragma unroll
-            for (int w = 0; w < 8; w++)
-                rk[w] = __shfl_sync(0xffffffffu, c[e & 7][w], rl);
+        for (int e = 0; e < 4; e++) {
+            const int buf = e & 1;
+            if (ty == t4) {
 #pragma unroll
-            for (int a = 0; a < 8; a++)
-                ck[a] = dup(__shfl_sync(0xffffffffu, c[a][e >> 1], cl), e & 1);
+                for (int w = 0; w < 2; w++)
+                    rowK[buf][tx * 2 + w] = c[e][w];
+            }
+            if (tx == t4) {
 #pragma unroll
-            for (int a = 0; a < 8; a++)
+                for (int a = 0; a < 4; a++)
+                    colK[buf][ty * 4 + a] = dup(c[a][e >> 1], e & 1);
+            }
+            __syncthreads();
+            const uint2 rk = *(const uint2 *)&rowK[buf][tx * 2];
+            const uint4 ck = *(const uint4 *)&colK[buf][ty * 4];
+            const u32 rv[2] = {rk.x, rk.y}, cv[4] = {ck.x, ck.y, ck.z, ck.w};
 #pragma unroll
-                for (int w = 0; w < 8; w++)
-                    c[a][w] = addmin(ck[a], rk[w], c[a][w]);
+            for (int a = 0; a < 4; a++)
+#pragma unroll
+                for (int w = 0; w < 2; w++)
+                    c[a][w] = addmin(cv[a], rv[w], c[a][w]);
         }
     }
 #pragma unroll
-    for (int a = 0; a < 8; a++) {
-        uint4 *p = (uint4 *)(tile + (size_t)(ly * 8 + a) * ldw + lx * 8);
-        p[0] = make_uint4(c[a][0], c[a][1], c[a][2], c[a][3]);
-        p[1] = make_uint4(c[a][4], c[a][5], c[a][6], c[a][7]);
-    }
+    for (int a = 0; a < 4; a++)
+        *(uint2 *)&tile[(size_t)(ty * 4 + a) * ldw + tx * 2] = make_uint2(c[a][0], c[a][1]);
 }
 
 // f16_build_row writes row u of the 16-bit matrix h (ldw words a row) for
@@ -499,6 +499,7 @@ extern "C" __global__ void f16_build(int n, int ld, const int *off, const int *t
 // past n are left alone.
 union f16SharedS {
     struct {
+        f16Shared1 p1;
         u32 t[64][32]; // tile (0, 0) as block 0 builds it
         int offs[65];
     } b0;
@@ -516,7 +517,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
     if (off && ahead) {
         if (blockIdx.x == 0) {
             f16_build_tile0(n, off, tgt, w, sh.b0.t, sh.b0.offs);
-            f16_close64(ldw, 0, h, &sh.b0.t[0][0]);
+            f16_close64(ldw, 0, h, sh.b0.p1, &sh.b0.t[0][0]);
         } else {
             f16_build_rows(n, ldw, off, tgt, w, h, src, 1, true);
         }
@@ -527,7 +528,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
                 return;
         }
         if (blockIdx.x == 0)
-            f16_close64(ldw, 0, h);
+            f16_close64(ldw, 0, h, sh.b0.p1);
     }
     if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
         return;
@@ -547,7 +548,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
                 return;
             prod(s + 1, s + 1, s);
             __syncthreads();
-            f16_close64(ldw, s + 1, h);
+            f16_close64(ldw, s + 1, h, sh.b0.p1);
         } else {
             // Panel item it is tile (s, x) (even) or (x, s) (odd) for
             // x = s + 1 + it / 2 (mod nt): items 0 and 1 first.
@@ -574,7 +575,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
             }
             if (!ahead && s + 1 < nt) {
                 __syncthreads();
-                f16_close64(ldw, s + 1, h);
+                f16_close64(ldw, s + 1, h, sh.b0.p1);
             }
         }
         if (s + 1 < nt && !ff_grid_sync(bar, ++phase, abort))
