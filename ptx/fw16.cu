@@ -134,22 +134,32 @@ extern "C" __global__ void __launch_bounds__(256) f16_phase1(int ldw, int r, u32
             tile[(size_t)f16_row(ty, a) * ldw + f16_word(tx, w)] = c[a][w];
 }
 
-// f16_prod computes C = min(C, A (x) B) for 16 RA rows of a TB-wide tile
-// (TB = 128: RA = 8 the whole tile, 4 a half, 2 a quarter; TB = 64: RA = 4
-// the whole tile, f16_small's) with 256 threads of RA rows x TB / 32 words:
-// cw points at C's first word, aw at A's (the same rows, k over the TB
-// columns of the stage) and bw at B's (the stage's TB rows, C's columns),
-// all ldw words a row. The k values come in chunks of F16_KC through
-// double-buffered shared memory, A's with each value in both halves of a
-// word. C may be A or B: every read of them comes before the first write
-// of C (after the last barrier).
+// f16Shared is the shared memory of f16_prod (f16_mul): double-buffered
+// chunks of A and B.
 template <int TB, int RA>
 struct f16Shared {
     u32 a[2][F16_KC][16 * RA], b[2][F16_KC][TB / 2];
 };
 
+// f16_arow is the tile row of the a-th of the RA rows of thread ty * 16 +
+// tx in f16_prod, and f16_aword the tile word of its w-th word.
 template <int TB, int RA>
-__device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const u32 *bw, f16Shared<TB, RA> &sh)
+__device__ __forceinline__ int f16_arow(int ty, int a)
+{
+    return RA == 8 ? f16_row(ty, a) : ty * RA + a;
+}
+
+template <int TB>
+__device__ __forceinline__ int f16_aword(int tx, int w)
+{
+    return TB == 128 ? f16_word(tx, w) : tx * 2 + w;
+}
+
+// f16_mul is f16_prod without the store: the thread's cells of C's result
+// stay in c (its rows f16_arow, its words f16_aword).
+template <int TB, int RA>
+__device__ __forceinline__ void f16_mul(int ldw, const u32 *cw, const u32 *aw, const u32 *bw, f16Shared<TB, RA> &sh,
+                                        u32 (&c)[RA][TB / 32])
 {
     constexpr int W = TB / 32; // words a thread
     auto &As = sh.a;
@@ -158,9 +168,8 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
     // A thread's a-th row of the 16 RA: f16_row for RA = 8, t*RA + a
     // otherwise; its w-th word: f16_word in a 128-wide tile, t*2 + w in a
     // 64-wide one.
-    auto arow = [&](int a) { return RA == 8 ? f16_row(ty, a) : ty * RA + a; };
-    auto word = [&](int w) { return TB == 128 ? f16_word(tx, w) : tx * 2 + w; };
-    u32 c[RA][W];
+    auto arow = [&](int a) { return f16_arow<TB, RA>(ty, a); };
+    auto word = [&](int w) { return f16_aword<TB>(tx, w); };
 #pragma unroll
     for (int a = 0; a < RA; a++)
 #pragma unroll
@@ -242,9 +251,27 @@ __device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const 
         // ch-1: one barrier a chunk.
         __syncthreads();
     }
+}
+
+// f16_prod computes C = min(C, A (x) B) for 16 RA rows of a TB-wide tile
+// (TB = 128: RA = 8 the whole tile, 4 a half, 2 a quarter; TB = 64: RA = 4
+// the whole tile, f16_small's) with 256 threads of RA rows x TB / 32 words:
+// cw points at C's first word, aw at A's (the same rows, k over the TB
+// columns of the stage) and bw at B's (the stage's TB rows, C's columns),
+// all ldw words a row. The k values come in chunks of F16_KC through
+// double-buffered shared memory, A's with each value in both halves of a
+// word. C may be A or B: every read of them comes before the first write
+// of C (after the last barrier).
+template <int TB, int RA>
+__device__ __forceinline__ void f16_prod(int ldw, u32 *cw, const u32 *aw, const u32 *bw, f16Shared<TB, RA> &sh)
+{
+    constexpr int W = TB / 32;
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+    u32 c[RA][W];
+    f16_mul<TB, RA>(ldw, cw, aw, bw, sh, c);
 #pragma unroll
     for (int a = 0; a < RA; a++) {
-        u32 *row = cw + (size_t)arow(a) * ldw;
+        u32 *row = cw + (size_t)f16_arow<TB, RA>(ty, a) * ldw;
         *(uint2 *)(row + tx * 2) = make_uint2(c[a][0], c[a][1]);
         if (W == 4)
             *(uint2 *)(row + 32 + tx * 2) = make_uint2(c[a][2 % W], c[a][3 % W]);
@@ -308,63 +335,82 @@ F16_KERNEL(panels, 2)
 F16_KERNEL(rest, 8)
 F16_KERNEL(rest, 4)
 
-// f16_close64 closes 64-wide primary tile (r, r) of h, as f16_phase1 does
-// a 128-wide one: each of 256 threads holds rows ty*4 .. ty*4+3 and words
-// tx*2, tx*2+1 (columns tx*4 .. tx*4+3), one barrier a step. A stage's
-// phase 1 is an eighth of the work of a 128-wide one (on an H200, 8.0 us
-// against 25.0 at n = 2048, when each had a launch of its own).
+// f16_close64 closes a 64-wide primary tile (tile, ldw words a row), as
+// f16_phase1 does a 128-wide one, but two steps a barrier: each of 256
+// threads holds rows ty*4 .. ty*4+3 and words tx*2, tx*2+1 (columns tx*4 ..
+// tx*4+3) of it in c (f16_mul's cells of a 64-wide tile), and writes them
+// into the tile at the end. For steps k and k+1 (k even) the threads that own rows k and
+// k+1 and the word of columns k and k+1 put them in shared memory, one
+// barrier, and every thread updates row k+1 and column k+1 with step k
+// itself (row k+1 from D[k+1][k] and row k, column k+1 from column k and
+// D[k][k+1]) before it runs both steps on its cells. The buffers alternate,
+// so that one barrier a pair suffices. Phase 1 is on the critical path of
+// f16_small: with one barrier a step it took about 8 us a tile on an H200.
 struct f16Shared1 {
-    u32 rowK[2][32], colK[2][64];
+    u32 rowK[2][2][32], colK[2][64];
 };
 
-//
-// from, when given, holds the tile to close (32 words a row, in shared
-// memory: f16_small's stage 0, built there): the closed tile still goes
-// into h.
-__device__ void f16_close64(int ldw, int r, u32 *h, f16Shared1 &sh, const u32 *from = nullptr)
+__device__ void f16_close64(u32 (&c)[4][2], u32 *tile, int ldw, f16Shared1 &sh)
 {
     auto &rowK = sh.rowK;
     auto &colK = sh.colK;
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
-    u32 *tile = f16_tile<64>(h, ldw, r, r, 0);
-    const u32 *src = from ? from : tile;
-    const int lds = from ? 32 : ldw;
-    u32 c[4][2];
-#pragma unroll
-    for (int a = 0; a < 4; a++)
-#pragma unroll
-        for (int w = 0; w < 2; w++)
-            c[a][w] = src[(size_t)(ty * 4 + a) * lds + tx * 2 + w];
-    // Step k = t4 * 4 + e is row e of the threads with ty = t4, and half
-    // e % 2 of word e / 2 of those with tx = t4.
+    // Steps k = t4 * 4 + e and k + 1 are rows e and e + 1 of the threads
+    // with ty = t4, and the halves of word e / 2 of those with tx = t4.
     for (int t4 = 0; t4 < 16; t4++) {
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const int buf = e & 1;
+        for (int e = 0; e < 4; e += 2) {
+            const int buf = e >> 1, k = t4 * 4 + e;
             if (ty == t4) {
 #pragma unroll
-                for (int w = 0; w < 2; w++)
-                    rowK[buf][tx * 2 + w] = c[e][w];
+                for (int w = 0; w < 2; w++) {
+                    rowK[buf][0][tx * 2 + w] = c[e][w];
+                    rowK[buf][1][tx * 2 + w] = c[e + 1][w];
+                }
             }
             if (tx == t4) {
 #pragma unroll
                 for (int a = 0; a < 4; a++)
-                    colK[buf][ty * 4 + a] = dup(c[a][e >> 1], e & 1);
+                    colK[buf][ty * 4 + a] = c[a][e >> 1];
             }
             __syncthreads();
-            const uint2 rk = *(const uint2 *)&rowK[buf][tx * 2];
-            const uint4 ck = *(const uint4 *)&colK[buf][ty * 4];
-            const u32 rv[2] = {rk.x, rk.y}, cv[4] = {ck.x, ck.y, ck.z, ck.w};
+            const uint2 r0 = *(const uint2 *)&rowK[buf][0][tx * 2], r1 = *(const uint2 *)&rowK[buf][1][tx * 2];
+            const uint4 cq = *(const uint4 *)&colK[buf][ty * 4];
+            const u32 kk1 = dup(rowK[buf][0][k >> 1], 1), k1k = dup(colK[buf][k + 1], 0); // D[k][k+1], D[k+1][k]
+            const u32 rk[2] = {r0.x, r0.y}, cv[4] = {cq.x, cq.y, cq.z, cq.w};
+            u32 rk1[2] = {r1.x, r1.y}, ck[4], ck1[4];
+#pragma unroll
+            for (int w = 0; w < 2; w++)
+                rk1[w] = addmin(k1k, rk[w], rk1[w]);
+#pragma unroll
+            for (int a = 0; a < 4; a++) {
+                ck[a] = dup(cv[a], 0);
+                ck1[a] = addmin(ck[a], kk1, dup(cv[a], 1));
+            }
 #pragma unroll
             for (int a = 0; a < 4; a++)
 #pragma unroll
                 for (int w = 0; w < 2; w++)
-                    c[a][w] = addmin(cv[a], rv[w], c[a][w]);
+                    c[a][w] = addmin(ck1[a], rk1[w], addmin(ck[a], rk[w], c[a][w]));
         }
     }
 #pragma unroll
     for (int a = 0; a < 4; a++)
         *(uint2 *)&tile[(size_t)(ty * 4 + a) * ldw + tx * 2] = make_uint2(c[a][0], c[a][1]);
+}
+
+// f16_close64_at closes tile (r, r) of h from its cells in from (lds
+// words a row: h itself, or a copy in shared memory).
+__device__ void f16_close64_at(int ldw, int r, u32 *h, const u32 *from, int lds, f16Shared1 &sh)
+{
+    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+    u32 c[4][2];
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int w = 0; w < 2; w++)
+            c[a][w] = from[(size_t)(ty * 4 + a) * lds + tx * 2 + w];
+    f16_close64(c, f16_tile<64>(h, ldw, r, r, 0), ldw, sh);
 }
 
 // f16_build_row writes row u of the 16-bit matrix h (ldw words a row) for
@@ -517,7 +563,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
     if (off && ahead) {
         if (blockIdx.x == 0) {
             f16_build_tile0(n, off, tgt, w, sh.b0.t, sh.b0.offs);
-            f16_close64(ldw, 0, h, sh.b0.p1, &sh.b0.t[0][0]);
+            f16_close64_at(ldw, 0, h, &sh.b0.t[0][0], 32, sh.b0.p1);
         } else {
             f16_build_rows(n, ldw, off, tgt, w, h, src, 1, true);
         }
@@ -528,7 +574,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
                 return;
         }
         if (blockIdx.x == 0)
-            f16_close64(ldw, 0, h, sh.b0.p1);
+            f16_close64_at(ldw, 0, h, h, ldw, sh.b0.p1);
     }
     if (nt == 1 || !ff_grid_sync(bar, ++phase, abort))
         return;
@@ -546,9 +592,11 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
             ready += 2;
             if (!ff_grid_wait(bar, bar + 2, ready, abort))
                 return;
-            prod(s + 1, s + 1, s);
-            __syncthreads();
-            f16_close64(ldw, s + 1, h, sh.b0.p1);
+            // Tile (s + 1, s + 1) with pivot s, closed from registers.
+            u32 *next = f16_tile<64>(h, ldw, s + 1, s + 1, 0);
+            u32 c[4][2];
+            f16_mul<64, 4>(ldw, next, f16_tile<64>(h, ldw, s + 1, s, 0), f16_tile<64>(h, ldw, s, s + 1, 0), sh.q, c);
+            f16_close64(c, next, ldw, sh.b0.p1);
         } else {
             // Panel item it is tile (s, x) (even) or (x, s) (odd) for
             // x = s + 1 + it / 2 (mod nt): items 0 and 1 first.
@@ -575,7 +623,7 @@ extern "C" __global__ void __launch_bounds__(256) f16_small(int n, int ldw, u32 
             }
             if (!ahead && s + 1 < nt) {
                 __syncthreads();
-                f16_close64(ldw, s + 1, h, sh.b0.p1);
+                f16_close64_at(ldw, s + 1, h, f16_tile<64>(h, ldw, s + 1, s + 1, 0), ldw, sh.b0.p1);
             }
         }
         if (s + 1 < nt && !ff_grid_sync(bar, ++phase, abort))
