@@ -646,8 +646,8 @@ func (r *run) kernelsQueued(f func() error) error {
 // n = 1024 on an H200). Benchmarks compare.
 var arcsStaged = true
 
-// arcsParallel is the fewest values of a CSR that uploadArcs copies into
-// the staging buffer on every core: on an H200's host one core took 0.38 ms
+// arcsParallel is the fewest values of a CSR (those not page-locked) that
+// uploadArcs copies into the staging buffer on every core: on an H200's host one core took 0.38 ms
 // for fw-fast's 2 MB at n = 4096 (an execution trace of BenchmarkFWFastCall),
 // a third of the call's preparation; but a goroutine started there began
 // 46 µs later at the median (a trace at n = 2048, whose 1 MB one core
@@ -687,6 +687,12 @@ func (r *run) uploadArcs(g *graph.Graph) (csr, error) {
 		pinned = r.pinCSR(g, pinReused, arcsPinMin)
 	}
 	r.hostMark("pinned")
+	copied := 0 // values the host copies into the staging buffer
+	for i, p := range parts {
+		if !pinned[i] {
+			copied += len(p)
+		}
+	}
 	var c csr
 	var wg sync.WaitGroup
 	off, staged := 0, 0
@@ -694,7 +700,7 @@ func (r *run) uploadArcs(g *graph.Graph) (csr, error) {
 		*dst = buffer{b.ptr + DevicePtr(off)*4, len(parts[i])}
 		switch {
 		case pinned[i]:
-		case total >= arcsParallel:
+		case copied >= arcsParallel:
 			parallelCopy(&wg, st[1][off:off+len(parts[i])], parts[i])
 			staged++
 		default:

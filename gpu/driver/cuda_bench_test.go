@@ -24,7 +24,11 @@ const nopPTX = `.version 7.8
 // before its kernels: making the context current (every call's cudaCtx.do
 // does it), launches of a kernel without parameters and with eight, a
 // memset of three words, an event's record and a 24-byte copy back into
-// page-locked memory. Each call is timed alone, with the device drained
+// page-locked memory; and copies to the device of 480 KiB (the arcs'
+// targets of fw-fast's benchmark graph at n = 2048) and of 8 KiB (its
+// offsets), from page-locked memory the driver allocated (pinned) and from
+// Go memory page-locked with HostRegister (registered), as fw-fast's
+// upload makes them. Each call is timed alone, with the device drained
 // every 32 calls outside the timing, and the median is reported as
 // host-us.
 func BenchmarkCalls(b *testing.B) {
@@ -63,6 +67,22 @@ func BenchmarkCalls(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.HostFree(host)
+	const big = 480 << 10
+	dev, err := c.Alloc(big)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Free(dev)
+	pinned, err := c.HostAlloc(big)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.HostFree(pinned)
+	registered := make([]byte, big)
+	if err := c.HostRegister(registered); err != nil {
+		b.Fatal(err)
+	}
+	defer c.HostUnregister(registered)
 	ctx, args := context.Background(), make([]uint64, 8)
 	one := Dim3{1, 1, 1}
 	for _, call := range []struct {
@@ -75,6 +95,10 @@ func BenchmarkCalls(b *testing.B) {
 		{"memset", func() error { return c.Memset32(p, 0, 3) }},
 		{"record", func() error { return c.Record(e) }},
 		{"copy-out", func() error { return c.CopyOutAsync(host[:24], p, 0) }},
+		{"copy-in-480k-pinned", func() error { return c.CopyInAsync(dev, pinned, 0) }},
+		{"copy-in-480k-registered", func() error { return c.CopyInAsync(dev, registered, 0) }},
+		{"copy-in-8k-pinned", func() error { return c.CopyInAsync(dev, pinned[:8<<10], 0) }},
+		{"copy-in-8k-registered", func() error { return c.CopyInAsync(dev, registered[:8<<10], 0) }},
 	} {
 		b.Run(call.name, func(b *testing.B) {
 			took := make([]float64, 0, b.N)
