@@ -210,7 +210,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		}
 	}
 	r.mark("start")
-	arcs, err := r.uploadArcs(g)
+	arcs, flags, err := r.uploadArcs(g, ffFlagsStart[:])
 	r.hostMark("uploaded")
 	if err != nil {
 		return nil, err
@@ -237,14 +237,14 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		return nil, err
 	}
 	r.mark("fill")
-	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, small, d, p, h, host)
+	done, err := r.ffRun(g, arcs, ld, mode, opts.Pred, small, d, p, h, host, flags)
 	if err == nil && !done {
 		// ff_small's grid was not all on the card at once (or could not
 		// be), or a 16-bit result failed its check: start again on the
 		// 32-bit stages, three launches a stage.
 		mode.narrow = false
 		if err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err == nil {
-			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, buffer{}, host)
+			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, buffer{}, host, buffer{})
 		}
 	}
 	if err != nil {
@@ -328,7 +328,7 @@ var ffOneWait = true
 // context's kernels), and when a 16-bit result fails its check: the
 // matrices are then not the result, nor are host's, and the caller builds
 // them again and runs the 32-bit stages.
-func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p, h buffer, host *hostResult) (bool, error) {
+func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small bool, d, p, h buffer, host *hostResult, flags buffer) (bool, error) {
 	n := g.N()
 	sp := p // the stages' predecessors
 	if mode.tight {
@@ -343,25 +343,25 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 	if mode.narrow {
 		inf, finish = graph.Inf, pred
 	}
-	// flags: ff_finish's three (set to graph.Inf), then ff_small's
-	// barrier counter and abort flag, f16_small's count of look-ahead
-	// panels, and f16_widen's check (0, in one fill).
-	const nflags = 7
-	flags, err := r.allocRaw(nflags)
-	if err != nil {
-		return false, err
+	// flags (ffFlagsStart): given, they hold their starting values;
+	// otherwise they are allocated and set here.
+	var err error
+	if flags.n == 0 {
+		if flags, err = r.allocRaw(nflags); err != nil {
+			return false, err
+		}
+		if finish {
+			if err := r.fill(buffer{flags.ptr, 3}, graph.Inf); err != nil {
+				return false, err
+			}
+		}
+		if small || mode.narrow {
+			if err := r.fill(buffer{flags.ptr + 3*4, 4}, 0); err != nil {
+				return false, err
+			}
+		}
 	}
 	fin, bar, wide := buffer{flags.ptr, 3}, buffer{flags.ptr + 3*4, 3}, buffer{flags.ptr + 6*4, 1}
-	if finish {
-		if err := r.fill(fin, graph.Inf); err != nil {
-			return false, err
-		}
-	}
-	if small || mode.narrow {
-		if err := r.fill(buffer{bar.ptr, 4}, 0); err != nil {
-			return false, err
-		}
-	}
 	r.hostMark("flags")
 	blocks := 0 // ff_small's (f16_small's) grid
 	if small {
@@ -565,6 +565,14 @@ func (r *run) ffFetch(host *hostResult, n, ld int, d, p buffer, ds driver.Stream
 	}
 	return r.fetch(host, 1, p.ptr, ld, 0, n, 0)
 }
+
+// nflags is how many flags ffRun's kernels use: ff_finish's three, then
+// ff_small's barrier counter and abort flag, f16_small's count of
+// look-ahead panels, and f16_widen's check. ffFlagsStart holds their
+// starting values, which fw-fast uploads after the arcs (uploadArcs).
+const nflags = 7
+
+var ffFlagsStart = [nflags]int32{graph.Inf, graph.Inf, graph.Inf, 0, 0, 0, 0}
 
 // ffSmallGrid is ff_small's grid (kernel name of module mod: ff_small_*
 // or f16_small) for n vertices, 0 when the card runs none of its blocks at

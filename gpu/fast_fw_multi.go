@@ -163,7 +163,7 @@ func (st *ffStripe) build(r *run, g *graph.Graph, ld, matrices int, mode ffMode)
 		}
 		st.virtP = stripeArg(st.p, st.y0, ld)
 	}
-	arcs, err := r.uploadArcs(g)
+	arcs, _, err := r.uploadArcs(g, nil)
 	if err != nil {
 		return err
 	}

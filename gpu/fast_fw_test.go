@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/pathnotes/pathnotes/cpu"
 	"github.com/pathnotes/pathnotes/graph"
@@ -580,35 +581,61 @@ func TestFWFastManyArcs(t *testing.T) {
 	}
 }
 
-// TestFWFastPinsArcs checks that fw-fast page-locks a graph's large CSR
-// arrays on its second call (not its first) and uploads them from there,
-// the small offsets still through the staging buffer, with results equal
-// to the CPU's on every call, with and without Π.
-func TestFWFastPinsArcs(t *testing.T) {
+// TestFWFastMirrorsArcs checks that fw-fast makes a page-locked copy of a
+// graph's CSR and its flags' starting values on its second call (not its
+// first) and uploads them from there, leaving the graph's own arrays
+// alone, with results equal to the CPU's on every call, with and without
+// Π; and that a graph below csrMirrorMin gets no copy.
+func TestFWFastMirrorsArcs(t *testing.T) {
 	dev := emulator(t)
 	g, err := graph.GNM(150, 20000, graph.WeightRange{Min: 1, Max: 50}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := 4 * g.M(); b < arcsPinMin || 4*(g.N()+1) >= arcsPinMin {
-		t.Fatalf("arrays of %d and %d bytes: want targets of arcsPinMin (%d) or more, offsets below", b, 4*(g.N()+1), arcsPinMin)
-	}
-	want, err := cpu.FloydWarshallBlocked(context.Background(), g, cpu.FWOptions{})
+	small, err := graph.GNM(40, 300, graph.WeightRange{Min: 1, Max: 50}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if b := csrBytes(small); b >= csrMirrorMin || csrBytes(g) < csrMirrorMin {
+		t.Fatalf("CSRs of %d and %d bytes: want one below csrMirrorMin (%d) and one above", b, csrBytes(g), csrMirrorMin)
+	}
 	registered := registeredProbe(t, dev)
-	tg := testGraph{name: "GNM(150, 20000)", g: g, all: want}
-	for call, pinned := range []bool{false, true, true} {
-		res, err := FWFast(context.Background(), g, Options{Device: dev, Pred: call == 2})
-		matchesCPU(t, fmt.Sprintf("%s, call %d", tg.name, call+1), tg, res, err, call == 2)
-		for i, a := range [][]int32{g.Targets(), g.Weights()} {
-			if registered(a) != pinned {
-				t.Errorf("after call %d: array %d registered %v, want %v", call+1, i+1, !pinned, pinned)
-			}
+	mirror := func(g *graph.Graph) []int32 {
+		csrPins.Lock()
+		defer csrPins.Unlock()
+		if p := csrPins.m[csrPinKey{dev, weak.Make(g)}]; p != nil {
+			return p.mirror
 		}
-		if registered(g.Offsets()) {
-			t.Errorf("after call %d: the offsets (%d bytes) are registered", call+1, 4*(g.N()+1))
+		return nil
+	}
+	for _, c := range []struct {
+		g    *graph.Graph
+		name string
+		big  bool
+	}{{g, "GNM(150, 20000)", true}, {small, "GNM(40, 300)", false}} {
+		want, err := cpu.FloydWarshallBlocked(context.Background(), c.g, cpu.FWOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := testGraph{name: c.name, g: c.g, all: want}
+		for call := range 3 {
+			res, err := FWFast(context.Background(), c.g, Options{Device: dev, Pred: call == 2})
+			matchesCPU(t, fmt.Sprintf("%s, call %d", tg.name, call+1), tg, res, err, call == 2)
+			m := mirror(c.g)
+			if want := c.big && call > 0; (m != nil) != want {
+				t.Fatalf("%s, after call %d: a copy %v, want %v", c.name, call+1, m != nil, want)
+			}
+			if m != nil {
+				arcs := slices.Concat(c.g.Offsets(), c.g.Targets(), c.g.Weights())
+				if !registered(m) || !slices.Equal(m[:len(arcs)], arcs) || !slices.Equal(m[len(arcs):], ffFlagsStart[:]) {
+					t.Errorf("%s, after call %d: the copy is not the registered CSR and flags", c.name, call+1)
+				}
+			}
+			for i, a := range [][]int32{c.g.Offsets(), c.g.Targets(), c.g.Weights()} {
+				if registered(a) {
+					t.Errorf("%s, after call %d: the graph's array %d is registered", c.name, call+1, i+1)
+				}
+			}
 		}
 	}
 }

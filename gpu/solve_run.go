@@ -646,8 +646,8 @@ func (r *run) kernelsQueued(f func() error) error {
 // n = 1024 on an H200). Benchmarks compare.
 var arcsStaged = true
 
-// arcsParallel is the fewest values of a CSR (those not page-locked) that
-// uploadArcs copies into the staging buffer on every core: on an H200's host one core took 0.38 ms
+// arcsParallel is the fewest values of a CSR that uploadArcs (and
+// mirrorCSR) copies on every core: on an H200's host one core took 0.38 ms
 // for fw-fast's 2 MB at n = 4096 (an execution trace of BenchmarkFWFastCall),
 // a third of the call's preparation; but a goroutine started there began
 // 46 µs later at the median (a trace at n = 2048, whose 1 MB one core
@@ -655,83 +655,72 @@ var arcsStaged = true
 // test, which copies a small graph's on every core.
 var arcsParallel = 1 << 18
 
-// arcsPinMin is the smallest CSR array (bytes) that uploadArcs page-locks
-// on a graph's second call (pinCSR): smaller arrays may share their pages
-// with other Go values, and copying them costs little.
-const arcsPinMin = 64 << 10
-
-// arcsPin makes uploadArcs page-lock a graph's arrays on its second call
+// arcsPin makes uploadArcs copy a graph's arcs, from its second call on,
+// from a page-locked copy of them (mirrorCSR) in one copy to the device
 // (on by default; a variable so that benchmarks time both ways).
 var arcsPin = true
 
 // uploadArcs uploads g's CSR arrays (as uploadCSR) into one device buffer,
-// through the second staging buffer (arcsStaged) when they fit it, timed
-// as the upload. From a graph's second call on, the arrays of arcsPinMin
-// bytes or more are page-locked (pinCSR, kept until the graph is
-// collected) and copied to the device straight from the graph's memory,
-// without the host's copy into the staging buffer. A later host write into
-// that staging buffer must wait for the device first.
-func (r *run) uploadArcs(g *graph.Graph) (csr, error) {
+// followed by the values of tail (the caller's flags' starting values,
+// which thus need no fill of their own), returned as the second buffer.
+// From the graph's second call on they go in one copy straight from its
+// page-locked mirror (mirrorCSR, kept until the graph is collected);
+// otherwise through the second staging buffer (arcsStaged) when they fit
+// it, the host copying them there first. Either way the copy is timed as
+// the upload and not waited for. A later host write into that staging
+// buffer must wait for the device first. Without either, the arrays and
+// the tail go as uploadCSR copies them.
+func (r *run) uploadArcs(g *graph.Graph, tail []int32) (csr, buffer, error) {
 	parts := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}
 	total := len(parts[0]) + len(parts[1]) + len(parts[2])
+	all := total + len(tail)
 	st, err := r.dev.stagingBuffers()
-	if !arcsStaged || err != nil || total > len(st[1]) {
-		return r.uploadCSR(g)
-	}
-	b, err := r.allocRaw(total) // the copy writes it whole
-	if err != nil {
-		return csr{}, err
-	}
-	var pinned [3]bool
-	if arcsPin {
-		pinned = r.pinCSR(g, pinReused, arcsPinMin)
-	}
-	r.hostMark("pinned")
-	copied := 0 // values the host copies into the staging buffer
-	for i, p := range parts {
-		if !pinned[i] {
-			copied += len(p)
+	if !arcsStaged || err != nil || all > len(st[1]) {
+		c, err := r.uploadCSR(g)
+		if err != nil {
+			return c, buffer{}, err
 		}
+		t, err := r.upload(tail)
+		return c, t, err
+	}
+	b, err := r.allocRaw(all) // the copy writes it whole
+	if err != nil {
+		return csr{}, buffer{}, err
 	}
 	var c csr
-	var wg sync.WaitGroup
-	off, staged := 0, 0
+	off := 0
 	for i, dst := range []*buffer{&c.off, &c.tgt, &c.w} {
 		*dst = buffer{b.ptr + DevicePtr(off)*4, len(parts[i])}
-		switch {
-		case pinned[i]:
-		case copied >= arcsParallel:
-			parallelCopy(&wg, st[1][off:off+len(parts[i])], parts[i])
-			staged++
-		default:
-			copy(st[1][off:], parts[i])
-			staged++
-		}
 		off += len(parts[i])
 	}
-	wg.Wait()
+	t := buffer{b.ptr + DevicePtr(total)*4, len(tail)}
+	var from []int32
+	if arcsPin {
+		from = r.mirrorCSR(g, tail)
+	}
+	r.hostMark("pinned")
+	if from == nil {
+		from = st[1][:all]
+		var wg sync.WaitGroup
+		off := 0
+		for _, p := range parts {
+			if total >= arcsParallel {
+				parallelCopy(&wg, from[off:off+len(p)], p)
+			} else {
+				copy(from[off:], p)
+			}
+			off += len(p)
+		}
+		copy(from[total:], tail)
+		wg.Wait()
+	}
 	r.prepare()
-	err = r.timedLater(&r.stats.HostToDevice, func() error {
-		if staged == len(parts) {
-			return r.dev.ctx.CopyInAsync(b.ptr, asBytes(st[1][:total]), 0)
-		}
-		for i, dst := range []buffer{c.off, c.tgt, c.w} {
-			from := parts[i]
-			if !pinned[i] {
-				at := int(dst.ptr-b.ptr) / 4
-				from = st[1][at : at+len(parts[i])]
-			}
-			if err := r.dev.ctx.CopyInAsync(dst.ptr, asBytes(from), 0); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err = r.timedLater(&r.stats.HostToDevice, func() error { return r.dev.ctx.CopyInAsync(b.ptr, asBytes(from), 0) })
 	if err != nil {
-		return c, r.fail(err, "copying %s to the device", graph.FormatBytes(uint64(total)*4))
+		return c, t, r.fail(err, "copying %s to the device", graph.FormatBytes(uint64(total)*4))
 	}
 	r.stats.BytesToDevice += uint64(total) * 4
-	return c, nil
+	return c, t, nil
 }
 
 // launch enqueues kernel name of PTX module mod on the default stream,

@@ -180,6 +180,10 @@ type csrPin struct {
 	tried  bool      // registration was asked for (later calls don't retry)
 	arrays [][]int32 // the registered ones
 	bytes  uint64
+	// mirror is mirrorCSR's registered copy of the arrays and a tail,
+	// mirrorTried whether it was asked for.
+	mirror      []int32
+	mirrorTried bool
 }
 
 // csrPinKey names a graph on a device without keeping the graph alive.
@@ -239,6 +243,63 @@ func (r *run) pinCSR(g *graph.Graph, when csrPinning, minBytes int) [3]bool {
 	return pinned
 }
 
+// csrMirrorMin is the smallest CSR (bytes) that mirrorCSR copies: smaller
+// copies might share their pages with other Go values (or another graph's
+// copy), and copying them through a staging buffer costs little.
+const csrMirrorMin = 64 << 10
+
+// mirrorCSR returns a page-locked copy of g's CSR arrays, one after the
+// other and followed by tail, whose values it writes there on every call,
+// for one copy to r's device from memory the device reads at the bus's
+// speed. The first call on g (of any variant) only remembers it; the
+// second makes the copy, registered for every context and kept until g is
+// collected (unpinCSR), unless it is smaller than csrMirrorMin, would take
+// the registered bytes past csrPinMax, or the driver refuses it. nil where
+// there is none, or it was made with a tail of another length. A run holds
+// its device until its copies are done, so the next call may rewrite the
+// tail.
+func (r *run) mirrorCSR(g *graph.Graph, tail []int32) []int32 {
+	parts := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}
+	total := len(parts[0]) + len(parts[1]) + len(parts[2])
+	key := csrPinKey{r.dev, weak.Make(g)}
+	csrPins.Lock()
+	defer csrPins.Unlock()
+	p, seen := csrPins.m[key]
+	if !seen {
+		csrPins.m[key] = &csrPin{dev: r.dev}
+		runtime.AddCleanup(g, unpinCSR, key)
+		return nil
+	}
+	if !p.mirrorTried {
+		p.mirrorTried = true
+		b := uint64(total+len(tail)) * 4
+		if b >= csrMirrorMin && csrPins.bytes+b <= csrPinMax {
+			m := make([]int32, total+len(tail))
+			var wg sync.WaitGroup
+			off := 0
+			for _, a := range parts {
+				if total >= arcsParallel {
+					parallelCopy(&wg, m[off:off+len(a)], a)
+				} else {
+					copy(m[off:], a)
+				}
+				off += len(a)
+			}
+			wg.Wait()
+			if r.dev.ctx.HostRegister(asBytes(m)) == nil {
+				p.mirror = m
+				p.bytes += b
+				csrPins.bytes += b
+			}
+		}
+	}
+	if len(p.mirror) != total+len(tail) {
+		return nil
+	}
+	copy(p.mirror[total:], tail)
+	return p.mirror
+}
+
 // unpinCSR ends the registration of a collected graph's arrays.
 func unpinCSR(key csrPinKey) {
 	csrPins.Lock()
@@ -251,7 +312,7 @@ func unpinCSR(key csrPinKey) {
 	if p == nil {
 		return
 	}
-	for _, a := range p.arrays {
+	for _, a := range append(p.arrays, p.mirror) {
 		_ = p.dev.ctx.HostUnregister(asBytes(a)) // a reset context has dropped it already
 	}
 }
