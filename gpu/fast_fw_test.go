@@ -761,21 +761,3 @@ func greatestTight(g *graph.Graph, all *graph.AllPairs) []int32 {
 	}
 	return pred
 }
-
-// TestFewestWaves checks ff_tight's split of the arcs (fewestWaves) on
-// fw-fast's benchmark graphs on an H200 (132 multiprocessors, three
-// blocks each), and at the edges.
-func TestFewestWaves(t *testing.T) {
-	for _, c := range []struct{ bx, most, resident, want int }{
-		{64, 15, 396, 6},   // n = 1024: one wave of 384 blocks
-		{256, 60, 396, 3},  // n = 2048: two waves, a third of the arcs each
-		{1024, 60, 396, 3}, // n = 4096: three parts in eight waves (2.67), not the whole in three
-		{64, 1, 396, 1},    // a graph of few arcs: one part
-		{500, 60, 396, 3},  // 1500 blocks in four waves (1.33), not 500 in two
-		{1, 3, 1, 1},       // one block at a time: parts only add waves
-	} {
-		if got := fewestWaves(c.bx, c.most, c.resident); got != c.want {
-			t.Errorf("fewestWaves(%d, %d, %d) = %d, want %d", c.bx, c.most, c.resident, got, c.want)
-		}
-	}
-}
