@@ -701,18 +701,7 @@ func (r *run) uploadArcs(g *graph.Graph, tail []int32) (csr, buffer, error) {
 	r.hostMark("pinned")
 	if from == nil {
 		from = st[1][:all]
-		var wg sync.WaitGroup
-		off := 0
-		for _, p := range parts {
-			if total >= arcsParallel {
-				parallelCopy(&wg, from[off:off+len(p)], p)
-			} else {
-				copy(from[off:], p)
-			}
-			off += len(p)
-		}
-		copy(from[total:], tail)
-		wg.Wait()
+		concatCSR(from, parts, tail)
 	}
 	r.prepare()
 	err = r.timedLater(&r.stats.HostToDevice, func() error { return r.dev.ctx.CopyInAsync(b.ptr, asBytes(from), 0) })
@@ -721,6 +710,24 @@ func (r *run) uploadArcs(g *graph.Graph, tail []int32) (csr, buffer, error) {
 	}
 	r.stats.BytesToDevice += uint64(total) * 4
 	return c, t, nil
+}
+
+// concatCSR writes the CSR arrays in parts, one after the other, and then
+// tail into dst, on every core from arcsParallel values on.
+func concatCSR(dst []int32, parts [3][]int32, tail []int32) {
+	total := len(parts[0]) + len(parts[1]) + len(parts[2])
+	var wg sync.WaitGroup
+	off := 0
+	for _, p := range parts {
+		if total >= arcsParallel {
+			parallelCopy(&wg, dst[off:off+len(p)], p)
+		} else {
+			copy(dst[off:], p)
+		}
+		off += len(p)
+	}
+	copy(dst[total:], tail)
+	wg.Wait()
 }
 
 // launch enqueues kernel name of PTX module mod on the default stream,

@@ -275,17 +275,7 @@ func (r *run) mirrorCSR(g *graph.Graph, tail []int32) []int32 {
 		b := uint64(total+len(tail)) * 4
 		if b >= csrMirrorMin && csrPins.bytes+b <= csrPinMax {
 			m := make([]int32, total+len(tail))
-			var wg sync.WaitGroup
-			off := 0
-			for _, a := range parts {
-				if total >= arcsParallel {
-					parallelCopy(&wg, m[off:off+len(a)], a)
-				} else {
-					copy(m[off:], a)
-				}
-				off += len(a)
-			}
-			wg.Wait()
+			concatCSR(m, parts, tail)
 			if r.dev.ctx.HostRegister(asBytes(m)) == nil {
 				p.mirror = m
 				p.bytes += b

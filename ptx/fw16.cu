@@ -413,6 +413,21 @@ __device__ void f16_close64_at(int ldw, int r, u32 *h, const u32 *from, int lds,
     f16_close64(c, f16_tile<64>(h, ldw, r, r, 0), ldw, sh);
 }
 
+// f16_take_min lowers the half at bit shift (0 or 16) of the word at p to
+// wk where it holds more, by a compare-and-swap of the whole word, since
+// other threads may take arcs into either half at once (p in global or
+// shared memory).
+__device__ __forceinline__ void f16_take_min(u32 *p, int shift, u32 wk)
+{
+    u32 old = *(volatile u32 *)p, seen;
+    do {
+        seen = old;
+        if (((seen >> shift) & 0xffff) <= wk)
+            break;
+        old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
+    } while (old != seen);
+}
+
 // f16_build_row writes row u of the 16-bit matrix h (ldw words a row) for
 // n vertices with the 32 lanes of a warp: F16_INF everywhere, padding
 // included, then 0 on the diagonal and, for u < n, u's arcs (CSR: off,
@@ -445,15 +460,7 @@ __device__ __forceinline__ void f16_build_row(int n, int ldw, int u, const int *
             src[k] = u;
         if (v < skip)
             continue;
-        const u32 wk = w[k];
-        u32 *p = row + (v >> 1);
-        u32 old = *(volatile u32 *)p, seen;
-        do {
-            seen = old;
-            if (((seen >> shift) & 0xffff) <= wk)
-                break;
-            old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
-        } while (old != seen);
+        f16_take_min(row + (v >> 1), shift, w[k]);
     }
 }
 
@@ -499,16 +506,7 @@ __device__ void f16_build_tile0(int n, const int *off, const int *tgt, const int
             else
                 hi = mid - 1;
         }
-        const int shift = (v & 1) * 16;
-        const u32 wk = w[k];
-        u32 *p = &t[lo][v >> 1];
-        u32 old = *(volatile u32 *)p, seen;
-        do {
-            seen = old;
-            if (((seen >> shift) & 0xffff) <= wk)
-                break;
-            old = atomicCAS(p, seen, (seen & ~(0xffffu << shift)) | wk << shift);
-        } while (old != seen);
+        f16_take_min(&t[lo][v >> 1], (v & 1) * 16, w[k]);
     }
     __syncthreads();
 }
