@@ -536,8 +536,10 @@ extern "C" __global__ void f16_build(int n, int ld, const int *off, const int *t
 //     tiles, tiles (s, s + 1) and (s + 1, s) first, each counted in bar[2]
 //     when written, and meet at a barrier before the rest. Block 0 counts
 //     itself at that barrier without waiting there: it waits only for
-//     those two tiles, updates tile (s + 1, s + 1) with pivot s and closes
-//     it, and meets the others at the stage's second barrier.
+//     those two tiles, updates tile (s + 1, s + 1) with pivot s (f16_mul)
+//     and closes it from the registers that hold it (f16_close64, two
+//     steps a barrier), and meets the others at the stage's second
+//     barrier.
 // The last stage has nothing to close: block 0 takes panels then. With a
 // grid of one block, that block does everything in order. Tiles wholly
 // past n are left alone.
