@@ -209,15 +209,9 @@ var csrPins = struct {
 // the second. Arrays left out then stay so for g on that device.
 func (r *run) pinCSR(g *graph.Graph, when csrPinning, minBytes int) [3]bool {
 	arrays := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}
-	key := csrPinKey{r.dev, weak.Make(g)}
 	csrPins.Lock()
 	defer csrPins.Unlock()
-	p, seen := csrPins.m[key]
-	if !seen {
-		p = &csrPin{dev: r.dev}
-		csrPins.m[key] = p
-		runtime.AddCleanup(g, unpinCSR, key)
-	}
+	p, seen := r.csrPinOf(g)
 	if !p.tried && (seen || when == pinFirst) {
 		p.tried = true
 		for _, a := range arrays {
@@ -261,13 +255,10 @@ const csrMirrorMin = 64 << 10
 func (r *run) mirrorCSR(g *graph.Graph, tail []int32) []int32 {
 	parts := [3][]int32{g.Offsets(), g.Targets(), g.Weights()}
 	total := len(parts[0]) + len(parts[1]) + len(parts[2])
-	key := csrPinKey{r.dev, weak.Make(g)}
 	csrPins.Lock()
 	defer csrPins.Unlock()
-	p, seen := csrPins.m[key]
+	p, seen := r.csrPinOf(g)
 	if !seen {
-		csrPins.m[key] = &csrPin{dev: r.dev}
-		runtime.AddCleanup(g, unpinCSR, key)
 		return nil
 	}
 	if !p.mirrorTried {
@@ -288,6 +279,20 @@ func (r *run) mirrorCSR(g *graph.Graph, tail []int32) []int32 {
 	}
 	copy(p.mirror[total:], tail)
 	return p.mirror
+}
+
+// csrPinOf returns g's entry in csrPins for r's device, and whether it
+// was there: a new one is kept until g is collected (unpinCSR). csrPins
+// is locked.
+func (r *run) csrPinOf(g *graph.Graph) (*csrPin, bool) {
+	key := csrPinKey{r.dev, weak.Make(g)}
+	p, seen := csrPins.m[key]
+	if !seen {
+		p = &csrPin{dev: r.dev}
+		csrPins.m[key] = p
+		runtime.AddCleanup(g, unpinCSR, key)
+	}
+	return p, seen
 }
 
 // unpinCSR ends the registration of a collected graph's arrays.

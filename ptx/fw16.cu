@@ -396,7 +396,7 @@ __device__ void f16_close64(u32 (&c)[4][2], u32 *tile, int ldw, f16Shared1 &sh)
     }
 #pragma unroll
     for (int a = 0; a < 4; a++)
-        *(uint2 *)&tile[(size_t)(ty * 4 + a) * ldw + tx * 2] = make_uint2(c[a][0], c[a][1]);
+        *(uint2 *)&tile[(size_t)f16_arow<64, 4>(ty, a) * ldw + f16_aword<64>(tx, 0)] = make_uint2(c[a][0], c[a][1]);
 }
 
 // f16_close64_at closes tile (r, r) of h from its cells in from (lds
@@ -409,7 +409,7 @@ __device__ void f16_close64_at(int ldw, int r, u32 *h, const u32 *from, int lds,
     for (int a = 0; a < 4; a++)
 #pragma unroll
         for (int w = 0; w < 2; w++)
-            c[a][w] = from[(size_t)(ty * 4 + a) * lds + tx * 2 + w];
+            c[a][w] = from[(size_t)f16_arow<64, 4>(ty, a) * lds + f16_aword<64>(tx, w)];
     f16_close64(c, f16_tile<64>(h, ldw, r, r, 0), ldw, sh);
 }
 
