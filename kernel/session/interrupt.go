@@ -64,13 +64,30 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) error {
 	if errors.As(cause, &de) {
 		// The frames return in the background: let them, so that the
 		// depth count is right for the next cell.
-		for deadline := time.Now().Add(2 * time.Second); s.hooks.depth.Load() > depth0 && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
+		s.awaitFrames(depth0, 2*time.Second)
 		trace := s.takeTrace()
 		return &CellError{Name: "StackOverflow", Value: de.Error(), Traceback: append([]string{"StackOverflow: " + de.Error()}, trace...)}
 	}
+	// The interpreter returns at once on a stop, while the piece's
+	// function frames end in the background at their next check: a loop
+	// in a function may still run a statement. Let them end, so that
+	// nothing of the stopped piece writes a variable after the next cell
+	// starts.
+	s.awaitFrames(depth0, interruptFrames)
 	return interrupted()
+}
+
+// interruptFrames bounds how long an interrupt waits for the stopped
+// piece's function frames to end (awaitFrames), within the second a
+// notebook's interrupt may take.
+const interruptFrames = 250 * time.Millisecond
+
+// awaitFrames waits, at most limit, until the interpreted call depth is
+// back at depth0: the frames of a stopped piece have returned.
+func (s *Session) awaitFrames(depth0 int64, limit time.Duration) {
+	for deadline := time.Now().Add(limit); s.hooks.depth.Load() > depth0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // stopCell stops the piece of cell code that is running, as an interrupt
