@@ -508,11 +508,49 @@ func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d,
 	for rows > 1 && rows*n*4 > most {
 		rows /= 2
 	}
-	bx := ceilDiv(n, rows)
-	by := max(min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), m/ffTightArcs), 1)
-	return r.launch(mode.checks(), fmt.Sprintf("ff_tight_r%d", rows), Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
+	bx, name := ceilDiv(n, rows), fmt.Sprintf("ff_tight_r%d", rows)
+	by := r.ffTightSplit(mode.checks(), name, bx, m, rows*n*4)
+	return r.launch(mode.checks(), name, Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
 		i32(n), i32(m), i32(ld), i32(0), i32(n), uint64(uint32(inf)), d.arg(), p.arg(),
 		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
+}
+
+// ffTightSplit is how many parts ff_tight (kernel name of module mod, bx
+// blocks of rows, shared bytes a block) cuts the m arcs into, each part a
+// block of each row block: the count, of at most m / ffTightArcs, whose
+// blocks take the fewest waves of the blocks the card runs at once for
+// the arcs each checks (waves ÷ parts), the fewest parts among equals. At
+// n = 1024 on an H200 (three blocks a multiprocessor) that is 6 parts, one
+// wave of 384 blocks, where a guess of four blocks a multiprocessor took
+// 9, 576 blocks in two waves. Without an occupancy, that guess.
+func (r *run) ffTightSplit(mod, name string, bx, m, shared int) int {
+	most := max(m/ffTightArcs, 1)
+	per, err := r.occupancy(mod, name, 512, shared)
+	resident := per * r.dev.info.SMs
+	if err != nil || resident <= 0 {
+		return min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), most)
+	}
+	return fewestWaves(bx, most, resident)
+}
+
+// fewestWaves is the count of parts, 1 to most, that takes the least time
+// for bx blocks a part on a card that runs resident blocks at once, when
+// a block's time is its part's share of the work: waves ÷ parts, the
+// fewest parts among equals. Where the bx blocks alone fill the card it is
+// one part: every further part reads its rows of the matrix again, which
+// at n = 4096 (three parts in 2.67 waves' time against one part in three)
+// made ff_tight slower on an H200, not faster.
+func fewestWaves(bx, most, resident int) int {
+	if bx >= resident {
+		return 1
+	}
+	best, cost := 1, 0.0
+	for by := 1; by <= min(most, 4*ceilDiv(resident, bx)); by++ {
+		if c := float64(ceilDiv(bx*by, resident)) / float64(by); by == 1 || c < cost-1e-9 {
+			best, cost = by, c
+		}
+	}
+	return best
 }
 
 // ffFetchBoth makes ffFetch bring the distances and Π back in one pipe

@@ -761,3 +761,23 @@ func greatestTight(g *graph.Graph, all *graph.AllPairs) []int32 {
 	}
 	return pred
 }
+
+// TestFewestWaves checks ff_tight's split of the arcs (fewestWaves) on
+// fw-fast's benchmark graphs on an H200 (132 multiprocessors, three
+// blocks each), and at the edges.
+func TestFewestWaves(t *testing.T) {
+	for _, c := range []struct{ bx, most, resident, want int }{
+		{64, 15, 396, 6},   // n = 1024: one wave of 384 blocks
+		{256, 60, 396, 3},  // n = 2048: two waves, a third of the arcs each
+		{1024, 60, 396, 1}, // n = 4096: the row blocks fill the card, one part
+		{395, 60, 396, 1},  // one block short of a wave: every split takes as many waves as parts
+		{200, 60, 396, 7},  // 1400 blocks in four waves (0.57), not 200 in one
+		{396, 60, 396, 1},  // exactly a wave: one part
+		{64, 1, 396, 1},    // a graph of few arcs: one part
+		{1, 3, 1, 1},       // one block at a time: one part
+	} {
+		if got := fewestWaves(c.bx, c.most, c.resident); got != c.want {
+			t.Errorf("fewestWaves(%d, %d, %d) = %d, want %d", c.bx, c.most, c.resident, got, c.want)
+		}
+	}
+}

@@ -75,17 +75,22 @@ static int pathnotes_copy2d(int in, void *host, size_t hpitch, CUdeviceptr dev, 
 	return (int)cuMemcpy2DAsync(&c, (CUstream)s);
 }
 
+// pathnotes_opt_in lets f take shared bytes of dynamic shared memory: past
+// 48 KiB a kernel must opt in, for its launches and for the occupancy its
+// blocks would have.
+static int pathnotes_opt_in(void *f, unsigned shared) {
+	if (shared <= 48 * 1024) return 0;
+	return (int)cuFuncSetAttribute((CUfunction)f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+}
+
 // pathnotes_launch launches f with the n kernel arguments in args (each in
 // the low bytes of its 64-bit slot), building the parameter array in C.
 static int pathnotes_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared, void *s, unsigned long long *args, int n) {
 	void *params[64];
 	if (n > 64) return (int)CUDA_ERROR_INVALID_VALUE;
-	// Past 48 KiB of dynamic shared memory a kernel must opt in.
-	if (shared > 48 * 1024) {
-		CUresult r = cuFuncSetAttribute((CUfunction)f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
-		if (r != CUDA_SUCCESS) return (int)r;
-	}
+	int r = pathnotes_opt_in(f, shared);
+	if (r != 0) return r;
 	for (int i = 0; i < n; i++) params[i] = &args[i];
 	return (int)cuLaunchKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shared, (CUstream)s, params, 0);
 }
@@ -414,8 +419,12 @@ func (c *cudaCtx) MaxActiveBlocks(f Func, threads, shared int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	cf := *(*unsafe.Pointer)(unsafe.Pointer(&fn)) // cu.Function is a struct of one CUfunction
 	var k int
 	err = c.do("cuOccupancyMaxActiveBlocksPerMultiprocessor", func() (err error) {
+		if r := C.pathnotes_opt_in(cf, C.uint(shared)); r != 0 {
+			return cuCode(r)
+		}
 		k, err = fn.MaxActiveBlocksPerMultiProcessor(threads, int64(shared))
 		return err
 	})
