@@ -97,7 +97,7 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	if err != nil || n == 0 {
 		return res, err
 	}
-	host := runs[0].newHostResult(opts.matrices(), n, n, false, false)
+	host := runs[0].newHostResult(opts.matrices(), n, n, apspTouch, false)
 	defer host.release()
 	prog := &sharedProgress{report: opts.Progress, total: n}
 	shares := sourceShares(g, len(runs))
@@ -117,6 +117,14 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 	}
 	return res, nil
 }
+
+// apspTouch makes apsp-batched touch its result's pages on every core
+// before its launch (newHostResult's touch), instead of leaving the
+// faults to the copies. Off: on an H200's host, with the result in memory
+// the process had not touched (BenchmarkAPSPCall, p2p-Gnutella30 with Π)
+// the call took 412-489 ms with it and 346-451 without; see
+// docs/gpu-benchmarks.md. A variable, so that benchmarks time both ways.
+var apspTouch = false
 
 // apspPieces is how many pieces of rows a launch of apspPipeBytes or more
 // of rows goes back to the host in: the copy of a piece waits on a stream
