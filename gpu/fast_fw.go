@@ -69,10 +69,6 @@ var ffTightPi = true
 // graphs too.)
 var ffTightMin = ffTile
 
-// ffTightMax is the most vertices ff_tight takes: past it each block's
-// rows are few and every block reads all the arcs, so that Π in the
-// stages costs less (docs/gpu-benchmarks.md).
-const ffTightMax = 8 << 10
 
 // ffTightDegree: ff_tight runs where the mean out-degree is at most
 // ffTightDegree (or the graph has at most 4096 arcs). It checks every arc
@@ -84,14 +80,15 @@ const ffTightMax = 8 << 10
 const ffTightDegree = 128
 
 // ffTightFits says whether fw-fast computes g's predecessors with ff_tight
-// after distance-only stages: more than ffTightMin and at most ffTightMax
-// vertices, every arc weighs at least 1 (so tight arcs cannot close a
-// cycle), every finite distance stays below MODE_DIST's internal infinity,
-// and the graph is sparse enough (ffTightDegree).
+// after distance-only stages, where a row of distances fits a block's
+// shared memory (ffTightRows): more than ffTightMin vertices, every arc
+// weighs at least 1 (so tight arcs cannot close a cycle), every finite
+// distance stays below MODE_DIST's internal infinity, and the graph is
+// sparse enough (ffTightDegree).
 func ffTightFits(g *graph.Graph) bool {
 	n := g.N()
 	lo, hi := g.WeightRange()
-	return ffTightPi && n > ffTightMin && n <= ffTightMax && (lo >= 1 || g.M() == 0) &&
+	return ffTightPi && n > ffTightMin && (lo >= 1 || g.M() == 0) &&
 		int64(n-1)*int64(hi) < int64(ffInfDist) &&
 		(g.M() <= 4096 || int64(g.M()) <= ffTightDegree*int64(n))
 }
@@ -163,7 +160,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	mode := fwFastMode(g, opts.Pred)
 	matrices := opts.matrices()
 	ld := ceilDiv(n, ffTile) * ffTile
-	tight := opts.Pred && ffTightFits(g)
+	tight := opts.Pred && ffTightFits(g) && ffTightRows(n, r.sharedLimit()) > 0
 	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + csrBytes(g) + 16
 	if tight {
 		need += uint64(g.M()) * 4 // the arcs' sources (ff_tight)
@@ -497,16 +494,12 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 
 // ffTightPred queues ff_tight on the n rows of the finished distances d,
 // whose infinity is inf, which writes their predecessors into p (NIL
-// there before): R rows a
-// block (a power of two up to 16), as many as fit ffTightShared bytes of
-// shared memory (and the device's limit), and the arcs split over enough
-// blocks to give every multiprocessor several, each a share of at least
-// ffTightArcs arcs.
+// there before): ffTightRows rows a block, and the arcs split by
+// ffTightSplit.
 func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d, p buffer) error {
-	most := min(ffTightShared, max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin))
-	rows := 16
-	for rows > 1 && rows*n*4 > most {
-		rows /= 2
+	rows := ffTightRows(n, r.sharedLimit())
+	if rows == 0 {
+		return fmt.Errorf("%s: ff_tight: a row of %d distances does not fit a block's shared memory (%d bytes)", r.what, n, r.sharedLimit())
 	}
 	bx, name := ceilDiv(n, rows), fmt.Sprintf("ff_tight_r%d", rows)
 	by := r.ffTightSplit(mode.checks(), name, bx, m, rows*n*4)
@@ -580,6 +573,31 @@ func ffTightLaunches() int {
 // an H100 or H200. (A variable for the tests, which give it less to run
 // each row count.)
 var ffTightShared = 64 << 10
+
+// ffTightRows is how many rows of n distances a block of ff_tight holds in
+// shared memory: the most, a power of two up to 16, that fit ffTightShared
+// bytes, or one row where even one does not, as long as it fits the
+// device's limit of limit bytes a block; 0 where it does not (past
+// n = 58112 on an H100 or H200, whose limit is 227 KiB), and the stages
+// compute Π. Past n = 8192 a block holds one row and reads every arc for
+// it, n·m·12 bytes in all from L2, which still costs far less than Π in
+// the stages beside the 16-bit distance-only ones (docs/gpu-benchmarks.md).
+func ffTightRows(n, limit int) int {
+	rows := 16
+	for rows > 1 && rows*n*4 > min(ffTightShared, limit) {
+		rows /= 2
+	}
+	if rows*n*4 > limit {
+		return 0
+	}
+	return rows
+}
+
+// sharedLimit is the most dynamic shared memory a block of r's device may
+// take (bytes), opting in past 48 KiB.
+func (r *run) sharedLimit() int {
+	return max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin)
+}
 
 // ffTightArcs is the fewest arcs a block of ff_tight checks.
 const ffTightArcs = 4096

@@ -781,3 +781,26 @@ func TestFewestWaves(t *testing.T) {
 		}
 	}
 }
+
+// TestFFTightRows checks how many rows a block of ff_tight holds, on an
+// H200's limit of 227 KiB a block and on a card of 48 KiB.
+func TestFFTightRows(t *testing.T) {
+	const h200, old = 227 << 10, 48 << 10
+	for _, c := range []struct{ n, limit, want int }{
+		{1024, h200, 16}, // 64 KiB: ffTightShared
+		{1025, h200, 8},  // 16 rows would take 65.6 KB
+		{8192, h200, 2},  // 64 KiB
+		{16384, h200, 1}, // 64 KiB
+		{32768, h200, 1}, // 128 KiB: one row past ffTightShared, within the limit
+		{58112, h200, 1}, // 227 KiB exactly
+		{58113, h200, 0}, // a row past the limit: Π in the stages
+		{65536, h200, 0},
+		{1024, old, 8},  // 32 KiB
+		{12288, old, 1}, // 48 KiB
+		{12289, old, 0},
+	} {
+		if got := ffTightRows(c.n, c.limit); got != c.want {
+			t.Errorf("ffTightRows(%d, %d) = %d, want %d", c.n, c.limit, got, c.want)
+		}
+	}
+}
