@@ -122,8 +122,8 @@ func (grp *group) apspBatched(g *graph.Graph, opts Options, tun fastTuning) (*gr
 // before its launch (newHostResult's touch), instead of leaving the
 // faults to the copies. Off: on an H200's host, with the result in memory
 // the process had not touched (BenchmarkAPSPCall, p2p-Gnutella30 with Π)
-// the call took 412-489 ms with it and 346-451 without; see
-// docs/gpu-benchmarks.md. A variable, so that benchmarks time both ways.
+// the call took 413-453 ms with it and 346-451 without (1280 once;
+// docs/gpu-benchmarks.md). A variable, so that benchmarks time both ways.
 var apspTouch = false
 
 // apspPieces is how many pieces of rows a launch of apspPipeBytes or more
