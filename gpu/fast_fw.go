@@ -69,7 +69,6 @@ var ffTightPi = true
 // graphs too.)
 var ffTightMin = ffTile
 
-
 // ffTightDegree: ff_tight runs where the mean out-degree is at most
 // ffTightDegree (or the graph has at most 4096 arcs). It checks every arc
 // once a row, n·m checks, at about 1.2 to 1.6 T a second on an H200 from
