@@ -114,6 +114,19 @@ func (st *stream) sendLocked(all bool) {
 	}
 }
 
+// awaitSendLocked waits, with mu held on entry and on return, until a send
+// already under way has gone out. The batching goroutine takes its text out
+// of pending before it sends it, so a sync that finds pending empty may run
+// while that text is still on its way; without this wait, text printed
+// before the sync could reach the front end after it (after the cell's
+// reply).
+func (st *stream) awaitSendLocked() {
+	st.mu.Unlock()
+	st.sendMu.Lock()
+	st.sendMu.Unlock()
+	st.mu.Lock()
+}
+
 // completeUTF8 returns the length of the longest prefix of b that does not
 // end inside a multi-byte UTF-8 sequence.
 func completeUTF8(b []byte) int {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -186,4 +187,52 @@ func (o *orderedOutput) Display(b Bundle, _ string, _ bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.events = append(o.events, "display:"+b.Data["text/plain"].(string))
+}
+
+// heldOutput is a recorder whose first Stream call closes entered and then
+// waits for release, as a front end that is slow to take one message.
+type heldOutput struct {
+	*recorder
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (h *heldOutput) Stream(name, text string) {
+	h.once.Do(func() {
+		close(h.entered)
+		<-h.release
+	})
+	h.recorder.Stream(name, text)
+}
+
+// TestSyncWaitsForSend holds the batching goroutine inside its send of text
+// written before a sync: the sync must wait for that send, not return
+// because nothing is left to read (the cell's reply would then overtake
+// its output, as TestLocalPackageUse once saw on a loaded machine).
+func TestSyncWaitsForSend(t *testing.T) {
+	out := &heldOutput{recorder: newRecorder(), entered: make(chan struct{}), release: make(chan struct{})}
+	st, err := newStream("stdout", func() Output { return out })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if _, err := st.w.WriteString("before the sync\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-out.entered
+	synced := make(chan struct{})
+	go func() {
+		st.sync()
+		close(synced)
+	}()
+	select {
+	case <-synced:
+		t.Fatal("sync returned while the text written before it was still being sent")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(out.release)
+	<-synced
+	if got := out.stdout(); got != "before the sync\n" {
+		t.Errorf("after the sync the front end has %q", got)
+	}
 }

@@ -8,8 +8,9 @@ import "github.com/pathnotes/pathnotes/internal/pipes"
 // runtime's poller), and every read of it happens under the stream's mutex:
 // the reader's, when the poller says the pipe has text, and sync's, which
 // reads what the pipe holds itself. Text written before a sync is then in
-// the pipe or in pending when sync takes the mutex, and sync sends it at
-// once: no marker through the pipe, no wait for another goroutine.
+// the pipe or in pending when sync takes the mutex, or in a send already
+// under way, and sync sends it at once or waits for that send: no marker
+// through the pipe.
 
 // syncer is what a stream needs for sync: a buffer for reads under mu.
 type syncer struct {
@@ -85,4 +86,5 @@ func (st *stream) sync() {
 		}
 	})
 	st.sendLocked(true)
+	st.awaitSendLocked()
 }
