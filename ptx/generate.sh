@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # generate.sh regenerates the committed PTX of every kernel source in this
 # directory (run it through `go generate ./ptx`), or writes it into the
-# directory given as its argument (the tests compare that with the committed
-# files). It needs nvcc release $RELEASE below, so that the PTX is ISA 7.8,
+# directory given as its first argument (the tests compare that with the
+# committed files); sources named after it are the only ones compiled. It needs nvcc release $RELEASE below, so that the PTX is ISA 7.8,
 # which every driver from R520 on loads; ANY_NVCC=1 accepts another release.
 #
 # Each NAME.ptx starts with comment lines naming the nvcc release, the flags
@@ -11,6 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 OUT=${1:-.}
+shift $(($# > 0 ? 1 : 0))
+SOURCES=("$@")
+[ ${#SOURCES[@]} -gt 0 ] || SOURCES=(*.cu)
 
 # compute_52 (Maxwell) is the oldest virtual architecture that CUDA 11.8 and
 # 12.x still build for without deprecation errors, and the kernels need
@@ -93,7 +96,7 @@ generate() {
 
 # The sources compile in parallel; any failure fails the script.
 pids=()
-for src in *.cu; do
+for src in "${SOURCES[@]}"; do
   generate "$src" &
   pids+=($!)
 done

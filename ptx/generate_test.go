@@ -94,6 +94,13 @@ func TestPTXSettings(t *testing.T) {
 // compiles the test skips, except under CI=true, where it fails; so does another release than
 // generate.sh's, whose PTX would differ. -short skips it outside
 // CI (nvcc takes a while).
+//
+// nvcc 11.8 does not always write the same PTX for the same source: in 33
+// compiles of fwfast.cu on one machine, one numbered ff_tight_r16's virtual
+// registers differently (%r<927> against %r<923>), the same code otherwise.
+// So a module that differs is compiled again, up to regenerateTries times
+// in all, and passes when one of them matches; committed PTX that is stale
+// differs every time.
 func TestPTXRegenerates(t *testing.T) {
 	ci := os.Getenv("CI") == "true"
 	if testing.Short() && !ci {
@@ -116,22 +123,41 @@ func TestPTXRegenerates(t *testing.T) {
 		}
 		t.Skipf("%s is not release %s, which the committed PTX comes from: %s", nvcc, release, bytes.TrimSpace(out))
 	}
-	dir := t.TempDir()
-	cmd := exec.Command("bash", "generate.sh", dir)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("generate.sh: %v\n%s", err, msg)
+	differ := Names()
+	for try := 1; try <= regenerateTries && len(differ) > 0; try++ {
+		dir := t.TempDir()
+		args := []string{"generate.sh", dir}
+		if try > 1 {
+			for _, name := range differ {
+				args = append(args, name+".cu")
+			}
+		}
+		if msg, err := exec.Command("bash", args...).CombinedOutput(); err != nil {
+			t.Fatalf("generate.sh: %v\n%s", err, msg)
+		}
+		var again []string
+		for _, name := range differ {
+			want, err := os.ReadFile(name + ".ptx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(dir + "/" + name + ".ptx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				again = append(again, name)
+			} else if try > 1 {
+				t.Logf("%s.ptx: generate.sh wrote the committed PTX on try %d of %d", name, try, regenerateTries)
+			}
+		}
+		differ = again
 	}
-	for _, name := range Names() {
-		want, err := os.ReadFile(name + ".ptx")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(dir + "/" + name + ".ptx")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s.ptx differs from what generate.sh writes now: run `go generate ./ptx`", name)
-		}
+	for _, name := range differ {
+		t.Errorf("%s.ptx differs from what generate.sh writes now, %d times: run `go generate ./ptx`", name, regenerateTries)
 	}
 }
+
+// regenerateTries is how many times TestPTXRegenerates compiles a module
+// that differs from its committed PTX before it fails.
+const regenerateTries = 3
