@@ -178,6 +178,14 @@ func TestEmuEveryKernelRuns(t *testing.T) {
 			}
 		}
 	}
+	// f16_tight: the 16-bit stages where a 32-bit row outgrows the
+	// shared memory.
+	ffSharedCap = 4*pos.N() - 1
+	_, err = FWFast(context.Background(), pos, Options{Device: dev, Pred: true})
+	ffSharedCap = 0
+	if err != nil {
+		t.Errorf("fw-fast, f16_tight: %v", err)
+	}
 	setFFPath(t, defaults)
 	// Streamed through a device that holds two of its four block rows
 	// (ff_scatter, ff_gather).

@@ -3,11 +3,15 @@
 package gpu
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,7 +75,8 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
 // own time. Each configuration collects garbage before its
-// timed calls.
+// timed calls. $PATHNOTES_FW_CALL_SIZES picks the vertex counts
+// (fwCallSizes).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
@@ -108,7 +113,16 @@ func BenchmarkFWFastCall(b *testing.B) {
 	for _, p := range ffPaths(0) {
 		paths[p.name] = p
 	}
-	for _, n := range []int{1024, 2048, 4096, 8192, 16384} {
+	var sizes []int
+	list := cmp.Or(os.Getenv("PATHNOTES_FW_CALL_SIZES"), fwCallSizes)
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("PATHNOTES_FW_CALL_SIZES: bad size %q in %q", f, list)
+		}
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
 		g, err := graph.GNM(n, 60*n, graph.WeightRange{Min: 1, Max: 100}, 1)
 		if err != nil {
 			b.Fatal(err)
@@ -218,6 +232,12 @@ func BenchmarkFWFastCall(b *testing.B) {
 		}
 	}
 }
+
+// fwCallSizes are BenchmarkFWFastCall's vertex counts unless
+// $PATHNOTES_FW_CALL_SIZES names others (comma-separated), such as 32768
+// and 65536: a call at 65536 takes seconds, and its result with Π 32 GiB
+// of host memory.
+const fwCallSizes = "1024,2048,4096,8192,16384"
 
 // callMarkParts reports the medians of the calls' marks (callMarks) as
 // benchmark metrics: d-NAME-us the device time from the first mark to

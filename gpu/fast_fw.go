@@ -80,7 +80,8 @@ const ffTightDegree = 128
 
 // ffTightFits says whether fw-fast computes g's predecessors with ff_tight
 // after distance-only stages, where a row of distances fits a block's
-// shared memory (ffTightRows): more than ffTightMin vertices, every arc
+// shared memory (ffTightRows; f16_tight's 16-bit row, f16TightFits, past
+// it): more than ffTightMin vertices, every arc
 // weighs at least 1 (so tight arcs cannot close a cycle), every finite
 // distance stays below MODE_DIST's internal infinity, and the graph is
 // sparse enough (ffTightDegree).
@@ -132,10 +133,11 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // whose arcs all weigh at least 1 (ffTightFits), one card runs the
 // distance-only kernels and then ff_tight, which takes each vertex's
 // predecessor from the arcs that end a shortest path (n·m checks instead
-// of Π through every stage). A negative cycle is reported as a
-// *graph.NegativeCycleError. Device memory: the padded matrix (two with
-// predecessors) and the graph's arcs, which the device turns into the
-// matrix itself. Host memory: the result, allocated (not zeroed) and
+// of Π through every stage); past the n whose row of distances fits its
+// shared memory, f16_tight does the same from the 16-bit stages' matrix.
+// A negative cycle is reported as a *graph.NegativeCycleError. Device
+// memory: the padded matrix (two with predecessors) and the graph's arcs,
+// which the device turns into the matrix itself. Host memory: the result, allocated (not zeroed) and
 // touched while the kernels run, and filled by 2D copies from the padded
 // matrix through the page-locked staging buffers (pieces that the cores
 // copy out as they come, up to 128 MiB of results; above, 64 MiB at a
@@ -159,7 +161,12 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	mode := fwFastMode(g, opts.Pred)
 	matrices := opts.matrices()
 	ld := ceilDiv(n, ffTile) * ffTile
-	tight := opts.Pred && ffTightFits(g) && ffTightRows(n, r.sharedLimit()) > 0
+	// Π from the tight arcs where ff_tight holds a row of distances, or
+	// where f16_tight holds one of the 16-bit stages' (the stages must then
+	// be the 16-bit ones, else Π goes back into the stages below).
+	limit := r.sharedLimit()
+	wideRows := ffTightRows(n, limit)
+	tight := opts.Pred && ffTightFits(g) && (wideRows > 0 || f16TightFits(n, limit) && r.ffNarrowFits(g, ffTight))
 	need := uint64(ld)*uint64(ld)*4*uint64(matrices) + csrBytes(g) + 16
 	if tight {
 		need += uint64(g.M()) * 4 // the arcs' sources (ff_tight)
@@ -191,6 +198,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	// The 16-bit stages take a matrix of their own (half the size), where it
 	// fits beside the rest.
 	mode.narrow = r.ffNarrowFits(g, mode) && need+stage+uint64(ld)*uint64(ld)*2 <= budget
+	if mode.tight && !mode.narrow && wideRows == 0 {
+		mode = fwFastMode(g, true) // no 16-bit matrix beside the rest: Π in the stages
+	}
 	host := r.newHostResult(matrices, n, n, true, true)
 	defer host.release()
 	// Every path writes the whole of d and p before reading them (ff_init,
@@ -239,6 +249,9 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 		// be), or a 16-bit result failed its check: start again on the
 		// 32-bit stages, three launches a stage.
 		mode.narrow = false
+		if mode.tight && wideRows == 0 {
+			mode = fwFastMode(g, true) // f16_tight's distances failed: Π in the stages
+		}
 		if err = r.ffFill(g, arcs, ld, 0, ld/ffTile, d.arg(), p.arg(), mode); err == nil {
 			_, err = r.ffRun(g, arcs, ld, mode, opts.Pred, false, d, p, buffer{}, host, buffer{})
 		}
@@ -397,7 +410,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 			if err := stages(); err != nil {
 				return err
 			}
-			return r.ffTightPred(n, ld, mode, inf, arcs, g.M(), d, p)
+			return r.ffTightPred(n, ld, mode, inf, arcs, g.M(), d, p, h)
 		}
 	}
 	if hf == nil {
@@ -461,7 +474,7 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 		if err := r.signal(e, 0, dstream); err != nil {
 			return false, err
 		}
-		if err := r.kernelsQueued(func() error { return r.ffTightPred(n, ld, mode, graph.Inf, arcs, g.M(), d, p) }); err != nil {
+		if err := r.kernelsQueued(func() error { return r.ffTightPred(n, ld, mode, graph.Inf, arcs, g.M(), d, p, h) }); err != nil {
 			return false, err
 		}
 		check.inf = graph.Inf
@@ -494,30 +507,50 @@ func (r *run) ffRun(g *graph.Graph, arcs csr, ld int, mode ffMode, pred, small b
 // ffTightPred queues ff_tight on the n rows of the finished distances d,
 // whose infinity is inf, which writes their predecessors into p (NIL
 // there before): ffTightRows rows a block, and the arcs split by
-// ffTightSplit.
-func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d, p buffer) error {
-	rows := ffTightRows(n, r.sharedLimit())
+// ffTightSplit. Where not even one row fits, a run of the 16-bit stages
+// (mode.narrow, h their matrix) takes Π with f16_tight from h, one row a
+// block (f16TightFits).
+func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d, p, h buffer) error {
+	limit := r.sharedLimit()
+	rows := ffTightRows(n, limit)
+	if rows == 0 && mode.narrow && h.n > 0 && f16TightFits(n, limit) {
+		shared := ceilDiv(n, 2) * 4
+		by := r.ffTightSplit(ptx.FW16, "f16_tight", n, m, f16TightThreads, shared)
+		return r.launch(ptx.FW16, "f16_tight", Dim(n, by, 1), Dim(f16TightThreads, 1, 1), shared,
+			i32(n), i32(m), i32(ld/2), i32(ld), h.arg(), p.arg(), arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
+	}
 	if rows == 0 {
-		return fmt.Errorf("%s: ff_tight: a row of %d distances does not fit a block's shared memory (%d bytes)", r.what, n, r.sharedLimit())
+		return fmt.Errorf("%s: ff_tight: a row of %d distances does not fit a block's shared memory (%d bytes)", r.what, n, limit)
 	}
 	bx, name := ceilDiv(n, rows), fmt.Sprintf("ff_tight_r%d", rows)
-	by := r.ffTightSplit(mode.checks(), name, bx, m, rows*n*4)
+	by := r.ffTightSplit(mode.checks(), name, bx, m, 512, rows*n*4)
 	return r.launch(mode.checks(), name, Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
 		i32(n), i32(m), i32(ld), i32(0), i32(n), uint64(uint32(inf)), d.arg(), p.arg(),
 		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
 }
 
+// f16TightThreads is the block of f16_tight (ptx/fw16.cu), whose row of
+// distances leaves room for one block a multiprocessor.
+const f16TightThreads = 1024
+
+// f16TightFits says whether f16_tight can take Π on n vertices: a row of
+// n 16-bit distances fits limit bytes of shared memory (up to n = 116224
+// on an H100 or H200).
+func f16TightFits(n, limit int) bool {
+	return ceilDiv(n, 2)*4 <= limit
+}
+
 // ffTightSplit is how many parts ff_tight (kernel name of module mod, bx
-// blocks of rows, shared bytes a block) cuts the m arcs into, each part a
-// block of each row block: the count, of at most m / ffTightArcs, whose
+// blocks of rows, of threads threads and shared bytes each) cuts the m
+// arcs into, each part a block of each row block: the count, of at most m / ffTightArcs, whose
 // blocks take the fewest waves of the blocks the card runs at once for
 // the arcs each checks (waves ÷ parts), the fewest parts among equals. At
 // n = 1024 on an H200 (three blocks a multiprocessor) that is 6 parts, one
 // wave of 384 blocks, where a guess of four blocks a multiprocessor took
 // 9, 576 blocks in two waves. Without an occupancy, that guess.
-func (r *run) ffTightSplit(mod, name string, bx, m, shared int) int {
+func (r *run) ffTightSplit(mod, name string, bx, m, threads, shared int) int {
 	most := max(m/ffTightArcs, 1)
-	per, err := r.occupancy(mod, name, 512, shared)
+	per, err := r.occupancy(mod, name, threads, shared)
 	resident := per * r.dev.info.SMs
 	if err != nil || resident <= 0 {
 		return min(ceilDiv(4*max(r.dev.info.SMs, 1), bx), most)
@@ -577,10 +610,11 @@ var ffTightShared = 64 << 10
 // shared memory: the most, a power of two up to 16, that fit ffTightShared
 // bytes, or one row where even one does not, as long as it fits the
 // device's limit of limit bytes a block; 0 where it does not (past
-// n = 58112 on an H100 or H200, whose limit is 227 KiB), and the stages
-// compute Π. Past n = 8192 a block holds one row and reads every arc for
-// it, n·m·12 bytes in all from L2, which still costs far less than Π in
-// the stages beside the 16-bit distance-only ones (docs/gpu-benchmarks.md).
+// n = 58112 on an H100 or H200, whose limit is 227 KiB), and f16_tight
+// computes Π on the 16-bit path (f16TightFits), else the stages do. Past
+// n = 8192 a block holds one row and reads every arc for it, n·m·12 bytes
+// in all from L2, which still costs far less than Π in the stages beside
+// the 16-bit distance-only ones (docs/gpu-benchmarks.md).
 func ffTightRows(n, limit int) int {
 	rows := 16
 	for rows > 1 && rows*n*4 > min(ffTightShared, limit) {
@@ -593,10 +627,19 @@ func ffTightRows(n, limit int) int {
 }
 
 // sharedLimit is the most dynamic shared memory a block of r's device may
-// take (bytes), opting in past 48 KiB.
+// take (bytes), opting in past 48 KiB, or ffSharedCap where that is less.
 func (r *run) sharedLimit() int {
-	return max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin)
+	limit := max(r.dev.info.SharedPerBlock, r.dev.info.SharedPerBlockOptin)
+	if ffSharedCap > 0 {
+		limit = min(limit, ffSharedCap)
+	}
+	return limit
 }
+
+// ffSharedCap, when positive, caps the shared memory fw-fast's Π kernels
+// may take a block (bytes): the tests give them less, to run on small
+// graphs the paths that large graphs take (f16_tight, Π in the stages).
+var ffSharedCap = 0
 
 // ffTightArcs is the fewest arcs a block of ff_tight checks.
 const ffTightArcs = 4096

@@ -16,7 +16,9 @@ import (
 
 // TestFWFastNarrowCheck runs fw-fast's 16-bit stages on graphs whose
 // longest distances sit on either side of the check's bound (f16Exact)
-// and of the 16-bit infinity, with and without Π, against the CPU: where
+// and of the 16-bit infinity, with and without Π (with Π also where only
+// a row of 16-bit distances fits the shared memory: f16_tight), against
+// the CPU: where
 // a result reaches f16Exact the run must start again on the 32-bit stages
 // (more launches) and still be exact, and below it the 16-bit result
 // stands. Without the check, a pair at 36000 would come back unreachable.
@@ -45,10 +47,16 @@ func TestFWFastNarrowCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		tg := testGraph{name: c.name, g: g, all: ref}
-		for _, pred := range []bool{false, true} {
-			name := fmt.Sprintf("%s pred=%v", c.name, pred)
+		for _, k := range []struct {
+			pred bool
+			cap  int // ffSharedCap
+		}{{false, 0}, {true, 0}, {true, 4*n - 1}} {
+			pred := k.pred
+			ffSharedCap = k.cap
+			name := fmt.Sprintf("%s pred=%v shared=%d", c.name, pred, k.cap)
 			var st Stats
 			got, err := FWFast(ctx, g, Options{Device: dev, Pred: pred, Stats: &st})
+			ffSharedCap = 0
 			if !matchesCPU(t, name, tg, got, err, pred) {
 				continue
 			}
@@ -56,13 +64,18 @@ func TestFWFastNarrowCheck(t *testing.T) {
 			// f16_widen, and ff_tight and ff_finish with Π); when the
 			// check fails (read after the copy back: ffOneWait), ff_init,
 			// ff_arcs, the 32-bit stages, ff_finish and ff_tight's
-			// launches.
+			// launches. Where a row of 32-bit distances exceeds the
+			// shared memory (k.cap), f16_tight takes ff_tight's place,
+			// and when the check fails Π goes into the 32-bit stages,
+			// which ff_tight does not follow.
 			nb, extra := ceilDiv(n, ffTile), 0
 			if pred {
 				if !ffTightFits(g) {
 					t.Fatalf("%s: the graph does not take ff_tight", name)
 				}
-				extra = ffTightLaunches()
+				if k.cap == 0 {
+					extra = ffTightLaunches()
+				}
 			}
 			want := ffNarrowLaunches(n, nb*ffTile, pred)
 			if !c.narrow {

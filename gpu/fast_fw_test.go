@@ -12,7 +12,9 @@ import (
 	"weak"
 
 	"github.com/pathnotes/pathnotes/cpu"
+	"github.com/pathnotes/pathnotes/gpu/driver"
 	"github.com/pathnotes/pathnotes/graph"
+	"github.com/pathnotes/pathnotes/ptx"
 )
 
 // TestFWFastModes runs fw-fast on the emulator in each of its kernel modes
@@ -669,8 +671,10 @@ func TestFWFastTightShuffled(t *testing.T) {
 func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 	t.Helper()
 	ctx := context.Background()
-	shared, small, least := ffTightShared, ffSmallMax, ffTightMin
-	defer func() { ffTightShared, ffSmallMax, ffTightMin = shared, small, least }()
+	shared, small, least, narrow, narrowMin := ffTightShared, ffSmallMax, ffTightMin, ffNarrow, ffNarrowMin
+	defer func() {
+		ffTightShared, ffSmallMax, ffTightMin, ffNarrow, ffNarrowMin, ffSharedCap = shared, small, least, narrow, narrowMin, 0
+	}()
 	ffTightMin = 0
 	for _, n := range sizes {
 		g := tightGraph(t, n, uint64(n))
@@ -700,18 +704,59 @@ func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 				if !matchesCPU(t, name, tg, got, err, true) {
 					continue
 				}
-				if !slices.Equal(got.Pred, want) {
-					for c := range want {
-						if got.Pred[c] != want[c] {
-							t.Errorf("%s: pred[%d][%d] = %d, want the greatest tight predecessor %d",
-								name, c/n, c%n, got.Pred[c], want[c])
-							break
-						}
-					}
-				}
+				samePred(t, name, got.Pred, want, n)
 			}
 		}
+		ffTightShared, ffSmallMax = shared, small
+		if n < 2 {
+			continue // a cap of 0 bytes is no cap
+		}
+		// Past ff_tight's n, as when a row of 32-bit distances outgrows
+		// the device's shared memory: with room for a row of 16 bits,
+		// the 16-bit stages and f16_tight, whose Π is ff_tight's; with
+		// room for neither, Π in the stages, valid but not the same.
+		ffNarrow, ffNarrowMin = true, 0
+		for _, c := range []struct {
+			limit int
+			f16   bool
+		}{{4*n - 1, true}, {ceilDiv(n, 2)*4 - 1, false}} {
+			ffSharedCap = c.limit
+			before := emuLaunches(dev, ptx.FW16, "f16_tight")
+			name := fmt.Sprintf("%s, %d bytes of shared memory a block", tg.name, c.limit)
+			got, err := FWFast(ctx, g, Options{Device: dev, Pred: true})
+			if matchesCPU(t, name, tg, got, err, true) && c.f16 {
+				samePred(t, name, got.Pred, want, n)
+			}
+			if ran := emuLaunches(dev, ptx.FW16, "f16_tight") - before; driver.Emulated(dev.ctx) && (ran > 0) != c.f16 {
+				t.Errorf("%s: f16_tight ran %d times, want it to run: %v", name, ran, c.f16)
+			}
+		}
+		ffSharedCap, ffNarrow, ffNarrowMin = 0, narrow, narrowMin
 	}
+}
+
+// samePred reports the first cell where got, n×n predecessors, differs
+// from want.
+func samePred(t *testing.T, name string, got, want []int32, n int) {
+	t.Helper()
+	for c := range want {
+		if got[c] != want[c] {
+			t.Errorf("%s: pred[%d][%d] = %d, want the greatest tight predecessor %d", name, c/n, c%n, got[c], want[c])
+			return
+		}
+	}
+}
+
+// emuLaunches is how many times the emulated device dev has launched
+// kernel name of PTX module mod: 0 before the module is loaded, and on a
+// card.
+func emuLaunches(dev *Device, mod, name string) int {
+	for _, m := range driver.EmulatorModules(dev.ctx) {
+		if k, err := m.Kernel(name); m.Name() == mod && err == nil {
+			return k.Launches()
+		}
+	}
+	return 0
 }
 
 // tightGraph is a sparse graph of n vertices for TestFWFastTight: about
@@ -782,8 +827,9 @@ func TestFewestWaves(t *testing.T) {
 	}
 }
 
-// TestFFTightRows checks how many rows a block of ff_tight holds, on an
-// H200's limit of 227 KiB a block and on a card of 48 KiB.
+// TestFFTightRows checks how many rows a block of ff_tight holds, and
+// whether f16_tight's one row fits, on an H200's limit of 227 KiB a block
+// and on a card of 48 KiB.
 func TestFFTightRows(t *testing.T) {
 	const h200, old = 227 << 10, 48 << 10
 	for _, c := range []struct{ n, limit, want int }{
@@ -793,7 +839,7 @@ func TestFFTightRows(t *testing.T) {
 		{16384, h200, 1}, // 64 KiB
 		{32768, h200, 1}, // 128 KiB: one row past ffTightShared, within the limit
 		{58112, h200, 1}, // 227 KiB exactly
-		{58113, h200, 0}, // a row past the limit: Π in the stages
+		{58113, h200, 0}, // a row past the limit: f16_tight, or Π in the stages
 		{65536, h200, 0},
 		{1024, old, 8},  // 32 KiB
 		{12288, old, 1}, // 48 KiB
@@ -801,6 +847,22 @@ func TestFFTightRows(t *testing.T) {
 	} {
 		if got := ffTightRows(c.n, c.limit); got != c.want {
 			t.Errorf("ffTightRows(%d, %d) = %d, want %d", c.n, c.limit, got, c.want)
+		}
+	}
+	// Past them, f16_tight's row of 16-bit distances.
+	for _, c := range []struct {
+		n, limit int
+		want     bool
+	}{
+		{58113, h200, true},
+		{65536, h200, true},   // 128 KiB
+		{116224, h200, true},  // 227 KiB exactly
+		{116225, h200, false}, // odd: a word for the last one
+		{24576, old, true},
+		{24577, old, false},
+	} {
+		if got := f16TightFits(c.n, c.limit); got != c.want {
+			t.Errorf("f16TightFits(%d, %d) = %v, want %v", c.n, c.limit, got, c.want)
 		}
 	}
 }

@@ -42,9 +42,11 @@
 // 64-wide stages of a small matrix in one launch; f16_build builds it for
 // the 128-wide stages, as fwfast.cu's ff_init and ff_arcs build the 32-bit
 // one. f16_widen writes the result into fw-fast's 32-bit matrix (F16_INF
-// becomes INF, so that the result is final) and runs the check.
+// becomes INF, so that the result is final) and runs the check. f16_tight
+// takes Π from the 16-bit result where a 32-bit row is too long for
+// ff_tight's shared memory.
 #include "common.cuh"
-#include "ffcheck.cuh" // ff_finish and ff_tight_r*, so that the 16-bit path loads no other module
+#include "ffcheck.cuh" // ff_finish and ff_tight_r*, so that the 16-bit path loads no other module (f16_tight, below, past their n)
 
 #define F16_B 128         // tile side and k values per stage
 #define F16_KC 16         // k values per shared-memory chunk of f16_prod
@@ -654,6 +656,51 @@ extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int *f
                 *(volatile int *)flag = 1;
             }
             *(int2 *)(dst + 2 * q) = make_int2(lo == F16_INF ? INF : lo, hi == F16_INF ? INF : hi);
+        }
+    }
+}
+
+// f16_tight is ff_tight (ffcheck.cuh) for graphs too large for it: where a
+// row of n 32-bit distances does not fit a block's shared memory (n past
+// 58112 on an H100 or H200), one row of the 16-bit matrix h (ldw words a
+// row), two bytes a vertex, still does (up to twice that n). It runs only
+// on a result that passed f16_widen's check, whose distances are exact
+// below F16_INF and the same numbers that f16_widen writes into the 32-bit
+// matrix, so its Π is ff_tight's: pred[i][v] (ld values a row) = the
+// greatest k with an arc k -> v of weight w and h[i][k] + w = h[i][v]
+// (both below F16_INF), NIL where none is. Block x takes row x, block y of
+// gridDim.y its share of the m arcs (sources src, targets tgt, weights
+// w), FF_TIGHT_U arcs a thread at a time. The row takes one block of
+// shared memory a multiprocessor, so a block has 1024 threads.
+extern "C" __global__ void __launch_bounds__(1024)
+    f16_tight(int n, int m, int ldw, int ld, const u32 *__restrict__ h, int *pred, const int *__restrict__ src,
+              const int *__restrict__ tgt, const int *__restrict__ w)
+{
+    extern __shared__ u32 row16[];
+    const unsigned short *ds = (const unsigned short *)row16;
+    const int i = blockIdx.x;
+    for (int q = threadIdx.x; 2 * q < n; q += blockDim.x)
+        row16[q] = h[(size_t)i * ldw + q];
+    __syncthreads();
+    const int per = (m + gridDim.y - 1) / gridDim.y;
+    const int e0 = blockIdx.y * per, e1 = min(m, e0 + per);
+    int *out = pred + (size_t)i * ld;
+    for (int base = e0 + threadIdx.x; base < e1; base += blockDim.x * FF_TIGHT_U) {
+        int k[FF_TIGHT_U], v[FF_TIGHT_U], wt[FF_TIGHT_U];
+#pragma unroll
+        for (int u = 0; u < FF_TIGHT_U; u++) {
+            const int e = base + u * blockDim.x;
+            k[u] = -1;
+            if (e < e1)
+                k[u] = src[e], v[u] = tgt[e], wt[u] = w[e];
+        }
+#pragma unroll
+        for (int u = 0; u < FF_TIGHT_U; u++) {
+            if (k[u] < 0)
+                continue;
+            const int a = ds[k[u]], b = ds[v[u]];
+            if (a < F16_INF && b < F16_INF && a + wt[u] == b)
+                atomicMax(out + v[u], k[u]);
         }
     }
 }
