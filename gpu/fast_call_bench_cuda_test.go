@@ -74,15 +74,16 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // notebook's call does (no timing events), and reports the host's wall time
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
-// own time. Each configuration collects garbage before its
-// timed calls. $PATHNOTES_FW_CALL_SIZES picks the vertex counts
-// (fwCallSizes).
+// own time; "ring" (n ≥ 8192) takes results larger than a staging
+// buffer back in pieces that cycle through it (pipedRing). Each
+// configuration collects garbage before its timed calls.
+// $PATHNOTES_FW_CALL_SIZES picks the vertex counts (fwCallSizes).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
 		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb, nw
 	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
-	defer func(m bool) { callMarks = m }(callMarks)
+	defer func(m, ring bool) { callMarks, pipedRing = m, ring }(callMarks, pipedRing)
 	type config struct {
 		path ffPath
 		via  int
@@ -106,6 +107,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		wide         bool // ffNarrow off: the 32-bit stages
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
+		ring         bool // pipedRing: results larger than a staging buffer in pieces through it
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -158,6 +160,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if n >= 4096 {
 			configs = append(configs, config{path: auto, name: "auto-huge", huge: true})
 		}
+		if n >= 8192 {
+			configs = append(configs, config{path: auto, name: "ring", ring: true})
+		}
 		if n <= 4096 {
 			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
 				config{path: auto, name: "split-was", split: 1 << 30, spawn: true}, config{path: auto, name: "spawn", spawn: true},
@@ -185,7 +190,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
-					callMarks = c.marks
+					callMarks, pipedRing = c.marks, c.ring
 					if c.piece > 0 {
 						pipedPiece = c.piece
 					}

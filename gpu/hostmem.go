@@ -79,6 +79,16 @@ var resultPath = viaAuto
 // 0 restores the paths before it (benchmarks compare).
 var pipedMaxBytes uint64 = 128 << 20
 
+// pipedRing makes viaAuto take viaPiped at every size where the caller
+// lets it, fw-fast's results past pipedMaxBytes too (n > 5792, n > 4096
+// with Π): a matrix larger than a staging buffer (pipedRoom) cycles
+// through it in pieces of at most a pipedAhead-th of it (pipe), the cores
+// copying each out as it comes, where viaStaged copies 64 MiB at a time,
+// all cores emptying one buffer while the bus fills the other. Off until
+// a card has timed it (BenchmarkFWFastCall's "ring" cases); tests turn it
+// on.
+var pipedRing = false
+
 // viaPiped cuts a matrix into about one piece per pipedPiece values (1 MiB;
 // whole rows), but no fewer than pipedMinPieces pieces (nor than rows) and
 // no more than pipedPieces: 4 MiB at n = 1024 goes in 8 pieces of 512
@@ -184,7 +194,7 @@ func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostRes
 	if h.path == viaAuto {
 		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
 		switch {
-		case pieces && bytes <= pipedMaxBytes:
+		case pieces && (bytes <= pipedMaxBytes || pipedRing):
 			h.path = viaPiped
 		case bytes < stagedMinBytes:
 			h.path = viaPageable
@@ -495,13 +505,30 @@ func (r *run) stagedJobs(jobs []stagedJob, s driver.Stream, timed bool) error {
 // buffer, pipedAhead of them queued ahead of the one the host waits for,
 // each copied into host in parts (pipedSplit, pipedWorkers) once it is
 // in. Rows that do not fit the staging buffer whole go through
-// fetchStaged.
+// fetchStaged, unless pipedRing cycles them through it.
 func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
 	st, err := r.dev.stagingBuffers()
-	if err != nil || (hi-lo)*w > len(st[0]) {
+	if err != nil || !pipedFits(st[0], (hi-lo)*w, w) {
 		return r.fetchStaged(host, src, devPitch, w, lo, hi, s)
 	}
 	return r.pipe([]pipedJob{{host: host, src: src, devPitch: devPitch, w: w, lo: lo, hi: hi, s: s, buf: st[0]}})
+}
+
+// pipedFits says whether pipe takes a matrix of size values, rows of w,
+// through staging buffer buf: whole, or with pipedRing in slots of at
+// least a row.
+func pipedFits(buf []int32, size, w int) bool {
+	room := pipedRoom(buf)
+	return size <= room || pipedRing && w <= room
+}
+
+// pipedRoom is how many values of staging buffer buf pipe uses: all of
+// them, or with pipedRing at most fetchChunk (tests set it lower).
+func pipedRoom(buf []int32) int {
+	if pipedRing {
+		return min(len(buf), fetchChunk)
+	}
+	return len(buf)
 }
 
 // fetchBoth copies rows 0..n-1 of the two matrices at d and p (rows
@@ -511,11 +538,11 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 // still takes d's in, instead of after. p must stay on the default stream:
 // the arcs' upload from the second staging buffer (uploadArcs) is queued
 // there, before it. Otherwise (another path, rows that do not fit a
-// staging buffer) it does nothing and returns false: the caller fetches
-// them one after the other.
+// staging buffer, pipedFits) it does nothing and returns false: the
+// caller fetches them one after the other.
 func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds driver.Stream) (bool, error) {
 	st, err := r.dev.stagingBuffers()
-	if h.path != viaPiped || err != nil || n*h.width > len(st[0]) {
+	if h.path != viaPiped || err != nil || !pipedFits(st[0], n*h.width, h.width) {
 		return false, nil
 	}
 	streams := [2]driver.Stream{ds, 0}
@@ -557,18 +584,40 @@ type pipedJob struct {
 // pipedAhead of them ahead of the one the host waits for, so that a later
 // job's pieces, on a stream of their own, are queued while the host still
 // takes the earlier job's in; each piece is copied into its job's host
-// matrix in parts (pipedSplit, pipedWorkers) once it is in.
+// matrix in parts (pipedSplit, pipedWorkers) once it is in. A job whose
+// rows exceed its buffer's room (pipedRoom, with pipedRing) takes pieces
+// of at most a pipedAhead-th of it, which cycle through the buffer's
+// slots: a piece is queued once the one before it in its slot has been
+// copied out.
 func (r *run) pipe(jobs []pipedJob) error {
 	c := r.dev.ctx
-	type piece struct{ job, row, rows, off int }
+	// piece: rows row..row+rows-1 of job job, at value off of the job's
+	// rows and at value at of its buffer, whose slot piece prev (or none,
+	// -1) held before it.
+	type piece struct{ job, row, rows, off, at, prev int }
 	var pieces []piece
-	base := make([]int, len(jobs)+1) // job j's values start at base[j] in the parts' numbering
+	ahead := pipedAhead
 	for j, jb := range jobs {
-		per := ceilDiv(jb.hi-jb.lo, min(max(ceilDiv((jb.hi-jb.lo)*jb.w, pipedPiece), pipedMinPieces), pipedPieces, jb.hi-jb.lo))
-		for row := jb.lo; row < jb.hi; row += per {
-			pieces = append(pieces, piece{job: j, row: row, rows: min(per, jb.hi-row), off: (row - jb.lo) * jb.w})
+		rows := jb.hi - jb.lo
+		per := ceilDiv(rows, min(max(ceilDiv(rows*jb.w, pipedPiece), pipedMinPieces), pipedPieces, rows))
+		slots := 0 // the rows fit the buffer whole
+		if room := pipedRoom(jb.buf); rows*jb.w > room {
+			per = max(1, min(per, room/(pipedAhead*jb.w)))
+			slots = room / (per * jb.w)
+			ahead = min(ahead, slots) // a slot's last piece is published before the next is queued
 		}
-		base[j+1] = base[j] + (jb.hi-jb.lo)*jb.w
+		first := len(pieces)
+		for k, row := 0, jb.lo; row < jb.hi; k, row = k+1, row+per {
+			p := piece{job: j, row: row, rows: min(per, jb.hi-row), off: (row - jb.lo) * jb.w, prev: -1}
+			p.at = p.off
+			if slots > 0 {
+				p.at = k % slots * per * jb.w
+				if k >= slots {
+					p.prev = first + k - slots
+				}
+			}
+			pieces = append(pieces, p)
+		}
 	}
 	ev := make([]driver.Event, len(pieces))
 	for i := range ev {
@@ -577,11 +626,39 @@ func (r *run) pipe(jobs []pipedJob) error {
 			return err
 		}
 	}
+	// The parts: each piece cut every pipedSplit values, piece after
+	// piece; left counts each piece's parts not yet copied out.
+	type part struct{ piece, lo, hi int }
+	var parts []part
+	var piecePart []int
+	left := make([]atomic.Int32, len(pieces))
+	for i, p := range pieces {
+		n := p.rows * jobs[p.job].w
+		for a := 0; a < n; a += pipedSplit {
+			parts = append(parts, part{piece: i, lo: a, hi: min(a+pipedSplit, n)})
+			left[i].Add(1)
+		}
+		piecePart = append(piecePart, len(parts))
+	}
+	cp := startParts(func(k int) {
+		q := parts[k]
+		p := pieces[q.piece]
+		jb := jobs[p.job]
+		out := jb.host[jb.lo*jb.w+p.off:]
+		copy(out[q.lo:q.hi], jb.buf[p.at+q.lo:p.at+q.hi])
+		left[q.piece].Add(-1)
+	}, len(parts), pipedWorkers)
+	defer cp.finish()
 	queued := 0
 	queue := func() error {
 		p := pieces[queued]
 		jb := jobs[p.job]
-		if err := c.CopyOut2DAsync(asBytes(jb.buf[p.off:p.off+p.rows*jb.w]), 4*jb.w, jb.src+DevicePtr(p.row)*DevicePtr(jb.devPitch)*4, 4*jb.devPitch, 4*jb.w, p.rows, jb.s); err != nil {
+		if p.prev >= 0 {
+			for left[p.prev].Load() > 0 {
+				runtime.Gosched() // the slot's last piece, published, is being copied out
+			}
+		}
+		if err := c.CopyOut2DAsync(asBytes(jb.buf[p.at:p.at+p.rows*jb.w]), 4*jb.w, jb.src+DevicePtr(p.row)*DevicePtr(jb.devPitch)*4, 4*jb.devPitch, 4*jb.w, p.rows, jb.s); err != nil {
 			return r.fail(err, "copying rows %d..%d from the device", p.row, p.row+p.rows-1)
 		}
 		if err := c.RecordOn(ev[queued], jb.s); err != nil {
@@ -595,30 +672,8 @@ func (r *run) pipe(jobs []pipedJob) error {
 		queued++
 		return nil
 	}
-	// The parts: each piece cut every pipedSplit values, piece after piece.
-	var ends, piecePart []int
-	for _, p := range pieces {
-		lo, hi := base[p.job]+p.off, base[p.job]+p.off+p.rows*jobs[p.job].w
-		for a := lo; a < hi; a = min(a+pipedSplit, hi) {
-			ends = append(ends, min(a+pipedSplit, hi))
-		}
-		piecePart = append(piecePart, len(ends))
-	}
-	// copyRange copies values a..b-1 of the parts' numbering, which lie in
-	// one job's.
-	copyRange := func(a, b int) {
-		j := 0
-		for base[j+1] <= a {
-			j++
-		}
-		jb := jobs[j]
-		out := jb.host[jb.lo*jb.w:]
-		copy(out[a-base[j]:b-base[j]], jb.buf[a-base[j]:b-base[j]])
-	}
-	cp := startParts(copyRange, ends, pipedWorkers)
-	defer cp.finish()
 	for i := range pieces {
-		for queued < min(i+pipedAhead, len(pieces)) {
+		for queued < min(i+ahead, len(pieces)) {
 			if err := queue(); err != nil {
 				return err
 			}
@@ -631,38 +686,29 @@ func (r *run) pipe(jobs []pipedJob) error {
 	return nil
 }
 
-// partCopier copies parts as they are published, each by copyRange: part
-// k is [ends[k-1], ends[k]) (part 0 from 0).
+// partCopier copies parts 0..count-1 as they are published, each by
+// copyPart.
 type partCopier struct {
-	copyRange func(lo, hi int)
-	ends      []int
-	avail     atomic.Int64 // parts published
-	next      atomic.Int64 // the next part to claim
-	stop      atomic.Bool  // finish was called: copy nothing more
-	wg        sync.WaitGroup
+	copyPart func(k int)
+	count    int
+	avail    atomic.Int64 // parts published
+	next     atomic.Int64 // the next part to claim
+	stop     atomic.Bool  // finish was called: copy nothing more
+	wg       sync.WaitGroup
 }
 
-// startParts returns a partCopier of copyRange and ends, with workers
-// goroutines that spin until parts are published (0: a goroutine of its
-// own for each part as it is published).
-func startParts(copyRange func(lo, hi int), ends []int, workers int) *partCopier {
-	p := &partCopier{copyRange: copyRange, ends: ends}
-	for range min(workers, len(ends)) {
+// startParts returns a partCopier of copyPart and count parts, with
+// workers goroutines that spin until parts are published (0: a goroutine
+// of its own for each part as it is published).
+func startParts(copyPart func(k int), count, workers int) *partCopier {
+	p := &partCopier{copyPart: copyPart, count: count}
+	for range min(workers, count) {
 		p.wg.Go(p.work)
 	}
 	if workers == 0 {
 		p.next.Store(-1) // no workers: publish starts the goroutines
 	}
 	return p
-}
-
-// part copies part k.
-func (p *partCopier) part(k int) {
-	lo := 0
-	if k > 0 {
-		lo = p.ends[k-1]
-	}
-	p.copyRange(lo, p.ends[k])
 }
 
 // work claims and copies published parts until all are copied or finish
@@ -673,7 +719,7 @@ func (p *partCopier) work() {
 	for !p.stop.Load() {
 		k := p.next.Load()
 		switch {
-		case k >= int64(len(p.ends)):
+		case k >= int64(p.count):
 			return
 		case k >= p.avail.Load():
 			if looks++; looks >= pipedSpin {
@@ -681,7 +727,7 @@ func (p *partCopier) work() {
 				runtime.Gosched()
 			}
 		case p.next.CompareAndSwap(k, k+1):
-			p.part(int(k))
+			p.copyPart(int(k))
 		}
 	}
 }
@@ -690,7 +736,7 @@ func (p *partCopier) work() {
 func (p *partCopier) publish(n int) {
 	if p.next.Load() < 0 {
 		for k := int(p.avail.Load()); k < n; k++ {
-			p.wg.Go(func() { p.part(k) })
+			p.wg.Go(func() { p.copyPart(k) })
 		}
 	}
 	p.avail.Store(int64(n))
@@ -699,7 +745,7 @@ func (p *partCopier) publish(n int) {
 // finish waits for the copies: all of them once every part is published,
 // else (an error ended the copy back) the ones under way.
 func (p *partCopier) finish() {
-	if p.avail.Load() < int64(len(p.ends)) {
+	if p.avail.Load() < int64(p.count) {
 		p.stop.Store(true)
 	}
 	p.wg.Wait()
