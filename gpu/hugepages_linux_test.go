@@ -111,3 +111,37 @@ func BenchmarkFreshPages(b *testing.B) {
 		}
 	}
 }
+
+// vmstat reads the named counters of /proc/vmstat (a counter the kernel
+// does not have reads 0); it returns nil where the file cannot be read.
+func vmstat(names ...string) map[string]int64 {
+	b, err := os.ReadFile("/proc/vmstat")
+	if err != nil {
+		return nil
+	}
+	want := map[string]int64{}
+	for _, n := range names {
+		want[n] = 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var name string
+		var v int64
+		if k, _ := fmt.Sscanf(line, "%s %d", &name, &v); k == 2 {
+			if _, ok := want[name]; ok {
+				want[name] = v
+			}
+		}
+	}
+	return want
+}
+
+// TestVmstat reads counters that every Linux kernel keeps.
+func TestVmstat(t *testing.T) {
+	got := vmstat("pgfault", "no_such_counter")
+	if got == nil {
+		t.Fatal("/proc/vmstat could not be read")
+	}
+	if got["pgfault"] <= 0 || got["no_such_counter"] != 0 {
+		t.Errorf("vmstat = %v, want pgfault > 0 and no_such_counter 0", got)
+	}
+}
