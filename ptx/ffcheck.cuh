@@ -71,6 +71,31 @@ extern "C" __global__ void ff_finish(int n, int ld, int lo, int hi, int inf, int
 // FF_TIGHT_U arcs a thread at a time, each checked against the R rows.
 #define FF_TIGHT_U 4
 
+// ff_tight_scan calls check(k, v, w) for each arc k -> v of weight w in
+// block y's share of the m arcs (sources src, targets tgt, weights w),
+// FF_TIGHT_U arcs a thread at a time: their loads first, then the checks.
+template <typename F>
+__device__ __forceinline__ void ff_tight_scan(int m, const int *__restrict__ src, const int *__restrict__ tgt,
+                                              const int *__restrict__ w, F check)
+{
+    const int per = (m + gridDim.y - 1) / gridDim.y;
+    const int e0 = blockIdx.y * per, e1 = min(m, e0 + per);
+    for (int base = e0 + threadIdx.x; base < e1; base += blockDim.x * FF_TIGHT_U) {
+        int k[FF_TIGHT_U], v[FF_TIGHT_U], wt[FF_TIGHT_U];
+#pragma unroll
+        for (int u = 0; u < FF_TIGHT_U; u++) {
+            const int e = base + u * blockDim.x;
+            k[u] = -1;
+            if (e < e1)
+                k[u] = src[e], v[u] = tgt[e], wt[u] = w[e];
+        }
+#pragma unroll
+        for (int u = 0; u < FF_TIGHT_U; u++)
+            if (k[u] >= 0)
+                check(k[u], v[u], wt[u]);
+    }
+}
+
 template <int R>
 __device__ __forceinline__ void ff_tight_load(const int *ds, int v, int (&x)[R])
 {
@@ -123,30 +148,15 @@ __device__ void ff_tight(int n, int m, int ld, int lo, int hi, int inf, const in
         ff_tight_store<R>(ds, v, x);
     }
     __syncthreads();
-    const int per = (m + gridDim.y - 1) / gridDim.y;
-    const int e0 = blockIdx.y * per, e1 = min(m, e0 + per);
-    for (int base = e0 + threadIdx.x; base < e1; base += blockDim.x * FF_TIGHT_U) {
-        int k[FF_TIGHT_U], v[FF_TIGHT_U], wt[FF_TIGHT_U];
+    ff_tight_scan(m, src, tgt, w, [&](int k, int v, int wt) {
+        int dk[R], dv[R];
+        ff_tight_load<R>(ds, k, dk);
+        ff_tight_load<R>(ds, v, dv);
 #pragma unroll
-        for (int u = 0; u < FF_TIGHT_U; u++) {
-            const int e = base + u * blockDim.x;
-            k[u] = -1;
-            if (e < e1)
-                k[u] = src[e], v[u] = tgt[e], wt[u] = w[e];
-        }
-#pragma unroll
-        for (int u = 0; u < FF_TIGHT_U; u++) {
-            if (k[u] < 0)
-                continue;
-            int dk[R], dv[R];
-            ff_tight_load<R>(ds, k[u], dk);
-            ff_tight_load<R>(ds, v[u], dv);
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                if (dk[r] < inf && dk[r] + wt[u] == dv[r])
-                    atomicMax(pred + (size_t)(i0 + r) * ld + v[u], k[u]);
-        }
-    }
+        for (int r = 0; r < R; r++)
+            if (dk[r] < inf && dk[r] + wt == dv[r])
+                atomicMax(pred + (size_t)(i0 + r) * ld + v, k);
+    });
 }
 
 #define FF_TIGHT(R)                                                                                            \

@@ -669,8 +669,7 @@ extern "C" __global__ void f16_widen(int n, int ld, const u32 *h, int *d, int *f
 // matrix, so its Π is ff_tight's: pred[i][v] (ld values a row) = the
 // greatest k with an arc k -> v of weight w and h[i][k] + w = h[i][v]
 // (both below F16_INF), NIL where none is. Block x takes row x, block y of
-// gridDim.y its share of the m arcs (sources src, targets tgt, weights
-// w), FF_TIGHT_U arcs a thread at a time. The row takes one block of
+// gridDim.y its share of the m arcs (ff_tight_scan). The row takes one block of
 // shared memory a multiprocessor, so a block has 1024 threads.
 extern "C" __global__ void __launch_bounds__(1024)
     f16_tight(int n, int m, int ldw, int ld, const u32 *__restrict__ h, int *pred, const int *__restrict__ src,
@@ -682,25 +681,10 @@ extern "C" __global__ void __launch_bounds__(1024)
     for (int q = threadIdx.x; 2 * q < n; q += blockDim.x)
         row16[q] = h[(size_t)i * ldw + q];
     __syncthreads();
-    const int per = (m + gridDim.y - 1) / gridDim.y;
-    const int e0 = blockIdx.y * per, e1 = min(m, e0 + per);
     int *out = pred + (size_t)i * ld;
-    for (int base = e0 + threadIdx.x; base < e1; base += blockDim.x * FF_TIGHT_U) {
-        int k[FF_TIGHT_U], v[FF_TIGHT_U], wt[FF_TIGHT_U];
-#pragma unroll
-        for (int u = 0; u < FF_TIGHT_U; u++) {
-            const int e = base + u * blockDim.x;
-            k[u] = -1;
-            if (e < e1)
-                k[u] = src[e], v[u] = tgt[e], wt[u] = w[e];
-        }
-#pragma unroll
-        for (int u = 0; u < FF_TIGHT_U; u++) {
-            if (k[u] < 0)
-                continue;
-            const int a = ds[k[u]], b = ds[v[u]];
-            if (a < F16_INF && b < F16_INF && a + wt[u] == b)
-                atomicMax(out + v[u], k[u]);
-        }
-    }
+    ff_tight_scan(m, src, tgt, w, [&](int k, int v, int wt) {
+        const int a = ds[k], b = ds[v];
+        if (a < F16_INF && b < F16_INF && a + wt == b)
+            atomicMax(out + v, k);
+    });
 }
