@@ -137,11 +137,11 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // shared memory, f16_tight does the same from the 16-bit stages' matrix.
 // A negative cycle is reported as a *graph.NegativeCycleError. Device
 // memory: the padded matrix (two with predecessors) and the graph's arcs,
-// which the device turns into the matrix itself. Host memory: the result, allocated (not zeroed) and
-// touched while the kernels run, and filled by 2D copies from the padded
-// matrix through the page-locked staging buffers (pieces that the cores
-// copy out as they come, up to 128 MiB of results; above, 64 MiB at a
-// time). Up to the copy back, the run queues its work and waits for the
+// which the device turns into the matrix itself. Host memory: the result,
+// allocated (not zeroed) and touched while the kernels run, and filled
+// by 2D copies from the padded matrix through the page-locked staging
+// buffers (pieces that the cores copy out as they come, up to 128 MiB of
+// results; above, 64 MiB at a time). Up to the copy back, the run queues its work and waits for the
 // device once (ffOneWait).
 //
 // With several devices in opts.Devices, each card holds a stripe of block
@@ -542,8 +542,8 @@ func f16TightFits(n, limit int) bool {
 
 // ffTightSplit is how many parts ff_tight (kernel name of module mod, bx
 // blocks of rows, of threads threads and shared bytes each) cuts the m
-// arcs into, each part a block of each row block: the count, of at most m / ffTightArcs, whose
-// blocks take the fewest waves of the blocks the card runs at once for
+// arcs into, each part a block of each row block: the count, of at most
+// m / ffTightArcs, whose blocks take the fewest waves of the blocks the card runs at once for
 // the arcs each checks (waves ÷ parts), the fewest parts among equals. At
 // n = 1024 on an H200 (three blocks a multiprocessor) that is 6 parts, one
 // wave of 384 blocks, where a guess of four blocks a multiprocessor took
