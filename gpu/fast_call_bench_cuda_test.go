@@ -75,7 +75,9 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
 // own time; "ring" (n ≥ 8192) takes results larger than a staging
-// buffer back in pieces that cycle through it (pipedRing). Each
+// buffer back in pieces that cycle through it (pipedRing), and
+// "tight-1024" (n ≥ 16384) runs ff_tight_r1 in blocks of 1024 threads
+// (ffTightOneThreads). Each
 // configuration collects garbage before its timed calls.
 // $PATHNOTES_FW_CALL_SIZES picks the vertex counts (fwCallSizes).
 func BenchmarkFWFastCall(b *testing.B) {
@@ -83,7 +85,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
 		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb, nw
 	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
-	defer func(m, ring bool) { callMarks, pipedRing = m, ring }(callMarks, pipedRing)
+	defer func(m, ring bool, one int) { callMarks, pipedRing, ffTightOneThreads = m, ring, one }(callMarks, pipedRing, ffTightOneThreads)
 	type config struct {
 		path ffPath
 		via  int
@@ -108,6 +110,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
 		ring         bool // pipedRing: results larger than a staging buffer in pieces through it
+		tight1024    bool // ffTightOneThreads 1024: ff_tight_r1 in blocks of 1024 threads
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -163,6 +166,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 		if n >= 8192 {
 			configs = append(configs, config{path: auto, name: "ring", ring: true})
 		}
+		if n >= 16384 {
+			configs = append(configs, config{path: auto, name: "tight-1024", tight1024: true})
+		}
 		if n <= 4096 {
 			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
 				config{path: auto, name: "split-was", split: 1 << 30, spawn: true}, config{path: auto, name: "spawn", spawn: true},
@@ -190,7 +196,10 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
-					callMarks, pipedRing = c.marks, c.ring
+					callMarks, pipedRing, ffTightOneThreads = c.marks, c.ring, 512
+					if c.tight1024 {
+						ffTightOneThreads = 1024
+					}
 					if c.piece > 0 {
 						pipedPiece = c.piece
 					}

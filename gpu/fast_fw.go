@@ -522,12 +522,21 @@ func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d,
 	if rows == 0 {
 		return fmt.Errorf("%s: ff_tight: a row of %d distances does not fit a block's shared memory (%d bytes)", r.what, n, limit)
 	}
-	bx, name := ceilDiv(n, rows), fmt.Sprintf("ff_tight_r%d", rows)
-	by := r.ffTightSplit(mode.checks(), name, bx, m, 512, rows*n*4)
-	return r.launch(mode.checks(), name, Dim(bx, by, 1), Dim(512, 1, 1), rows*n*4,
+	bx, name, threads := ceilDiv(n, rows), fmt.Sprintf("ff_tight_r%d", rows), 512
+	if rows == 1 {
+		threads = ffTightOneThreads
+	}
+	by := r.ffTightSplit(mode.checks(), name, bx, m, threads, rows*n*4)
+	return r.launch(mode.checks(), name, Dim(bx, by, 1), Dim(threads, 1, 1), rows*n*4,
 		i32(n), i32(m), i32(ld), i32(0), i32(n), uint64(uint32(inf)), d.arg(), p.arg(),
 		arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
 }
+
+// ffTightOneThreads is the block of ff_tight_r1, which holds one row a
+// block past n = 8192: 512 as the others, or up to 1024 (its launch
+// bound), which the benchmarks compare ("tight-1024"), since from
+// n = 32768 on a row leaves room for one block a multiprocessor.
+var ffTightOneThreads = 512
 
 // f16TightThreads is the block of f16_tight (ptx/fw16.cu), whose row of
 // distances leaves room for one block a multiprocessor.

@@ -663,7 +663,9 @@ func TestFWFastMirrorsArcs(t *testing.T) {
 // common, parallel arcs, self-loops, a part of the graph that the rest
 // cannot reach, sizes around the tiles, through ff_small and the stages,
 // and with each number of rows a block (shared memory for 1, 2, 4, 8 or
-// 16 rows). Every run's Π must be valid, and equal, cell for cell, to the
+// 16 rows; one row also in blocks of 1024 threads), and past ff_tight's
+// n (ffSharedCap: f16_tight, or Π in the stages). Every run's Π must be
+// valid, and but for Π in the stages equal, cell for cell, to the
 // greatest tight predecessor computed here from the CPU's distances.
 func TestFWFastTight(t *testing.T) {
 	fwFastTight(t, emulator(t), []int{1, 2, 5, 70, 130, 257})
@@ -687,9 +689,9 @@ func TestFWFastTightShuffled(t *testing.T) {
 func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 	t.Helper()
 	ctx := context.Background()
-	shared, small, least, narrow, narrowMin := ffTightShared, ffSmallMax, ffTightMin, ffNarrow, ffNarrowMin
+	shared, small, least, narrow, narrowMin, one := ffTightShared, ffSmallMax, ffTightMin, ffNarrow, ffNarrowMin, ffTightOneThreads
 	defer func() {
-		ffTightShared, ffSmallMax, ffTightMin, ffNarrow, ffNarrowMin, ffSharedCap = shared, small, least, narrow, narrowMin, 0
+		ffTightShared, ffSmallMax, ffTightMin, ffNarrow, ffNarrowMin, ffSharedCap, ffTightOneThreads = shared, small, least, narrow, narrowMin, 0, one
 	}()
 	ffTightMin = 0
 	for _, n := range sizes {
@@ -724,6 +726,13 @@ func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 			}
 		}
 		ffTightShared, ffSmallMax = shared, small
+		// One row a block in blocks of 1024 threads (ffTightOneThreads).
+		ffTightShared, ffTightOneThreads = n*4, 1024
+		got, err := FWFast(ctx, g, Options{Device: dev, Pred: true})
+		ffTightShared, ffTightOneThreads = shared, one
+		if name := tg.name + ", one row a block of 1024 threads"; matchesCPU(t, name, tg, got, err, true) {
+			samePred(t, name, got.Pred, want, n)
+		}
 		if n < 2 {
 			continue // a cap of 0 bytes is no cap
 		}

@@ -159,15 +159,17 @@ __device__ void ff_tight(int n, int m, int ld, int lo, int hi, int inf, const in
     });
 }
 
-#define FF_TIGHT(R)                                                                                            \
-    extern "C" __global__ void __launch_bounds__(512)                                                          \
+// ff_tight_r1 takes blocks of up to 1024 threads: its row (past n = 8192)
+// leaves room for few blocks a multiprocessor. The others take 512.
+#define FF_TIGHT(R, T)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(T)                                                            \
         ff_tight_r##R(int n, int m, int ld, int lo, int hi, int inf, const int *d, int *pred, const int *src,  \
                       const int *tgt, const int *w)                                                            \
     {                                                                                                          \
         ff_tight<R>(n, m, ld, lo, hi, inf, d, pred, src, tgt, w);                                              \
     }
-FF_TIGHT(1)
-FF_TIGHT(2)
-FF_TIGHT(4)
-FF_TIGHT(8)
-FF_TIGHT(16)
+FF_TIGHT(1, 1024)
+FF_TIGHT(2, 512)
+FF_TIGHT(4, 512)
+FF_TIGHT(8, 512)
+FF_TIGHT(16, 512)
