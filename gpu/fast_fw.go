@@ -514,7 +514,7 @@ func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d,
 	limit := r.sharedLimit()
 	rows := ffTightRows(n, limit)
 	if rows == 0 && mode.narrow && h.n > 0 && f16TightFits(n, limit) {
-		shared := ceilDiv(n, 2) * 4
+		shared := f16TightBytes(n)
 		by := r.ffTightSplit(ptx.FW16, "f16_tight", n, m, f16TightThreads, shared)
 		return r.launch(ptx.FW16, "f16_tight", Dim(n, by, 1), Dim(f16TightThreads, 1, 1), shared,
 			i32(n), i32(m), i32(ld/2), i32(ld), h.arg(), p.arg(), arcs.src.arg(), arcs.tgt.arg(), arcs.w.arg())
@@ -546,7 +546,13 @@ const f16TightThreads = 1024
 // n 16-bit distances fits limit bytes of shared memory (up to n = 116224
 // on an H100 or H200).
 func f16TightFits(n, limit int) bool {
-	return ceilDiv(n, 2)*4 <= limit
+	return f16TightBytes(n) <= limit
+}
+
+// f16TightBytes is the shared memory of a block of f16_tight: a row of n
+// 16-bit distances, in whole words.
+func f16TightBytes(n int) int {
+	return ceilDiv(n, 2) * 4
 }
 
 // ffTightSplit is how many parts ff_tight (kernel name of module mod, bx

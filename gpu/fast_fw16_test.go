@@ -48,12 +48,12 @@ func TestFWFastNarrowCheck(t *testing.T) {
 		}
 		tg := testGraph{name: c.name, g: g, all: ref}
 		for _, k := range []struct {
-			pred bool
-			cap  int // ffSharedCap
+			pred  bool
+			limit int // ffSharedCap
 		}{{false, 0}, {true, 0}, {true, 4*n - 1}} {
 			pred := k.pred
-			ffSharedCap = k.cap
-			name := fmt.Sprintf("%s pred=%v shared=%d", c.name, pred, k.cap)
+			ffSharedCap = k.limit
+			name := fmt.Sprintf("%s pred=%v shared=%d", c.name, pred, k.limit)
 			var st Stats
 			got, err := FWFast(ctx, g, Options{Device: dev, Pred: pred, Stats: &st})
 			ffSharedCap = 0
@@ -65,7 +65,7 @@ func TestFWFastNarrowCheck(t *testing.T) {
 			// check fails (read after the copy back: ffOneWait), ff_init,
 			// ff_arcs, the 32-bit stages, ff_finish and ff_tight's
 			// launches. Where a row of 32-bit distances exceeds the
-			// shared memory (k.cap), f16_tight takes ff_tight's place,
+			// shared memory (k.limit), f16_tight takes ff_tight's place,
 			// and when the check fails Π goes into the 32-bit stages,
 			// which ff_tight does not follow.
 			nb, extra := ceilDiv(n, ffTile), 0
@@ -73,7 +73,7 @@ func TestFWFastNarrowCheck(t *testing.T) {
 				if !ffTightFits(g) {
 					t.Fatalf("%s: the graph does not take ff_tight", name)
 				}
-				if k.cap == 0 {
+				if k.limit == 0 {
 					extra = ffTightLaunches()
 				}
 			}

@@ -308,7 +308,9 @@ func unpinCSR(key csrPinKey) {
 		return
 	}
 	for _, a := range append(p.arrays, p.mirror) {
-		_ = p.dev.ctx.HostUnregister(asBytes(a)) // a reset context has dropped it already
+		if len(a) > 0 {
+			_ = p.dev.ctx.HostUnregister(asBytes(a)) // a reset context has dropped it already
+		}
 	}
 }
 
