@@ -76,8 +76,8 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
 // own time; "ring" (n ≥ 8192) takes results larger than a staging
 // buffer back in pieces that cycle through it (pipedRing), and
-// "tight-1024" (n ≥ 16384) runs ff_tight_r1 in blocks of 1024 threads
-// (ffTightOneThreads). Each
+// "tight-512" (n ≥ 16384) runs ff_tight_r1 in blocks of 512 threads
+// instead of ffTightOneThreads' 1024. Each
 // configuration collects garbage before its timed calls.
 // $PATHNOTES_FW_CALL_SIZES picks the vertex counts (fwCallSizes).
 func BenchmarkFWFastCall(b *testing.B) {
@@ -110,7 +110,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
 		ring         bool // pipedRing: results larger than a staging buffer in pieces through it
-		tight1024    bool // ffTightOneThreads 1024: ff_tight_r1 in blocks of 1024 threads
+		tight512     bool // ffTightOneThreads 512: ff_tight_r1 in blocks of 512 threads
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -167,7 +167,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 			configs = append(configs, config{path: auto, name: "ring", ring: true})
 		}
 		if n >= 16384 {
-			configs = append(configs, config{path: auto, name: "tight-1024", tight1024: true})
+			configs = append(configs, config{path: auto, name: "tight-512", tight512: true})
 		}
 		if n <= 4096 {
 			configs = append(configs, config{path: auto, name: "piped-was", pipedWas: true},
@@ -196,9 +196,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
-					callMarks, pipedRing, ffTightOneThreads = c.marks, c.ring, 512
-					if c.tight1024 {
-						ffTightOneThreads = 1024
+					callMarks, pipedRing, ffTightOneThreads = c.marks, c.ring, 1024
+					if c.tight512 {
+						ffTightOneThreads = 512
 					}
 					if c.piece > 0 {
 						pipedPiece = c.piece

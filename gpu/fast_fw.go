@@ -533,10 +533,11 @@ func (r *run) ffTightPred(n, ld int, mode ffMode, inf int32, arcs csr, m int, d,
 }
 
 // ffTightOneThreads is the block of ff_tight_r1, which holds one row a
-// block past n = 8192: 512 as the others, or up to 1024 (its launch
-// bound), which the benchmarks compare ("tight-1024"), since from
-// n = 32768 on a row leaves room for one block a multiprocessor.
-var ffTightOneThreads = 512
+// block past n = 8192: 1024 threads, its launch bound, since from
+// n = 32768 on a row leaves room for one block a multiprocessor (on an
+// H200, 7 % less kernel time with Π at 32768 than 512 threads, level at
+// 16384; the benchmarks' "tight-512" cases time 512).
+var ffTightOneThreads = 1024
 
 // f16TightThreads is the block of f16_tight (ptx/fw16.cu), whose row of
 // distances leaves room for one block a multiprocessor.

@@ -726,11 +726,12 @@ func fwFastTight(t *testing.T, dev *Device, sizes []int) {
 			}
 		}
 		ffTightShared, ffSmallMax = shared, small
-		// One row a block in blocks of 1024 threads (ffTightOneThreads).
-		ffTightShared, ffTightOneThreads = n*4, 1024
+		// One row a block in blocks of 512 threads (ffTightOneThreads
+		// is 1024).
+		ffTightShared, ffTightOneThreads = n*4, 512
 		got, err := FWFast(ctx, g, Options{Device: dev, Pred: true})
 		ffTightShared, ffTightOneThreads = shared, one
-		if name := tg.name + ", one row a block of 1024 threads"; matchesCPU(t, name, tg, got, err, true) {
+		if name := tg.name + ", one row a block of 512 threads"; matchesCPU(t, name, tg, got, err, true) {
 			samePred(t, name, got.Pred, want, n)
 		}
 		if n < 2 {
