@@ -47,8 +47,8 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // with and without predecessors, by path through the stages (ffPaths:
 // ff_small, the 128-wide stages with quarter panels, full tiles;
 // "auto" is the default) and by the path results take back (registered,
-// staged, pageable; "auto-huge" puts results of 64 MiB or more on
-// transparent huge pages, hugeResults). "auto-old" turns off the three
+// staged, pageable; "no-huge" keeps results off transparent huge pages,
+// hugeResults). "auto-old" turns off the three
 // ways of the call built after the H200 call of build 2d92d00: results
 // up to 32 MiB in pieces through the staging buffer (pipedMaxBytes),
 // one wait for the device (ffOneWait) and the arcs through the staging
@@ -87,10 +87,10 @@ func BenchmarkFWFastCall(b *testing.B) {
 	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
 	defer func(m, ring bool, one int) { callMarks, pipedRing, ffTightOneThreads = m, ring, one }(callMarks, pipedRing, ffTightOneThreads)
 	type config struct {
-		path ffPath
-		via  int
-		name string
-		huge bool // hugeResults
+		path   ffPath
+		via    int
+		name   string
+		noHuge bool // hugeResults off
 		// oldResult, oldWait and oldUpload turn pipedMaxBytes, ffOneWait
 		// and arcsStaged off.
 		oldResult, oldWait, oldUpload bool
@@ -160,9 +160,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 			configs = append(configs, config{path: auto, name: "marks", marks: true}, config{path: auto, name: "old-result", oldResult: true},
 				config{path: auto, name: "old-wait", oldWait: true}, config{path: auto, name: "old-upload", oldUpload: true})
 		}
-		if n >= 4096 {
-			configs = append(configs, config{path: auto, name: "auto-huge", huge: true})
-		}
+		configs = append(configs, config{path: auto, name: "no-huge", noHuge: true})
 		if n >= 8192 {
 			configs = append(configs, config{path: auto, name: "ring", ring: true})
 		}
@@ -183,7 +181,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 					if !c.path.narrow {
 						ffNarrow = !c.wide // as set by default, or off
 					}
-					resultPath, hugeResults = c.via, c.huge
+					resultPath, hugeResults = c.via, !c.noHuge
 					pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces = piped, !c.oldWait, !c.oldUpload, piece, pieces
 					pipedSplit, pipedWorkers, pipedSpin = split, workers, spin
 					if c.yieldEach {

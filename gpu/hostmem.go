@@ -146,13 +146,17 @@ var (
 // them fault a page in per 2 MiB instead of per 4 KiB. On an H200
 // (BenchmarkAPSPCall, apsp-batched on p2p-Gnutella30 with Π, 10.8 GB of
 // results) the call took 300.9 ms against 523.4 without (download 233.8
-// against 455.6 ms); fw-fast's results, whose pages are touched while the
-// kernels run, were within a few per cent either way. A variable so that
-// one process can time both.
+// against 455.6 ms). fw-fast touches its result's pages while the kernels
+// run, yet at n = 2048 (16 MiB) its copy back was slower on 4 KiB pages:
+// `pathnotes bench` (41 calls a cell, H200) gave 1.271 and 1.318 ms with
+// huge pages from 64 MiB on, 1.248 and 1.249 from 4 MiB on; n = 1024 and
+// 4096 were level either way. A variable so that one process can time
+// both.
 var hugeResults = true
 
-// hugeMinBytes is the smallest matrix that hugeResults advises.
-const hugeMinBytes = 64 << 20
+// hugeMinBytes is the smallest matrix that hugeResults advises: 4 MiB,
+// n = 1024's distances (see hugeResults).
+const hugeMinBytes = 4 << 20
 
 // stagedMinBytes is the result size (all matrices) from which viaAuto
 // copies through the staging buffers. On an H200 (16 cores, driver 580)
