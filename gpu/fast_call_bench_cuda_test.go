@@ -74,8 +74,7 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // notebook's call does (no timing events), and reports the host's wall time
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
-// own time; "ring" (n ≥ 8192) takes results larger than a staging
-// buffer back in pieces that cycle through it (pipedRing), and
+// own time; and
 // "tight-512" (n ≥ 16384) runs ff_tight_r1 in blocks of 512 threads
 // instead of ffTightOneThreads' 1024. Each
 // configuration collects garbage before its timed calls.
@@ -85,7 +84,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
 		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb, nw
 	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
-	defer func(m, ring bool, one int) { callMarks, pipedRing, ffTightOneThreads = m, ring, one }(callMarks, pipedRing, ffTightOneThreads)
+	defer func(m bool, one int) { callMarks, ffTightOneThreads = m, one }(callMarks, ffTightOneThreads)
 	type config struct {
 		path   ffPath
 		via    int
@@ -109,7 +108,6 @@ func BenchmarkFWFastCall(b *testing.B) {
 		wide         bool // ffNarrow off: the 32-bit stages
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
-		ring         bool // pipedRing: results larger than a staging buffer in pieces through it
 		tight512     bool // ffTightOneThreads 512: ff_tight_r1 in blocks of 512 threads
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
@@ -161,9 +159,6 @@ func BenchmarkFWFastCall(b *testing.B) {
 				config{path: auto, name: "old-wait", oldWait: true}, config{path: auto, name: "old-upload", oldUpload: true})
 		}
 		configs = append(configs, config{path: auto, name: "no-huge", noHuge: true})
-		if n >= 8192 {
-			configs = append(configs, config{path: auto, name: "ring", ring: true})
-		}
 		if n >= 16384 {
 			configs = append(configs, config{path: auto, name: "tight-512", tight512: true})
 		}
@@ -194,7 +189,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
-					callMarks, pipedRing, ffTightOneThreads = c.marks, c.ring, 1024
+					callMarks, ffTightOneThreads = c.marks, 1024
 					if c.tight512 {
 						ffTightOneThreads = 512
 					}

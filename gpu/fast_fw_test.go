@@ -194,49 +194,37 @@ func TestFWFastFullTiles(t *testing.T) {
 // at a time (a chunk smaller than a row); the pieces are the default
 // (512 KiB: the whole result in one), 3 rows, one row (more pieces than
 // are queued ahead), and 17 rows (pieces of one row asked for, at most 16
-// pieces a matrix); with pipedRing, pieces cycle through room for 3, 18
-// and 19 rows, and 7 where viaAuto picks it (also on an emulator that
-// runs the streams' work in random orders).
+// pieces a matrix); the piped cases run again on an emulator that runs
+// the streams' work in random orders their events allow.
 func TestFWFastResultPaths(t *testing.T) {
-	defer func(p, c, q, k, sp, ss int, ring bool) {
-		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedRing = p, c, q, k, sp, ss, ring
-	}(resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedRing)
+	defer func(p, c, q, k, sp, ss int) {
+		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers = p, c, q, k, sp, ss
+	}(resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers)
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)
 	}
 	graphs := randomGraphs(t, 257, 11)
 	piece, pieces, split := pipedPiece, pipedPieces, pipedSplit
-	for _, c := range []struct {
-		path, chunk, piece, pieces, split, workers int
-		ring                                       bool
-	}{
-		{viaRegistered, stagingValues, piece, pieces, split, 1, false}, {viaStaged, stagingValues, piece, pieces, split, 1, false},
-		{viaStaged, 1000, piece, pieces, split, 1, false}, {viaStaged, 100, piece, pieces, split, 1, false},
-		{viaPageable, stagingValues, piece, pieces, split, 1, false},
-		{viaPiped, stagingValues, piece, pieces, split, 1, false}, {viaPiped, stagingValues, 1000, 1000, split, 1, false},
-		{viaPiped, stagingValues, 100, 1000, split, 1, false}, {viaPiped, stagingValues, 100, 16, split, 1, false},
+	for _, c := range []struct{ path, chunk, piece, pieces, split, workers int }{
+		{viaRegistered, stagingValues, piece, pieces, split, 1}, {viaStaged, stagingValues, piece, pieces, split, 1},
+		{viaStaged, 1000, piece, pieces, split, 1}, {viaStaged, 100, piece, pieces, split, 1},
+		{viaPageable, stagingValues, piece, pieces, split, 1},
+		{viaPiped, stagingValues, piece, pieces, split, 1}, {viaPiped, stagingValues, 1000, 1000, split, 1},
+		{viaPiped, stagingValues, 100, 1000, split, 1}, {viaPiped, stagingValues, 100, 16, split, 1},
 		// Parts that cut rows, copied by spinning workers (one, three) or
 		// by a goroutine each (0).
-		{viaPiped, stagingValues, 1000, 1000, 333, 3, false}, {viaPiped, stagingValues, 100, 16, 7, 1, false},
-		{viaPiped, stagingValues, 100, 15, 50, 0, false},
-		// pipedRing: matrices larger than the room (chunk) cycle through
-		// its slots: 3 slots of a row, 9 of two rows, 19 of one row on
-		// goroutines of their own; and the pick of viaAuto.
-		{viaPiped, 1000, 100, 1000, split, 1, true}, {viaPiped, 5000, 1000, 1000, 333, 3, true},
-		{viaPiped, 5000, 100, 1000, 50, 0, true}, {viaAuto, 2000, 100, 1000, 100, 2, true},
+		{viaPiped, stagingValues, 1000, 1000, 333, 3}, {viaPiped, stagingValues, 100, 16, 7, 1},
+		{viaPiped, stagingValues, 100, 15, 50, 0},
 	} {
 		resultPath, fetchChunk, pipedPiece, pipedPieces, pipedSplit, pipedWorkers = c.path, c.chunk, c.piece, c.pieces, c.split, c.workers
-		pipedRing = c.ring
 		for _, tg := range graphs {
-			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d, at most %d, split %d, %d workers, ring %v)",
-				tg.name, c.path, c.chunk, c.piece, c.pieces, c.split, c.workers, c.ring)
+			tg.name = fmt.Sprintf("%s (path %d, chunk %d, piece %d, at most %d, split %d, %d workers)",
+				tg.name, c.path, c.chunk, c.piece, c.pieces, c.split, c.workers)
 			checkVariant(t, emulator(t), v, tg, true)
 			checkVariant(t, emulator(t), v, tg, false)
-			if c.ring {
-				// The streams' work in random orders their events allow:
-				// a slot's next copy after the host has emptied it.
-				checkVariant(t, shuffledEmulators(t, 1, uint64(c.chunk))[0], v, tg, true)
+			if c.path == viaPiped {
+				checkVariant(t, shuffledEmulators(t, 1, uint64(c.piece))[0], v, tg, true)
 			}
 		}
 	}
@@ -663,8 +651,9 @@ func TestFWFastMirrorsArcs(t *testing.T) {
 // common, parallel arcs, self-loops, a part of the graph that the rest
 // cannot reach, sizes around the tiles, through ff_small and the stages,
 // and with each number of rows a block (shared memory for 1, 2, 4, 8 or
-// 16 rows; one row also in blocks of 1024 threads), and past ff_tight's
-// n (ffSharedCap: f16_tight, or Π in the stages). Every run's Π must be
+// 16 rows; one row also in blocks of 512 threads, ffTightOneThreads being
+// 1024), and past ff_tight's n (ffSharedCap: f16_tight, or Π in the
+// stages). Every run's Π must be
 // valid, and but for Π in the stages equal, cell for cell, to the
 // greatest tight predecessor computed here from the CPU's distances.
 func TestFWFastTight(t *testing.T) {

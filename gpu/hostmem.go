@@ -79,16 +79,6 @@ var resultPath = viaAuto
 // 0 restores the paths before it (benchmarks compare).
 var pipedMaxBytes uint64 = 128 << 20
 
-// pipedRing makes viaAuto take viaPiped at every size where the caller
-// lets it, fw-fast's results past pipedMaxBytes too (n > 5792, n > 4096
-// with Π): a matrix larger than a staging buffer (pipedRoom) cycles
-// through it in pieces of at most a pipedAhead-th of it (pipe), the cores
-// copying each out as it comes, where viaStaged copies 64 MiB at a time,
-// all cores emptying one buffer while the bus fills the other. Off until
-// a card has timed it (BenchmarkFWFastCall's "ring" cases); tests turn it
-// on.
-var pipedRing = false
-
 // viaPiped cuts a matrix into about one piece per pipedPiece values (1 MiB;
 // whole rows), but no fewer than pipedMinPieces pieces (nor than rows) and
 // no more than pipedPieces: 4 MiB at n = 1024 goes in 8 pieces of 512
@@ -198,7 +188,7 @@ func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostRes
 	if h.path == viaAuto {
 		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
 		switch {
-		case pieces && (bytes <= pipedMaxBytes || pipedRing):
+		case pieces && bytes <= pipedMaxBytes:
 			h.path = viaPiped
 		case bytes < stagedMinBytes:
 			h.path = viaPageable
@@ -509,30 +499,13 @@ func (r *run) stagedJobs(jobs []stagedJob, s driver.Stream, timed bool) error {
 // buffer, pipedAhead of them queued ahead of the one the host waits for,
 // each copied into host in parts (pipedSplit, pipedWorkers) once it is
 // in. Rows that do not fit the staging buffer whole go through
-// fetchStaged, unless pipedRing cycles them through it.
+// fetchStaged.
 func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s driver.Stream) error {
 	st, err := r.dev.stagingBuffers()
-	if err != nil || !pipedFits(st[0], (hi-lo)*w, w) {
+	if err != nil || (hi-lo)*w > len(st[0]) {
 		return r.fetchStaged(host, src, devPitch, w, lo, hi, s)
 	}
 	return r.pipe([]pipedJob{{host: host, src: src, devPitch: devPitch, w: w, lo: lo, hi: hi, s: s, buf: st[0]}})
-}
-
-// pipedFits says whether pipe takes a matrix of size values, rows of w,
-// through staging buffer buf: whole, or with pipedRing in slots of at
-// least a row.
-func pipedFits(buf []int32, size, w int) bool {
-	room := pipedRoom(buf)
-	return size <= room || pipedRing && w <= room
-}
-
-// pipedRoom is how many values of staging buffer buf pipe uses: all of
-// them, or with pipedRing at most fetchChunk (tests set it lower).
-func pipedRoom(buf []int32) int {
-	if pipedRing {
-		return min(len(buf), fetchChunk)
-	}
-	return len(buf)
 }
 
 // fetchBoth copies rows 0..n-1 of the two matrices at d and p (rows
@@ -542,11 +515,11 @@ func pipedRoom(buf []int32) int {
 // still takes d's in, instead of after. p must stay on the default stream:
 // the arcs' upload from the second staging buffer (uploadArcs) is queued
 // there, before it. Otherwise (another path, rows that do not fit a
-// staging buffer, pipedFits) it does nothing and returns false: the
-// caller fetches them one after the other.
+// staging buffer) it does nothing and returns false: the caller fetches
+// them one after the other.
 func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds driver.Stream) (bool, error) {
 	st, err := r.dev.stagingBuffers()
-	if h.path != viaPiped || err != nil || !pipedFits(st[0], n*h.width, h.width) {
+	if h.path != viaPiped || err != nil || n*h.width > len(st[0]) {
 		return false, nil
 	}
 	streams := [2]driver.Stream{ds, 0}
@@ -588,39 +561,18 @@ type pipedJob struct {
 // pipedAhead of them ahead of the one the host waits for, so that a later
 // job's pieces, on a stream of their own, are queued while the host still
 // takes the earlier job's in; each piece is copied into its job's host
-// matrix in parts (pipedSplit, pipedWorkers) once it is in. A job whose
-// rows exceed its buffer's room (pipedRoom, with pipedRing) takes pieces
-// of at most a pipedAhead-th of it, which cycle through the buffer's
-// slots: a piece is queued once the one before it in its slot has been
-// copied out.
+// matrix in parts (pipedSplit, pipedWorkers) once it is in.
 func (r *run) pipe(jobs []pipedJob) error {
 	c := r.dev.ctx
 	// piece: rows row..row+rows-1 of job job, at value off of the job's
-	// rows and at value at of its buffer, whose slot piece prev (or none,
-	// -1) held before it.
-	type piece struct{ job, row, rows, off, at, prev int }
+	// rows and of its buffer.
+	type piece struct{ job, row, rows, off int }
 	var pieces []piece
-	ahead := pipedAhead
 	for j, jb := range jobs {
 		rows := jb.hi - jb.lo
 		per := ceilDiv(rows, min(max(ceilDiv(rows*jb.w, pipedPiece), pipedMinPieces), pipedPieces, rows))
-		slots := 0 // the rows fit the buffer whole
-		if room := pipedRoom(jb.buf); rows*jb.w > room {
-			per = max(1, min(per, room/(pipedAhead*jb.w)))
-			slots = room / (per * jb.w)
-			ahead = min(ahead, slots) // a slot's last piece is published before the next is queued
-		}
-		first := len(pieces)
-		for k, row := 0, jb.lo; row < jb.hi; k, row = k+1, row+per {
-			p := piece{job: j, row: row, rows: min(per, jb.hi-row), off: (row - jb.lo) * jb.w, prev: -1}
-			p.at = p.off
-			if slots > 0 {
-				p.at = k % slots * per * jb.w
-				if k >= slots {
-					p.prev = first + k - slots
-				}
-			}
-			pieces = append(pieces, p)
+		for row := jb.lo; row < jb.hi; row += per {
+			pieces = append(pieces, piece{job: j, row: row, rows: min(per, jb.hi-row), off: (row - jb.lo) * jb.w})
 		}
 	}
 	ev := make([]driver.Event, len(pieces))
@@ -631,16 +583,14 @@ func (r *run) pipe(jobs []pipedJob) error {
 		}
 	}
 	// The parts: each piece cut every pipedSplit values, piece after
-	// piece; left counts each piece's parts not yet copied out.
+	// piece.
 	type part struct{ piece, lo, hi int }
 	var parts []part
 	var piecePart []int
-	left := make([]atomic.Int32, len(pieces))
 	for i, p := range pieces {
 		n := p.rows * jobs[p.job].w
 		for a := 0; a < n; a += pipedSplit {
 			parts = append(parts, part{piece: i, lo: a, hi: min(a+pipedSplit, n)})
-			left[i].Add(1)
 		}
 		piecePart = append(piecePart, len(parts))
 	}
@@ -649,20 +599,14 @@ func (r *run) pipe(jobs []pipedJob) error {
 		p := pieces[q.piece]
 		jb := jobs[p.job]
 		out := jb.host[jb.lo*jb.w+p.off:]
-		copy(out[q.lo:q.hi], jb.buf[p.at+q.lo:p.at+q.hi])
-		left[q.piece].Add(-1)
+		copy(out[q.lo:q.hi], jb.buf[p.off+q.lo:p.off+q.hi])
 	}, len(parts), pipedWorkers)
 	defer cp.finish()
 	queued := 0
 	queue := func() error {
 		p := pieces[queued]
 		jb := jobs[p.job]
-		if p.prev >= 0 {
-			for left[p.prev].Load() > 0 {
-				runtime.Gosched() // the slot's last piece, published, is being copied out
-			}
-		}
-		if err := c.CopyOut2DAsync(asBytes(jb.buf[p.at:p.at+p.rows*jb.w]), 4*jb.w, jb.src+DevicePtr(p.row)*DevicePtr(jb.devPitch)*4, 4*jb.devPitch, 4*jb.w, p.rows, jb.s); err != nil {
+		if err := c.CopyOut2DAsync(asBytes(jb.buf[p.off:p.off+p.rows*jb.w]), 4*jb.w, jb.src+DevicePtr(p.row)*DevicePtr(jb.devPitch)*4, 4*jb.devPitch, 4*jb.w, p.rows, jb.s); err != nil {
 			return r.fail(err, "copying rows %d..%d from the device", p.row, p.row+p.rows-1)
 		}
 		if err := c.RecordOn(ev[queued], jb.s); err != nil {
@@ -677,7 +621,7 @@ func (r *run) pipe(jobs []pipedJob) error {
 		return nil
 	}
 	for i := range pieces {
-		for queued < min(i+ahead, len(pieces)) {
+		for queued < min(i+pipedAhead, len(pieces)) {
 			if err := queue(); err != nil {
 				return err
 			}

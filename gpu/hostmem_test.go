@@ -7,14 +7,16 @@ import (
 )
 
 // BenchmarkHostCopy times the host's part of a copy back: a result of
-// 4 MiB (fw-fast at n = 1024) or 16 MiB (2048) copied from one buffer into
+// 4 MiB (fw-fast at n = 1024), 16 MiB (2048) or 1 GiB (16384, larger
+// than any cache: split over every core it is the host's copy rate, to set
+// beside the 40 GB/s of issue 25's bound) copied from one buffer into
 // another whose pages are touched, as the staging buffer's contents go into
 // the result: by one goroutine, split over every core (parallelCopy, as
 // viaStaged does after the bus), and in pieces of pipedPiece values, a
 // goroutine each started one after the other (viaPiped's host side, without
 // the bus).
 func BenchmarkHostCopy(b *testing.B) {
-	for _, mib := range []int{4, 16} {
+	for _, mib := range []int{4, 16, 1024} {
 		src := make([]int32, mib<<18)
 		dst := uninitInt32s(len(src))
 		for i := range src {
