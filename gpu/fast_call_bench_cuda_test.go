@@ -74,17 +74,18 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // notebook's call does (no timing events), and reports the host's wall time
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
-// own time; and
-// "tight-512" (n ≥ 16384) runs ff_tight_r1 in blocks of 512 threads
-// instead of ffTightOneThreads' 1024. Each
-// configuration collects garbage before its timed calls.
+// own time; "tight-512" (n ≥ 16384) runs ff_tight_r1 in blocks of 512
+// threads instead of ffTightOneThreads' 1024; and "kept" (n ≤ 8192)
+// keeps results page-locked from call to call (keepResults), the device
+// copying straight into them. Each configuration collects garbage before
+// its timed calls.
 // $PATHNOTES_FW_CALL_SIZES picks the vertex counts (fwCallSizes).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
 	defer func(p int, h bool, m uint64, w, a bool, pp, pn, sp, ss, sn int, ap, tp, to, fb, nw bool) {
 		resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow = p, h, m, w, a, pp, pn, sp, ss, sn, ap, tp, to, fb, nw
 	}(resultPath, hugeResults, pipedMaxBytes, ffOneWait, arcsStaged, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin, arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth, ffNarrow)
-	defer func(m bool, one int) { callMarks, ffTightOneThreads = m, one }(callMarks, ffTightOneThreads)
+	defer func(m, k bool, one int) { callMarks, keepResults, ffTightOneThreads = m, k, one }(callMarks, keepResults, ffTightOneThreads)
 	type config struct {
 		path   ffPath
 		via    int
@@ -109,6 +110,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
 		tight512     bool // ffTightOneThreads 512: ff_tight_r1 in blocks of 512 threads
+		kept         bool // keepResults: results page-locked from call to call, the device copying into them
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -159,6 +161,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 				config{path: auto, name: "old-wait", oldWait: true}, config{path: auto, name: "old-upload", oldUpload: true})
 		}
 		configs = append(configs, config{path: auto, name: "no-huge", noHuge: true})
+		if n <= 8192 {
+			configs = append(configs, config{path: auto, name: "kept", kept: true})
+		}
 		if n >= 16384 {
 			configs = append(configs, config{path: auto, name: "tight-512", tight512: true})
 		}
@@ -189,7 +194,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
-					callMarks, ffTightOneThreads = c.marks, 1024
+					callMarks, keepResults, ffTightOneThreads = c.marks, c.kept, 1024
 					if c.tight512 {
 						ffTightOneThreads = 512
 					}

@@ -38,13 +38,16 @@ func asBytes(v []int32) []byte {
 // How a result comes back from the device into Go memory.
 const (
 	// viaAuto picks viaPiped up to pipedMaxBytes of results where the
-	// caller lets it (newHostResult), else viaPageable below
-	// stagedMinBytes and viaStaged from there on.
+	// caller lets it (newHostResult; viaRegistered instead with
+	// keepResults), else viaPageable below stagedMinBytes and viaStaged
+	// from there on.
 	viaAuto = iota
 	// viaRegistered page-locks each of the result's matrices
 	// (HostRegister, one call each, while the kernels run), and the
-	// device copies straight into them. Measured, not picked: see
-	// stagedMinBytes.
+	// device copies straight into them. Picked only with keepResults,
+	// whose registrations outlive the call (keepRegistered): registering
+	// and unregistering in every call cost more than they saved (see
+	// stagedMinBytes).
 	viaRegistered
 	// viaStaged copies through the device's two page-locked staging
 	// buffers, which all cores copy into the result while the device
@@ -167,6 +170,7 @@ type hostResult struct {
 	mats        [][]int32
 	path        int
 	registered  []bool
+	kept        bool          // the registrations outlive the call (keepResults)
 	made        chan struct{} // closed when mats are allocated (and touched, and registered)
 	touch       bool
 	pinOnce     sync.Once
@@ -188,6 +192,8 @@ func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostRes
 	if h.path == viaAuto {
 		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
 		switch {
+		case pieces && keepResults && bytes >= uint64(keptMinBytes) && bytes <= uint64(keptMaxBytes):
+			h.path, h.kept = viaRegistered, true
 		case pieces && bytes <= pipedMaxBytes:
 			h.path = viaPiped
 		case bytes < stagedMinBytes:
@@ -228,7 +234,11 @@ func (h *hostResult) make() {
 	wg.Wait()
 	if h.path == viaRegistered {
 		for k, m := range h.mats {
-			h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
+			if h.kept {
+				h.registered[k] = keepRegistered(h.ctx, m)
+			} else {
+				h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
+			}
 		}
 	}
 }
@@ -248,7 +258,7 @@ func (h *hostResult) wait() [][]int32 {
 }
 
 // release waits until the device is idle, then unregisters what was
-// registered and unpins the matrices. It is safe to call on any path,
+// registered for the call alone (not kept) and unpins the matrices. It is safe to call on any path,
 // more than once.
 func (h *hostResult) release() error {
 	if h.released {
@@ -258,7 +268,7 @@ func (h *hostResult) release() error {
 	<-h.made
 	err := h.ctx.Synchronize()
 	for k, m := range h.mats {
-		if h.registered[k] {
+		if h.registered[k] && !h.kept {
 			_ = h.ctx.HostUnregister(asBytes(m)) // the memory stays usable whatever it says
 		}
 	}
@@ -301,7 +311,7 @@ func (r *run) queueFetch(h *hostResult, k int, src DevicePtr, devPitch, lo, hi i
 		if err := r.fetchStaged(mats[k], src, devPitch, w, lo, hi, s); err != nil {
 			return f, err
 		}
-	case h.path == viaPiped:
+	case h.path == viaPiped, h.kept && !h.registered[k]:
 		if err := r.fetchPiped(mats[k], src, devPitch, w, lo, hi, s); err != nil {
 			return f, err
 		}
