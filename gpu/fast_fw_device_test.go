@@ -23,6 +23,12 @@ func TestFWFastTightDevice(t *testing.T) {
 	fwFastTight(t, testDevice(t), []int{1, 70, 257, 1000, 2049, 3100})
 }
 
+// TestFWFastKeptDevice is TestFWFastKeptResults on the card, where the
+// driver page-locks the results (keepResults).
+func TestFWFastKeptDevice(t *testing.T) {
+	fwFastKept(t, []*Device{testDevice(t)}, []int{300, 1024, 2049})
+}
+
 // TestFWFastLarge spot-checks fw-fast at n = 12500 (not a multiple of its
 // tile), with and without predecessors, against sssp-fast rows on the card
 // and cpu.Dijkstra rows, and rebuilds the paths of those rows.

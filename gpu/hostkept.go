@@ -14,7 +14,7 @@ import (
 // copies straight into it at the bus's speed, and it stays page-locked
 // after the call, until the result is collected (keepRegistered). The
 // host copies nothing, so the copy back no longer depends on how fast the
-// host's cores copy (at n = 2048 the staging buffer's way took 0.42 to
+// host's cores copy (at n = 2048 the staging buffer's way took 0.41 to
 // 0.58 ms on four H200 hosts, where the bus alone takes about 0.32).
 // Registering costs about 33 µs a MB of touched memory, which the kernels
 // hide at n ≥ 4096 but maybe not at 2048; a result that lands on a

@@ -93,28 +93,36 @@ func TestKeepRegistered(t *testing.T) {
 	runtime.KeepAlive(m)
 }
 
-// TestFWFastKeptResults runs fw-fast with keepResults (from 64 KiB of
-// results) against the CPU, also on an emulator that runs the streams'
-// work in random orders, checks that a live result's matrices are kept
-// page-locked, and that they are no longer once it is collected.
+// TestFWFastKeptResults runs fwFastKept on the emulator, also on one that
+// runs the streams' work in random orders.
 func TestFWFastKeptResults(t *testing.T) {
+	fwFastKept(t, []*Device{emulator(t), shuffledEmulators(t, 1, 25)[0]}, []int{257})
+}
+
+// fwFastKept runs fw-fast with keepResults (from 64 KiB of results) on
+// each device against the CPU, on random graphs of each size, checks on
+// the first device that a live result's matrices are kept page-locked,
+// and that they are no longer once it is collected.
+func fwFastKept(t *testing.T, devs []*Device, sizes []int) {
 	defer func(k bool, least int) { keepResults, keptMinBytes = k, least }(keepResults, keptMinBytes)
 	keepResults, keptMinBytes = true, 64<<10
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dev := range []*Device{emulator(t), shuffledEmulators(t, 1, 25)[0]} {
-		for _, tg := range randomGraphs(t, 257, 25) {
-			checkVariant(t, dev, v, tg, true)
-			checkVariant(t, dev, v, tg, false)
+	for _, dev := range devs {
+		for _, n := range sizes {
+			for _, tg := range randomGraphs(t, n, 25) {
+				checkVariant(t, dev, v, tg, true)
+				checkVariant(t, dev, v, tg, false)
+			}
 		}
 	}
 	g, err := graph.GNM(200, 2000, graph.WeightRange{Min: 1, Max: 9}, 25)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := FWFast(context.Background(), g, Options{Device: emulator(t), Pred: true})
+	res, err := FWFast(context.Background(), g, Options{Device: devs[0], Pred: true})
 	if err != nil {
 		t.Fatal(err)
 	}
