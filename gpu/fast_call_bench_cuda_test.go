@@ -75,10 +75,13 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
 // own time; "tight-512" (n ≥ 16384) runs ff_tight_r1 in blocks of 512
-// threads instead of ffTightOneThreads' 1024; and "kept" (n ≤ 8192)
-// keeps results page-locked from call to call (keepResults), the device
-// copying straight into them. Each configuration collects garbage before
-// its timed calls.
+// threads instead of ffTightOneThreads' 1024; "kept" (n ≤ 8192) keeps
+// results page-locked from call to call (keepResults), the device copying
+// straight into them; and "held" and "kept-held" (n ≤ 2048) keep every
+// result until the case ends, as a notebook that keeps its results does,
+// so that each lands on memory no earlier result had (kept-held: page-
+// locked while keptTotalMax allows, 64 results at n = 2048). Each
+// configuration collects garbage before its timed calls.
 // $PATHNOTES_FW_CALL_SIZES picks the vertex counts (fwCallSizes).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
@@ -111,6 +114,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
 		tight512     bool // ffTightOneThreads 512: ff_tight_r1 in blocks of 512 threads
 		kept         bool // keepResults: results page-locked from call to call, the device copying into them
+		hold         bool // every result kept until the case ends, so that each lands on memory no result had
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
 	auto := ffPath{name: "auto", small: ffSmallMax, smallPred: ffSmallPredMax, quarter: ffQuarterMax}
@@ -163,6 +167,9 @@ func BenchmarkFWFastCall(b *testing.B) {
 		configs = append(configs, config{path: auto, name: "no-huge", noHuge: true})
 		if n <= 8192 {
 			configs = append(configs, config{path: auto, name: "kept", kept: true})
+		}
+		if n <= 2048 {
+			configs = append(configs, config{path: auto, name: "held", hold: true}, config{path: auto, name: "kept-held", kept: true, hold: true})
 		}
 		if n >= 16384 {
 			configs = append(configs, config{path: auto, name: "tight-512", tight512: true})
@@ -231,12 +238,18 @@ func BenchmarkFWFastCall(b *testing.B) {
 						b.ReportMetric(medianMs(all, func(s Stats) time.Duration { return s.Wall }), "wall-ms")
 						return
 					}
+					var held []*graph.AllPairs
 					for i := range b.N {
 						opts.Stats = &all[i]
-						if _, err := FWFast(context.Background(), g, opts); err != nil {
+						res, err := FWFast(context.Background(), g, opts)
+						if err != nil {
 							b.Fatal(err)
 						}
+						if c.hold {
+							held = append(held, res)
+						}
 					}
+					runtime.KeepAlive(held)
 					callParts(b, all)
 					callMarkParts(b, all)
 				})
