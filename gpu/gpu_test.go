@@ -361,7 +361,6 @@ func (f *fakeContext) SyncEvent(driver.Event) error                     { return
 func (f *fakeContext) WaitValue(driver.Stream, DevicePtr, uint32) error { return nil }
 func (f *fakeContext) HostRegister([]byte) error                        { return nil }
 func (f *fakeContext) HostUnregister([]byte) error                      { return nil }
-func (f *fakeContext) HostUnregisterAt(uintptr) error                   { return nil }
 
 func fakeDevice(ctx driver.Context) *Device {
 	d := &Device{info: DeviceInfo{Name: "Fake GPU", MaxThreadsPerBlock: 1024, SharedPerBlock: 48 << 10,

@@ -10,103 +10,92 @@ import (
 
 // keepResults makes viaAuto take viaRegistered for fw-fast's results of
 // keptMinBytes to keptMaxBytes (all matrices): each matrix is page-locked
-// on the goroutine that makes it, while the kernels run, the device
-// copies straight into it at the bus's speed, and it stays page-locked
-// after the call, until the result is collected (keepRegistered). The
-// host copies nothing, so the copy back no longer depends on how fast the
-// host's cores copy (at n = 2048 the staging buffer's way took 0.41 to
-// 0.58 ms on four H200 hosts, where the bus alone takes about 0.32).
-// Registering costs about 33 µs a MB of touched memory, which the kernels
-// hide at n ≥ 4096 but maybe not at 2048; a result that lands on a
-// collected one's memory takes over its registration and pays nothing.
-// Off until a card has timed it (BenchmarkFWFastCall's "kept" cases).
+// while the kernels run and the device copies straight into it at the
+// bus's speed, the host copying nothing. The copy back then no longer
+// depends on how fast the host's cores copy (at n = 2048 the staging
+// buffer's way took 0.41 to 0.58 ms on four H200 hosts, where the bus
+// alone takes about 0.32). Registering costs about 33 µs a MB of touched
+// memory, so a matrix stays page-locked after its call: when its result
+// is collected, a finalizer keeps it for the next result of its size
+// (keptPool), which takes it as it is. Off until a card has timed it
+// (BenchmarkFWFastCall's "kept" cases).
 var keepResults = false
 
 // keptMinBytes and keptMaxBytes bound the results that keepResults
 // keeps page-locked (variables so that tests can keep small ones), and
-// keptTotalMax the bytes kept page-locked at once: past it a result takes
-// the staging buffer's way.
+// keptTotalMax the bytes page-locked at once, live results' and the
+// pool's: past it the oldest matrices in the pool are released, and a
+// result that still finds no room takes the staging buffer's way.
 var (
 	keptMinBytes        = hugeMinBytes
 	keptMaxBytes        = 256 << 20
 	keptTotalMax uint64 = 1 << 30
 )
 
-// keptRegs is the process's page-locked results, by their first address:
-// a registration outlives its result's call and ends when the result is
-// collected (unkeep), or when a later result's memory overlaps it (the
-// collected result's cleanup had not run yet). gen tells the owners of
-// one address apart: a result that takes over a registration bumps it, so
-// that the collected owner's cleanup leaves it alone.
-var keptRegs = struct {
+// keptPool holds the page-locked matrices of collected results, oldest
+// first, for later results of their size, and counts the bytes that
+// keepResults holds page-locked (the pool's and live results'). A pooled
+// matrix stays reachable, so its memory is never freed or given back to
+// the system while it is registered: a registration stays true to the
+// pages it locked only as long as the process keeps them mapped.
+var keptPool = struct {
 	sync.Mutex
-	regs  map[uintptr]*keptReg
+	free  []keptMatrix
 	bytes uint64
-	gen   uint64
-}{regs: map[uintptr]*keptReg{}}
+}{}
 
-// keptReg is one kept registration: its context, its bytes and the
-// generation of the result that owns it.
-type keptReg struct {
+// keptMatrix is a matrix page-locked for ctx.
+type keptMatrix struct {
 	ctx driver.Context
-	n   int
-	gen uint64
+	m   []int32
 }
 
-// keptKey names a result's registration for its cleanup.
-type keptKey struct {
-	at  uintptr
-	gen uint64
+// takeKept returns a pooled matrix of n values page-locked for ctx, or
+// nil when the pool has none.
+func takeKept(ctx driver.Context, n int) []int32 {
+	keptPool.Lock()
+	defer keptPool.Unlock()
+	for i, k := range keptPool.free {
+		if k.ctx == ctx && len(k.m) == n {
+			keptPool.free = append(keptPool.free[:i], keptPool.free[i+1:]...)
+			return k.m
+		}
+	}
+	return nil
 }
 
-// keepRegistered page-locks m for ctx until m is collected, and reports
-// whether it did. Memory of exactly m's extent still registered for ctx
-// by a collected result is taken over as it is; registrations that
-// overlap m otherwise (collected results' too: m's memory was theirs)
-// are ended first. It refuses when the kept bytes would pass keptTotalMax
-// or the driver refuses.
-func keepRegistered(ctx driver.Context, m []int32) bool {
-	if len(m) == 0 {
+// registerKept page-locks m for ctx, releasing the oldest pooled matrices
+// while the bytes held would pass keptTotalMax, and reports whether it
+// did: not when they still would, or the driver refuses.
+func registerKept(ctx driver.Context, m []int32) bool {
+	b := uint64(len(m)) * 4
+	keptPool.Lock()
+	defer keptPool.Unlock()
+	for keptPool.bytes+b > keptTotalMax && len(keptPool.free) > 0 {
+		releaseKept(keptPool.free[0])
+		keptPool.free = keptPool.free[1:]
+	}
+	if b == 0 || keptPool.bytes+b > keptTotalMax || ctx.HostRegister(asBytes(m)) != nil {
 		return false
 	}
-	b := asBytes(m)
-	at, n := uintptr(unsafe.Pointer(&b[0])), len(b)
-	keptRegs.Lock()
-	defer keptRegs.Unlock()
-	keptRegs.gen++
-	gen := keptRegs.gen
-	if e := keptRegs.regs[at]; e != nil && e.n == n && e.ctx == ctx {
-		e.gen = gen
-	} else {
-		for a, e := range keptRegs.regs {
-			if a < at+uintptr(n) && at < a+uintptr(e.n) {
-				endKept(a, e)
-			}
-		}
-		if keptRegs.bytes+uint64(n) > keptTotalMax || ctx.HostRegister(b) != nil {
-			return false
-		}
-		keptRegs.regs[at] = &keptReg{ctx: ctx, n: n, gen: gen}
-		keptRegs.bytes += uint64(n)
-	}
-	runtime.AddCleanup(&m[0], unkeep, keptKey{at: at, gen: gen})
+	keptPool.bytes += b
 	return true
 }
 
-// unkeep ends the registration of a collected result, unless a later
-// result owns it now.
-func unkeep(k keptKey) {
-	keptRegs.Lock()
-	defer keptRegs.Unlock()
-	if e := keptRegs.regs[k.at]; e != nil && e.gen == k.gen {
-		endKept(k.at, e)
-	}
+// releaseKept unregisters k, whose bytes no longer count; keptPool is
+// locked.
+func releaseKept(k keptMatrix) {
+	_ = k.ctx.HostUnregister(asBytes(k.m)) // the memory stays usable whatever it says
+	keptPool.bytes -= uint64(len(k.m)) * 4
 }
 
-// endKept unregisters e, which starts at at, and forgets it; keptRegs is
-// locked.
-func endKept(at uintptr, e *keptReg) {
-	_ = e.ctx.HostUnregisterAt(at) // a closed or reset context has dropped it already
-	delete(keptRegs.regs, at)
-	keptRegs.bytes -= uint64(e.n)
+// poolWhenCollected makes m, page-locked for ctx by registerKept, go to
+// keptPool when nothing else refers to it any more.
+func poolWhenCollected(ctx driver.Context, m []int32) {
+	n := len(m)
+	runtime.SetFinalizer(&m[0], func(p *int32) {
+		keptPool.Lock()
+		keptPool.free = append(keptPool.free, keptMatrix{ctx: ctx, m: unsafe.Slice(p, n)})
+		keptPool.Unlock()
+	})
 }

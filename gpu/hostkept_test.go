@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -10,87 +11,89 @@ import (
 	"github.com/pathnotes/pathnotes/graph"
 )
 
-// keptAt returns a copy of keptRegs' entry at at, or nil.
-func keptAt(at uintptr) *keptReg {
-	keptRegs.Lock()
-	defer keptRegs.Unlock()
-	if e := keptRegs.regs[at]; e != nil {
-		c := *e
-		return &c
+// registeredOn says whether dev's driver holds a registration that
+// overlaps m: it refuses a new one (the emulator as a card's driver does).
+func registeredOn(t *testing.T, dev *Device, m []int32) bool {
+	t.Helper()
+	if dev.ctx.HostRegister(asBytes(m)) != nil {
+		return true
+	}
+	if err := dev.ctx.HostUnregister(asBytes(m)); err != nil {
+		t.Fatal(err)
+	}
+	return false
+}
+
+// pooledBack collects garbage until keptPool holds a matrix of n values
+// for dev, and takes it (nil after 200 collections).
+func pooledBack(dev *Device, n int) []int32 {
+	for range 200 {
+		runtime.GC()
+		if m := takeKept(dev.ctx, n); m != nil {
+			return m
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return nil
 }
 
-// TestKeepRegistered follows one piece of memory through keepRegistered
-// and its cleanups on the emulator, whose driver refuses to register
-// memory that overlaps a registration: a new result on the same memory
-// takes the registration over, and the old owner's cleanup leaves it
-// alone; a result on part of it ends the old registration and starts its
-// own; the owner's cleanup ends it; past keptTotalMax nothing is
-// registered.
-func TestKeepRegistered(t *testing.T) {
+// drainKept releases every pooled matrix.
+func drainKept() {
+	keptPool.Lock()
+	defer keptPool.Unlock()
+	for _, k := range keptPool.free {
+		releaseKept(k)
+	}
+	keptPool.free = nil
+}
+
+// address is the address of m's first value.
+func address(m []int32) uintptr { return uintptr(unsafe.Pointer(&m[0])) }
+
+// TestKeptPool follows page-locked matrices through keptPool on the
+// emulator: a collected one comes back registered, once; past
+// keptTotalMax the pool's oldest is released to make room, and with no
+// room left nothing is registered.
+func TestKeptPool(t *testing.T) {
 	defer func(m uint64) { keptTotalMax = m }(keptTotalMax)
-	ctx := emulator(t).ctx
-	m := uninitInt32s(1 << 16)
-	at := uintptr(unsafe.Pointer(&m[0]))
-	// registered says whether the driver holds a registration that
-	// overlaps b: it refuses a new one.
-	registered := func(b []int32) bool {
-		if ctx.HostRegister(asBytes(b)) != nil {
-			return true
-		}
-		if err := ctx.HostUnregister(asBytes(b)); err != nil {
-			t.Fatal(err)
-		}
-		return false
+	defer drainKept()
+	dev := emulator(t)
+	const n = 1 << 16
+	m := uninitInt32s(n)
+	if !registerKept(dev.ctx, m) || !registeredOn(t, dev, m) {
+		t.Fatal("registerKept did not register 256 KiB")
 	}
-	if !keepRegistered(ctx, m) {
-		t.Fatal("keepRegistered refused 256 KiB")
+	at := address(m)
+	poolWhenCollected(dev.ctx, m)
+	m = nil
+	back := pooledBack(dev, n)
+	if back == nil || address(back) != at {
+		t.Fatal("a collected matrix did not come back from the pool")
 	}
-	first := keptAt(at)
-	if first == nil || first.n != len(m)*4 || !registered(m) {
-		t.Fatalf("after keepRegistered: entry %+v, registered %v", first, registered(m))
+	if !registeredOn(t, dev, back) {
+		t.Fatal("a pooled matrix is no longer registered")
 	}
-	// The same memory for a new result, as when a collected result's
-	// memory comes back before its cleanup ran.
-	if !keepRegistered(ctx, m) {
-		t.Fatal("keepRegistered refused memory it had registered itself")
+	if takeKept(dev.ctx, n) != nil {
+		t.Fatal("the pool gave one matrix twice")
 	}
-	second := keptAt(at)
-	if second == nil || second.gen == first.gen {
-		t.Fatalf("the new owner did not take the registration over: %+v", second)
+	keptPool.Lock()
+	keptPool.free = append(keptPool.free, keptMatrix{ctx: dev.ctx, m: back})
+	keptTotalMax = keptPool.bytes
+	keptPool.Unlock()
+	other := uninitInt32s(n)
+	if !registerKept(dev.ctx, other) {
+		t.Fatal("registerKept did not release the pool's matrix to make room")
 	}
-	unkeep(keptKey{at: at, gen: first.gen})
-	if keptAt(at) == nil || !registered(m) {
-		t.Fatal("the old owner's cleanup ended the registration its successor took over")
+	if registeredOn(t, dev, back) || takeKept(dev.ctx, n) != nil {
+		t.Fatal("the matrix released to make room is still registered or pooled")
 	}
-	// Part of the memory for a new result.
-	half := m[:len(m)/2]
-	if !keepRegistered(ctx, half) {
-		t.Fatal("keepRegistered refused memory that overlaps a kept registration")
+	third := uninitInt32s(n)
+	if registerKept(dev.ctx, third) || registeredOn(t, dev, third) {
+		t.Fatal("registerKept went past keptTotalMax")
 	}
-	third := keptAt(at)
-	if third == nil || third.n != len(half)*4 {
-		t.Fatalf("a result on half the memory: entry %+v", third)
-	}
-	if registered(m[len(m)/2:]) {
-		t.Fatal("the registration of the whole memory did not end before its first half was registered")
-	}
-	unkeep(keptKey{at: at, gen: second.gen})
-	if keptAt(at) == nil {
-		t.Fatal("an ended registration's cleanup ended its successor's")
-	}
-	unkeep(keptKey{at: at, gen: third.gen})
-	if keptAt(at) != nil || registered(m) {
-		t.Fatal("the owner's cleanup left its registration")
-	}
-	keptRegs.Lock()
-	keptTotalMax = keptRegs.bytes + uint64(len(m))*4 - 1
-	keptRegs.Unlock()
-	if keepRegistered(ctx, m) || keptAt(at) != nil || registered(m) {
-		t.Fatal("keepRegistered went past keptTotalMax")
-	}
-	runtime.KeepAlive(m)
+	keptPool.Lock()
+	releaseKept(keptMatrix{ctx: dev.ctx, m: other})
+	keptPool.Unlock()
 }
 
 // TestFWFastKeptResults runs fwFastKept on the emulator, also on one that
@@ -100,11 +103,14 @@ func TestFWFastKeptResults(t *testing.T) {
 }
 
 // fwFastKept runs fw-fast with keepResults (from 64 KiB of results) on
-// each device against the CPU, on random graphs of each size, checks on
-// the first device that a live result's matrices are kept page-locked,
-// and that they are no longer once it is collected.
+// each device against the CPU, on random graphs of each size. On the
+// first device it checks that a live result's matrices are page-locked,
+// that a collected result's come back to the pool, and that the next
+// call of that size takes them and writes every value (they are poisoned
+// first).
 func fwFastKept(t *testing.T, devs []*Device, sizes []int) {
 	defer func(k bool, least int) { keepResults, keptMinBytes = k, least }(keepResults, keptMinBytes)
+	defer drainKept()
 	keepResults, keptMinBytes = true, 64<<10
 	v, err := Lookup(VariantFWFast)
 	if err != nil {
@@ -118,28 +124,44 @@ func fwFastKept(t *testing.T, devs []*Device, sizes []int) {
 			}
 		}
 	}
+	drainKept()
+	dev := devs[0]
 	g, err := graph.GNM(200, 2000, graph.WeightRange{Min: 1, Max: 9}, 25)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := FWFast(context.Background(), g, Options{Device: devs[0], Pred: true})
+	ctx := context.Background()
+	res, err := FWFast(ctx, g, Options{Device: dev, Pred: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := [2]uintptr{uintptr(unsafe.Pointer(&res.Dist[0])), uintptr(unsafe.Pointer(&res.Pred[0]))}
-	for _, a := range at {
-		if keptAt(a) == nil {
-			t.Fatalf("a live result's matrix at %#x is not kept page-locked", a)
-		}
+	if !registeredOn(t, dev, res.Dist) || !registeredOn(t, dev, res.Pred) {
+		t.Fatal("a live result's matrices are not page-locked")
 	}
+	dist, pred := slices.Clone(res.Dist), slices.Clone(res.Pred)
+	at := map[uintptr]bool{address(res.Dist): true, address(res.Pred): true}
 	runtime.KeepAlive(res)
 	res = nil
-	for range 200 {
-		runtime.GC()
-		if keptAt(at[0]) == nil && keptAt(at[1]) == nil {
-			return
+	for range 2 {
+		m := pooledBack(dev, len(dist))
+		if m == nil || !at[address(m)] {
+			t.Fatal("a collected result's matrix did not come back to the pool")
 		}
-		time.Sleep(10 * time.Millisecond)
+		for i := range m {
+			m[i] = -7
+		}
+		keptPool.Lock()
+		keptPool.free = append(keptPool.free, keptMatrix{ctx: dev.ctx, m: m})
+		keptPool.Unlock()
 	}
-	t.Fatal("a collected result's matrices are still kept page-locked after 200 collections")
+	again, err := FWFast(ctx, g, Options{Device: dev, Pred: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !at[address(again.Dist)] || !at[address(again.Pred)] {
+		t.Fatal("the next result of that size did not take the pooled matrices")
+	}
+	if !slices.Equal(again.Dist, dist) || !slices.Equal(again.Pred, pred) {
+		t.Fatal("a result on pooled matrices differs from the first")
+	}
 }

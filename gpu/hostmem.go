@@ -45,8 +45,8 @@ const (
 	// viaRegistered page-locks each of the result's matrices
 	// (HostRegister, one call each, while the kernels run), and the
 	// device copies straight into them. Picked only with keepResults,
-	// whose registrations outlive the call (keepRegistered): registering
-	// and unregistering in every call cost more than they saved (see
+	// whose registrations outlive the call (keptPool): registering and
+	// unregistering in every call cost more than they saved (see
 	// stagedMinBytes).
 	viaRegistered
 	// viaStaged copies through the device's two page-locked staging
@@ -170,7 +170,7 @@ type hostResult struct {
 	mats        [][]int32
 	path        int
 	registered  []bool
-	kept        bool          // the registrations outlive the call (keepResults)
+	kept        bool          // the matrices stay page-locked after the call (keepResults, keptPool)
 	made        chan struct{} // closed when mats are allocated (and touched, and registered)
 	touch       bool
 	pinOnce     sync.Once
@@ -217,6 +217,12 @@ func (h *hostResult) make() {
 	defer close(h.made)
 	var wg sync.WaitGroup
 	for k := range h.mats {
+		if h.kept {
+			if m := takeKept(h.ctx, h.rows*h.width); m != nil {
+				h.mats[k], h.registered[k] = m, true // touched and page-locked already
+				continue
+			}
+		}
 		m := uninitInt32s(h.rows * h.width)
 		h.mats[k] = m
 		if hugeResults && len(m)*4 >= hugeMinBytes {
@@ -234,10 +240,15 @@ func (h *hostResult) make() {
 	wg.Wait()
 	if h.path == viaRegistered {
 		for k, m := range h.mats {
-			if h.kept {
-				h.registered[k] = keepRegistered(h.ctx, m)
-			} else {
+			switch {
+			case h.kept && h.registered[k]: // from keptPool
+			case h.kept:
+				h.registered[k] = registerKept(h.ctx, m)
+			default:
 				h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
+			}
+			if h.kept && h.registered[k] {
+				poolWhenCollected(h.ctx, m)
 			}
 		}
 	}

@@ -49,10 +49,6 @@ static int pathnotes_host_unregister(void *p) {
 	return (int)cuMemHostUnregister(p);
 }
 
-static int pathnotes_host_unregister_at(uintptr_t p) {
-	return (int)cuMemHostUnregister((void *)p);
-}
-
 // pathnotes_copy2d copies rows rows of width bytes between host memory
 // (rows hpitch bytes apart) and device memory (dpitch apart) on stream s:
 // to the device when in is set.
@@ -730,15 +726,6 @@ func (c *cudaCtx) HostUnregister(b []byte) error {
 	}
 	return c.do("cuMemHostUnregister", func() error {
 		if r := C.pathnotes_host_unregister(unsafe.Pointer(&b[0])); r != 0 {
-			return cuCode(r)
-		}
-		return nil
-	})
-}
-
-func (c *cudaCtx) HostUnregisterAt(p uintptr) error {
-	return c.do("cuMemHostUnregister", func() error {
-		if r := C.pathnotes_host_unregister_at(C.uintptr_t(p)); r != 0 {
 			return cuCode(r)
 		}
 		return nil

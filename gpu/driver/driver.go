@@ -169,10 +169,6 @@ type StreamContext interface {
 	// registered during the kernels that will fill it).
 	HostRegister(b []byte) error
 	HostUnregister(b []byte) error
-	// HostUnregisterAt is HostUnregister by the first address of the
-	// registered memory, for memory whose Go value may be gone (a
-	// collected result's: keeping a slice would keep the value alive).
-	HostUnregisterAt(p uintptr) error
 }
 
 // ByteContext is what package cells (Buffer, Module, Kernel) needs of a

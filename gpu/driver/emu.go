@@ -331,10 +331,7 @@ func (c *emuContext) Global(m Module, name string) (DevicePtr, uint64, error) {
 func (c *emuContext) HostAlloc(bytes uint64) ([]byte, error) { return make([]byte, bytes), nil }
 
 // HostFree refuses memory that a queued copy still uses.
-func (c *emuContext) HostFree(b []byte) error {
-	lo, hi := span(b)
-	return c.idle(lo, hi, "emuMemFreeHost")
-}
+func (c *emuContext) HostFree(b []byte) error { return c.idle(b, "emuMemFreeHost") }
 
 // Memset32 sets the words on the default stream: at once, or, when
 // EmulatorLazyDefault made it a queue, when it gets to them, the range

@@ -507,31 +507,22 @@ func (c *emuContext) HostUnregister(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	lo, _ := span(b)
-	return c.HostUnregisterAt(lo)
-}
-
-// HostUnregisterAt releases the registration that starts at p, once no
-// queued copy uses its memory.
-func (c *emuContext) HostUnregisterAt(p uintptr) error {
-	c.regMu.Lock()
-	n := c.registered[p]
-	c.regMu.Unlock()
-	if err := c.idle(p, p+uintptr(n), "emuMemHostUnregister"); err != nil {
+	if err := c.idle(b, "emuMemHostUnregister"); err != nil {
 		return err
 	}
-	lo := p
+	lo, _ := span(b)
 	c.regMu.Lock()
 	defer c.regMu.Unlock()
 	if _, ok := c.registered[lo]; !ok {
-		return emuError("emuMemHostUnregister", cuHostNotRegistered, fmt.Errorf("no registered memory starts at %#x", lo), false)
+		return emuError("emuMemHostUnregister", cuHostNotRegistered, fmt.Errorf("%d bytes at %#x are not registered", len(b), lo), false)
 	}
 	delete(c.registered, lo)
 	return nil
 }
 
-// idle reports an error when a queued copy uses memory in lo..hi-1.
-func (c *emuContext) idle(lo, hi uintptr, op string) error {
+// idle reports an error when a queued copy uses memory in b.
+func (c *emuContext) idle(b []byte, op string) error {
+	lo, hi := span(b)
 	for h, st := range c.streams {
 		for _, o := range st.ops {
 			if len(o.host) == 0 {
