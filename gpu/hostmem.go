@@ -269,8 +269,8 @@ func (h *hostResult) wait() [][]int32 {
 }
 
 // release waits until the device is idle, then unregisters what was
-// registered for the call alone (not kept) and unpins the matrices. It is safe to call on any path,
-// more than once.
+// registered for the call alone (not kept) and unpins the matrices. It is
+// safe to call on any path, more than once.
 func (h *hostResult) release() error {
 	if h.released {
 		return nil
