@@ -81,10 +81,10 @@ const ffTightDegree = 128
 // ffTightFits says whether fw-fast computes g's predecessors with ff_tight
 // after distance-only stages, where a row of distances fits a block's
 // shared memory (ffTightRows; f16_tight's 16-bit row, f16TightFits, past
-// it): more than ffTightMin vertices, every arc
-// weighs at least 1 (so tight arcs cannot close a cycle), every finite
-// distance stays below MODE_DIST's internal infinity, and the graph is
-// sparse enough (ffTightDegree).
+// it): more than ffTightMin vertices, every arc weighs at least 1 (so
+// tight arcs cannot close a cycle), every finite distance stays below
+// MODE_DIST's internal infinity, and the graph is sparse enough
+// (ffTightDegree).
 func ffTightFits(g *graph.Graph) bool {
 	n := g.N()
 	lo, hi := g.WeightRange()
@@ -127,11 +127,11 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // the phases.
 // Graphs without negative arcs take the fast kernels: distances only, or
 // predecessors packed into the low byte of each value while distances stay
-// below 2^22; other graphs (negative arcs, larger distances with predecessors) take
-// general kernels that test for infinity and track predecessors
-// explicitly, at about half the speed. With predecessors on a sparse graph
-// whose arcs all weigh at least 1 (ffTightFits), one card runs the
-// distance-only kernels and then ff_tight, which takes each vertex's
+// below 2^22; other graphs (negative arcs, larger distances with
+// predecessors) take general kernels that test for infinity and track
+// predecessors explicitly, at about half the speed. With predecessors on
+// a sparse graph whose arcs all weigh at least 1 (ffTightFits), one card
+// runs the distance-only kernels and then ff_tight, which takes each vertex's
 // predecessor from the arcs that end a shortest path (n·m checks instead
 // of Π through every stage); past the n whose row of distances fits its
 // shared memory, f16_tight does the same from the 16-bit stages' matrix.
@@ -141,8 +141,8 @@ func fwFastMode(g *graph.Graph, pred bool) ffMode {
 // allocated (not zeroed) and touched while the kernels run, and filled
 // by 2D copies from the padded matrix through the page-locked staging
 // buffers (pieces that the cores copy out as they come, up to 128 MiB of
-// results; above, 64 MiB at a time). Up to the copy back, the run queues its work and waits for the
-// device once (ffOneWait).
+// results; above, 64 MiB at a time). Up to the copy back, the run queues
+// its work and waits for the device once (ffOneWait).
 //
 // With several devices in opts.Devices, each card holds a stripe of block
 // rows (and needs only its share of the memory, plus the primary row of
@@ -559,11 +559,12 @@ func f16TightBytes(n int) int {
 // ffTightSplit is how many parts ff_tight (kernel name of module mod, bx
 // blocks of rows, of threads threads and shared bytes each) cuts the m
 // arcs into, each part a block of each row block: the count, of at most
-// m / ffTightArcs, whose blocks take the fewest waves of the blocks the card runs at once for
-// the arcs each checks (waves ÷ parts), the fewest parts among equals. At
-// n = 1024 on an H200 (three blocks a multiprocessor) that is 6 parts, one
-// wave of 384 blocks, where a guess of four blocks a multiprocessor took
-// 9, 576 blocks in two waves. Without an occupancy, that guess.
+// m / ffTightArcs, whose blocks take the fewest waves of the blocks the
+// card runs at once for the arcs each checks (waves ÷ parts), the fewest
+// parts among equals. At n = 1024 on an H200 (three blocks a
+// multiprocessor) that is 6 parts, one wave of 384 blocks, where a guess
+// of four blocks a multiprocessor took 9, 576 blocks in two waves.
+// Without an occupancy, that guess.
 func (r *run) ffTightSplit(mod, name string, bx, m, threads, shared int) int {
 	most := max(m/ffTightArcs, 1)
 	per, err := r.occupancy(mod, name, threads, shared)

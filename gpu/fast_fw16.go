@@ -64,8 +64,8 @@ func ffNarrowOne(n int) bool { return ffSmall(n, false) && n <= ffNarrowOneMax }
 // and three launches a stage (one when there is one stage); then
 // f16_widen; and with Π (tight: ff_tight's, the only Π the
 // 16-bit stages take) ff_tight or f16_tight and the ff_finish that checks
-// Π. Without Π
-// no ff_finish runs: f16_widen's distances cannot fail its checks.
+// Π. Without Π no ff_finish runs: f16_widen's distances cannot fail its
+// checks.
 func ffNarrowLaunches(n, ld int, tight bool) int {
 	k := 2
 	if ffNarrowBuildApart {
@@ -85,9 +85,9 @@ func ffNarrowLaunches(n, ld int, tight bool) int {
 
 // ffNarrowFits says whether fw-fast runs g's stages in mode on 16-bit
 // distances on r's device: the distance-only stages (with or without Π
-// from ff_tight or f16_tight after them), at least ffNarrowMin vertices, weights that
-// ffNarrowWeights takes, and a device that runs PTX for sm_90 (a card of
-// compute capability 9.0 or later, or the emulator).
+// from ff_tight or f16_tight after them), at least ffNarrowMin vertices,
+// weights that ffNarrowWeights takes, and a device that runs PTX for sm_90
+// (a card of compute capability 9.0 or later, or the emulator).
 func (r *run) ffNarrowFits(g *graph.Graph, mode ffMode) bool {
 	return ffNarrow && mode.suffix == ffDist.suffix && g.N() >= ffNarrowMin && ffNarrowWeights(g) &&
 		(r.dev.info.Major >= 9 || driver.Emulated(r.dev.ctx))
