@@ -75,13 +75,14 @@ func medianMs(all []Stats, f func(Stats) time.Duration) float64 {
 // of each call alone; "build-apart" builds the 16-bit matrix in a launch
 // before f16_small (ffNarrowBuildApart), so that kernel-ms is the stages'
 // own time; "tight-512" (n ≥ 16384) runs ff_tight_r1 in blocks of 512
-// threads instead of ffTightOneThreads' 1024; "kept" (n ≤ 8192) keeps
-// results page-locked from call to call (keepResults), the device copying
-// straight into them; and "held" and "kept-held" (n ≤ 2048) keep every
-// result until the case ends, as a notebook that keeps its results does,
-// so that each lands on memory no earlier result had (kept-held: page-
-// locked while keptTotalMax allows, 64 results at n = 2048). Each
-// configuration collects garbage before its timed calls.
+// threads instead of ffTightOneThreads' 1024; "no-kept" (n ≤ 8192)
+// turns keepResults off, so that results come back through the staging
+// buffer instead of straight into page-locked matrices kept from call to
+// call; and "held" and "no-kept-held" (n ≤ 2048) keep every result until
+// the case ends, as a notebook that keeps its results does, so that each
+// lands on memory no earlier result had (held: page-locked after its
+// call while keptTotalMax allows). Each configuration collects garbage
+// before its timed calls.
 // $PATHNOTES_FW_CALL_SIZES picks the vertex counts (fwCallSizes).
 func BenchmarkFWFastCall(b *testing.B) {
 	dev := testDevice(b)
@@ -113,7 +114,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 		marks        bool // callMarks: the marks' device and host times (callMarkParts)
 		quiet        bool // no Options.Stats: the call as a notebook makes it, timed by the host alone
 		tight512     bool // ffTightOneThreads 512: ff_tight_r1 in blocks of 512 threads
-		kept         bool // keepResults: results page-locked from call to call, the device copying into them
+		noKept       bool // keepResults off: results through the staging buffer
 		hold         bool // every result kept until the case ends, so that each lands on memory no result had
 	}
 	piped, piece, pieces, split, workers, spin := pipedMaxBytes, pipedPiece, pipedPieces, pipedSplit, pipedWorkers, pipedSpin
@@ -166,10 +167,10 @@ func BenchmarkFWFastCall(b *testing.B) {
 		}
 		configs = append(configs, config{path: auto, name: "no-huge", noHuge: true})
 		if n <= 8192 {
-			configs = append(configs, config{path: auto, name: "kept", kept: true})
+			configs = append(configs, config{path: auto, name: "no-kept", noKept: true})
 		}
 		if n <= 2048 {
-			configs = append(configs, config{path: auto, name: "held", hold: true}, config{path: auto, name: "kept-held", kept: true, hold: true})
+			configs = append(configs, config{path: auto, name: "held", hold: true}, config{path: auto, name: "no-kept-held", noKept: true, hold: true})
 		}
 		if n >= 16384 {
 			configs = append(configs, config{path: auto, name: "tight-512", tight512: true})
@@ -201,7 +202,7 @@ func BenchmarkFWFastCall(b *testing.B) {
 						pipedWorkers = 0
 					}
 					arcsPin, ffTightPi, ffTightOverlap, ffFetchBoth = !c.noPin, !c.stagesPi, !c.tightSerial, !c.fetchOne
-					callMarks, keepResults, ffTightOneThreads = c.marks, c.kept, 1024
+					callMarks, keepResults, ffTightOneThreads = c.marks, !c.noKept, 1024
 					if c.tight512 {
 						ffTightOneThreads = 512
 					}

@@ -267,6 +267,7 @@ func FWFast(ctx context.Context, g *graph.Graph, opts Options) (*graph.AllPairs,
 	if err := host.release(); err != nil {
 		return nil, r.fail(err, "copying the result from the device")
 	}
+	host.keepLater()
 	r.ffRepair(g, res)
 	return res, nil
 }

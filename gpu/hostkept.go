@@ -2,35 +2,46 @@ package gpu
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
-
-	"github.com/pathnotes/pathnotes/gpu/driver"
 )
 
 // keepResults makes viaAuto take viaRegistered for fw-fast's results of
-// keptMinBytes to keptMaxBytes (all matrices): each matrix is page-locked
-// while the kernels run and the device copies straight into it at the
-// bus's speed, the host copying nothing. The copy back then no longer
-// depends on how fast the host's cores copy (at n = 2048 the staging
-// buffer's way took 0.41 to 0.58 ms on four H200 hosts, where the bus
-// alone takes about 0.32). Registering costs about 33 µs a MB of touched
-// memory, so a matrix stays page-locked after its call: when its result
-// is collected, a finalizer keeps it for the next result of its size
-// (keptPool), which takes it as it is. Off until a card has timed it
-// (BenchmarkFWFastCall's "kept" cases).
-var keepResults = false
+// keptMaxBytes or less whose matrices hold keptMinBytes or more each: the
+// device copies straight into page-locked matrices at the bus's speed,
+// the host copying nothing, so the copy back no longer depends on how
+// fast the host's cores copy. Registering costs more than it saves
+// within one call (0.5 to 0.8 ms for 4 or 16 MiB on an H200 host), so a
+// matrix is registered once and kept page-locked: a collected result's
+// matrices go to keptPool, and the next result of their size takes them
+// as they are. A result that finds none takes the staging buffer's way,
+// and its matrices are registered after the call (registerLater), off
+// the caller's path. At n = 2048 on an H200 the whole call took 1.09 to
+// 1.14 ms this way against 1.35 to 1.38 through the staging buffer, 1.44
+// against 1.88 to 2.25 with Π (docs/gpu-benchmarks.md, session 23).
+var keepResults = true
 
 // keptMinBytes and keptMaxBytes bound the results that keepResults
-// keeps page-locked (variables so that tests can keep small ones), and
-// keptTotalMax the bytes page-locked at once, live results' and the
-// pool's: past it the oldest matrices in the pool are released, and a
-// result that still finds no room takes the staging buffer's way.
+// keeps page-locked: each matrix keptMinBytes or more, all of them
+// keptMaxBytes or less (variables so that tests can keep small ones).
+// keptTotalMax bounds the bytes page-locked at once, live results' and
+// the pool's: past it the oldest matrices in the pool are released, and
+// a matrix that still finds no room is not kept. On an H200 host, calls
+// at n = 1024 (4 MiB matrices, 0.5 ms calls) were no faster with their
+// results kept, and slower with Π: the collections and registrations
+// that keep the pool full cost as much as they saved. At n = 4096 with Π
+// (128 MiB) the device's copy into page-locked memory was slower than
+// the staging buffer's way.
 var (
-	keptMinBytes        = hugeMinBytes
-	keptMaxBytes        = 256 << 20
-	keptTotalMax uint64 = 1 << 30
+	keptMinBytes        = 16 << 20
+	keptMaxBytes        = 64 << 20
+	keptTotalMax uint64 = 512 << 20
 )
+
+// keptWaitMax is the most calls that collectKept lets pass between
+// collections that found nothing to pool.
+const keptWaitMax = 64
 
 // keptPool holds the page-locked matrices of collected results, oldest
 // first, for later results of their size, and counts the bytes that
@@ -42,60 +53,163 @@ var keptPool = struct {
 	sync.Mutex
 	free  []keptMatrix
 	bytes uint64
-}{}
+	// collecting is set while a collection that collectKept started
+	// runs; calls counts the results that found the pool without a
+	// matrix of their size since the last one, wait is how many it lets
+	// pass before the next, and returned counts the matrices pooled
+	// since it started; collections counts them all.
+	// judged is set once the last collection's outcome has set wait.
+	collecting, judged                 bool
+	calls, wait, returned, collections int
+	// taken counts the matrices that results took from the pool.
+	taken int
+	// later counts the registrations registerLater has under way.
+	later sync.WaitGroup
+}{wait: 1}
 
-// keptMatrix is a matrix page-locked for ctx.
+// keptMatrix is a matrix page-locked for dev's context of epoch epoch
+// (Device.epoch): a context reset drops its registrations.
 type keptMatrix struct {
-	ctx driver.Context
-	m   []int32
+	dev   *Device
+	epoch int64
+	m     []int32
 }
 
-// takeKept returns a pooled matrix of n values page-locked for ctx, or
-// nil when the pool has none.
-func takeKept(ctx driver.Context, n int) []int32 {
+// stale reports whether k's registration went with a context reset.
+func (k keptMatrix) stale() bool { return k.epoch != k.dev.epoch.Load() }
+
+// takeKept returns a pooled matrix of n values page-locked for dev, or
+// ok false when the pool has none. When it leaves none of that size, it
+// lets collectKept start a collection, so that the results dropped since
+// the last one come back before the next call of that size. Matrices of
+// a context that was reset leave the pool here.
+func takeKept(dev *Device, n int) (k keptMatrix, ok bool) {
 	keptPool.Lock()
 	defer keptPool.Unlock()
-	for i, k := range keptPool.free {
-		if k.ctx == ctx && len(k.m) == n {
-			keptPool.free = append(keptPool.free[:i], keptPool.free[i+1:]...)
-			return k.m
+	keptPool.free = slices.DeleteFunc(keptPool.free, func(k keptMatrix) bool {
+		if k.stale() {
+			keptPool.bytes -= k.size() // its registration went with the context
+			return true
+		}
+		return false
+	})
+	fits := func(k keptMatrix) bool { return k.dev == dev && len(k.m) == n }
+	if i := slices.IndexFunc(keptPool.free, fits); i >= 0 {
+		k, ok = keptPool.free[i], true
+		keptPool.taken++
+		keptPool.free = slices.Delete(keptPool.free, i, i+1)
+	}
+	if !slices.ContainsFunc(keptPool.free, fits) {
+		collectKept()
+	}
+	return k, ok
+}
+
+// size is k's bytes.
+func (k keptMatrix) size() uint64 { return uint64(len(k.m)) * 4 }
+
+// collectKept starts a garbage collection on a goroutine of its own, so
+// that the finalizers of dropped results (poolWhenCollected) refill the
+// pool, unless one is under way or it is not yet time: after a collection
+// that pooled nothing (a notebook that keeps its results), it lets twice
+// as many calls pass before the next, up to keptWaitMax. keptPool is
+// locked.
+func collectKept() {
+	p := &keptPool
+	p.calls++
+	if p.collecting {
+		return
+	}
+	if !p.judged && p.collections > 0 {
+		p.judged = true
+		if p.returned == 0 {
+			p.wait = min(2*p.wait, keptWaitMax)
+		} else {
+			p.wait = 1
 		}
 	}
-	return nil
+	if p.calls < p.wait {
+		return
+	}
+	p.calls, p.returned, p.collecting, p.judged = 0, 0, true, false
+	p.collections++
+	go func() {
+		runtime.GC()
+		keptPool.Lock()
+		keptPool.collecting = false
+		keptPool.Unlock()
+	}()
 }
 
-// registerKept page-locks m for ctx, releasing the oldest pooled matrices
-// while the bytes held would pass keptTotalMax, and reports whether it
-// did: not when they still would, or the driver refuses.
-func registerKept(ctx driver.Context, m []int32) bool {
+// registerKept page-locks m for dev, releasing the oldest pooled matrices
+// when that makes room under keptTotalMax, and reports whether it did:
+// not when there is no room, or the driver refuses.
+func registerKept(dev *Device, m []int32) bool {
 	b := uint64(len(m)) * 4
 	keptPool.Lock()
-	defer keptPool.Unlock()
-	for keptPool.bytes+b > keptTotalMax && len(keptPool.free) > 0 {
-		releaseKept(keptPool.free[0])
+	pooled := uint64(0)
+	for _, k := range keptPool.free {
+		pooled += k.size()
+	}
+	room := b > 0 && keptPool.bytes-pooled+b <= keptTotalMax
+	var out []keptMatrix
+	for room && keptPool.bytes+b > keptTotalMax {
+		out = append(out, keptPool.free[0])
+		keptPool.bytes -= keptPool.free[0].size()
 		keptPool.free = keptPool.free[1:]
 	}
-	if b == 0 || keptPool.bytes+b > keptTotalMax || ctx.HostRegister(asBytes(m)) != nil {
+	if room {
+		keptPool.bytes += b
+	}
+	keptPool.Unlock()
+	for _, k := range out {
+		k.release()
+	}
+	if room && dev.ctx.HostRegister(asBytes(m)) != nil {
+		keptPool.Lock()
+		keptPool.bytes -= b
+		keptPool.Unlock()
 		return false
 	}
-	keptPool.bytes += b
-	return true
+	return room
 }
 
-// releaseKept unregisters k, whose bytes no longer count; keptPool is
-// locked.
-func releaseKept(k keptMatrix) {
-	_ = k.ctx.HostUnregister(asBytes(k.m)) // the memory stays usable whatever it says
-	keptPool.bytes -= uint64(len(k.m)) * 4
+// release unregisters k, unless its context was reset; its bytes no
+// longer count (the caller has taken them off keptPool.bytes).
+func (k keptMatrix) release() {
+	if !k.stale() {
+		_ = k.dev.ctx.HostUnregister(asBytes(k.m)) // the memory stays usable whatever it says
+	}
 }
 
-// poolWhenCollected makes m, page-locked for ctx by registerKept, go to
-// keptPool when nothing else refers to it any more.
-func poolWhenCollected(ctx driver.Context, m []int32) {
-	n := len(m)
-	runtime.SetFinalizer(&m[0], func(p *int32) {
+// poolWhenCollected makes k's matrix go to keptPool when nothing else
+// refers to it any more. The finalizer must not refer to the matrix, or
+// it would never be collected.
+func poolWhenCollected(k keptMatrix) {
+	dev, epoch, n := k.dev, k.epoch, len(k.m)
+	runtime.SetFinalizer(&k.m[0], func(p *int32) {
+		back := keptMatrix{dev: dev, epoch: epoch, m: unsafe.Slice(p, n)}
 		keptPool.Lock()
-		keptPool.free = append(keptPool.free, keptMatrix{ctx: ctx, m: unsafe.Slice(p, n)})
-		keptPool.Unlock()
+		defer keptPool.Unlock()
+		if back.stale() {
+			keptPool.bytes -= back.size()
+			return
+		}
+		keptPool.free = append(keptPool.free, back)
+		keptPool.returned++
 	})
+}
+
+// registerLater registers m for dev on a goroutine of its own, and pools
+// it when it is collected: a result's matrix that found none pooled,
+// after its call, so that the registering costs the call nothing.
+func registerLater(dev *Device, m []int32) {
+	k := keptMatrix{dev: dev, epoch: dev.epoch.Load(), m: m}
+	keptPool.later.Add(1)
+	go func() {
+		defer keptPool.later.Done()
+		if registerKept(dev, m) {
+			poolWhenCollected(k)
+		}
+	}()
 }

@@ -165,12 +165,14 @@ const stagedMinBytes = 16 << 20
 // matrices, made on a goroutine of its own (so that, with the kernels
 // running, it costs the call nothing).
 type hostResult struct {
+	dev         *Device
 	ctx         driver.Context
 	rows, width int
 	mats        [][]int32
 	path        int
 	registered  []bool
 	kept        bool          // the matrices stay page-locked after the call (keepResults, keptPool)
+	pooled      []keptMatrix  // with kept, the matrices taken from keptPool (m nil where none was)
 	made        chan struct{} // closed when mats are allocated (and touched, and registered)
 	touch       bool
 	pinOnce     sync.Once
@@ -187,13 +189,13 @@ type hostResult struct {
 // pieces lets viaAuto take viaPiped (fw-fast in memory; apsp-batched and
 // the single-source calls keep the paths they were measured with).
 func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostResult {
-	h := &hostResult{ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
+	h := &hostResult{dev: r.dev, ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
 		registered: make([]bool, count), made: make(chan struct{}), touch: touch}
 	if h.path == viaAuto {
 		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
 		switch {
-		case pieces && keepResults && bytes >= uint64(keptMinBytes) && bytes <= uint64(keptMaxBytes):
-			h.path, h.kept = viaRegistered, true
+		case pieces && keepResults && uint64(rows)*uint64(width)*4 >= uint64(keptMinBytes) && bytes <= uint64(keptMaxBytes):
+			h.path, h.kept, h.pooled = viaRegistered, true, make([]keptMatrix, count)
 		case pieces && bytes <= pipedMaxBytes:
 			h.path = viaPiped
 		case bytes < stagedMinBytes:
@@ -218,8 +220,8 @@ func (h *hostResult) make() {
 	var wg sync.WaitGroup
 	for k := range h.mats {
 		if h.kept {
-			if m := takeKept(h.ctx, h.rows*h.width); m != nil {
-				h.mats[k], h.registered[k] = m, true // touched and page-locked already
+			if pk, ok := takeKept(h.dev, h.rows*h.width); ok {
+				h.mats[k], h.registered[k], h.pooled[k] = pk.m, true, pk // touched and page-locked already
 				continue
 			}
 		}
@@ -238,18 +240,31 @@ func (h *hostResult) make() {
 		})
 	}
 	wg.Wait()
-	if h.path == viaRegistered {
-		for k, m := range h.mats {
-			switch {
-			case h.kept && h.registered[k]: // from keptPool
-			case h.kept:
-				h.registered[k] = registerKept(h.ctx, m)
-			default:
-				h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
-			}
-			if h.kept && h.registered[k] {
-				poolWhenCollected(h.ctx, m)
-			}
+	if h.path != viaRegistered {
+		return
+	}
+	for k, m := range h.mats {
+		switch {
+		case h.kept && h.registered[k]:
+			poolWhenCollected(h.pooled[k])
+		case !h.kept:
+			h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
+		}
+		// A kept matrix that found none pooled takes the staging
+		// buffer's way (queueFetch) and is registered after the call
+		// (registerLater).
+	}
+}
+
+// keepLater registers, after a call that succeeded, the kept matrices
+// that found none pooled (registerLater), for later calls of their size.
+func (h *hostResult) keepLater() {
+	if !h.kept {
+		return
+	}
+	for k, m := range h.mats {
+		if !h.registered[k] {
+			registerLater(h.dev, m)
 		}
 	}
 }
