@@ -17,9 +17,10 @@ import (
 // matrices go to keptPool, and the next result of their size takes them
 // as they are. A result that finds none takes the staging buffer's way,
 // and its matrices are registered after the call (registerLater), off
-// the caller's path. At n = 2048 on an H200 the whole call took 1.09 to
-// 1.14 ms this way against 1.35 to 1.38 through the staging buffer, 1.44
-// against 1.88 to 2.25 with Π (docs/gpu-benchmarks.md, session 23).
+// the caller's path. At n = 2048 on two H200 hosts the whole call took
+// 1.07 to 1.13 ms this way against 1.25 to 1.49 through the staging
+// buffer, and 1.42 to 1.45 against 1.66 to 2.07 with Π
+// (docs/gpu-benchmarks.md, session 23).
 var keepResults = true
 
 // keptMinBytes and keptMaxBytes bound the results that keepResults
