@@ -211,12 +211,17 @@ func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostRes
 // pageValues is the int32 values of a 4 KiB page.
 const pageValues = 1024
 
-// make allocates the matrices, touches every page of them on every core
-// if asked (a copy into memory the process has not touched yet faults its
-// pages in one at a time: 2.8 ms instead of 0.29 for 4 MiB in a
-// benchmark), and on the registered path registers them.
+// make allocates the matrices (after collecting garbage, for a large
+// result that may take a dropped one's memory: reuseFreed), touches
+// every page of them on every core if asked (a copy into memory the
+// process has not touched yet faults its pages in one at a time: 2.8 ms
+// instead of 0.29 for 4 MiB in a benchmark), and on the registered path
+// registers them.
 func (h *hostResult) make() {
 	defer close(h.made)
+	bytes := uint64(len(h.mats)) * uint64(h.rows) * uint64(h.width) * 4
+	reuseFreed(bytes)
+	large := bytes >= reuseMinBytes
 	var wg sync.WaitGroup
 	for k := range h.mats {
 		if h.kept {
@@ -227,6 +232,9 @@ func (h *hostResult) make() {
 		}
 		m := uninitInt32s(h.rows * h.width)
 		h.mats[k] = m
+		if large {
+			countLarge(m)
+		}
 		if hugeResults && len(m)*4 >= hugeMinBytes {
 			adviseHuge(asBytes(m))
 		}
