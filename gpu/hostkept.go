@@ -19,8 +19,8 @@ import (
 // and its matrices are registered after the call (registerLater), off
 // the caller's path. At n = 2048 on two H200 hosts the whole call took
 // 1.07 to 1.13 ms this way against 1.25 to 1.49 through the staging
-// buffer, and 1.42 to 1.45 against 1.66 to 2.07 with Π
-// (docs/gpu-benchmarks.md, session 23).
+// buffer, and 1.42 to 1.45 against 1.66 to 2.07 with Π; at n = 8192,
+// 27.2 ms against 30.3 to 31.6 (docs/gpu-benchmarks.md, session 23).
 var keepResults = true
 
 // keptMinBytes and keptMaxBytes bound the results that keepResults
@@ -31,13 +31,14 @@ var keepResults = true
 // a matrix that still finds no room is not kept. On an H200 host, calls
 // at n = 1024 (4 MiB matrices, 0.5 ms calls) were no faster with their
 // results kept, and slower with Π: the collections and registrations
-// that keep the pool full cost as much as they saved. At n = 4096 with Π
-// (128 MiB) the device's copy into page-locked memory was slower than
-// the staging buffer's way.
+// that keep the pool full cost as much as they saved. Up to 256 MiB
+// (n = 8192 without Π, 5792 with it) the device's copy into kept
+// matrices ran at 55 GB/s. Results of 512 MiB and more take the staging
+// buffer's way: keeping them would hold gigabytes page-locked.
 var (
 	keptMinBytes        = 16 << 20
-	keptMaxBytes        = 64 << 20
-	keptTotalMax uint64 = 512 << 20
+	keptMaxBytes        = 256 << 20
+	keptTotalMax uint64 = 1 << 30
 )
 
 // keptWaitMax is the most calls that collectKept lets pass between
