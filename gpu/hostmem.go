@@ -553,17 +553,23 @@ func (r *run) fetchPiped(host []int32, src DevicePtr, devPitch, w, lo, hi int, s
 }
 
 // fetchBoth copies rows 0..n-1 of the two matrices at d and p (rows
-// devPitch values apart) into h's matrices 0 and 1. By viaPiped, d goes on
-// stream ds through the first staging buffer and p on the default stream
-// through the second, in one pipe: p's pieces are queued while the host
-// still takes d's in, instead of after. p must stay on the default stream:
-// the arcs' upload from the second staging buffer (uploadArcs) is queued
-// there, before it. Otherwise (another path, rows that do not fit a
-// staging buffer) it does nothing and returns false: the caller fetches
-// them one after the other.
+// devPitch values apart) into h's matrices 0 and 1. By viaPiped (or with
+// kept matrices that found none pooled, which take that way: queueFetch),
+// d goes on stream ds through the first staging buffer and p on the
+// default stream through the second, in one pipe: p's pieces are queued
+// while the host still takes d's in, instead of after. p must stay on the
+// default stream: the arcs' upload from the second staging buffer
+// (uploadArcs) is queued there, before it. Otherwise (another path, rows
+// that do not fit a staging buffer) it does nothing and returns false:
+// the caller fetches them one after the other.
 func (r *run) fetchBoth(h *hostResult, d, p DevicePtr, devPitch, n int, ds driver.Stream) (bool, error) {
+	piped := h.path == viaPiped
+	if h.kept {
+		h.wait() // whether they were pooled (page-locked) or not
+		piped = !h.registered[0] && !h.registered[1]
+	}
 	st, err := r.dev.stagingBuffers()
-	if h.path != viaPiped || err != nil || n*h.width > len(st[0]) {
+	if !piped || err != nil || n*h.width > len(st[0]) {
 		return false, nil
 	}
 	streams := [2]driver.Stream{ds, 0}
