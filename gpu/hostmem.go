@@ -166,7 +166,6 @@ const stagedMinBytes = 16 << 20
 // running, it costs the call nothing).
 type hostResult struct {
 	dev         *Device
-	ctx         driver.Context
 	rows, width int
 	mats        [][]int32
 	path        int
@@ -189,7 +188,7 @@ type hostResult struct {
 // pieces lets viaAuto take viaPiped (fw-fast in memory; apsp-batched and
 // the single-source calls keep the paths they were measured with).
 func (r *run) newHostResult(count, rows, width int, touch, pieces bool) *hostResult {
-	h := &hostResult{dev: r.dev, ctx: r.dev.ctx, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
+	h := &hostResult{dev: r.dev, rows: rows, width: width, mats: make([][]int32, count), path: resultPath,
 		registered: make([]bool, count), made: make(chan struct{}), touch: touch}
 	if h.path == viaAuto {
 		bytes := uint64(count) * uint64(rows) * uint64(width) * 4
@@ -256,7 +255,7 @@ func (h *hostResult) make() {
 		case h.kept && h.registered[k]:
 			poolWhenCollected(h.pooled[k])
 		case !h.kept:
-			h.registered[k] = h.ctx.HostRegister(asBytes(m)) == nil
+			h.registered[k] = h.dev.ctx.HostRegister(asBytes(m)) == nil
 		}
 		// A kept matrix that found none pooled takes the staging
 		// buffer's way (queueFetch) and is registered after the call
@@ -300,10 +299,10 @@ func (h *hostResult) release() error {
 	}
 	h.released = true
 	<-h.made
-	err := h.ctx.Synchronize()
+	err := h.dev.ctx.Synchronize()
 	for k, m := range h.mats {
 		if h.registered[k] && !h.kept {
-			_ = h.ctx.HostUnregister(asBytes(m)) // the memory stays usable whatever it says
+			_ = h.dev.ctx.HostUnregister(asBytes(m)) // the memory stays usable whatever it says
 		}
 	}
 	h.pin.Unpin()
